@@ -1,0 +1,73 @@
+"""polars-rank: ranking evaluation as native Polars expressions.
+
+Importing the package registers the callable ``rank`` namespace on ``pl.Expr``:
+
+>>> import polars as pl
+>>> import polars_rank as pr
+>>> df = pl.DataFrame({"qid": [1, 1, 2, 2], "rel": [0, 2, 1, 0], "score": [0.9, 0.3, 0.8, 0.1]})
+>>> df.select(
+...     ndcg=pl.col("rel").rank.ndcg(k=10, by="score", query="qid"),
+...     mrr=pr.mrr("rel", by="score", query="qid"),
+... )
+shape: (1, 2)
+┌──────────┬──────┐
+│ ndcg     ┆ mrr  │
+│ ---      ┆ ---  │
+│ f64      ┆ f64  │
+╞══════════╪══════╡
+│ 0.815465 ┆ 0.75 │
+└──────────┴──────┘
+
+``pl.col("x").rank("dense")`` is still Polars' own ``Expr.rank``.
+"""
+
+from __future__ import annotations
+
+from polars_rank import _namespace
+from polars_rank._namespace import RankNameSpace
+from polars_rank.metrics import (
+    auc,
+    average_precision,
+    bpref,
+    ctr,
+    dcg,
+    err,
+    f1,
+    hit_rate,
+    map,
+    mrr,
+    ndcg,
+    precision,
+    r_precision,
+    rank_correlation,
+    rbp,
+    recall,
+    reciprocal_rank,
+)
+from polars_rank.validate import validate
+
+__version__ = "0.1.0"
+
+_namespace.install()
+
+__all__ = [
+    "dcg",
+    "ndcg",
+    "err",
+    "precision",
+    "recall",
+    "f1",
+    "average_precision",
+    "map",
+    "reciprocal_rank",
+    "mrr",
+    "hit_rate",
+    "r_precision",
+    "rbp",
+    "bpref",
+    "rank_correlation",
+    "auc",
+    "ctr",
+    "validate",
+    "RankNameSpace",
+]

@@ -1,0 +1,99 @@
+"""Build-time validation of metric parameters.
+
+Every check raises a real exception (``ValueError`` / ``TypeError``) that names the
+parameter, the value it got and what is allowed, when the expression is *built*:
+a bad ``k`` never reaches a query plan.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal, TypeAlias, get_args
+
+import polars as pl
+
+Gain: TypeAlias = Literal["exponential", "linear"]
+Ties: TypeAlias = Literal["first", "optimistic", "pessimistic", "expected"]
+
+IntoExpr: TypeAlias = "str | pl.Expr"
+"""A column name or an expression."""
+By: TypeAlias = "str | pl.Expr | Sequence[str | pl.Expr] | None"
+"""Ranking key(s): a score or rank column, optionally followed by tie-breaking keys."""
+Query: TypeAlias = "str | pl.Expr | Sequence[str | pl.Expr] | None"
+"""Column(s) identifying a query."""
+
+GAINS: tuple[str, ...] = get_args(Gain)
+TIES: tuple[str, ...] = get_args(Ties)
+
+
+def to_expr(value: str | pl.Expr, name: str) -> pl.Expr:
+    """Turn a column name or expression into an expression, or raise ``TypeError``."""
+    if isinstance(value, pl.Expr):
+        return value
+    if isinstance(value, str):
+        return pl.col(value)
+    msg = f"{name} must be a column name or a polars expression, got {value!r}"
+    raise TypeError(msg)
+
+
+def to_exprs(value: str | pl.Expr | Sequence[str | pl.Expr], name: str) -> tuple[pl.Expr, ...]:
+    """Turn one or several column names / expressions into a tuple of expressions."""
+    if isinstance(value, (str, pl.Expr)):
+        return (to_expr(value, name),)
+    if isinstance(value, Sequence) and len(value) > 0:
+        return tuple(to_expr(v, name) for v in value)
+    msg = f"{name} must be a column name, an expression or a non-empty list of them, got {value!r}"
+    raise TypeError(msg)
+
+
+def check_k(k: object, name: str = "k") -> int | None:
+    """Return ``k`` if it is ``None`` or a positive int."""
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int):
+        msg = f"{name} must be a positive int or None (the whole list), got {k!r}"
+        raise TypeError(msg)
+    if k < 1:
+        msg = f"{name} must be a positive int or None (the whole list), got {k!r}"
+        raise ValueError(msg)
+    return k
+
+
+def check_real(value: object, name: str, *, low: float | None = None, low_open: bool = False,
+               high: float | None = None, high_open: bool = False, allowed: str) -> float:
+    """Return ``value`` as a float if it is a finite real number within the bounds."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        msg = f"{name} must be {allowed}, got {value!r}"
+        raise TypeError(msg)
+    x = float(value)
+    bad = not math.isfinite(x)
+    bad |= low is not None and (x <= low if low_open else x < low)
+    bad |= high is not None and (x >= high if high_open else x > high)
+    if bad:
+        msg = f"{name} must be {allowed}, got {value!r}"
+        raise ValueError(msg)
+    return x
+
+
+def check_choice(value: object, name: str, allowed: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        msg = f"{name} must be one of {choices}, got {value!r}"
+        raise ValueError(msg)
+    return value
+
+
+def check_descending(descending: bool | Sequence[bool], n_keys: int) -> tuple[bool, ...]:
+    """Broadcast ``descending`` to one flag per ranking key."""
+    if isinstance(descending, bool):
+        return (descending,) * n_keys
+    if isinstance(descending, Sequence) and all(isinstance(d, bool) for d in descending):
+        if len(descending) == n_keys:
+            return tuple(descending)
+        msg = (f"descending must be a bool or one bool per `by` key ({n_keys}), "
+               f"got {len(descending)} values: {descending!r}")
+        raise ValueError(msg)
+    msg = f"descending must be a bool or a list of bools, got {descending!r}"
+    raise TypeError(msg)

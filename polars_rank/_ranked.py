@@ -1,0 +1,146 @@
+"""The machinery every metric is built on: one ranked list as Polars expressions.
+
+A metric expression is evaluated in some *context*: a ``group_by`` group, a window
+partition, or a whole frame. :class:`Ranked` describes that context as one ranked
+list (or, with ``query=``, as many lists whose metric values are averaged):
+
+* rows whose first ranking key is null are *judged but not retrieved*: they sort
+  after every retrieved row, count for the ideal ranking and for the number of
+  relevant documents, and never take a rank;
+* null relevance is *unjudged*: gain 0, never relevant, not a judged non-relevant;
+* a list holding data no metric can score (negative or non-finite relevance, a NaN
+  ranking key, ...) evaluates to NaN, so a mean over it is NaN as well.
+
+Everything is a plain Polars expression (``sort_by``/``head``/``cum_sum``/
+``int_range`` and aggregations), so it runs in ``select``, ``group_by().agg()``,
+``over()``, lazily and on the streaming engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._params import (
+    TIES,
+    check_choice,
+    check_descending,
+    check_k,
+    to_expr,
+    to_exprs,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One ranked list (the evaluation context), seen through a ranking."""
+
+    labels: pl.Expr
+    """Relevance (or clicks) as Float64, null = unjudged."""
+    keys: tuple[pl.Expr, ...]
+    """Ranking keys, first one decides retrieval (null = not retrieved); empty = row order."""
+    descending: tuple[bool, ...]
+    ties: str
+    query: tuple[pl.Expr, ...]
+    name: str | None
+
+    @classmethod
+    def build(
+        cls,
+        rel: IntoExpr,
+        *,
+        by: By,
+        descending: bool | Sequence[bool],
+        ties: str,
+        query: Query,
+    ) -> Ranked:
+        """Validate the common parameters and describe the list."""
+        rel_expr = to_expr(rel, "rel")
+        keys = () if by is None else to_exprs(by, "by")
+        desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
+        check_choice(ties, "ties", TIES)
+        if ties == "expected":
+            msg = ("ties='expected' is not available yet; use ties='first' (input order), "
+                   "'optimistic' or 'pessimistic', or give a secondary key in `by`")
+            raise NotImplementedError(msg)
+        query_exprs = () if query is None else to_exprs(query, "query")
+        name = rel_expr.meta.output_name(raise_if_undetermined=False)
+        return cls(rel_expr.cast(pl.Float64), keys, desc, ties, query_exprs, name)
+
+    # ------------------------------------------------------------------ whole list
+    def gains(self) -> pl.Expr:
+        """Labels with unjudged as 0."""
+        return self.labels.fill_null(0.0)
+
+    def relevant(self, threshold: float) -> pl.Expr:
+        """1.0 where the label is >= threshold, 0.0 otherwise (unjudged: 0.0)."""
+        return (self.labels >= threshold).fill_null(False).cast(pl.Float64)
+
+    def n_relevant(self, threshold: float) -> pl.Expr:
+        """Number of relevant rows, retrieved or not (R)."""
+        return self.relevant(threshold).sum()
+
+    def n_retrieved(self) -> pl.Expr:
+        """Number of retrieved rows (non-null first ranking key)."""
+        return self.keys[0].count() if self.keys else pl.len()
+
+    def bad(self, *extra: pl.Expr) -> pl.Expr:
+        """True when the list holds a value no metric can score."""
+        flag = (self.labels < 0) | ~self.labels.is_finite()
+        if self.keys:
+            flag = flag | self.keys[0].cast(pl.Float64, strict=False).is_nan()
+        for e in extra:
+            flag = flag | e
+        return flag.any()
+
+    # ------------------------------------------------------------------ rank order
+    def ordered(self, values: pl.Expr, k: int | None = None) -> pl.Expr:
+        """``values`` in rank order (retrieved first, then unretrieved), first ``k``."""
+        out = values
+        if self.keys:
+            keys = list(self.keys)
+            desc = list(self.descending)
+            if self.ties in ("optimistic", "pessimistic"):
+                keys.append(self.gains())
+                desc.append(self.ties == "optimistic")
+            out = values.sort_by(keys, descending=desc, nulls_last=True, maintain_order=True)
+        return out if k is None else out.head(k)
+
+    @staticmethod
+    def positions(ordered: pl.Expr) -> pl.Expr:
+        """Ranks 1..n aligned with an :meth:`ordered` expression."""
+        return pl.int_range(1, ordered.len() + 1, dtype=pl.Int64)
+
+    def retrieved(self, ordered: pl.Expr) -> pl.Expr:
+        """Mask of an :meth:`ordered` expression: True on retrieved rows."""
+        return self.positions(ordered) <= self.n_retrieved()
+
+    # ------------------------------------------------------------------ finishing
+    def finish(self, value: pl.Expr, bad: pl.Expr | None = None) -> pl.Expr:
+        """NaN for unscorable lists, mean over queries with ``query=``, Float64, named."""
+        flag = self.bad() if bad is None else bad
+        out = pl.when(flag).then(pl.lit(NAN)).otherwise(value.cast(pl.Float64))
+        if self.query:
+            first = pl.struct(*self.query).is_first_distinct()
+            out = out.over(list(self.query)).filter(first).mean()
+        out = out.cast(pl.Float64)
+        return out.alias(self.name) if self.name else out
+
+
+def cutoff(k: object) -> int | None:
+    """Validated cutoff."""
+    return check_k(k)
+
+
+def safe_div(num: pl.Expr, den: pl.Expr) -> pl.Expr:
+    """``num / den``, 0 where ``den`` is 0."""
+    return pl.when(den > 0).then(num / den).otherwise(0.0)

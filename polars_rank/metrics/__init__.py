@@ -1,0 +1,41 @@
+"""Metric expressions, one module per family."""
+
+from __future__ import annotations
+
+from polars_rank.metrics.binary import (
+    average_precision,
+    bpref,
+    f1,
+    hit_rate,
+    precision,
+    r_precision,
+    rbp,
+    recall,
+    reciprocal_rank,
+)
+from polars_rank.metrics.clicks import ctr
+from polars_rank.metrics.gain import dcg, err, ndcg
+from polars_rank.metrics.pairwise import auc, rank_correlation
+
+map = average_precision  # the name users know (MAP with query=)
+mrr = reciprocal_rank
+
+__all__ = [
+    "dcg",
+    "ndcg",
+    "err",
+    "precision",
+    "recall",
+    "f1",
+    "average_precision",
+    "map",
+    "reciprocal_rank",
+    "mrr",
+    "hit_rate",
+    "r_precision",
+    "rbp",
+    "bpref",
+    "rank_correlation",
+    "auc",
+    "ctr",
+]

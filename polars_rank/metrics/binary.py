@@ -1,0 +1,599 @@
+"""Binary-relevance metrics: precision, recall, F1, AP, RR, hit rate, R-precision, RBP, bpref.
+
+A row is *relevant* when its label is >= ``threshold`` (default 1, trec_eval's
+``-l``); unjudged rows (null label) never are. R, the number of relevant rows,
+counts judged rows the ranking did not retrieve (null ``by``), as trec_eval does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._params import Ties, check_real
+from polars_rank._ranked import Ranked, cutoff, safe_div
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query
+
+__all__ = [
+    "precision",
+    "recall",
+    "f1",
+    "average_precision",
+    "reciprocal_rank",
+    "hit_rate",
+    "r_precision",
+    "rbp",
+    "bpref",
+]
+
+
+def _threshold(threshold: float) -> float:
+    return check_real(threshold, "threshold", allowed="a finite number")
+
+
+def _ranked_hits(r: Ranked, k: int | None, threshold: float) -> tuple[pl.Expr, pl.Expr]:
+    """(1.0/0.0 relevance in rank order, first k; same masked to retrieved rows)."""
+    ranked = r.ordered(r.relevant(threshold), k)
+    return ranked, pl.when(r.retrieved(ranked)).then(ranked).otherwise(0.0)
+
+
+def _precision(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
+    _, hits = _ranked_hits(r, k, threshold)
+    denominator = pl.lit(float(k)) if k is not None else r.n_retrieved().cast(pl.Float64)
+    return safe_div(hits.sum(), denominator)
+
+
+def _recall(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
+    _, hits = _ranked_hits(r, k, threshold)
+    return safe_div(hits.sum(), r.n_relevant(threshold))
+
+
+def precision(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Precision at k: relevant rows among the top k, divided by k.
+
+    .. math:: \mathrm{P@k} = \frac{|\{r \le k : l_r \ge t\}|}{k}
+
+    As trec_eval's ``P.k``, it divides by k even when fewer than k rows were
+    retrieved (the missing ones count as non-relevant). With ``k=None`` it divides by
+    the number of retrieved rows.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s): a score (``descending=True``) or a rank (``descending=False``),
+        optionally followed by tie-breaking keys; null = judged but not retrieved;
+        ``None`` = the current row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1], "score": [3.0, 2.0, 1.0]})
+    >>> df.select(p2=pr.precision("rel", 2, by="score"), p10=pr.precision("rel", 10, by="score"))
+    shape: (1, 2)
+    ┌─────┬─────┐
+    │ p2  ┆ p10 │
+    │ --- ┆ --- │
+    │ f64 ┆ f64 │
+    ╞═════╪═════╡
+    │ 0.5 ┆ 0.2 │
+    └─────┴─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    return r.finish(_precision(r, cutoff(k), _threshold(threshold)))
+
+
+def recall(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Recall at k: relevant rows among the top k, divided by all relevant rows (R).
+
+    R counts relevant rows the ranking did not retrieve (null ``by``); 0 when R = 0,
+    as trec_eval's ``recall.k``.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [3.0, 2.0, 1.0, None]})
+    >>> df.select(pr.recall("rel", 2, by="score"))
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.333333 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    return r.finish(_recall(r, cutoff(k), _threshold(threshold)))
+
+
+def f1(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
+
+    .. math:: F_1\mathrm{@k} = \frac{2 \, P@k \, R@k}{P@k + R@k}
+
+    0 when both are 0 (ranx ``f1@k``; trec_eval only has the set-based ``set_F``).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [3.0, 2.0, 1.0, None]})
+    >>> df.select(pr.f1("rel", 2, by="score"))
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 0.4 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    kk, t = cutoff(k), _threshold(threshold)
+    p, rc = _precision(r, kk, t), _recall(r, kk, t)
+    return r.finish(safe_div(2.0 * p * rc, p + rc))
+
+
+def average_precision(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Average precision (AP; MAP with ``query=``), as trec_eval's ``map`` / ``map_cut.k``.
+
+    .. math:: \mathrm{AP@k} = \frac{1}{R} \sum_{r \le k,\ l_r \ge t} \mathrm{P@r}
+
+    R is the number of relevant rows of the list, retrieved or not and whatever the
+    cutoff (trec_eval, ranx, ir_measures; not min(R, k)). 0 when R = 0.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries (MAP).
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    Relevant, non-relevant, relevant, non-relevant, relevant:
+
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 0, 1]})
+    >>> df.select(pr.average_precision("rel"))  # (1 + 2/3 + 3/5) / 3
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.755556 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    t = _threshold(threshold)
+    _, hits = _ranked_hits(r, cutoff(k), t)
+    precision_at_hits = hits * hits.cum_sum() / Ranked.positions(hits)
+    return r.finish(safe_div(precision_at_hits.sum(), r.n_relevant(t)))
+
+
+def reciprocal_rank(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Reciprocal rank of the first relevant row (MRR with ``query=``).
+
+    .. math:: \mathrm{RR@k} = 1 / \min\{r \le k : l_r \ge t\}
+
+    0 when no relevant row is ranked within k. trec_eval's ``recip_rank`` is
+    ``k=None`` (it has no cutoff).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries (MRR).
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"qid": [1, 1, 2, 2, 3], "rel": [0, 1, 1, 0, 0]})
+    >>> df.select(pr.reciprocal_rank("rel", query="qid"))  # (1/2 + 1 + 0) / 3
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 0.5 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    _, hits = _ranked_hits(r, cutoff(k), _threshold(threshold))
+    return r.finish((hits / Ranked.positions(hits)).max().fill_null(0.0))
+
+
+def hit_rate(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    """Hit rate at k: 1 if any relevant row is ranked within k, else 0.
+
+    trec_eval's ``success.k``, ir_measures' ``Success@k``.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the share of queries with a hit.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64, 0 or 1 per list; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"qid": [1, 1, 2, 2], "rel": [0, 1, 0, 0], "score": [2, 1, 2, 1]})
+    >>> df.group_by("qid", maintain_order=True).agg(pr.hit_rate("rel", 2, by="score"))
+    shape: (2, 2)
+    ┌─────┬─────┐
+    │ qid ┆ rel │
+    │ --- ┆ --- │
+    │ i64 ┆ f64 │
+    ╞═════╪═════╡
+    │ 1   ┆ 1.0 │
+    │ 2   ┆ 0.0 │
+    └─────┴─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    _, hits = _ranked_hits(r, cutoff(k), _threshold(threshold))
+    return r.finish(hits.max().fill_null(0.0))
+
+
+def r_precision(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    """R-precision: precision at R, the number of relevant rows of the list.
+
+    As trec_eval's ``Rprec``: relevant rows among the top R retrieved, divided by R
+    (so rows never retrieved count as misses); 0 when R = 0.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [4.0, 3.0, 2.0, None]})
+    >>> df.select(pr.r_precision("rel", by="score"))  # R = 3; top 3 holds 2 hits
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.666667 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    t = _threshold(threshold)
+    n_rel = r.n_relevant(t)
+    _, hits = _ranked_hits(r, None, t)
+    in_top_r = pl.when(Ranked.positions(hits) <= n_rel).then(hits).otherwise(0.0)
+    return r.finish(safe_div(in_top_r.sum(), n_rel))
+
+
+def rbp(
+    rel: IntoExpr,
+    p: float = 0.8,
+    *,
+    k: int | None = None,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Rank-biased precision (Moffat & Zobel, TOIS 2008), binary relevance.
+
+    .. math:: \mathrm{RBP} = (1 - p) \sum_{r=1}^{k} \mathrm{rel}_r \, p^{r-1}
+
+    A user reads rank r + 1 with probability ``p`` after rank r. ``rel_r`` is 1 when
+    the label is >= ``threshold`` (ranx ``rbp.p``; trec_eval 10's graded ``rbp`` is
+    not this). The default p = 0.8 is ir_measures'.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    p
+        Persistence, 0 < p < 1.
+    k
+        Optional cutoff (the residual beyond k is not added). ``None`` = whole list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1); NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1]})
+    >>> df.select(pr.rbp("rel", 0.5))  # 0.5 * (1 + 0.25)
+    shape: (1, 1)
+    ┌───────┐
+    │ rel   │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.625 │
+    └───────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
+                             allowed="a number strictly between 0 and 1")
+    _, hits = _ranked_hits(r, cutoff(k), _threshold(threshold))
+    weights = pl.lit(persistence).pow(Ranked.positions(hits) - 1)
+    return r.finish((1.0 - persistence) * (hits * weights).sum())
+
+
+def bpref(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Binary preference (Buckley & Voorhees, SIGIR 2004), exactly as trec_eval's ``bpref``.
+
+    .. math:: \mathrm{bpref} = \frac{1}{R} \sum_{\text{relevant retrieved } r}
+              \left(1 - \frac{\min(n_r, R)}{\min(R, N)}\right)
+
+    where :math:`n_r` is the number of *judged* non-relevant rows ranked above r and
+    N the number of judged non-relevant rows of the list (retrieved or not).
+    Unjudged rows (null label) are ignored entirely. 0 when R = 0.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged: neither relevant nor judged non-relevant).
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant; judged labels below it are non-relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [0, 1, None, 1, 0], "score": [5, 4, 3, 2, None]})
+    >>> df.select(pr.bpref("rel", by="score"))  # (1 - 1/2 + 1 - 1/2) / 2
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 0.5 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    t = _threshold(threshold)
+    non_relevant = (r.labels < t).fill_null(False).cast(pl.Float64)  # judged only
+    n_rel, n_non = r.n_relevant(t), non_relevant.sum()
+    ranked_rel = r.ordered(r.relevant(t))
+    ranked_non = r.ordered(non_relevant)
+    retrieved = r.retrieved(ranked_rel)
+    above = ranked_non.cum_sum() - ranked_non  # judged non-relevant ranked above
+    penalty = pl.when(above > 0).then(
+        pl.min_horizontal(above, n_rel) / pl.min_horizontal(n_rel, n_non)
+    ).otherwise(0.0)
+    contrib = pl.when(retrieved).then(ranked_rel * (1.0 - penalty)).otherwise(0.0)
+    return r.finish(safe_div(contrib.sum(), n_rel))

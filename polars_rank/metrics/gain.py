@@ -1,0 +1,252 @@
+"""Graded-gain metrics: DCG, NDCG and ERR."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._params import GAINS, Gain, Ties, check_choice, check_real
+from polars_rank._ranked import Ranked, cutoff, safe_div
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query
+
+__all__ = ["dcg", "ndcg", "err"]
+
+
+def _gain(values: pl.Expr, gain: str) -> pl.Expr:
+    return pl.lit(2.0).pow(values) - 1.0 if gain == "exponential" else values
+
+
+def _discounted(gains: pl.Expr) -> pl.Expr:
+    """Sum of gains[r] / log2(1 + r) over r = 1..len."""
+    return (gains / (Ranked.positions(gains) + 1).cast(pl.Float64).log(2)).sum()
+
+
+def _dcg_parts(r: Ranked, k: int | None, gain: str) -> tuple[pl.Expr, pl.Expr]:
+    """(DCG@k of the ranking, ideal DCG@k over every judged row)."""
+    ranked = r.ordered(_gain(r.gains(), gain), k)
+    actual = _discounted(pl.when(r.retrieved(ranked)).then(ranked).otherwise(0.0))
+    ideal_gains = _gain(r.gains(), gain).sort(descending=True)
+    ideal = _discounted(ideal_gains if k is None else ideal_gains.head(k))
+    return actual, ideal
+
+
+def dcg(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    gain: Gain = "exponential",
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Discounted cumulative gain (Järvelin & Kekäläinen, TOIS 2002).
+
+    .. math:: \mathrm{DCG@k} = \sum_{r=1}^{k} \frac{g(l_r)}{\log_2(1 + r)}
+
+    with ``gain="exponential"`` :math:`g(l) = 2^l - 1` (Burges et al., ICML 2005; the
+    default) or ``gain="linear"`` :math:`g(l) = l` (trec_eval 10 ``dcg``).
+
+    Parameters
+    ----------
+    rel
+        Graded relevance label (>= 0; null = unjudged, gain 0).
+    k
+        Cutoff: only ranks 1..k count. ``None`` = the whole ranked list.
+    by
+        Ranking key: a score (``descending=True``) or a rank position
+        (``descending=False``), optionally followed by tie-breaking keys. Rows whose
+        first key is null are judged but not retrieved. ``None``: the current row
+        order is the ranking.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    gain
+        ``"exponential"`` (2^l - 1) or ``"linear"`` (l).
+    query
+        Column(s) identifying a query. Without it the whole context is one ranked
+        list; with it the metric is computed per query and averaged (each query once).
+    ties
+        Order among equal ``by`` values: ``"first"`` keeps the input order,
+        ``"optimistic"`` / ``"pessimistic"`` put relevant rows first / last.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 scalar per context; NaN for a list that cannot be scored
+        (negative or non-finite relevance, NaN score).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [3, 2, 1], "score": [0.9, 0.8, 0.1]})
+    >>> df.select(pr.dcg("rel", by="score"), pr.dcg("rel", by="score", gain="linear").alias("lin"))
+    shape: (1, 2)
+    ┌──────────┬─────────┐
+    │ rel      ┆ lin     │
+    │ ---      ┆ ---     │
+    │ f64      ┆ f64     │
+    ╞══════════╪═════════╡
+    │ 9.392789 ┆ 4.76186 │
+    └──────────┴─────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    check_choice(gain, "gain", GAINS)
+    actual, _ = _dcg_parts(r, cutoff(k), gain)
+    return r.finish(actual)
+
+
+def ndcg(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    gain: Gain = "exponential",
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Normalised discounted cumulative gain (Järvelin & Kekäläinen, TOIS 2002).
+
+    .. math:: \mathrm{NDCG@k} = \frac{\mathrm{DCG@k}}{\mathrm{IDCG@k}}
+
+    IDCG@k is the DCG@k of the ideal ordering of *every judged row* of the list,
+    retrieved or not (rows with a null ``by`` count here), as trec_eval does. A list
+    whose IDCG is 0 (nothing relevant) scores 0. trec_eval's ``ndcg`` and
+    ``ndcg_cut.k`` are ``gain="linear"``; the default ``"exponential"`` gain is
+    Burges' (ranx ``ndcg_burges``, gdeval, TF-Ranking).
+
+    Parameters
+    ----------
+    rel
+        Graded relevance label (>= 0; null = unjudged, gain 0).
+    k
+        Cutoff for both DCG and IDCG. ``None`` = the whole list.
+    by
+        Ranking key(s); see :func:`dcg`. Null = judged but not retrieved.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    gain
+        ``"exponential"`` (2^l - 1, default) or ``"linear"`` (l, trec_eval).
+    query
+        Column(s) identifying a query: the mean of per-query NDCG, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank  # registers the `rank` namespace
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "qid": [1, 1, 1, 2, 2, 2],
+    ...         "rel": [2, 3, 1, 0, 1, 1],
+    ...         "score": [0.9, 0.8, 0.7, 0.6, 0.5, None],
+    ...     }
+    ... )
+    >>> df.group_by("qid", maintain_order=True).agg(pl.col("rel").rank.ndcg(k=3, by="score"))
+    shape: (2, 2)
+    ┌─────┬──────────┐
+    │ qid ┆ rel      │
+    │ --- ┆ ---      │
+    │ i64 ┆ f64      │
+    ╞═════╪══════════╡
+    │ 1   ┆ 0.842828 │
+    │ 2   ┆ 0.386853 │
+    └─────┴──────────┘
+
+    The second query's unretrieved relevant row (null score) still counts for the
+    ideal. With ``query=`` the same expression gives the mean over queries:
+
+    >>> df.select(pl.col("rel").rank.ndcg(k=3, by="score", query="qid"))
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.614841 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    check_choice(gain, "gain", GAINS)
+    actual, ideal = _dcg_parts(r, cutoff(k), gain)
+    return r.finish(safe_div(actual, ideal))
+
+
+def err(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    max_grade: float = 4,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Expected reciprocal rank (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009).
+
+    A cascade user scans the list from the top and stops at rank r, satisfied, with
+    probability :math:`R_r = (2^{l_r} - 1) / 2^{m}`, m = ``max_grade``:
+
+    .. math:: \mathrm{ERR@k} = \sum_{r=1}^{k} \frac{1}{r} R_r \prod_{i<r} (1 - R_i)
+
+    The default ``max_grade=4`` is gdeval's and ir_measures' (``ERR@k``); set it
+    to your label scale. A label above ``max_grade`` makes the list NaN (use
+    :func:`polars_rank.validate` to find it). trec_eval has no ERR.
+
+    Parameters
+    ----------
+    rel
+        Graded relevance label in [0, max_grade] (null = unjudged, 0).
+    k
+        Cutoff. ``None`` = the whole list.
+    max_grade
+        The highest possible label (>= 1).
+    by
+        Ranking key(s); see :func:`dcg`.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    query
+        Column(s) identifying a query: the mean over queries.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1); NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [2, 3, 0], "rank": [1, 2, 3]})
+    >>> df.select(pr.err("rel", max_grade=3, by="rank", descending=False))
+    shape: (1, 1)
+    ┌───────────┐
+    │ rel       │
+    │ ---       │
+    │ f64       │
+    ╞═══════════╡
+    │ 0.6484375 │
+    └───────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    m = check_real(max_grade, "max_grade", low=1, allowed="a finite number >= 1")
+    ranked = r.ordered(r.gains(), cutoff(k))
+    stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0**m
+    reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
+    contrib = stop * reach / Ranked.positions(ranked).cast(pl.Float64)
+    value = pl.when(r.retrieved(ranked)).then(contrib).otherwise(0.0).sum()
+    return r.finish(value, r.bad(r.labels > m))

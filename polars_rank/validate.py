@@ -1,0 +1,109 @@
+"""Find the rows a metric cannot score.
+
+A raw metric expression cannot stop a query plan, so on bad data it returns NaN for
+the affected list. :func:`validate` lists the offending rows, so the NaN can be
+traced to a query and a row.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeVar
+
+import polars as pl
+
+from polars_rank._params import check_real, to_expr, to_exprs
+
+if TYPE_CHECKING:
+    from polars_rank._params import By, IntoExpr, Query
+
+__all__ = ["validate"]
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+
+def problems(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    query: Query = None,
+    doc: IntoExpr | None = None,
+    max_grade: float | None = None,
+) -> list[tuple[str, pl.Expr]]:
+    """(description, row mask) for every kind of bad row, as expressions."""
+    labels = to_expr(rel, "rel").cast(pl.Float64)
+    checks = [
+        ("negative relevance", labels < 0),
+        ("non-finite relevance (NaN or inf)", ~labels.is_finite()),
+    ]
+    if max_grade is not None:
+        m = check_real(max_grade, "max_grade", low=1, allowed="a finite number >= 1 or None")
+        checks.append((f"relevance above max_grade={max_grade}", labels > m))
+    if by is not None:
+        key = to_exprs(by, "by")[0]
+        checks.append(("NaN score in `by`", key.cast(pl.Float64, strict=False).is_nan()))
+    if doc is not None:
+        ids = [*(to_exprs(query, "query") if query is not None else ()), to_expr(doc, "doc")]
+        checks.append(("duplicate (query, doc) row", pl.struct(*ids).is_duplicated()))
+    return [(what, mask.fill_null(False)) for what, mask in checks]
+
+
+def validate(
+    frame: FrameT,
+    rel: IntoExpr = "rel",
+    *,
+    by: By = None,
+    query: Query = None,
+    doc: IntoExpr | None = None,
+    max_grade: float | None = None,
+) -> FrameT:
+    """List the rows that make a metric NaN, one row per (row, problem).
+
+    Checks: negative or non-finite relevance; a NaN in the first ``by`` key; with
+    ``max_grade``, relevance above it (ERR); with ``doc``, duplicate (query, doc)
+    rows. Null relevance (unjudged) and null ``by`` (not retrieved) are valid.
+
+    Parameters
+    ----------
+    frame
+        A DataFrame or LazyFrame, one row per (query, document).
+    rel
+        Relevance column or expression.
+    by
+        Ranking key(s); only the first is checked for NaN.
+    query
+        Query column(s), used with ``doc`` for the duplicate check.
+    doc
+        Document id column: rows repeating a (query, doc) pair are reported.
+    max_grade
+        Highest valid label (as given to :func:`polars_rank.err`).
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        The offending rows (all columns) and a ``problem`` column; empty when the
+        data is clean. Lazy in, lazy out.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"qid": ["a", "a", "b"], "rel": [1.0, -1.0, 2.0],
+    ...                    "score": [0.5, 0.4, float("nan")]})
+    >>> pr.validate(df, "rel", by="score")
+    shape: (2, 4)
+    ┌─────┬──────┬───────┬────────────────────┐
+    │ qid ┆ rel  ┆ score ┆ problem            │
+    │ --- ┆ ---  ┆ ---   ┆ ---                │
+    │ str ┆ f64  ┆ f64   ┆ str                │
+    ╞═════╪══════╪═══════╪════════════════════╡
+    │ a   ┆ -1.0 ┆ 0.4   ┆ negative relevance │
+    │ b   ┆ 2.0  ┆ NaN   ┆ NaN score in `by`  │
+    └─────┴──────┴───────┴────────────────────┘
+    """
+    lazy = frame.lazy()
+    parts = [
+        lazy.filter(mask).with_columns(problem=pl.lit(what))
+        for what, mask in problems(rel, by=by, query=query, doc=doc, max_grade=max_grade)
+    ]
+    out = pl.concat(parts, how="vertical")
+    return out if isinstance(frame, pl.LazyFrame) else out.collect()

@@ -1,0 +1,360 @@
+"""Slow, plain-Python reference implementations of ranking metrics (test oracle).
+
+This module is the *independent oracle* for ``polars-rank``'s tests.  It is
+deliberately naive: every function handles ONE query, uses only the standard
+library, and is written to read like the textbook / trec_eval definition rather
+than to be fast.  It must never import polars or polars_rank.
+
+Conventions shared by all functions
+-----------------------------------
+``ranked``
+    Relevance labels of the retrieved documents in rank order (rank 1 first).
+    ``None`` means "unjudged": it counts as non-relevant with gain 0 (except in
+    :func:`bpref`, which skips unjudged documents, exactly like trec_eval).
+``unretrieved``
+    Labels of judged documents the system did NOT retrieve.  They only
+    contribute to the ideal ranking (nDCG) and to the number of relevant
+    documents ``R`` (recall, AP, R-precision, bpref); they are never part of
+    the ranked list.
+``k``
+    Rank cutoff; ``None`` means the whole ranked list.  Must be >= 1 otherwise.
+``threshold``
+    A label ``l`` is relevant for binary metrics iff ``l is not None and
+    l >= threshold`` (trec_eval's ``relevance_level``, default 1).
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+Label = float | None
+Gain = Literal["exponential", "linear"]
+
+
+# --------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------
+def _top(ranked: Sequence[Label], k: int | None) -> list[Label]:
+    """The first ``k`` labels of the ranked list (all of them if ``k`` is None)."""
+    if k is None:
+        return list(ranked)
+    if k < 1:
+        msg = f"cutoff k must be >= 1 or None, got {k}"
+        raise ValueError(msg)
+    return list(ranked[:k])
+
+
+def _is_relevant(label: Label, threshold: float) -> bool:
+    """Binary relevance: judged and at least ``threshold``."""
+    return label is not None and label >= threshold
+
+
+def _as_number(label: Label) -> float:
+    """Unjudged (None) counts as label 0."""
+    return 0.0 if label is None else float(label)
+
+
+def _gain(label: Label, gain: Gain) -> float:
+    """Gain of one label: 2**l - 1 ("exponential") or l ("linear"); None -> 0."""
+    value = _as_number(label)
+    if gain == "exponential":
+        return 2.0**value - 1.0
+    if gain == "linear":
+        return value
+    msg = f"unknown gain {gain!r}"
+    raise ValueError(msg)
+
+
+def _num_relevant(labels: Sequence[Label], threshold: float) -> int:
+    return sum(1 for label in labels if _is_relevant(label, threshold))
+
+
+# --------------------------------------------------------------------------
+# graded metrics
+# --------------------------------------------------------------------------
+def dcg(ranked: Sequence[Label], k: int | None = None, gain: Gain = "exponential") -> float:
+    """DCG@k = sum over ranks r <= k of gain(l_r) / log2(1 + r)."""
+    total = 0.0
+    for rank, label in enumerate(_top(ranked, k), start=1):
+        total += _gain(label, gain) / math.log2(1 + rank)
+    return total
+
+
+def ndcg(
+    ranked: Sequence[Label],
+    unretrieved: Sequence[Label] = (),
+    k: int | None = None,
+    gain: Gain = "exponential",
+) -> float:
+    """nDCG@k = DCG@k / IDCG@k; 0 when IDCG@k == 0.
+
+    The ideal ranking sorts ALL known labels (retrieved + unretrieved, None -> 0)
+    in decreasing order and is cut at the same k.  With ``k=None`` the ideal
+    list is not truncated at ``len(ranked)`` (trec_eval ``ndcg`` does the same:
+    it keeps adding ideal gains past the end of the retrieved list).
+    """
+    ideal_labels = sorted((_as_number(label) for label in [*ranked, *unretrieved]), reverse=True)
+    ideal = dcg(ideal_labels, k=k, gain=gain)
+    if ideal == 0:
+        return 0.0
+    return dcg(ranked, k=k, gain=gain) / ideal
+
+
+def err(ranked: Sequence[Label], k: int | None = None, max_grade: float = 4) -> float:
+    """Expected Reciprocal Rank (Chapelle, Metzler, Zhang, Grinspan 2009).
+
+    R_i = (2**l_i - 1) / 2**max_grade is the probability that the user is
+    satisfied by document i; ERR = sum_r (1/r) * R_r * prod_{i<r} (1 - R_i).
+    """
+    satisfied_prob = [
+        (2.0 ** _as_number(label) - 1.0) / 2.0**max_grade for label in _top(ranked, k)
+    ]
+    total = 0.0
+    for rank, r_r in enumerate(satisfied_prob, start=1):
+        reach_prob = 1.0  # probability that the user is still scanning at `rank`
+        for r_i in satisfied_prob[: rank - 1]:
+            reach_prob *= 1.0 - r_i
+        total += r_r * reach_prob / rank
+    return total
+
+
+# --------------------------------------------------------------------------
+# binary metrics
+# --------------------------------------------------------------------------
+def precision(ranked: Sequence[Label], k: int | None = None, threshold: float = 1) -> float:
+    """P@k = (#relevant in top k) / k.
+
+    As in trec_eval ``P``, the denominator is k even if fewer than k documents
+    were retrieved (missing positions count as non-relevant).  With ``k=None``
+    the denominator is ``len(ranked)``; an empty list gives 0.
+    """
+    hits = _num_relevant(_top(ranked, k), threshold)
+    denominator = len(ranked) if k is None else k
+    if denominator == 0:
+        return 0.0
+    return hits / denominator
+
+
+def recall(
+    ranked: Sequence[Label],
+    unretrieved: Sequence[Label] = (),
+    k: int | None = None,
+    threshold: float = 1,
+) -> float:
+    """recall@k = (#relevant in top k) / R, R = #relevant in ranked + unretrieved; 0 if R == 0."""
+    num_rel = _num_relevant([*ranked, *unretrieved], threshold)
+    if num_rel == 0:
+        return 0.0
+    return _num_relevant(_top(ranked, k), threshold) / num_rel
+
+
+def f1(
+    ranked: Sequence[Label],
+    unretrieved: Sequence[Label] = (),
+    k: int | None = None,
+    threshold: float = 1,
+) -> float:
+    """Harmonic mean of precision@k and recall@k; 0 when both are 0."""
+    p = precision(ranked, k=k, threshold=threshold)
+    r = recall(ranked, unretrieved, k=k, threshold=threshold)
+    if p + r == 0:
+        return 0.0
+    return 2 * p * r / (p + r)
+
+
+def average_precision(
+    ranked: Sequence[Label],
+    unretrieved: Sequence[Label] = (),
+    k: int | None = None,
+    threshold: float = 1,
+) -> float:
+    """AP@k = (1/R) * sum over relevant ranks r <= k of P@r; 0 when R == 0.
+
+    R counts ALL relevant documents (retrieved or not), as in trec_eval
+    ``map`` / ``map_cut`` -- so AP@k is not normalised by min(k, R).
+    """
+    num_rel = _num_relevant([*ranked, *unretrieved], threshold)
+    if num_rel == 0:
+        return 0.0
+    total = 0.0
+    for rank, label in enumerate(_top(ranked, k), start=1):
+        if _is_relevant(label, threshold):
+            total += precision(ranked, k=rank, threshold=threshold)
+    return total / num_rel
+
+
+def reciprocal_rank(ranked: Sequence[Label], k: int | None = None, threshold: float = 1) -> float:
+    """1 / rank of the first relevant document within the top k, else 0."""
+    for rank, label in enumerate(_top(ranked, k), start=1):
+        if _is_relevant(label, threshold):
+            return 1.0 / rank
+    return 0.0
+
+
+def hit_rate(ranked: Sequence[Label], k: int | None = None, threshold: float = 1) -> float:
+    """1.0 if any relevant document is within the top k, else 0.0 (trec_eval ``success``)."""
+    return 1.0 if _num_relevant(_top(ranked, k), threshold) > 0 else 0.0
+
+
+def r_precision(
+    ranked: Sequence[Label],
+    unretrieved: Sequence[Label] = (),
+    threshold: float = 1,
+) -> float:
+    """R-precision = (#relevant in top R) / R; 0 when R == 0 (trec_eval ``Rprec``).
+
+    If fewer than R documents were retrieved the denominator is still R
+    (trec_eval: ``num_to_look_at = MIN(num_ret, num_rel)``, divided by num_rel).
+    """
+    num_rel = _num_relevant([*ranked, *unretrieved], threshold)
+    if num_rel == 0:
+        return 0.0
+    return _num_relevant(ranked[:num_rel], threshold) / num_rel
+
+
+def rbp(
+    ranked: Sequence[Label], p: float = 0.8, k: int | None = None, threshold: float = 1
+) -> float:
+    """Rank-biased precision (Moffat & Zobel 2008): (1 - p) * sum_{r<=k} rel_r * p**(r-1)."""
+    total = 0.0
+    for rank, label in enumerate(_top(ranked, k), start=1):
+        if _is_relevant(label, threshold):
+            total += p ** (rank - 1)
+    return (1 - p) * total
+
+
+def bpref(
+    ranked: Sequence[Label],
+    unretrieved: Sequence[Label] = (),
+    threshold: float = 1,
+) -> float:
+    """Binary preference, exactly as trec_eval's ``m_bpref.c`` (Buckley & Voorhees 2004).
+
+    * R = number of judged relevant documents (label >= threshold) among
+      ranked + unretrieved.
+    * N = number of judged NON-relevant documents (label not None and
+      label < threshold) among ranked + unretrieved -- i.e. qrels entries with
+      a low label, whether or not they were retrieved.
+    * Walk down the WHOLE retrieved list (no cutoff at R or at any k):
+      unjudged documents (None) are skipped entirely; a judged non-relevant
+      one increments ``nonrel_so_far``; a relevant one adds
+      ``1 - min(nonrel_so_far, R) / min(N, R)`` (or 1 if ``nonrel_so_far == 0``).
+    * Divide by R; the result is 0 when R == 0.
+
+    trec_eval source (m_bpref.c)::
+
+        for (j = 0; j < epi->relevance_level; j++)
+            num_nonrel += res_rels.rel_levels[j];
+        ...
+        for (j = 0; j < res_rels.num_ret; j++) {
+            if (res_rels.results_rel_list[j] == RELVALUE_NONPOOL)
+                /* document not in pool. Skip */
+                continue;
+            if (res_rels.results_rel_list[j] == RELVALUE_UNJUDGED) {
+                /* document in pool but unjudged. */
+                pool_unjudged_so_far++;
+                continue;
+            }
+            if (res_rels.results_rel_list[j] >= 0 &&
+                res_rels.results_rel_list[j] < epi->relevance_level)
+                nonrel_so_far++;
+            else {
+                /* Judged Rel doc */
+                rel_so_far++;
+                if (nonrel_so_far > 0) {
+                    bpref += 1.0 -
+                        (((double) MIN(nonrel_so_far, res_rels.num_rel)) /
+                         (double) MIN(num_nonrel, res_rels.num_rel));
+                } else
+                    bpref += 1.0;
+            }
+        }
+        if (res_rels.num_rel)
+            bpref /= res_rels.num_rel;
+
+    (``rel_levels`` counts every qrels entry with label >= 0, retrieved or not;
+    trec_eval treats negative qrels labels as "in pool but unjudged", which
+    this oracle does not model: use None for unjudged.)
+    """
+    judged = [label for label in [*ranked, *unretrieved] if label is not None]
+    num_rel = sum(1 for label in judged if label >= threshold)
+    num_nonrel = sum(1 for label in judged if label < threshold)
+    if num_rel == 0:
+        return 0.0
+
+    total = 0.0
+    nonrel_so_far = 0
+    for label in ranked:
+        if label is None:
+            continue  # unjudged: neither a preference winner nor loser
+        if label < threshold:
+            nonrel_so_far += 1
+        elif nonrel_so_far == 0:
+            total += 1.0
+        else:
+            # num_nonrel >= nonrel_so_far > 0 here, so the denominator is > 0
+            total += 1.0 - min(nonrel_so_far, num_rel) / min(num_nonrel, num_rel)
+    return total / num_rel
+
+
+# --------------------------------------------------------------------------
+# order / click / classification metrics
+# --------------------------------------------------------------------------
+def rank_correlation(ranked: Sequence[Label]) -> float:
+    """Fraction of retrieved pairs whose order agrees with the label order.
+
+    For every pair (i ranked above j) the pair is discordant iff l_i < l_j
+    (labels None -> 0); ties in label count as agreeing.  Returns
+    1 - #discordant / (n(n-1)/2), and 1.0 for fewer than 2 documents.
+    """
+    labels = [_as_number(label) for label in ranked]
+    n = len(labels)
+    if n < 2:
+        return 1.0
+    discordant = sum(1 for above, below in combinations(labels, 2) if above < below)
+    return 1.0 - discordant / (n * (n - 1) / 2)
+
+
+def ctr(clicks: Sequence[float | None], k: int | None = None) -> float:
+    """Click-through rate in the top k: sum of clicks / number of items shown (min(k, len)).
+
+    ``None`` clicks count as 0; returns 0 when nothing was shown.
+    """
+    shown = _top(clicks, k)
+    if not shown:
+        return 0.0
+    return sum(_as_number(c) for c in shown) / len(shown)
+
+
+def auc(scores: Sequence[float], labels: Sequence[Label], threshold: float = 1) -> float | None:
+    """ROC AUC of the retrieved rows: P(score of a relevant > score of a non-relevant).
+
+    Counts every (relevant, non-relevant) pair: 1 if the relevant one has the
+    higher score, 1/2 on a score tie, 0 otherwise.  Unjudged (None) labels
+    are non-relevant.  Returns None when there is no relevant or no
+    non-relevant row (AUC undefined).
+    """
+    if len(scores) != len(labels):
+        msg = "scores and labels must have the same length"
+        raise ValueError(msg)
+    positives = [
+        s for s, label in zip(scores, labels, strict=True) if _is_relevant(label, threshold)
+    ]
+    negatives = [
+        s for s, label in zip(scores, labels, strict=True) if not _is_relevant(label, threshold)
+    ]
+    if not positives or not negatives:
+        return None
+    wins = 0.0
+    for pos in positives:
+        for neg in negatives:
+            if pos > neg:
+                wins += 1.0
+            elif pos == neg:
+                wins += 0.5
+    return wins / (len(positives) * len(negatives))
