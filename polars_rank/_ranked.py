@@ -116,13 +116,14 @@ class Ranked:
         return out if k is None else out.head(k)
 
     @staticmethod
-    def positions(ordered: pl.Expr) -> pl.Expr:
-        """Ranks 1..n aligned with an :meth:`ordered` expression."""
-        return pl.int_range(1, ordered.len() + 1, dtype=pl.Int64)
+    def positions(k: int | None = None) -> pl.Expr:
+        """Ranks 1..min(n, k), aligned with ``ordered(values, k)``."""
+        n = pl.len() if k is None else pl.min_horizontal(pl.len(), pl.lit(k, pl.UInt32))
+        return pl.int_range(1, n + 1, dtype=pl.Int64)
 
-    def retrieved(self, ordered: pl.Expr) -> pl.Expr:
-        """Mask of an :meth:`ordered` expression: True on retrieved rows."""
-        return self.positions(ordered) <= self.n_retrieved()
+    def retrieved(self, k: int | None = None) -> pl.Expr:
+        """Mask aligned with ``ordered(values, k)``: True on retrieved rows."""
+        return self.positions(k) <= self.n_retrieved()
 
     # ------------------------------------------------------------------ finishing
     def finish(self, value: pl.Expr, bad: pl.Expr | None = None) -> pl.Expr:

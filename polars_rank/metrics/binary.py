@@ -36,20 +36,19 @@ def _threshold(threshold: float) -> float:
     return check_real(threshold, "threshold", allowed="a finite number")
 
 
-def _ranked_hits(r: Ranked, k: int | None, threshold: float) -> tuple[pl.Expr, pl.Expr]:
-    """(1.0/0.0 relevance in rank order, first k; same masked to retrieved rows)."""
-    ranked = r.ordered(r.relevant(threshold), k)
-    return ranked, pl.when(r.retrieved(ranked)).then(ranked).otherwise(0.0)
+def _hits(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
+    """1.0 / 0.0 relevance in rank order, first k, 0.0 on rows not retrieved."""
+    return pl.when(r.retrieved(k)).then(r.ordered(r.relevant(threshold), k)).otherwise(0.0)
 
 
 def _precision(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
-    _, hits = _ranked_hits(r, k, threshold)
+    hits = _hits(r, k, threshold)
     denominator = pl.lit(float(k)) if k is not None else r.n_retrieved().cast(pl.Float64)
     return safe_div(hits.sum(), denominator)
 
 
 def _recall(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
-    _, hits = _ranked_hits(r, k, threshold)
+    hits = _hits(r, k, threshold)
     return safe_div(hits.sum(), r.n_relevant(threshold))
 
 
@@ -287,8 +286,9 @@ def average_precision(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     t = _threshold(threshold)
-    _, hits = _ranked_hits(r, cutoff(k), t)
-    precision_at_hits = hits * hits.cum_sum() / Ranked.positions(hits)
+    kk = cutoff(k)
+    hits = _hits(r, kk, t)
+    precision_at_hits = hits * hits.cum_sum() / Ranked.positions(kk)
     return r.finish(safe_div(precision_at_hits.sum(), r.n_relevant(t)))
 
 
@@ -347,8 +347,9 @@ def reciprocal_rank(
     └─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    _, hits = _ranked_hits(r, cutoff(k), _threshold(threshold))
-    return r.finish((hits / Ranked.positions(hits)).max().fill_null(0.0))
+    kk = cutoff(k)
+    hits = _hits(r, kk, _threshold(threshold))
+    return r.finish((hits / Ranked.positions(kk)).max().fill_null(0.0))
 
 
 def hit_rate(
@@ -404,7 +405,7 @@ def hit_rate(
     └─────┴─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    _, hits = _ranked_hits(r, cutoff(k), _threshold(threshold))
+    hits = _hits(r, cutoff(k), _threshold(threshold))
     return r.finish(hits.max().fill_null(0.0))
 
 
@@ -460,8 +461,8 @@ def r_precision(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     t = _threshold(threshold)
     n_rel = r.n_relevant(t)
-    _, hits = _ranked_hits(r, None, t)
-    in_top_r = pl.when(Ranked.positions(hits) <= n_rel).then(hits).otherwise(0.0)
+    hits = _hits(r, None, t)
+    in_top_r = pl.when(Ranked.positions() <= n_rel).then(hits).otherwise(0.0)
     return r.finish(safe_div(in_top_r.sum(), n_rel))
 
 
@@ -526,8 +527,9 @@ def rbp(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
-    _, hits = _ranked_hits(r, cutoff(k), _threshold(threshold))
-    weights = pl.lit(persistence).pow(Ranked.positions(hits) - 1)
+    kk = cutoff(k)
+    hits = _hits(r, kk, _threshold(threshold))
+    weights = pl.lit(persistence).pow(Ranked.positions(kk) - 1)
     return r.finish((1.0 - persistence) * (hits * weights).sum())
 
 
@@ -590,7 +592,7 @@ def bpref(
     n_rel, n_non = r.n_relevant(t), non_relevant.sum()
     ranked_rel = r.ordered(r.relevant(t))
     ranked_non = r.ordered(non_relevant)
-    retrieved = r.retrieved(ranked_rel)
+    retrieved = r.retrieved()
     above = ranked_non.cum_sum() - ranked_non  # judged non-relevant ranked above
     penalty = pl.when(above > 0).then(
         pl.min_horizontal(above, n_rel) / pl.min_horizontal(n_rel, n_non)

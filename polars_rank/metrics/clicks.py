@@ -73,6 +73,6 @@ def ctr(
     r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
     kk = cutoff(k)
     ranked = r.ordered(r.gains(), kk)
-    shown = r.retrieved(ranked)
+    shown = r.retrieved(kk)
     n_shown = shown.sum().cast(pl.Float64)
     return r.finish(safe_div(pl.when(shown).then(ranked).otherwise(0.0).sum(), n_shown))

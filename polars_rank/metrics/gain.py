@@ -21,17 +21,17 @@ def _gain(values: pl.Expr, gain: str) -> pl.Expr:
     return pl.lit(2.0).pow(values) - 1.0 if gain == "exponential" else values
 
 
-def _discounted(gains: pl.Expr) -> pl.Expr:
-    """Sum of gains[r] / log2(1 + r) over r = 1..len."""
-    return (gains / (Ranked.positions(gains) + 1).cast(pl.Float64).log(2)).sum()
+def _discounted(gains: pl.Expr, k: int | None) -> pl.Expr:
+    """Sum of gains[r] / log2(1 + r) over the ranks of ``ordered(..., k)``."""
+    return (gains / (Ranked.positions(k) + 1).cast(pl.Float64).log(2)).sum()
 
 
 def _dcg_parts(r: Ranked, k: int | None, gain: str) -> tuple[pl.Expr, pl.Expr]:
     """(DCG@k of the ranking, ideal DCG@k over every judged row)."""
     ranked = r.ordered(_gain(r.gains(), gain), k)
-    actual = _discounted(pl.when(r.retrieved(ranked)).then(ranked).otherwise(0.0))
+    actual = _discounted(pl.when(r.retrieved(k)).then(ranked).otherwise(0.0), k)
     ideal_gains = _gain(r.gains(), gain).sort(descending=True)
-    ideal = _discounted(ideal_gains if k is None else ideal_gains.head(k))
+    ideal = _discounted(ideal_gains if k is None else ideal_gains.head(k), k)
     return actual, ideal
 
 
@@ -244,9 +244,10 @@ def err(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     m = check_real(max_grade, "max_grade", low=1, allowed="a finite number >= 1")
-    ranked = r.ordered(r.gains(), cutoff(k))
+    kk = cutoff(k)
+    ranked = r.ordered(r.gains(), kk)
     stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0**m
     reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
-    contrib = stop * reach / Ranked.positions(ranked).cast(pl.Float64)
-    value = pl.when(r.retrieved(ranked)).then(contrib).otherwise(0.0).sum()
+    contrib = stop * reach / Ranked.positions(kk).cast(pl.Float64)
+    value = pl.when(r.retrieved(kk)).then(contrib).otherwise(0.0).sum()
     return r.finish(value, r.bad(r.labels > m))

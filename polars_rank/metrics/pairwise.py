@@ -74,7 +74,7 @@ def rank_correlation(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     ranked = r.ordered(r.gains())
-    labels = ranked.filter(r.retrieved(ranked))
+    labels = ranked.filter(r.retrieved())
     # for every row, how many rows ranked above it have a smaller label
     discordant = labels.cumulative_eval((pl.element().last() > pl.element()).sum()).sum()
     n = labels.len().cast(pl.Float64)

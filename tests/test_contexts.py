@@ -1,0 +1,163 @@
+"""Every metric in every context gives the same per-query values.
+
+Contexts: ``group_by(q).agg``, ``.over(q)``, ``select`` on one list, ``query=`` in
+``select`` and in ``group_by(arm).agg`` (mean over queries, each once), multi-column
+query ids, ``query=`` inside ``.over(arm)``, LazyFrames and the streaming engine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+import polars as pl
+import pytest
+
+import polars_rank as pr
+
+Build = Callable[..., pl.Expr]
+
+METRICS: dict[str, Build] = {
+    "dcg": lambda **kw: pr.dcg("rel", 3, by="score", **kw),
+    "ndcg": lambda **kw: pr.ndcg("rel", 3, by="score", **kw),
+    "ndcg_linear": lambda **kw: pr.ndcg("rel", by="score", gain="linear", **kw),
+    "err": lambda **kw: pr.err("rel", 4, max_grade=3, by="score", **kw),
+    "precision": lambda **kw: pr.precision("rel", 3, by="score", **kw),
+    "recall": lambda **kw: pr.recall("rel", 3, by="score", **kw),
+    "f1": lambda **kw: pr.f1("rel", 3, by="score", **kw),
+    "average_precision": lambda **kw: pr.average_precision("rel", by="score", **kw),
+    "map": lambda **kw: pr.map("rel", 5, by="score", threshold=2, **kw),
+    "reciprocal_rank": lambda **kw: pr.reciprocal_rank("rel", by="score", **kw),
+    "mrr": lambda **kw: pr.mrr("rel", 2, by="score", **kw),
+    "hit_rate": lambda **kw: pr.hit_rate("rel", 2, by="score", **kw),
+    "r_precision": lambda **kw: pr.r_precision("rel", by="score", **kw),
+    "rbp": lambda **kw: pr.rbp("rel", 0.7, by="score", **kw),
+    "bpref": lambda **kw: pr.bpref("rel", by="score", **kw),
+    "rank_correlation": lambda **kw: pr.rank_correlation("rel", by="score", **kw),
+    "auc": lambda **kw: pr.auc("rel", by="score", **kw),
+    "ctr": lambda **kw: pr.ctr("clicks", 3, by="pos", descending=False, **kw),
+    "ndcg_by_rank": lambda **kw: pr.ndcg("rel", 3, by="pos", descending=False, **kw),
+    "ndcg_secondary_key": lambda **kw: pr.ndcg("rel", 3, by=["score", "doc"], **kw),
+    "ndcg_row_order": lambda **kw: pr.ndcg("rel", 3, **kw),
+    "ap_optimistic": lambda **kw: pr.average_precision("rel", by="score", ties="optimistic", **kw),
+}
+
+
+def experiment(seed: int = 7, n_queries: int = 12) -> pl.DataFrame:
+    """Arms x queries with ties, unretrieved judged rows, unjudged rows, clicks."""
+    rnd = random.Random(seed)
+    rows = []
+    for arm in ("A", "B"):
+        for q in range(n_queries):
+            n = rnd.randint(1, 9)
+            for d in range(n):
+                retrieved = rnd.random() < 0.85
+                rows.append({
+                    "arm": arm,
+                    "qid": f"q{q}",
+                    "user": q % 3,
+                    "doc": f"d{rnd.randint(0, 99)}-{d}",
+                    "rel": None if rnd.random() < 0.15 else rnd.choice([0, 0, 1, 2, 3]),
+                    "score": rnd.choice([0.1, 0.5, 0.5, 0.9, 1.3]) if retrieved else None,
+                    "pos": d + 1,
+                    "clicks": rnd.choice([0, 0, 1]),
+                })
+    return pl.DataFrame(rows)
+
+
+DF = experiment()
+
+
+def close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def mean_defined(values: list[float | None]) -> float | None:
+    defined = [v for v in values if v is not None]
+    return sum(defined) / len(defined) if defined else None
+
+
+def per_query(build: Build, frame: pl.DataFrame, keys: list[str]) -> dict[tuple, float | None]:
+    out = frame.group_by(keys).agg(build().alias("m"))
+    return {tuple(r[k] for k in keys): r["m"] for r in out.iter_rows(named=True)}
+
+
+@pytest.fixture(params=sorted(METRICS), name="build")
+def metric(request: pytest.FixtureRequest) -> Build:
+    return METRICS[request.param]
+
+
+def test_over_equals_group_by(build: Build) -> None:
+    expected = per_query(build, DF, ["arm", "qid"])
+    windowed = DF.with_columns(build().over("arm", "qid").alias("m"))
+    for row in windowed.iter_rows(named=True):
+        assert close(row["m"], expected[(row["arm"], row["qid"])])
+
+
+def test_select_on_one_list_equals_group_by(build: Build) -> None:
+    expected = per_query(build, DF, ["arm", "qid"])
+    for (arm, qid), value in list(expected.items())[:8]:
+        one = DF.filter(arm=arm, qid=qid)
+        assert close(one.select(build().alias("m")).item(), value)
+
+
+def test_query_in_select_is_the_mean_over_queries(build: Build) -> None:
+    a = DF.filter(arm="A")
+    expected = mean_defined(list(per_query(build, a, ["qid"]).values()))
+    assert close(a.select(build(query="qid").alias("m")).item(), expected)
+
+
+def test_query_in_group_by_arm(build: Build) -> None:
+    per = per_query(build, DF, ["arm", "qid"])
+    got = DF.group_by("arm").agg(build(query="qid").alias("m"))
+    for arm, value in got.iter_rows():
+        assert close(value, mean_defined([v for (a, _), v in per.items() if a == arm]))
+
+
+def test_multi_column_query_ids(build: Build) -> None:
+    per = per_query(build, DF, ["arm", "qid"])
+    got = DF.select(build(query=["arm", "qid"]).alias("m")).item()
+    assert close(got, mean_defined(list(per.values())))
+    # a query expression works as well as names
+    as_expr = DF.select(build(query=[pl.col("arm"), pl.col("qid")]).alias("m")).item()
+    assert close(as_expr, got)
+
+
+def test_query_inside_over(build: Build) -> None:
+    expected = dict(DF.group_by("arm").agg(build(query="qid").alias("m")).iter_rows())
+    windowed = DF.with_columns(build(query="qid").over("arm").alias("m"))
+    for arm, value in windowed.select("arm", "m").iter_rows():
+        assert close(value, expected[arm])
+
+
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_lazy_and_streaming(build: Build, engine: str) -> None:
+    eager = DF.group_by("arm", "qid").agg(build().alias("m")).sort("arm", "qid")
+    lazy = (
+        DF.lazy().group_by("arm", "qid").agg(build().alias("m")).sort("arm", "qid")
+        .collect(engine=engine)  # type: ignore[call-overload]
+    )
+    for x, y in zip(eager["m"], lazy["m"], strict=True):
+        assert close(x, y)
+    by_arm = DF.lazy().group_by("arm").agg(build(query="qid").alias("m")).sort("arm")
+    expected = DF.group_by("arm").agg(build(query="qid").alias("m")).sort("arm")
+    for x, y in zip(by_arm.collect(engine=engine)["m"], expected["m"], strict=True):  # type: ignore[call-overload]
+        assert close(x, y)
+
+
+def test_namespace_equals_function() -> None:
+    for name in ("ndcg", "precision", "map", "mrr", "bpref", "auc", "ctr"):
+        fn = getattr(pr, name)
+        ns = getattr(pl.col("rel").rank, name)
+        a = DF.group_by("arm").agg(fn("rel", by="score", query="qid")).sort("arm")
+        b = DF.group_by("arm").agg(ns(by="score", query="qid")).sort("arm")
+        assert a.equals(b), name
+
+
+def test_every_registered_metric_is_covered() -> None:
+    covered = {name.split("_by_")[0] for name in METRICS}
+    missing = set(pr.metrics.__all__) - covered
+    assert not missing
