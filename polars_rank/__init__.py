@@ -23,8 +23,10 @@ shape: (1, 2)
 
 from __future__ import annotations
 
-from polars_rank import _namespace
+from polars_rank import _namespace, datasets
 from polars_rank._namespace import RankNameSpace
+from polars_rank.evaluate import InvalidDataError, evaluate
+from polars_rank.io import TrecFormatError, read_qrels, read_run, scan_qrels, scan_run, write_run
 from polars_rank.metrics import (
     auc,
     average_precision,
@@ -44,6 +46,7 @@ from polars_rank.metrics import (
     recall,
     reciprocal_rank,
 )
+from polars_rank.registry import parse_metric
 from polars_rank.validate import validate
 
 __version__ = "0.1.0"
@@ -69,5 +72,15 @@ __all__ = [
     "auc",
     "ctr",
     "validate",
+    "evaluate",
+    "parse_metric",
+    "scan_run",
+    "read_run",
+    "scan_qrels",
+    "read_qrels",
+    "write_run",
+    "InvalidDataError",
+    "TrecFormatError",
     "RankNameSpace",
+    "datasets",
 ]

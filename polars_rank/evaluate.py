@@ -1,0 +1,370 @@
+"""``evaluate()``: a run (and qrels) in, one Float64 column per metric out.
+
+trec_eval's semantics: the run is joined with the qrels so that judged documents the
+run never returned count for the ideal ranking and for recall; the queries
+evaluated are those of the run that have judgments (``missing="zero"`` adds the
+qrels queries absent from the run with every metric 0, as ``trec_eval -c``); equal
+scores are ordered by document id, descending (``ties="trec_eval"``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, TypeVar
+
+import polars as pl
+
+from polars_rank._params import check_choice
+from polars_rank.registry import Metric, parse_metric
+
+if TYPE_CHECKING:
+    from polars_rank._params import By
+
+__all__ = ["evaluate", "InvalidDataError"]
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+EvalTies = Literal["trec_eval", "first", "optimistic", "pessimistic", "expected"]
+Missing = Literal["skip", "zero"]
+
+_ORDER = "__polars_rank_order"
+_JUDGED = "__polars_rank_judged"
+_RETRIEVED = "__polars_rank_retrieved"
+
+
+class InvalidDataError(ValueError):
+    """The data cannot be evaluated; the message names the problem and the query."""
+
+
+def _names(value: str | Sequence[str] | None, what: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return list(value)
+    msg = f"{what} must be a column name or a list of column names, got {value!r}"
+    raise TypeError(msg)
+
+
+def _metric_list(metrics: str | Metric | Sequence[str | Metric]) -> list[tuple[str, Metric]]:
+    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if not items:
+        msg = "metrics must name at least one metric, e.g. ('ndcg@10', 'map')"
+        raise ValueError(msg)
+    out = [(str(m), parse_metric(m)) for m in items]
+    names = [name for name, _ in out]
+    if len(set(names)) != len(names):
+        msg = f"metrics has duplicate names: {names}"
+        raise ValueError(msg)
+    return out
+
+
+def _check_columns(frame: pl.LazyFrame, what: str, needed: dict[str, str]) -> pl.Schema:
+    """``needed``: column -> the evaluate() parameter that names it."""
+    schema = frame.collect_schema()
+    for column, param in needed.items():
+        if column not in schema:
+            msg = (f"{what} has no column {column!r} (named by {param}=); "
+                   f"its columns are {list(schema)}")
+            raise InvalidDataError(msg)
+    return schema
+
+
+def _check_numeric(schema: pl.Schema, column: str, what: str) -> None:
+    dtype = schema[column]
+    if not (dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null):
+        msg = f"{what} column {column!r} must be numeric, got {dtype}"
+        raise InvalidDataError(msg)
+
+
+def _first_offender(frame: pl.LazyFrame, mask: pl.Expr, keys: list[str]) -> pl.LazyFrame:
+    return frame.filter(mask.fill_null(False)).select(keys).head(1)
+
+
+def _validate(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame | None,
+    *,
+    query: str,
+    doc: str | None,
+    score: str,
+    rel: str,
+    groups: list[str],
+    max_grade: float | None,
+) -> None:
+    """Raise :class:`InvalidDataError` for the first problem found, before any metric.
+
+    In the same pass, warn about run queries without judgments.
+    """
+    labelled = run if qrels is None else qrels
+    where = "run" if qrels is None else "qrels"
+    label = pl.col(rel).cast(pl.Float64)
+    checks: list[tuple[str, pl.LazyFrame]] = [
+        (f"negative relevance in {where} column {rel!r}",
+         _first_offender(labelled, label < 0, [query])),
+        (f"non-finite relevance (NaN or inf) in {where} column {rel!r}",
+         _first_offender(labelled, ~label.is_finite(), [query])),
+        (f"NaN score in run column {score!r}",
+         _first_offender(run, pl.col(score).cast(pl.Float64).is_nan(), [query])),
+    ]
+    if max_grade is not None:
+        checks.append((f"relevance above max_grade={max_grade:g} (ERR) in {where} column {rel!r}",
+                       _first_offender(labelled, label > max_grade, [query])))
+    if doc is not None:
+        keys = [*groups, query, doc]
+        checks.append(("duplicate (query, doc) rows in the run",
+                       _first_offender(run, pl.struct(keys).is_duplicated(), [query, doc])))
+        if qrels is not None:
+            checks.append(("duplicate (query, doc) rows in the qrels",
+                           _first_offender(qrels, pl.struct(query, doc).is_duplicated(),
+                                           [query, doc])))
+    query_keys = [*groups, query]
+    if qrels is None:
+        unjudged = run.group_by(query_keys).agg(pl.col(rel).is_not_null().any().alias("judged"))
+        unjudged = unjudged.filter(~pl.col("judged")).select(query_keys)
+    else:
+        unjudged = run.select(query_keys).unique().join(qrels.select(query), on=query, how="anti")
+    summary = unjudged.select(pl.len(), pl.struct(query_keys).sort().head(3).implode().alias("e"))
+    *found, counted = pl.collect_all([frame for _, frame in checks] + [summary])
+    for (problem, _), rows in zip(checks, found, strict=True):
+        if rows.height:
+            where_ = ", ".join(f"{c}={v!r}" for c, v in rows.row(0, named=True).items())
+            msg = f"{problem}: first at {where_}"
+            raise InvalidDataError(msg)
+    count, examples = counted.row(0)
+    if count:
+        shown = ", ".join(
+            repr(e[query]) if not groups else f"({', '.join(f'{k}={v!r}' for k, v in e.items())})"
+            for e in examples
+        )
+        warnings.warn(
+            f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments and "
+            f"{'is' if count == 1 else 'are'} not evaluated (e.g. {shown})",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def evaluate(
+    run: FrameT,
+    qrels: pl.DataFrame | pl.LazyFrame | None = None,
+    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr@10"),
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    score: str = "score",
+    rel: str = "rel",
+    group_by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    ties: EvalTies = "trec_eval",
+    missing: Missing = "skip",
+    validate: bool = True,
+) -> FrameT:
+    """Evaluate a run against relevance judgments, per group or per query.
+
+    Parameters
+    ----------
+    run
+        One row per (query, document) with a ``score`` (higher is better); with
+        ``qrels=None`` it also holds the ``rel`` column, and rows with a null score
+        are judged documents the run did not retrieve.
+    qrels
+        Judgments, one row per (query, document) with ``rel``; ``None`` when the run
+        already carries them. Documents judged but not in the run count for the
+        ideal ranking and for recall, as in trec_eval.
+    metrics
+        Metric strings (see :mod:`polars_rank.registry`): ``"ndcg@10"``, ``"map"``,
+        ``"mrr@10"``, ``"p@5"``, ``"err@20(max_grade=4)"``, trec_eval spellings such
+        as ``"ndcg_cut_10"`` (linear gain, as trec_eval) or ``"P_10"``.
+    query, doc, score, rel
+        Column names.
+    group_by
+        Slice / arm columns of the run: one output row per group, the mean over its
+        queries (each query weighted once).
+    per_query
+        ``True``: one row per (group..., query) instead of means.
+    ties
+        ``"trec_eval"`` (equal scores ordered by doc id descending, byte-wise, as
+        trec_eval), ``"first"`` (the run's row order), ``"optimistic"`` or
+        ``"pessimistic"`` (relevant documents first / last among ties).
+    missing
+        Queries with judgments but nothing retrieved: ``"skip"`` (trec_eval), or
+        ``"zero"`` (every metric 0 for them, as ``trec_eval -c``).
+    validate
+        Check the data first and raise :class:`InvalidDataError` naming the problem
+        and the query (negative or non-finite relevance, NaN scores, duplicate
+        (query, doc) rows, labels above ERR's ``max_grade``). This costs one pass
+        over the data; switch it off only for data you already checked.
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        The group columns (and the query column with ``per_query=True``), then one
+        Float64 column per metric, named as given. Lazy in, lazy out.
+
+    Warns
+    -----
+    UserWarning
+        When run queries have no judgments: they are not evaluated, and the warning
+        says how many.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> run = pl.DataFrame({
+    ...     "qid": ["q1", "q1", "q1", "q2", "q2"],
+    ...     "docid": ["a", "b", "c", "a", "d"],
+    ...     "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+    ... })
+    >>> qrels = pl.DataFrame({
+    ...     "qid": ["q1", "q1", "q2", "q2"],
+    ...     "docid": ["b", "z", "d", "a"],
+    ...     "rel": [2, 1, 1, 0],
+    ... })
+    >>> pr.evaluate(run, qrels, ["ndcg@10", "map", "P_10"])
+    shape: (1, 3)
+    ┌──────────┬───────┬──────┐
+    │ ndcg@10  ┆ map   ┆ P_10 │
+    │ ---      ┆ ---   ┆ ---  │
+    │ f64      ┆ f64   ┆ f64  │
+    ╞══════════╪═══════╪══════╡
+    │ 0.576113 ┆ 0.375 ┆ 0.1  │
+    └──────────┴───────┴──────┘
+    >>> pr.evaluate(run, qrels, ["recall@2"], per_query=True)
+    shape: (2, 2)
+    ┌─────┬──────────┐
+    │ qid ┆ recall@2 │
+    │ --- ┆ ---      │
+    │ str ┆ f64      │
+    ╞═════╪══════════╡
+    │ q1  ┆ 0.5      │
+    │ q2  ┆ 1.0      │
+    └─────┴──────────┘
+    """
+    named = _metric_list(metrics)
+    check_choice(ties, "ties", ["trec_eval", "first", "optimistic", "pessimistic", "expected"])
+    check_choice(missing, "missing", ["skip", "zero"])
+    groups: list[str] = _names(group_by, "group_by")
+    for column, param in ((query, "query"), (doc, "doc"), (score, "score"), (rel, "rel")):
+        if not isinstance(column, str):
+            msg = f"{param} must be a column name, got {column!r}"
+            raise TypeError(msg)
+    max_grades = [m.max_grade for _, m in named if m.max_grade is not None]
+    max_grade = min(max_grades) if max_grades else None
+
+    lazy_run = run.lazy()
+    needs_doc = qrels is not None or ties == "trec_eval"
+    needed = {query: "query", score: "score", **dict.fromkeys(groups, "group_by")}
+    if needs_doc:
+        needed[doc] = "doc"
+    if qrels is None:
+        needed[rel] = "rel"
+    run_schema = _check_columns(lazy_run, "run", needed)
+    _check_numeric(run_schema, score, "run")
+    has_doc = doc in run_schema
+
+    lazy_qrels = None
+    if qrels is not None:
+        lazy_qrels = qrels.lazy()
+        qrels_schema = _check_columns(lazy_qrels, "qrels",
+                                      {query: "query", doc: "doc", rel: "rel"})
+        _check_numeric(qrels_schema, rel, "qrels")
+        lazy_qrels = lazy_qrels.select(query, doc, rel)
+        for key in (query, doc):  # join keys: make differing id types agree
+            if run_schema[key] != qrels_schema[key]:
+                lazy_run = lazy_run.with_columns(pl.col(key).cast(pl.String))
+                lazy_qrels = lazy_qrels.with_columns(pl.col(key).cast(pl.String))
+        if rel in run_schema:
+            lazy_run = lazy_run.drop(rel)
+    else:
+        _check_numeric(run_schema, rel, "run")
+
+    if validate:
+        _validate(lazy_run, lazy_qrels, query=query, doc=doc if has_doc else None,
+                  score=score, rel=rel, groups=groups, max_grade=max_grade)
+
+    joined = _join(lazy_run, lazy_qrels, query=query, doc=doc, score=score, rel=rel,
+                   groups=groups)
+    if ties == "trec_eval":
+        by: By = [pl.col(score), pl.col(doc).cast(pl.String)]
+        descending = [True, True]
+        tie_policy = "first"
+    elif ties == "first":
+        by, descending = [pl.col(score), pl.col(_ORDER)], [True, False]
+        tie_policy = "first"
+    else:  # relevance decides among equal scores
+        by, descending = [pl.col(score)], [True]
+        tie_policy = ties
+    exprs = [
+        m.expr(rel, by=by, descending=descending, ties=tie_policy).alias(name)
+        for name, m in named
+    ]
+    keys = [*groups, query]
+    per = joined.group_by(keys).agg(
+        *exprs,
+        pl.col(_JUDGED).any().alias(_JUDGED),
+        pl.col(score).is_not_null().any().alias(_RETRIEVED),
+    )
+    columns = [name for name, _ in named]
+
+    if missing == "skip":
+        per = per.filter(pl.col(_JUDGED) & pl.col(_RETRIEVED))
+    else:
+        per = per.filter(pl.col(_JUDGED)).with_columns(
+            pl.when(pl.col(_RETRIEVED)).then(pl.col(c)).otherwise(0.0).alias(c) for c in columns
+        )
+        if lazy_qrels is not None:
+            per = pl.concat([per, _absent(lazy_run, lazy_qrels, query, groups, columns,
+                                          per.collect_schema())], how="vertical")
+    per = per.select(*keys, *columns)
+
+    if per_query:
+        out = per.sort(keys)
+    elif groups:
+        out = per.group_by(groups).agg(pl.col(columns).mean()).sort(groups)
+    else:
+        out = per.select(pl.col(columns).mean())
+    return out if isinstance(run, pl.LazyFrame) else out.collect()
+
+
+def _join(run: pl.LazyFrame, qrels: pl.LazyFrame | None, *, query: str, doc: str,
+          score: str, rel: str, groups: list[str]) -> pl.LazyFrame:
+    """One frame: retrieved rows with their labels, then judged rows not retrieved."""
+    run = run.with_row_index(_ORDER)
+    if qrels is None:
+        return run.with_columns(pl.col(rel).is_not_null().alias(_JUDGED))
+    judged = qrels.with_columns(pl.lit(True).alias(_JUDGED))
+    retrieved = run.join(judged, on=[query, doc], how="left").with_columns(
+        pl.col(_JUDGED).fill_null(False)
+    )
+    # a query counts as judged if it is in the qrels at all, even when no retrieved
+    # doc was: mark every retrieved row of such a query
+    in_qrels = qrels.select(query).unique().with_columns(pl.lit(True).alias("__in_qrels"))
+    retrieved = (
+        retrieved.join(in_qrels, on=query, how="left")
+        .with_columns((pl.col(_JUDGED) | pl.col("__in_qrels").fill_null(False)).alias(_JUDGED))
+        .drop("__in_qrels")
+    )
+    present = run.select(*groups, query, doc)
+    unretrieved = (
+        run.select(*groups, query).unique()
+        .join(judged, on=query, how="inner")
+        .join(present, on=[*groups, query, doc], how="anti")
+    )
+    return pl.concat([retrieved, unretrieved], how="diagonal_relaxed")
+
+
+def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, query: str, groups: list[str],
+            columns: list[str], schema: pl.Schema) -> pl.LazyFrame:
+    """Zero rows for qrels queries absent from (each group of) the run: trec_eval -c."""
+    queries = qrels.select(query).unique()
+    keys = run.select(groups).unique().join(queries, how="cross") if groups else queries
+    absent = keys.join(run.select(*groups, query).unique(), on=[*groups, query], how="anti")
+    return absent.with_columns(
+        *(pl.lit(0.0).alias(c) for c in columns),
+        pl.lit(True).alias(_JUDGED),
+        pl.lit(False).alias(_RETRIEVED),
+    ).select(pl.col(name).cast(dtype) for name, dtype in schema.items())
+

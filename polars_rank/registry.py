@@ -1,0 +1,293 @@
+"""The metric registry: one entry per metric drives strings, aliases, the CLI and the docs.
+
+A *metric string* is ``name``, ``name@k`` and/or ``name(option=value, ...)``,
+case-insensitive: ``ndcg@10``, ``map``, ``err@20(max_grade=4)``,
+``ndcg@10(gain=linear)``, ``rbp(p=0.8)``. Names use polars-rank's defaults
+(``ndcg@10`` has exponential gain), with ir_measures spellings as aliases
+(``nDCG@10``, ``AP``, ``RR@10``, ``R@100``, ``P(rel=2)@10``) and trec_eval's own
+spellings meaning exactly what trec_eval computes (``ndcg_cut_10`` and
+``ndcg_cut.10`` are ``ndcg@10(gain=linear)``, ``P_10`` / ``P.10`` are ``p@10``,
+``recip_rank`` is ``mrr``, ``map_cut_10``, ``recall_100``, ``Rprec``,
+``success_10``).
+
+>>> from polars_rank.registry import parse_metric
+>>> m = parse_metric("ndcg_cut.10")
+>>> str(m), m.k, m.options
+('ndcg@10(gain=linear)', 10, {'gain': 'linear'})
+>>> str(parse_metric("ERR@20(max_grade=3)"))
+'err@20(max_grade=3)'
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from polars_rank import metrics
+from polars_rank._params import GAINS, check_k
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    import polars as pl
+
+__all__ = ["MetricDef", "Metric", "METRICS", "parse_metric"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """A metric option that a metric string may set."""
+
+    name: str
+    kind: type
+    default: Any
+    choices: tuple[str, ...] = ()
+    description: str = ""
+
+    def coerce(self, raw: str, metric: str) -> Any:
+        """Parse ``raw`` (text from a metric string) into the option's type."""
+        if self.choices:
+            value = raw.strip().strip("'\"").lower()
+            if value in self.choices:
+                return value
+            allowed = ", ".join(self.choices)
+            msg = f"{metric}: option {self.name}={raw!r} must be one of {allowed}"
+            raise ValueError(msg)
+        try:
+            number = float(raw)
+        except ValueError:
+            msg = f"{metric}: option {self.name}={raw!r} must be a number"
+            raise ValueError(msg) from None
+        return int(number) if number.is_integer() and self.kind is int else number
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """A registered metric."""
+
+    name: str
+    """Canonical metric-string name."""
+    function: Callable[..., pl.Expr]
+    aliases: tuple[str, ...] = ()
+    cutoff: bool = True
+    options: tuple[Option, ...] = ()
+    trec_eval: str = ""
+    summary: str = ""
+    paper: str = ""
+
+    def option(self, name: str) -> Option | None:
+        """The option called ``name`` (``rel`` is ir_measures' name for ``threshold``)."""
+        name = {"rel": "threshold"}.get(name, name)
+        return next((o for o in self.options if o.name == name), None)
+
+
+THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are relevant")
+
+METRICS: dict[str, MetricDef] = {
+    m.name: m
+    for m in [
+        MetricDef("ndcg", metrics.ndcg, ("ndcg_burges",),
+                  options=(Option("gain", str, "exponential", GAINS, "gain of a label"),),
+                  trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
+                  paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005"),
+        MetricDef("dcg", metrics.dcg,
+                  options=(Option("gain", str, "exponential", GAINS, "gain of a label"),),
+                  trec_eval="dcg (trec_eval 10, gain=linear)",
+                  summary="sum of gain(l_r) / log2(1 + r)",
+                  paper="Järvelin & Kekäläinen, TOIS 2002"),
+        MetricDef("map", metrics.average_precision, ("ap", "average_precision", "map_cut"),
+                  options=(THRESHOLD,), trec_eval="map, map_cut.k",
+                  summary="(1/R) sum of P@r at relevant ranks r <= k",
+                  paper="Buckley & Voorhees, 2000"),
+        MetricDef("mrr", metrics.reciprocal_rank, ("rr", "reciprocal_rank", "recip_rank"),
+                  options=(THRESHOLD,), trec_eval="recip_rank (no cutoff)",
+                  summary="1 / rank of the first relevant row within k",
+                  paper="Voorhees, TREC-8 QA 1999"),
+        MetricDef("p", metrics.precision, ("precision",), options=(THRESHOLD,),
+                  trec_eval="P.k", summary="relevant in the top k / k"),
+        MetricDef("recall", metrics.recall, ("r",), options=(THRESHOLD,),
+                  trec_eval="recall.k", summary="relevant in the top k / R"),
+        MetricDef("f1", metrics.f1, options=(THRESHOLD,),
+                  summary="harmonic mean of P@k and recall@k"),
+        MetricDef("err", metrics.err,
+                  options=(Option("max_grade", float, 4, description="highest label"),),
+                  summary="expected reciprocal rank of a cascade user",
+                  paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"),
+        MetricDef("hit_rate", metrics.hit_rate, ("success", "hits"), options=(THRESHOLD,),
+                  trec_eval="success.k", summary="1 if a relevant row is within k"),
+        MetricDef("rprec", metrics.r_precision, ("r_precision", "r-prec"), cutoff=False,
+                  options=(THRESHOLD,), trec_eval="Rprec", summary="precision at R"),
+        MetricDef("bpref", metrics.bpref, cutoff=False, options=(THRESHOLD,),
+                  trec_eval="bpref", summary="preference of judged relevant over non-relevant",
+                  paper="Buckley & Voorhees, SIGIR 2004"),
+        MetricDef("rbp", metrics.rbp,
+                  options=(Option("p", float, 0.8, description="persistence"), THRESHOLD),
+                  summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
+        MetricDef("rank_correlation", metrics.rank_correlation, ("rc",), cutoff=False,
+                  summary="share of retrieved pairs ordered as their labels",
+                  paper="Liu, Learning to Rank for IR, 2009"),
+        MetricDef("auc", metrics.auc, ("gauc",), cutoff=False, options=(THRESHOLD,),
+                  summary="ROC AUC of the ranking, ties 1/2"),
+    ]
+}
+
+_BY_ALIAS: dict[str, MetricDef] = {
+    alias: m for m in METRICS.values() for alias in (m.name, *m.aliases)
+}
+
+# trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
+_TREC: dict[str, tuple[str, dict[str, Any]]] = {
+    "ndcg_cut": ("ndcg", {"gain": "linear"}),
+    "map_cut": ("map", {}),
+    "p": ("p", {}),
+    "recall": ("recall", {}),
+    "success": ("hit_rate", {}),
+}
+
+_SYNTAX = re.compile(
+    r"^(?P<name>[a-z][a-z0-9_\-]*?)"
+    r"(?:\((?P<opts1>[^()]*)\))?"
+    r"(?:@(?P<k>[^()]+))?"
+    r"(?:\((?P<opts2>[^()]*)\))?$"
+)
+_TREC_CUT = re.compile(r"^(?P<name>[a-z_]+?)[._](?P<k>\d+)$")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A parsed metric string: a registered metric, a cutoff and options.
+
+    ``str(metric)`` is the canonical spelling: lower case, ``name@k``, then the options
+    that were given, in the registry's order. It parses back to an equal metric;
+    metrics are equal when they compute the same thing (defaults filled in).
+    """
+
+    definition: MetricDef
+    k: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        out = self.definition.name + (f"@{self.k}" if self.k is not None else "")
+        given = [
+            f"{o.name}={self._format(self.options[o.name])}"
+            for o in self.definition.options
+            if o.name in self.options
+        ]
+        return out + (f"({','.join(given)})" if given else "")
+
+    def _key(self) -> tuple[str, int | None, tuple[Any, ...]]:
+        values = tuple(self.options.get(o.name, o.default) for o in self.definition.options)
+        return self.definition.name, self.k, values
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Metric) and self._key() == other._key()
+
+    @staticmethod
+    def _format(value: Any) -> str:
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))
+        return str(value)
+
+    @property
+    def max_grade(self) -> float | None:
+        """The ERR max_grade this metric checks labels against, if any."""
+        if self.definition.name != "err":
+            return None
+        return float(self.options.get("max_grade", 4))
+
+    def expr(self, rel: str | pl.Expr, **kwargs: Any) -> pl.Expr:
+        """The metric's expression, ``kwargs`` being by/descending/query/ties."""
+        params = dict(self.options)
+        if self.k is not None:
+            params["k"] = self.k
+        if self.definition.name == "auc":
+            kwargs.pop("ties", None)
+        return self.definition.function(rel, **params, **kwargs)
+
+
+def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if not text or not text.strip():
+        return out
+    for part in text.split(","):
+        key, eq, raw = part.partition("=")
+        option = definition.option(key.strip())
+        if not eq or option is None:
+            allowed = ", ".join(o.name for o in definition.options) or "none"
+            msg = (f"{spec!r}: unknown option {part.strip()!r} for {definition.name} "
+                   f"(options: {allowed})")
+            raise ValueError(msg)
+        out[option.name] = option.coerce(raw, spec)
+    return out
+
+
+def _unknown(spec: str, name: str) -> ValueError:
+    names = sorted({*_BY_ALIAS, *(f"{t}_10" for t in _TREC)})
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else "."
+    return ValueError(f"unknown metric {spec!r}{hint} Known metrics: {', '.join(METRICS)}")
+
+
+def parse_metric(spec: str | Metric) -> Metric:
+    """Parse a metric string (case-insensitive) into a :class:`Metric`.
+
+    Parameters
+    ----------
+    spec
+        ``name``, ``name@k``, ``name(option=value)``, ``name@k(option=value)``, or a
+        trec_eval spelling such as ``ndcg_cut_10`` / ``P.10``.
+
+    Returns
+    -------
+    Metric
+        The parsed metric; ``str()`` of it is the canonical spelling.
+
+    Raises
+    ------
+    ValueError
+        Unknown metric (with the nearest valid names), bad cutoff or bad option.
+    """
+    if isinstance(spec, Metric):
+        return spec
+    if not isinstance(spec, str):
+        msg = f"a metric must be a string such as 'ndcg@10', got {spec!r}"
+        raise TypeError(msg)
+    text = spec.strip().lower().replace(" ", "")
+    if "," in text and "(" not in text:
+        msg = f"{spec!r}: one cutoff per metric string (write 'p@5' and 'p@10')"
+        raise ValueError(msg)
+    trec = _TREC_CUT.match(text)
+    if trec and trec["name"] in _TREC:
+        name, options = _TREC[trec["name"]]
+        return Metric(METRICS[name], check_k(int(trec["k"]), f"{spec!r}: cutoff"), options)
+    match = _SYNTAX.match(text)
+    if match is None:
+        raise _unknown(spec, text)
+    definition = _BY_ALIAS.get(match["name"])
+    if definition is None:
+        raise _unknown(spec, match["name"])
+    k: int | None = None
+    if match["k"] is not None:
+        if not definition.cutoff:
+            msg = f"{spec!r}: {definition.name} takes no cutoff"
+            raise ValueError(msg)
+        if not match["k"].isdigit():
+            msg = f"{spec!r}: the cutoff after '@' must be a positive int, got {match['k']!r}"
+            raise ValueError(msg)
+        k = check_k(int(match["k"]), f"{spec!r}: cutoff")
+    options = _options(match["opts1"], definition, spec)
+    options.update(_options(match["opts2"], definition, spec))
+    if match["name"] == "ndcg_burges":
+        options.setdefault("gain", "exponential")
+    metric = Metric(definition, k, options)
+    try:  # the function's own parameter checks, now
+        metric.expr("rel")
+    except (TypeError, ValueError) as exc:
+        msg = f"{spec!r}: {exc}"
+        raise ValueError(msg) from None
+    return metric

@@ -1,0 +1,359 @@
+"""Every metric expression against the plain-Python oracle in ``reference.py``.
+
+One ranked list per example: 0..12 rows, each with a label (None = unjudged, an int
+0..4, sometimes a fractional grade) and a score drawn from a small set, so ties are
+frequent (None = judged but not retrieved). The oracle's ranked list is Python's
+stable ``sorted`` of the retrieved rows by decreasing score, which is exactly
+``ties="first"``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+import pytest
+import reference as ref
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import polars_rank as pr
+
+TOL = 1e-12
+
+Label = float | None
+Row = tuple[Label, float | None]  # (label, score); score None = not retrieved
+
+# ---------------------------------------------------------------------------- strategies
+labels_st: st.SearchStrategy[Label] = st.one_of(
+    st.none(),
+    st.integers(0, 4),
+    st.integers(0, 4),  # weight integers over fractional grades
+    st.sampled_from([0.5, 1.5, 2.5, 3.5]),
+)
+scores_st: st.SearchStrategy[float | None] = st.one_of(
+    st.none(), st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0])
+)
+rows_st: st.SearchStrategy[list[Row]] = st.lists(st.tuples(labels_st, scores_st), max_size=12)
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every metric parameter at once; each metric reads the ones it has."""
+
+    k: int | None = None
+    gain: str = "exponential"
+    threshold: float = 1
+    p: float = 0.8
+    int_labels: bool = False  # an Int64 label column when every label is integral
+
+
+params_st = st.builds(
+    Params,
+    k=st.sampled_from([None, 1, 2, 3, 5, 20]),
+    gain=st.sampled_from(["exponential", "linear"]),
+    threshold=st.sampled_from([1, 2, 0.5]),
+    p=st.sampled_from([0.5, 0.8, 0.95]),
+    int_labels=st.booleans(),
+)
+
+
+# ---------------------------------------------------------------------------- the list
+@dataclass(frozen=True)
+class Case:
+    """One ranked list, both as a frame and as the oracle's arguments."""
+
+    rows: list[Row]
+
+    @property
+    def retrieved(self) -> list[Row]:
+        """Retrieved rows in rank order (stable: ties keep input order)."""
+        hits = [row for row in self.rows if row[1] is not None]
+        return sorted(hits, key=lambda row: -row[1])
+
+    @property
+    def ranked(self) -> list[Label]:
+        return [label for label, _ in self.retrieved]
+
+    @property
+    def unretrieved(self) -> list[Label]:
+        return [label for label, score in self.rows if score is None]
+
+    @property
+    def scores(self) -> list[float]:
+        return [score for _, score in self.retrieved]
+
+
+def label_column(labels: list[Label], params: Params) -> pl.Series:
+    """Float64 labels, or Int64 when asked for and every label is integral."""
+    integral = all(label is None or float(label).is_integer() for label in labels)
+    if params.int_labels and integral:
+        return pl.Series("rel", [None if x is None else int(x) for x in labels], pl.Int64)
+    return pl.Series("rel", [None if x is None else float(x) for x in labels], pl.Float64)
+
+
+def rank_column(rows: list[Row]) -> list[int | None]:
+    """Competition ranks (1 = best) of the scores, ties kept: ascending rank order."""
+    return [
+        None if score is None else 1 + sum(1 for _, s in rows if s is not None and s > score)
+        for _, score in rows
+    ]
+
+
+def frame(rows: list[Row], params: Params) -> pl.DataFrame:
+    return pl.DataFrame(
+        [
+            label_column([label for label, _ in rows], params),
+            pl.Series("score", [score for _, score in rows], pl.Float64),
+            pl.Series("rank", rank_column(rows), pl.Int64),
+        ]
+    )
+
+
+def row_order_frame(case: Case, params: Params) -> pl.DataFrame:
+    """Only the retrieved rows, already in rank order (for ``by=None``)."""
+    return pl.DataFrame([label_column(case.ranked, params)])
+
+
+def same(got: float | None, expected: float | None) -> bool:
+    if expected is None:
+        return got is None
+    return got is not None and math.isclose(got, expected, rel_tol=TOL, abs_tol=TOL)
+
+
+# ---------------------------------------------------------------------------- the metrics
+# name -> (expression from (params, ranking keyword arguments), oracle from (case, params))
+Ranking = dict[str, object]
+ExprFn = Callable[[Params, Ranking], pl.Expr]
+OracleFn = Callable[[Case, Params], "float | None"]
+
+METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
+    "dcg": (
+        lambda p, by: pr.dcg("rel", p.k, gain=p.gain, **by),
+        lambda c, p: ref.dcg(c.ranked, k=p.k, gain=p.gain),
+    ),
+    "ndcg": (
+        lambda p, by: pr.ndcg("rel", p.k, gain=p.gain, **by),
+        lambda c, p: ref.ndcg(c.ranked, c.unretrieved, k=p.k, gain=p.gain),
+    ),
+    "err": (
+        lambda p, by: pr.err("rel", p.k, max_grade=4, **by),
+        lambda c, p: ref.err(c.ranked, k=p.k, max_grade=4),
+    ),
+    "precision": (
+        lambda p, by: pr.precision("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.precision(c.ranked, k=p.k, threshold=p.threshold),
+    ),
+    "recall": (
+        lambda p, by: pr.recall("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.recall(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold),
+    ),
+    "f1": (
+        lambda p, by: pr.f1("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.f1(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold),
+    ),
+    "average_precision": (
+        lambda p, by: pr.average_precision("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.average_precision(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold),
+    ),
+    "reciprocal_rank": (
+        lambda p, by: pr.reciprocal_rank("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.reciprocal_rank(c.ranked, k=p.k, threshold=p.threshold),
+    ),
+    "hit_rate": (
+        lambda p, by: pr.hit_rate("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.hit_rate(c.ranked, k=p.k, threshold=p.threshold),
+    ),
+    "r_precision": (
+        lambda p, by: pr.r_precision("rel", threshold=p.threshold, **by),
+        lambda c, p: ref.r_precision(c.ranked, c.unretrieved, threshold=p.threshold),
+    ),
+    "rbp": (
+        lambda p, by: pr.rbp("rel", p.p, k=p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.rbp(c.ranked, p=p.p, k=p.k, threshold=p.threshold),
+    ),
+    "bpref": (
+        lambda p, by: pr.bpref("rel", threshold=p.threshold, **by),
+        lambda c, p: ref.bpref(c.ranked, c.unretrieved, threshold=p.threshold),
+    ),
+    "rank_correlation": (
+        lambda p, by: pr.rank_correlation("rel", **by),
+        lambda c, p: ref.rank_correlation(c.ranked),
+    ),
+    "auc": (
+        lambda p, by: pr.auc("rel", threshold=p.threshold, **by),
+        lambda c, p: ref.auc(c.scores, c.ranked, threshold=p.threshold),
+    ),
+    "ctr": (
+        lambda p, by: pr.ctr("rel", p.k, **by),
+        lambda c, p: ref.ctr(c.ranked, k=p.k),
+    ),
+}
+
+BY_SCORE: Ranking = {"by": "score"}
+BY_RANK: Ranking = {"by": "rank", "descending": False}
+BY_ROW_ORDER: Ranking = {"by": None}
+
+# pinned edge cases, run for every metric
+EMPTY: list[Row] = []
+ALL_UNRETRIEVED: list[Row] = [(1, None), (0, None), (None, None), (3, None)]
+SINGLE_RELEVANT: list[Row] = [(2, 1.0)]
+SINGLE_UNJUDGED: list[Row] = [(None, 0.5)]
+ALL_TIES: list[Row] = [(0, 1.0), (2, 1.0), (None, 1.0), (1.5, 1.0), (4, 1.0), (0, 1.0)]
+TIES_AND_MISSES: list[Row] = [(0, 2.0), (3, 0.5), (1, 2.0), (2, None), (None, 0.5), (1, -1.0)]
+SIGNED_ZERO: list[Row] = [(0, 0.0), (1, -0.0), (2, 0.0), (None, -0.0)]  # -0.0 == 0.0: a tie
+
+
+def pinned(test: Callable[..., None]) -> Callable[..., None]:
+    """Pin the edge cases with a few parameter combinations."""
+    cases = [
+        (EMPTY, Params()),
+        (EMPTY, Params(k=3, threshold=2)),
+        (ALL_UNRETRIEVED, Params()),
+        (ALL_UNRETRIEVED, Params(k=1, gain="linear", threshold=0.5)),
+        (SINGLE_RELEVANT, Params()),
+        (SINGLE_RELEVANT, Params(k=20, threshold=2, p=0.5, int_labels=True)),
+        (SINGLE_UNJUDGED, Params(k=1)),
+        (ALL_TIES, Params()),
+        (ALL_TIES, Params(k=2, gain="linear", threshold=2, p=0.95)),
+        (TIES_AND_MISSES, Params(k=3)),
+        (TIES_AND_MISSES, Params(threshold=0.5, int_labels=True)),
+        (SIGNED_ZERO, Params(k=2)),
+    ]
+    for rows, params in reversed(cases):
+        test = example(rows=rows, params=params)(test)
+    return test
+
+
+# ---------------------------------------------------------------------------- tests
+@pytest.mark.parametrize("name", list(METRICS))
+@settings(max_examples=200, deadline=None)
+@given(rows=rows_st, params=params_st)
+@pinned
+def test_metric_matches_reference(name: str, rows: list[Row], params: Params) -> None:
+    build, oracle = METRICS[name]
+    case = Case(rows)
+    got = frame(rows, params).select(build(params, BY_SCORE)).item()
+    expected = oracle(case, params)
+    assert same(got, expected), f"{name}: got {got!r}, reference {expected!r} ({params})"
+
+
+def test_every_public_metric_is_covered() -> None:
+    aliases = {"map", "mrr"}
+    public = set(pr.metrics.__all__) - aliases
+    assert public == set(METRICS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=rows_st, params=params_st)
+@pinned
+def test_ascending_rank_column_equals_score(rows: list[Row], params: Params) -> None:
+    """``by=rank, descending=False`` (competition ranks, ties kept) is the score ranking."""
+    df = frame(rows, params)
+    case = Case(rows)
+    by_rank = df.select(
+        build(params, BY_RANK).alias(name) for name, (build, _) in METRICS.items()
+    ).row(0, named=True)
+    by_score = df.select(
+        build(params, BY_SCORE).alias(name) for name, (build, _) in METRICS.items()
+    ).row(0, named=True)
+    for name, (_, oracle) in METRICS.items():
+        expected = oracle(case, params)
+        assert same(by_rank[name], by_score[name]), (name, by_rank[name], by_score[name])
+        assert same(by_rank[name], expected), (name, by_rank[name], expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=rows_st, params=params_st)
+@pinned
+def test_row_order_ranking(rows: list[Row], params: Params) -> None:
+    """``by=None``: a frame of retrieved rows in rank order is the ranked list itself."""
+    case = Case(rows)
+    ranked_only = Case([(label, score) for label, score in case.retrieved])
+    df = row_order_frame(case, params)
+    got = df.select(
+        build(params, BY_ROW_ORDER).alias(name) for name, (build, _) in METRICS.items()
+    ).row(0, named=True)
+    for name, (_, oracle) in METRICS.items():
+        if name == "auc":
+            # row order: the first row is best, every row a distinct position
+            positions = [float(-i) for i in range(len(ranked_only.ranked))]
+            expected = ref.auc(positions, ranked_only.ranked, threshold=params.threshold)
+        else:
+            expected = oracle(ranked_only, params)
+        assert same(got[name], expected), (name, got[name], expected)
+
+
+# ---------------------------------------------------------------------------- namespace
+FAMILIES = {
+    "gain": ["dcg", "ndcg", "err"],
+    "binary": [
+        "precision",
+        "recall",
+        "f1",
+        "average_precision",
+        "map",
+        "reciprocal_rank",
+        "mrr",
+        "hit_rate",
+        "r_precision",
+        "rbp",
+        "bpref",
+    ],
+    "pairwise": ["rank_correlation", "auc"],
+    "clicks": ["ctr"],
+}
+
+
+def namespace_pair(name: str, params: Params) -> tuple[pl.Expr, pl.Expr]:
+    """(function form, namespace form) of one metric with the same arguments."""
+    ranking = {"by": "score", "query": "qid"}
+    kwargs: dict[str, object] = {}
+    args: tuple[object, ...] = ()
+    if name in ("dcg", "ndcg"):
+        args, kwargs = (params.k,), {"gain": params.gain}
+    elif name == "err":
+        args, kwargs = (params.k,), {"max_grade": 4}
+    elif name in ("r_precision", "bpref"):
+        kwargs = {"threshold": params.threshold}
+    elif name == "rbp":
+        args, kwargs = (params.p,), {"k": params.k, "threshold": params.threshold}
+    elif name == "rank_correlation":
+        pass
+    elif name == "auc":
+        kwargs = {"threshold": params.threshold}
+    elif name == "ctr":
+        args = (params.k,)
+    else:
+        args, kwargs = (params.k,), {"threshold": params.threshold}
+    function = getattr(pr, name)("rel", *args, **kwargs, **ranking)
+    method = getattr(pl.col("rel").rank, name)(*args, **kwargs, **ranking)
+    return function, method
+
+
+queries_st = st.lists(st.tuples(st.integers(0, 3), labels_st, scores_st), max_size=20)
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+@settings(max_examples=30, deadline=None)
+@given(rows=queries_st, params=params_st)
+def test_namespace_equals_function(
+    family: str, rows: list[tuple[int, Label, float | None]], params: Params
+) -> None:
+    df = pl.DataFrame(
+        {
+            "qid": [q for q, _, _ in rows],
+            "rel": [label for _, label, _ in rows],
+            "score": [score for _, _, score in rows],
+        },
+        schema={"qid": pl.Int64, "rel": pl.Float64, "score": pl.Float64},
+    )
+    for name in FAMILIES[family]:
+        function, method = namespace_pair(name, params)
+        via_function, via_method = df.select(function, method.alias("method")).row(0)
+        assert same(via_method, via_function), (name, via_method, via_function)
+        per_query = df.group_by("qid").agg(function, method.alias("method"))
+        for _, a, b in per_query.iter_rows():
+            assert same(b, a), (name, b, a)

@@ -1,0 +1,384 @@
+"""The command line: ``polars-rank eval`` against pytrec_eval, formats, errors, demo.
+
+``main(argv)`` is called in-process (output captured with capsys); ``--help`` also
+runs as ``python -m polars_rank`` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+import pytrec_eval
+
+import polars_rank
+from polars_rank.__main__ import main
+
+METRICS = ["ndcg_cut_10", "map", "P_5"]  # trec_eval's spellings: named as pytrec_eval's keys
+TREC_MEASURES = {"ndcg_cut.10", "map", "P.5"}
+SEEDS = range(6)
+
+Run = dict[str, dict[str, float]]
+Qrels = dict[str, dict[str, int]]
+
+
+def make_case(seed: int) -> tuple[Run, Qrels]:
+    """A small TREC case with every awkward feature trec_eval handles.
+
+    Tied scores, unjudged retrieved documents, judged documents the run never
+    retrieved, a query only in the qrels, a query only in the run, an id that looks
+    like a number ("007") and a query with no relevant document.
+    """
+    rng = random.Random(seed)
+    run: Run = {}
+    qrels: Qrels = {}
+    for q in ["q1", "q2", "q3", "007", "q10", "q_norel"]:
+        docs = [f"d{i}" for i in rng.sample(range(40), rng.randint(6, 18))]
+        run[q] = {d: rng.choice([0.5, 1.0, 1.0, 2.0, 2.0, 3.25, -1.0]) for d in docs[:-3]}
+        judged = rng.sample(docs, k=len(docs) // 2) + docs[-3:]  # last 3: unretrieved
+        labels = [0] if q == "q_norel" else [0, 0, 1, 2, 3]
+        qrels[q] = {d: rng.choice(labels) for d in judged}
+        qrels[q].setdefault(docs[-1], 0)
+        qrels[q][docs[-2]] = 2 if q != "q_norel" else 0  # a relevant unretrieved doc
+    qrels["q_qrels_only"] = {"d1": 1, "d2": 0, "d3": 2}
+    run["q_run_only"] = {"d1": 1.0, "d2": 0.5}
+
+    # the features the case promises
+    retrieved_unjudged = [(q, d) for q in run if q in qrels for d in run[q] if d not in qrels[q]]
+    judged_unretrieved = [(q, d) for q in qrels if q in run for d in qrels[q] if d not in run[q]]
+    assert retrieved_unjudged
+    assert judged_unretrieved
+    assert any(len(set(docs.values())) < len(docs) for docs in run.values())  # ties
+    return run, qrels
+
+
+def write_case(tmp_path: Path, run: Run, qrels: Qrels, name: str = "run_a.txt") -> tuple[str, str]:
+    qrels_path = tmp_path / "qrels.txt"
+    run_path = tmp_path / name
+    qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items()
+                                  for d, r in docs.items()))
+    # ranks deliberately not in score order: trec_eval ranks by score only
+    run_path.write_text("".join(f"{q} Q0 {d} {i + 1} {s!r} tag\n" for q, docs in run.items()
+                                for i, (d, s) in enumerate(docs.items())))
+    return str(qrels_path), str(run_path)
+
+
+def trec_eval(run: Run, qrels: Qrels) -> dict[str, dict[str, float]]:
+    """pytrec_eval's per-query values (queries in both the run and the qrels)."""
+    return pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
+
+
+def read_csv(text: str) -> pl.DataFrame:
+    return pl.read_csv(io.StringIO(text), infer_schema=False)
+
+
+def values(frame: pl.DataFrame, column: str) -> dict[tuple[str, str], float]:
+    return {(m, q): float(v) for m, q, v in frame.select("metric", "qid", column).rows()}
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ----------------------------------------------------------------------- against trec_eval
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_eval_means_equal_trec_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    seed: int) -> None:
+    run, qrels = make_case(seed)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path,
+                           "-m", "ndcg_cut_10", "-m", "map", "-m", "P_5", "--format", "csv")
+    assert code == 0
+    frame = read_csv(out)
+    assert frame.columns == ["metric", "qid", "run_a.txt"]
+    assert frame["metric"].to_list() == METRICS  # in the order asked, means only
+    assert set(frame["qid"]) == {"all"}
+
+    reference = trec_eval(run, qrels)
+    assert set(reference) == (set(run) & set(qrels))
+    got = values(frame, "run_a.txt")
+    for metric in METRICS:
+        mean = sum(r[metric] for r in reference.values()) / len(reference)
+        assert got[metric, "all"] == pytest.approx(mean, abs=1e-9), metric
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_eval_per_query_equals_trec_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         seed: int) -> None:
+    run, qrels = make_case(seed)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndcg_cut_10",
+                           "-m", "map", "-m", "P_5", "--format", "csv", "--per-query")
+    assert code == 0
+    frame = read_csv(out)
+    reference = trec_eval(run, qrels)
+    got = values(frame, "run_a.txt")
+    expected_keys = {(m, q) for m in METRICS for q in [*reference, "all"]}
+    assert set(got) == expected_keys  # no qrels-only, no run-only query
+    assert "007" in frame["qid"]  # ids stay strings end to end
+    for q, per_query in reference.items():
+        for metric in METRICS:
+            assert got[metric, q] == pytest.approx(per_query[metric], abs=1e-9), (metric, q)
+    for metric in METRICS:
+        mean = sum(r[metric] for r in reference.values()) / len(reference)
+        assert got[metric, "all"] == pytest.approx(mean, abs=1e-9)
+    # per metric: the queries, then "all" last
+    for metric in METRICS:
+        assert frame.filter(pl.col("metric") == metric)["qid"].to_list()[-1] == "all"
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_eval_negative_qrels_labels_as_trec_eval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int,
+) -> None:
+    # -1 / -2 ("in the pool, not judged") read as null: same values as trec_eval
+    run, qrels = make_case(seed)
+    rng = random.Random(seed)
+    for docs in qrels.values():
+        for d in docs:
+            if rng.random() < 0.3:
+                docs[d] = rng.choice([-1, -2])
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndcg_cut_10",
+                           "-m", "map", "-m", "P_5", "--format", "csv", "--per-query")
+    assert code == 0
+    got = values(read_csv(out), "run_a.txt")
+    reference = trec_eval(run, qrels)
+    assert {q for _, q in got} == {*reference, "all"}
+    for q, per_query in reference.items():
+        for metric in METRICS:
+            assert got[metric, q] == pytest.approx(per_query[metric], abs=1e-9), (metric, q)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_eval_missing_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                           seed: int) -> None:
+    run, qrels = make_case(seed)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndcg_cut_10",
+                           "-m", "map", "-m", "P_5", "--format", "csv", "--per-query",
+                           "--missing", "zero")
+    assert code == 0
+    got = values(read_csv(out), "run_a.txt")
+    reference = trec_eval(run, qrels)
+    reference["q_qrels_only"] = dict.fromkeys(METRICS, 0.0)  # trec_eval -c
+    assert {q for _, q in got} == {*reference, "all"}
+    for metric in METRICS:
+        assert got[metric, "q_qrels_only"] == 0.0
+        for q, per_query in reference.items():
+            assert got[metric, q] == pytest.approx(per_query[metric], abs=1e-9)
+        mean = sum(r[metric] for r in reference.values()) / len(reference)
+        assert got[metric, "all"] == pytest.approx(mean, abs=1e-9)
+
+    # means only: the zero query is in the mean too
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "map",
+                           "--format", "csv", "--missing", "zero")
+    assert code == 0
+    mean = sum(r["map"] for r in reference.values()) / len(reference)
+    assert values(read_csv(out), "run_a.txt")["map", "all"] == pytest.approx(mean, abs=1e-9)
+
+
+def test_two_runs_side_by_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_a, qrels = make_case(0)
+    run_b, _ = make_case(1)  # same query ids, other documents and scores
+    qrels_path, path_a = write_case(tmp_path, run_a, qrels, "bm25.run")
+    _, path_b = write_case(tmp_path, run_b, qrels, "dense.run")
+    code, out, _ = run_cli(capsys, "eval", qrels_path, path_a, path_b, "-m", "ndcg_cut_10",
+                           "-m", "map", "-m", "P_5", "--format", "csv", "--per-query")
+    assert code == 0
+    frame = read_csv(out)
+    assert frame.columns == ["metric", "qid", "bm25.run", "dense.run"]
+    for name, run in [("bm25.run", run_a), ("dense.run", run_b)]:
+        got = values(frame, name)
+        reference = trec_eval(run, qrels)
+        for q, per_query in reference.items():
+            for metric in METRICS:
+                assert got[metric, q] == pytest.approx(per_query[metric], abs=1e-9)
+        for metric in METRICS:
+            mean = sum(r[metric] for r in reference.values()) / len(reference)
+            assert got[metric, "all"] == pytest.approx(mean, abs=1e-9)
+
+
+def test_two_runs_with_different_queries(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 0, "b": 2}}
+    qrels_path, path_a = write_case(tmp_path, {"q1": {"a": 2.0, "b": 1.0}}, qrels, "one.run")
+    _, path_b = write_case(tmp_path, {"q2": {"a": 1.0, "b": 2.0}, "q1": {"b": 1.0}}, qrels,
+                           "two.run")
+    code, out, _ = run_cli(capsys, "eval", qrels_path, path_a, path_b, "-m", "P_1",
+                           "--format", "csv", "--per-query")
+    assert code == 0
+    frame = read_csv(out)
+    assert frame.columns == ["metric", "qid", "one.run", "two.run"]
+    rows = {q: (a, b) for _, q, a, b in frame.rows()}
+    assert rows["q2"][0] is None  # q2 not in run one: empty cell, not 0
+    assert float(rows["q2"][1]) == 1.0
+    assert float(rows["all"][0]) == 1.0  # mean over run one's own queries
+    assert float(rows["all"][1]) == 0.5
+
+
+# -------------------------------------------------------------------------------- formats
+
+def test_format_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, qrels = make_case(2)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndcg_cut_10",
+                           "-m", "map", "-m", "P_5", "--format", "json", "--per-query")
+    assert code == 0
+    records = json.loads(out)
+    reference = trec_eval(run, qrels)
+    assert len(records) == len(METRICS) * (len(reference) + 1)
+    for record in records:
+        assert set(record) == {"metric", "qid", "run_a.txt"}
+        if record["qid"] != "all":
+            expected = reference[record["qid"]][record["metric"]]
+            assert record["run_a.txt"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_format_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, qrels = make_case(3)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndcg_cut_10",
+                           "-m", "map", "-m", "P_5", "--format", "table")
+    assert code == 0
+    header, *lines = out.splitlines()
+    assert "metric" in header
+    assert "run_a.txt" in header
+    assert len(lines) == len(METRICS)
+    reference = trec_eval(run, qrels)
+    for metric, line in zip(METRICS, lines, strict=True):
+        cells = line.split()
+        assert cells[:2] == [metric, "all"]
+        assert re.fullmatch(r"-?\d+\.\d{4}", cells[2]), line
+        mean = sum(r[metric] for r in reference.values()) / len(reference)
+        assert float(cells[2]) == pytest.approx(mean, abs=5e-5)
+
+
+def test_format_table_is_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, qrels = make_case(4)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path)  # default metrics
+    assert code == 0
+    header, *lines = out.splitlines()
+    assert "metric" in header
+    assert len(lines) == 3
+    assert all(re.search(r"\d\.\d{4}$", line) for line in lines)
+
+
+# --------------------------------------------------------------------------------- errors
+
+def test_unknown_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, qrels = make_case(0)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, err = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndgc@10")
+    assert code == 2
+    assert "did you mean" in err
+    assert "ndgc@10" in err
+    assert out == ""
+
+
+def test_malformed_run_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text("q1 0 d1 1\n")
+    run_path = tmp_path / "broken.run"
+    run_path.write_text("# my run\n\nq1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 two t\n")
+    code, out, err = run_cli(capsys, "eval", str(qrels_path), str(run_path), "-m", "map")
+    assert code == 2
+    assert re.search(r"\bline 4\b", err), err
+    assert "broken.run" in err
+    assert "q1 Q0 d2 2 two t" in err
+    assert out == ""
+
+
+def test_malformed_qrels_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels_path = tmp_path / "broken.qrels"
+    qrels_path.write_text("q1 0 d1 1\n\nq1 0 d2 1.5\n")
+    run_path = tmp_path / "run.txt"
+    run_path.write_text("q1 Q0 d1 1 2.0 t\n")
+    code, _, err = run_cli(capsys, "eval", str(qrels_path), str(run_path), "-m", "map")
+    assert code == 2
+    assert re.search(r"\bline 3\b", err), err
+    assert "broken.qrels" in err
+
+
+@pytest.mark.parametrize("which", ["run", "qrels"])
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], which: str) -> None:
+    run, qrels = make_case(0)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    missing = str(tmp_path / "does_not_exist.txt")
+    argv = [missing, run_path] if which == "qrels" else [qrels_path, missing]
+    code, out, err = run_cli(capsys, "eval", *argv, "-m", "map")
+    assert code == 2
+    assert "does_not_exist.txt" in err
+    assert out == ""
+
+
+def test_unjudged_run_queries_warn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, qrels = make_case(0)
+    run["q_run_only_2"] = {"d5": 1.0}  # two run queries without judgments
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, err = run_cli(capsys, "eval", qrels_path, run_path, "-m", "map",
+                             "--format", "csv")
+    assert code == 0
+    assert "warning" in err
+    assert re.search(r"\b2\b", err), err
+    assert "judgment" in err
+    reference = trec_eval(run, qrels)  # the warned queries are not in the mean
+    mean = sum(r["map"] for r in reference.values()) / len(reference)
+    assert values(read_csv(out), "run_a.txt")["map", "all"] == pytest.approx(mean, abs=1e-9)
+
+
+def test_no_command_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "eval" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------- demo and metrics
+
+def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    with pl.Config():  # the demo sets display options: keep them out of later tests
+        code, out, _ = run_cli(capsys, "demo", "--queries", "50")
+    assert code == 0
+    assert "Per arm" in out
+    assert "50 queries" in out
+
+
+def test_demo_leaves_polars_config_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    # main() is public and returns an exit code, so it can run inside a process
+    # (a notebook, a test session): it must not change polars' global display options
+    before = pl.Config.state(if_set=True)
+    with pl.Config():
+        assert main(["demo", "--queries", "50"]) == 0
+        after = pl.Config.state(if_set=True)
+    capsys.readouterr()
+    assert after == before
+
+
+def test_metrics_lists_ndcg(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "metrics")
+    assert code == 0
+    assert "ndcg" in out
+    assert "map" in out
+
+
+def test_module_help() -> None:
+    root = Path(polars_rank.__file__).resolve().parent.parent
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, "-m", "polars_rank", "eval", "--help"],
+        capture_output=True, text=True, env=env, timeout=60, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "trec_eval" in result.stdout

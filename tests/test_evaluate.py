@@ -1,0 +1,326 @@
+"""evaluate(): trec_eval's numbers from frames and files, slices, bad input."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import TYPE_CHECKING
+
+import polars as pl
+import pytest
+import pytrec_eval
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_trec_parity import trec_case
+
+import polars_rank as pr
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# our metric string -> pytrec_eval measure key
+TREC_METRICS = {
+    "ndcg_cut_10": "ndcg_cut_10",
+    "ndcg_cut.5": "ndcg_cut_5",
+    "ndcg(gain=linear)": "ndcg",
+    "map": "map",
+    "map_cut_10": "map_cut_10",
+    "recip_rank": "recip_rank",
+    "P_5": "P_5",
+    "P.10": "P_10",
+    "recall_10": "recall_10",
+    "Rprec": "Rprec",
+    "bpref": "bpref",
+    "success_1": "success_1",
+}
+MEASURES = {
+    "ndcg_cut.5,10",
+    "ndcg",
+    "map",
+    "map_cut.10",
+    "recip_rank",
+    "P.5,10",
+    "recall.10",
+    "Rprec",
+    "bpref",
+    "success.1",
+}
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+def frames(run: dict, qrels: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
+    run_df = pl.DataFrame(
+        [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
+        schema={"qid": pl.String, "docid": pl.String, "score": pl.Float64},
+        orient="row",
+    )
+    qrels_df = pl.DataFrame(
+        [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()],
+        schema={"qid": pl.String, "docid": pl.String, "rel": pl.Int64},
+        orient="row",
+    )
+    return run_df, qrels_df
+
+
+def assert_matches(per: pl.DataFrame, expected: dict, zero_queries: set[str] = frozenset()) -> None:
+    got = per.rows_by_key("qid", named=True, unique=True)
+    assert set(got) == set(expected) | zero_queries
+    for qid in zero_queries:
+        assert all(got[qid][m] == 0.0 for m in TREC_METRICS)
+    for qid, values in expected.items():
+        for ours, theirs in TREC_METRICS.items():
+            assert math.isclose(got[qid][ours], values[theirs], abs_tol=1e-9), (qid, ours)
+
+
+def quiet_evaluate(*args: object, **kwargs: object) -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # run queries without judgments
+        return pr.evaluate(*args, **kwargs)  # type: ignore[arg-type]
+
+
+@SETTINGS
+@given(trec_case(), st.booleans())
+def test_per_query_equals_trec_eval_from_frames(case: tuple[dict, dict], lazy: bool) -> None:
+    run, qrels = case
+    expected = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    run_df, qrels_df = frames(run, qrels)
+    source = run_df.lazy() if lazy else run_df
+    out = quiet_evaluate(source, qrels_df, list(TREC_METRICS), per_query=True)
+    assert isinstance(out, pl.LazyFrame) == lazy
+    per = out.collect() if isinstance(out, pl.LazyFrame) else out
+    assert_matches(per, expected)
+    means = quiet_evaluate(run_df, qrels_df, list(TREC_METRICS))
+    for ours, theirs in TREC_METRICS.items():
+        values = [v[theirs] for v in expected.values()]
+        want = sum(values) / len(values) if values else None
+        got = means[ours].item()
+        assert (got is None and want is None) or math.isclose(got, want, abs_tol=1e-9)
+
+
+@SETTINGS
+@given(trec_case())
+def test_missing_zero_is_trec_eval_dash_c(case: tuple[dict, dict]) -> None:
+    run, qrels = case
+    expected = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    run_df, qrels_df = frames(run, qrels)
+    per = quiet_evaluate(run_df, qrels_df, list(TREC_METRICS), per_query=True, missing="zero")
+    assert_matches(per, expected, zero_queries=set(qrels) - set(run))
+
+
+def write_trec(
+    path: Path, run: dict, qrels: dict, negative: dict[str, set[str]]
+) -> tuple[Path, Path]:
+    run_path, qrels_path = path / "run.txt", path / "qrels.txt"
+    lines = [
+        f"{q}\tQ0  {d} {i + 1} {s!r}  tag"
+        for q, docs in run.items()
+        for i, (d, s) in enumerate(docs.items())
+    ]
+    run_path.write_text("# a run\n" + "\n".join(lines) + "\n")
+    rels = [
+        f"{q} 0 {d} {-1 if d in negative.get(q, ()) else r}"
+        for q, docs in qrels.items()
+        for d, r in docs.items()
+    ]
+    qrels_path.write_text("\n".join(rels) + "\n\n")
+    return run_path, qrels_path
+
+
+@SETTINGS
+@given(trec_case(), st.data())
+def test_files_with_negative_labels_equal_trec_eval(
+    tmp_path_factory: pytest.TempPathFactory, case: tuple[dict, dict], data: st.DataObject
+) -> None:
+    run, qrels = case
+    negative = {q: {d for d in docs if data.draw(st.booleans())} for q, docs in qrels.items()}
+    trec_qrels = {
+        q: {d: (-1 if d in negative[q] else r) for d, r in docs.items()}
+        for q, docs in qrels.items()
+    }
+    expected = pytrec_eval.RelevanceEvaluator(trec_qrels, MEASURES).evaluate(run)
+    run_path, qrels_path = write_trec(tmp_path_factory.mktemp("trec"), run, qrels, negative)
+    per = quiet_evaluate(
+        pr.scan_run(run_path), pr.scan_qrels(qrels_path), list(TREC_METRICS), per_query=True
+    ).collect()
+    assert_matches(per, expected)
+
+
+def two_systems() -> tuple[pl.DataFrame, pl.DataFrame]:
+    qrels = pl.DataFrame(
+        {
+            "qid": ["1", "1", "1", "2", "2", "3"],
+            "docid": ["a", "b", "c", "a", "d", "e"],
+            "rel": [2, 0, 1, 1, 3, 1],
+        }
+    )
+    run = pl.DataFrame(
+        {
+            "arm": ["A"] * 5 + ["B"] * 5,
+            "qid": ["1", "1", "1", "2", "2"] * 2,
+            "docid": ["a", "b", "x", "a", "d", "c", "a", "b", "d", "y"],
+            "score": [3.0, 2.0, 1.0, 1.0, 0.5, 3.0, 2.0, 2.0, 1.0, 1.0],
+        }
+    )
+    return run, qrels
+
+
+def test_group_by_arm_equals_evaluating_each_arm_alone() -> None:
+    run, qrels = two_systems()
+    metrics = ["ndcg@10", "map", "mrr", "recall@2", "bpref"]
+    both = pr.evaluate(run, qrels, metrics, group_by="arm")
+    assert both["arm"].to_list() == ["A", "B"]
+    for arm in ("A", "B"):
+        alone = pr.evaluate(run.filter(arm=arm).drop("arm"), qrels, metrics)
+        row = both.filter(arm=arm).drop("arm")
+        assert row.equals(alone)
+    per = pr.evaluate(run, qrels, metrics, group_by="arm", per_query=True)
+    assert per.columns == ["arm", "qid", *metrics]
+    assert per.height == 4
+    assert per.group_by("arm").agg(pl.col(metrics).mean()).sort("arm").equals(both)
+
+
+def test_group_by_missing_zero_counts_absent_queries_per_arm() -> None:
+    run, qrels = two_systems()
+    per = pr.evaluate(run, qrels, ["map"], group_by="arm", per_query=True, missing="zero")
+    assert per.filter(qid="3")["map"].to_list() == [0.0, 0.0]
+    assert per.height == 6
+
+
+def test_ties_policies() -> None:
+    run = pl.DataFrame({"qid": ["q"] * 3, "docid": ["a", "b", "c"], "score": [1.0] * 3})
+    qrels = pl.DataFrame({"qid": ["q"], "docid": ["a"], "rel": [1]})
+    trec = pr.evaluate(run, qrels, ["mrr"])  # docid descending: c, b, a
+    first = pr.evaluate(run, qrels, ["mrr"], ties="first")  # file order: a, b, c
+    optimistic = pr.evaluate(run.reverse(), qrels, ["mrr"], ties="optimistic")
+    pessimistic = pr.evaluate(run, qrels, ["mrr"], ties="pessimistic")
+    assert trec.item() == pytest.approx(1 / 3)
+    assert first.item() == 1.0
+    assert optimistic.item() == 1.0
+    assert pessimistic.item() == pytest.approx(1 / 3)
+
+
+def test_run_with_labels_and_no_qrels() -> None:
+    run, qrels = two_systems()
+    one = run.filter(arm="A").drop("arm")
+    expected = pr.evaluate(one, qrels, ["ndcg@5", "recall@10"], missing="zero")
+    # the same data as one frame: a full join with null scores for unretrieved docs
+    full = one.join(qrels, on=["qid", "docid"], how="full", coalesce=True)
+    got = pr.evaluate(full, None, ["ndcg@5", "recall@10"], missing="zero")
+    assert got.equals(expected)
+
+
+def test_output_columns_are_named_as_given() -> None:
+    run, qrels = two_systems()
+    out = pr.evaluate(run, qrels, ["nDCG@10", "AP", "P_10", "err@5(max_grade=3)"], group_by="arm")
+    assert out.columns == ["arm", "nDCG@10", "AP", "P_10", "err@5(max_grade=3)"]
+    assert all(dtype == pl.Float64 for dtype in out.dtypes[1:])
+
+
+def test_query_without_judgments_warns_with_count() -> None:
+    run, qrels = two_systems()
+    extra = pl.DataFrame(
+        {"arm": ["A", "A"], "qid": ["9", "8"], "docid": ["a", "a"], "score": [1.0, 1.0]}
+    )
+    with pytest.warns(UserWarning, match=r"2 run queries have no judgments .*qid='8'.*qid='9'"):
+        pr.evaluate(pl.concat([run, extra]), qrels, ["map"], group_by="arm")
+
+
+# --- bad input: an error naming the problem and the query, before any metric ----------
+
+
+def bad(run_changes: dict | None = None, qrels_changes: dict | None = None):
+    run, qrels = two_systems()
+    run = run.filter(arm="A").drop("arm")
+    if run_changes:
+        run = run.with_columns(**run_changes)
+    if qrels_changes:
+        qrels = qrels.with_columns(**qrels_changes)
+    return run, qrels
+
+
+@pytest.mark.parametrize(
+    ("run_changes", "qrels_changes", "match"),
+    [
+        (
+            None,
+            {"rel": pl.when(pl.col("docid") == "d").then(-1).otherwise(pl.col("rel"))},
+            r"negative relevance in qrels column 'rel': first at qid='2'",
+        ),
+        (
+            None,
+            {"rel": pl.when(pl.col("docid") == "e").then(float("nan")).otherwise(pl.col("rel"))},
+            r"non-finite relevance .*qid='3'",
+        ),
+        (
+            {
+                "score": pl.when(pl.col("docid") == "d")
+                .then(float("nan"))
+                .otherwise(pl.col("score"))
+            },
+            None,
+            r"NaN score in run column 'score': first at qid='2'",
+        ),
+        (
+            {"docid": pl.when(pl.col("docid") == "x").then(pl.lit("a")).otherwise(pl.col("docid"))},
+            None,
+            r"duplicate \(query, doc\) rows in the run: first at qid='1', docid='a'",
+        ),
+    ],
+)
+def test_bad_data_raises_naming_the_query(run_changes, qrels_changes, match) -> None:
+    run, qrels = bad(run_changes, qrels_changes)
+    with pytest.raises(pr.InvalidDataError, match=match):
+        pr.evaluate(run, qrels, ["ndcg@10"])
+    with pytest.raises(pr.InvalidDataError, match=match):  # lazy: raised at the call
+        pr.evaluate(run.lazy(), qrels.lazy(), ["ndcg@10"])
+
+
+def test_duplicate_qrels_rows() -> None:
+    run, qrels = bad()
+    with pytest.raises(pr.InvalidDataError, match=r"duplicate .* in the qrels: first at qid='3'"):
+        pr.evaluate(run, pl.concat([qrels, qrels.tail(1)]), ["map"])
+
+
+def test_label_above_max_grade_for_err() -> None:
+    run, qrels = bad()
+    with pytest.raises(pr.InvalidDataError, match=r"above max_grade=2 .*qid='2'"):
+        pr.evaluate(run, qrels, ["ndcg@10", "err@10(max_grade=2)"])
+    pr.evaluate(run, qrels, ["ndcg@10", "err@10(max_grade=3)"])  # fine
+
+
+def test_missing_columns_and_wrong_dtypes() -> None:
+    run, qrels = bad()
+    with pytest.raises(pr.InvalidDataError, match=r"run has no column 'score' \(named by score=\)"):
+        pr.evaluate(run.drop("score"), qrels)
+    with pytest.raises(pr.InvalidDataError, match=r"qrels has no column 'rel'"):
+        pr.evaluate(run, qrels.rename({"rel": "label"}))
+    with pytest.raises(
+        pr.InvalidDataError, match=r"run column 'score' must be numeric, got String"
+    ):
+        pr.evaluate(run.with_columns(pl.col("score").cast(pl.String)), qrels)
+    with pytest.raises(pr.InvalidDataError, match=r"qrels column 'rel' must be numeric"):
+        pr.evaluate(run, qrels.with_columns(pl.col("rel").cast(pl.String)))
+
+
+def test_bad_parameters() -> None:
+    run, qrels = bad()
+    with pytest.raises(ValueError, match="did you mean ndcg"):
+        pr.evaluate(run, qrels, ["ndgc@10"])
+    with pytest.raises(ValueError, match="missing must be one of 'skip', 'zero'"):
+        pr.evaluate(run, qrels, missing="all")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="ties must be one of"):
+        pr.evaluate(run, qrels, ties="random")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="duplicate names"):
+        pr.evaluate(run, qrels, ["map", "map"])
+    with pytest.raises(ValueError, match="at least one metric"):
+        pr.evaluate(run, qrels, [])
+
+
+def test_integer_ids_join_string_ids() -> None:
+    run, qrels = bad()
+    as_int = run.with_columns(pl.col("qid").cast(pl.Int64))
+    assert pr.evaluate(as_int, qrels, ["map"]).equals(pr.evaluate(run, qrels, ["map"]))
