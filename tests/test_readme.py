@@ -21,6 +21,12 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert f"```bash\n{command}\n```" in README
 
 
+def test_ci_runs_exactly_the_readme_demo_command() -> None:
+    ci_line = next(line for line in CI.splitlines() if "polars-rank demo" in line)
+    command = ci_line.removesuffix(" || exit 1")
+    assert f"```bash\n{command}\n```" in README
+
+
 def test_readme_names_every_metric() -> None:
     for name in pr.metrics.__all__:
         assert re.search(rf"`{name}\b", README), name
