@@ -43,7 +43,8 @@ def _lines(path: PathLike) -> pl.LazyFrame:
         return pl.LazyFrame(schema={"line_no": pl.UInt32, "line": pl.String})
     return (
         pl.scan_csv(Path(path), has_header=False, separator="\x00", quote_char=None,
-                    schema={"line": pl.String}, encoding="utf8-lossy")
+                    schema={"line": pl.String}, encoding="utf8-lossy",
+                    raise_if_empty=False)
         .with_row_index("line_no", offset=1)
         .with_columns(pl.col("line").str.strip_chars())
         .filter(pl.col("line").is_not_null() & (pl.col("line") != "")
