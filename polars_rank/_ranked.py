@@ -52,6 +52,28 @@ class Ranked:
     ties: str
     query: tuple[pl.Expr, ...]
     name: str | None
+    given_positions: pl.Expr | None = None
+    """Sparse mode: the rank of each row (null = not retrieved); rows not listed are
+    non-relevant, and only relevance-carrying rows need to be present."""
+    given_n_retrieved: pl.Expr | None = None
+    """Sparse mode: the number of retrieved rows of the list."""
+
+    presorted: bool = False
+    """Sparse mode: rows already come in rank order (unretrieved last)."""
+
+    @classmethod
+    def sparse(cls, rel: str, positions: str, n_retrieved: str, *, presorted: bool = False,
+               ) -> Ranked:
+        """A list given by the ranks of its judged rows (``evaluate``'s fast path).
+
+        The context holds every judged row of one query: those retrieved carry their
+        rank (1-based) in ``positions``, the others null; ``n_retrieved`` holds the
+        length of the ranked list. Unjudged retrieved rows need not be present: they
+        only occupy ranks, which ``positions`` already accounts for. ``presorted``: the
+        rows of each list already come in rank order, unretrieved last.
+        """
+        return cls(pl.col(rel).cast(pl.Float64), (pl.col(positions),), (False,), "first", (),
+                   None, pl.col(positions), pl.col(n_retrieved).max().fill_null(0), presorted)
 
     @classmethod
     def build(
@@ -91,6 +113,8 @@ class Ranked:
 
     def n_retrieved(self) -> pl.Expr:
         """Number of retrieved rows (non-null first ranking key)."""
+        if self.given_n_retrieved is not None:
+            return self.given_n_retrieved
         return self.keys[0].count() if self.keys else pl.len()
 
     def bad(self, *extra: pl.Expr) -> pl.Expr:
@@ -104,7 +128,15 @@ class Ranked:
 
     # ------------------------------------------------------------------ rank order
     def ordered(self, values: pl.Expr, k: int | None = None) -> pl.Expr:
-        """``values`` in rank order (retrieved first, then unretrieved), first ``k``."""
+        """``values`` in rank order (retrieved first, then unretrieved), first ``k``.
+
+        In sparse mode every row is kept (rows past ``k`` are masked by
+        :meth:`retrieved`), aligned with :meth:`positions`.
+        """
+        if self.given_positions is not None:
+            if self.presorted:
+                return values
+            return values.sort_by(self.given_positions, nulls_last=True, maintain_order=True)
         out = values
         if self.keys:
             keys = list(self.keys)
@@ -116,13 +148,24 @@ class Ranked:
         return out if k is None else out.head(k)
 
     @staticmethod
-    def positions(k: int | None = None) -> pl.Expr:
-        """Ranks 1..min(n, k), aligned with ``ordered(values, k)``."""
+    def ideal_positions(k: int | None = None) -> pl.Expr:
+        """Ranks 1..min(n, k) of the context's rows (the ideal ordering)."""
         n = pl.len() if k is None else pl.min_horizontal(pl.len(), pl.lit(k, pl.UInt32))
         return pl.int_range(1, n + 1, dtype=pl.Int64)
 
+    def positions(self, k: int | None = None) -> pl.Expr:
+        """Ranks aligned with ``ordered(values, k)`` (null on rows not retrieved)."""
+        if self.given_positions is not None:
+            ranks = self.given_positions
+            return (ranks if self.presorted else ranks.sort(nulls_last=True)).cast(pl.Int64)
+        return self.ideal_positions(k)
+
     def retrieved(self, k: int | None = None) -> pl.Expr:
-        """Mask aligned with ``ordered(values, k)``: True on retrieved rows."""
+        """Mask aligned with ``ordered(values, k)``: True on retrieved rows within k."""
+        if self.given_positions is not None:
+            ranks = self.positions()
+            inside = ranks.is_not_null()
+            return inside if k is None else inside & (ranks <= k)
         return self.positions(k) <= self.n_retrieved()
 
     # ------------------------------------------------------------------ finishing

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 import polars as pl
 
 from polars_rank._params import check_choice
+from polars_rank._ranked import Ranked
 from polars_rank.registry import Metric, parse_metric
 
 if TYPE_CHECKING:
@@ -92,10 +93,16 @@ def _validate(
     rel: str,
     groups: list[str],
     max_grade: float | None,
-) -> None:
+    run_duplicates: pl.LazyFrame | None = None,
+    run_lists: pl.LazyFrame | None = None,
+    with_frames: Sequence[pl.LazyFrame] = (),
+) -> list[pl.DataFrame]:
     """Raise :class:`InvalidDataError` for the first problem found, before any metric.
 
-    In the same pass, warn about run queries without judgments.
+    In the same pass, warn about run queries without judgments, and collect
+    ``with_frames`` (plans that share work with the checks). ``run_duplicates``, when
+    given, is a plan returning the first duplicate (query, doc) of the run;
+    ``run_lists`` one row per (group..., query) of the run.
     """
     labelled = run if qrels is None else qrels
     where = "run" if qrels is None else "qrels"
@@ -111,22 +118,26 @@ def _validate(
     if max_grade is not None:
         checks.append((f"relevance above max_grade={max_grade:g} (ERR) in {where} column {rel!r}",
                        _first_offender(labelled, label > max_grade, [query])))
-    if doc is not None:
+    if run_duplicates is not None:
+        checks.append(("duplicate (query, doc) rows in the run", run_duplicates))
+    elif doc is not None:
         keys = [*groups, query, doc]
         checks.append(("duplicate (query, doc) rows in the run",
                        _first_offender(run, pl.struct(keys).is_duplicated(), [query, doc])))
-        if qrels is not None:
-            checks.append(("duplicate (query, doc) rows in the qrels",
-                           _first_offender(qrels, pl.struct(query, doc).is_duplicated(),
-                                           [query, doc])))
+    if doc is not None and qrels is not None:
+        checks.append(("duplicate (query, doc) rows in the qrels",
+                       _first_offender(qrels, pl.struct(query, doc).is_duplicated(),
+                                       [query, doc])))
     query_keys = [*groups, query]
     if qrels is None:
         unjudged = run.group_by(query_keys).agg(pl.col(rel).is_not_null().any().alias("judged"))
         unjudged = unjudged.filter(~pl.col("judged")).select(query_keys)
     else:
-        unjudged = run.select(query_keys).unique().join(qrels.select(query), on=query, how="anti")
+        lists = run.select(query_keys).unique() if run_lists is None else run_lists
+        unjudged = lists.join(qrels.select(query), on=query, how="anti")
     summary = unjudged.select(pl.len(), pl.struct(query_keys).sort().head(3).implode().alias("e"))
-    *found, counted = pl.collect_all([frame for _, frame in checks] + [summary])
+    collected = pl.collect_all([frame for _, frame in checks] + [summary, *with_frames])
+    found, counted = collected[: len(checks)], collected[len(checks)]
     for (problem, _), rows in zip(checks, found, strict=True):
         if rows.height:
             where_ = ", ".join(f"{c}={v!r}" for c, v in rows.row(0, named=True).items())
@@ -144,6 +155,7 @@ def _validate(
             UserWarning,
             stacklevel=3,
         )
+    return collected[len(checks) + 1 :]
 
 
 def evaluate(
@@ -281,32 +293,18 @@ def evaluate(
     else:
         _check_numeric(run_schema, rel, "run")
 
-    if validate:
-        _validate(lazy_run, lazy_qrels, query=query, doc=doc if has_doc else None,
-                  score=score, rel=rel, groups=groups, max_grade=max_grade)
-
-    joined = _join(lazy_run, lazy_qrels, query=query, doc=doc, score=score, rel=rel,
-                   groups=groups)
-    if ties == "trec_eval":
-        by: By = [pl.col(score), pl.col(doc).cast(pl.String)]
-        descending = [True, True]
-        tie_policy = "first"
-    elif ties == "first":
-        by, descending = [pl.col(score), pl.col(_ORDER)], [True, False]
-        tie_policy = "first"
-    else:  # relevance decides among equal scores
-        by, descending = [pl.col(score)], [True]
-        tie_policy = ties
-    exprs = [
-        m.expr(rel, by=by, descending=descending, ties=tie_policy).alias(name)
-        for name, m in named
-    ]
     keys = [*groups, query]
-    per = joined.group_by(keys).agg(
-        *exprs,
-        pl.col(_JUDGED).any().alias(_JUDGED),
-        pl.col(score).is_not_null().any().alias(_RETRIEVED),
-    )
+    sparse = ties in ("trec_eval", "first") and all(m.definition.sparse for _, m in named)
+    if sparse:
+        per = _per_query_sparse(lazy_run, lazy_qrels, named, ties=ties, validate=validate,
+                                max_grade=max_grade, has_doc=has_doc, query=query, doc=doc,
+                                score=score, rel=rel, groups=groups)
+    else:
+        if validate:
+            _validate(lazy_run, lazy_qrels, doc=doc if has_doc else None, max_grade=max_grade,
+                      query=query, score=score, rel=rel, groups=groups)
+        per = _per_query_dense(lazy_run, lazy_qrels, named, ties=ties, query=query, doc=doc,
+                               score=score, rel=rel, groups=groups)
     columns = [name for name, _ in named]
 
     if missing == "skip":
@@ -316,7 +314,8 @@ def evaluate(
             pl.when(pl.col(_RETRIEVED)).then(pl.col(c)).otherwise(0.0).alias(c) for c in columns
         )
         if lazy_qrels is not None:
-            per = pl.concat([per, _absent(lazy_run, lazy_qrels, query, groups, columns,
+            retrieved = lazy_run.filter(pl.col(score).is_not_null())
+            per = pl.concat([per, _absent(retrieved, lazy_qrels, query, groups, columns,
                                           per.collect_schema())], how="vertical")
     per = per.select(*keys, *columns)
 
@@ -368,3 +367,88 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, query: str, groups: list[str
         pl.lit(False).alias(_RETRIEVED),
     ).select(pl.col(name).cast(dtype) for name, dtype in schema.items())
 
+
+
+def _per_query_dense(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
+                     named: list[tuple[str, Metric]], *, query: str, doc: str, score: str,
+                     rel: str, groups: list[str], ties: str) -> pl.LazyFrame:
+    """Per-query metrics on the full joined lists: every metric, every tie policy."""
+    joined = _join(run, qrels, query=query, doc=doc, score=score, rel=rel, groups=groups)
+    if ties == "trec_eval":
+        by: By = [pl.col(score), pl.col(doc).cast(pl.String)]
+        descending, tie_policy = [True, True], "first"
+    elif ties == "first":
+        by, descending, tie_policy = [pl.col(score), pl.col(_ORDER)], [True, False], "first"
+    else:  # relevance decides among equal scores
+        by, descending, tie_policy = [pl.col(score)], [True], ties
+    exprs = [m.expr(rel, by=by, descending=descending, ties=tie_policy).alias(name)
+             for name, m in named]
+    return joined.group_by([*groups, query]).agg(
+        *exprs,
+        pl.col(_JUDGED).any().alias(_JUDGED),
+        pl.col(score).is_not_null().any().alias(_RETRIEVED),
+    )
+
+
+_POS = "__polars_rank_pos"
+_N_RET = "__polars_rank_n_retrieved"
+_DUP = "__polars_rank_duplicate"
+
+
+def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
+                      named: list[tuple[str, Metric]], *, query: str, doc: str, score: str,
+                      rel: str, groups: list[str], ties: str, validate: bool,
+                      max_grade: float | None, has_doc: bool) -> pl.LazyFrame:
+    """Per-query metrics from the ranks of the judged documents only (the fast path).
+
+    One window pass ranks every retrieved row (score descending, then doc id
+    descending or row order); only judged rows go on, with their rank and the list
+    length, so the metrics work on ~R rows per query instead of the whole run.
+    """
+    keys = [*groups, query]
+    retrieved = run.filter(pl.col(score).is_not_null())
+    if ties == "trec_eval":
+        tie_key = pl.col(doc).cast(pl.String)
+    else:
+        retrieved = retrieved.with_row_index(_ORDER)
+        tie_key = -pl.col(_ORDER).cast(pl.Int64)
+    ranked = retrieved.with_columns(
+        pl.struct(pl.col(score).cast(pl.Float64), tie_key)
+        .rank("ordinal", descending=True).over(keys).alias(_POS),
+        pl.len().over(keys).alias(_N_RET),
+        *([pl.col(doc).is_duplicated().over(keys).alias(_DUP)] if has_doc else []),
+    )
+    lists = ranked.filter(pl.col(_POS) == 1).select(*keys, _N_RET)  # one row per list
+    if qrels is None:
+        judged_ranked = ranked.filter(pl.col(rel).is_not_null())
+        unretrieved = (
+            run.filter(pl.col(score).is_null() & pl.col(rel).is_not_null())
+            .join(lists, on=keys, how="left")
+        )
+    else:
+        judged_ranked = ranked.join(qrels, on=[query, doc], how="inner")
+        unretrieved = (
+            lists.join(qrels, on=query, how="inner")
+            .join(judged_ranked.select(*keys, doc), on=[*keys, doc], how="anti")
+        )
+    columns = [*keys, _POS, _N_RET, rel]
+    sparse = pl.concat(
+        [judged_ranked.select(columns),
+         unretrieved.select(*keys, _N_RET, rel)],
+        how="diagonal_relaxed",
+    )
+    if validate:
+        duplicates = ranked.filter(pl.col(_DUP)).select(query, doc).head(1) if has_doc else None
+        (materialised,) = _validate(run, qrels, query=query, doc=doc if has_doc else None,
+                                    score=score, rel=rel, groups=groups, max_grade=max_grade,
+                                    run_duplicates=duplicates, run_lists=lists.select(keys),
+                                    with_frames=[sparse])
+        sparse = materialised.lazy()
+    # rank order within each list once, so no metric sorts: group_by keeps row order
+    sparse = sparse.sort(_POS, nulls_last=True, maintain_order=True)
+    ranked_list = Ranked.sparse(rel, _POS, _N_RET, presorted=True)
+    return sparse.group_by(keys).agg(
+        *(m.value(ranked_list).cast(pl.Float64).alias(name) for name, m in named),
+        pl.lit(True).alias(_JUDGED),
+        (pl.col(_N_RET).max().fill_null(0) > 0).alias(_RETRIEVED),
+    )

@@ -154,7 +154,10 @@ def test_eval_negative_qrels_labels_as_trec_eval(
                            "-m", "map", "-m", "P_5", "--format", "csv", "--per-query")
     assert code == 0
     got = values(read_csv(out), "run_a.txt")
-    reference = trec_eval(run, qrels)
+    # pytrec_eval-terrier can crash on negative labels; for these measures trec_eval
+    # treats them as absent from the qrels, so the oracle gets them dropped
+    reference = trec_eval(run, {q: {d: r for d, r in docs.items() if r >= 0}
+                                for q, docs in qrels.items()})
     assert {q for _, q in got} == {*reference, "all"}
     for q, per_query in reference.items():
         for metric in METRICS:

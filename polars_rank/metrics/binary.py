@@ -41,15 +41,69 @@ def _hits(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
     return pl.when(r.retrieved(k)).then(r.ordered(r.relevant(threshold), k)).otherwise(0.0)
 
 
-def _precision(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
+def precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """P@k of a ranked list (validated parameters)."""
     hits = _hits(r, k, threshold)
     denominator = pl.lit(float(k)) if k is not None else r.n_retrieved().cast(pl.Float64)
     return safe_div(hits.sum(), denominator)
 
 
-def _recall(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
+def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """Recall@k of a ranked list (validated parameters)."""
     hits = _hits(r, k, threshold)
     return safe_div(hits.sum(), r.n_relevant(threshold))
+
+
+def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """F1@k of a ranked list (validated parameters)."""
+    p, rc = precision_value(r, k, threshold), recall_value(r, k, threshold)
+    return safe_div(2.0 * p * rc, p + rc)
+
+
+def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """AP@k of a ranked list (validated parameters)."""
+    hits = _hits(r, k, threshold)
+    precision_at_hits = hits * hits.cum_sum() / r.positions(k)
+    return safe_div(precision_at_hits.sum(), r.n_relevant(threshold))
+
+
+def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """RR@k of a ranked list (validated parameters)."""
+    return (_hits(r, k, threshold) / r.positions(k)).max().fill_null(0.0)
+
+
+def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """Hit rate @k of a ranked list (validated parameters)."""
+    return _hits(r, k, threshold).max().fill_null(0.0)
+
+
+def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
+    """R-precision of a ranked list (validated parameters)."""
+    n_rel = r.n_relevant(threshold)
+    hits = _hits(r, None, threshold)
+    in_top_r = pl.when(r.positions() <= n_rel).then(hits).otherwise(0.0)
+    return safe_div(in_top_r.sum(), n_rel)
+
+
+def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """RBP of a ranked list (validated parameters)."""
+    hits = _hits(r, k, threshold)
+    weights = pl.lit(float(p)).pow(r.positions(k) - 1)
+    return (1.0 - p) * (hits * weights).fill_null(0.0).sum()
+
+
+def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
+    """Bpref of a ranked list (validated parameters)."""
+    non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
+    n_rel, n_non = r.n_relevant(threshold), non_relevant.sum()
+    ranked_rel = r.ordered(r.relevant(threshold))
+    ranked_non = r.ordered(non_relevant)
+    above = ranked_non.cum_sum() - ranked_non  # judged non-relevant ranked above
+    penalty = pl.when(above > 0).then(
+        pl.min_horizontal(above, n_rel) / pl.min_horizontal(n_rel, n_non)
+    ).otherwise(0.0)
+    contrib = pl.when(r.retrieved()).then(ranked_rel * (1.0 - penalty)).otherwise(0.0)
+    return safe_div(contrib.sum(), n_rel)
 
 
 def precision(
@@ -110,7 +164,7 @@ def precision(
     └─────┴─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    return r.finish(_precision(r, cutoff(k), _threshold(threshold)))
+    return r.finish(precision_value(r, cutoff(k), _threshold(threshold)))
 
 
 def recall(
@@ -166,7 +220,7 @@ def recall(
     └──────────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    return r.finish(_recall(r, cutoff(k), _threshold(threshold)))
+    return r.finish(recall_value(r, cutoff(k), _threshold(threshold)))
 
 
 def f1(
@@ -223,9 +277,7 @@ def f1(
     └─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    kk, t = cutoff(k), _threshold(threshold)
-    p, rc = _precision(r, kk, t), _recall(r, kk, t)
-    return r.finish(safe_div(2.0 * p * rc, p + rc))
+    return r.finish(f1_value(r, cutoff(k), _threshold(threshold)))
 
 
 def average_precision(
@@ -285,11 +337,7 @@ def average_precision(
     └──────────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    t = _threshold(threshold)
-    kk = cutoff(k)
-    hits = _hits(r, kk, t)
-    precision_at_hits = hits * hits.cum_sum() / Ranked.positions(kk)
-    return r.finish(safe_div(precision_at_hits.sum(), r.n_relevant(t)))
+    return r.finish(average_precision_value(r, cutoff(k), _threshold(threshold)))
 
 
 def reciprocal_rank(
@@ -347,9 +395,7 @@ def reciprocal_rank(
     └─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    kk = cutoff(k)
-    hits = _hits(r, kk, _threshold(threshold))
-    return r.finish((hits / Ranked.positions(kk)).max().fill_null(0.0))
+    return r.finish(reciprocal_rank_value(r, cutoff(k), _threshold(threshold)))
 
 
 def hit_rate(
@@ -405,8 +451,7 @@ def hit_rate(
     └─────┴─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    hits = _hits(r, cutoff(k), _threshold(threshold))
-    return r.finish(hits.max().fill_null(0.0))
+    return r.finish(hit_rate_value(r, cutoff(k), _threshold(threshold)))
 
 
 def r_precision(
@@ -459,11 +504,7 @@ def r_precision(
     └──────────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    t = _threshold(threshold)
-    n_rel = r.n_relevant(t)
-    hits = _hits(r, None, t)
-    in_top_r = pl.when(Ranked.positions() <= n_rel).then(hits).otherwise(0.0)
-    return r.finish(safe_div(in_top_r.sum(), n_rel))
+    return r.finish(r_precision_value(r, _threshold(threshold)))
 
 
 def rbp(
@@ -527,10 +568,7 @@ def rbp(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
-    kk = cutoff(k)
-    hits = _hits(r, kk, _threshold(threshold))
-    weights = pl.lit(persistence).pow(Ranked.positions(kk) - 1)
-    return r.finish((1.0 - persistence) * (hits * weights).sum())
+    return r.finish(rbp_value(r, persistence, cutoff(k), _threshold(threshold)))
 
 
 def bpref(
@@ -587,15 +625,4 @@ def bpref(
     └─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
-    t = _threshold(threshold)
-    non_relevant = (r.labels < t).fill_null(False).cast(pl.Float64)  # judged only
-    n_rel, n_non = r.n_relevant(t), non_relevant.sum()
-    ranked_rel = r.ordered(r.relevant(t))
-    ranked_non = r.ordered(non_relevant)
-    retrieved = r.retrieved()
-    above = ranked_non.cum_sum() - ranked_non  # judged non-relevant ranked above
-    penalty = pl.when(above > 0).then(
-        pl.min_horizontal(above, n_rel) / pl.min_horizontal(n_rel, n_non)
-    ).otherwise(0.0)
-    contrib = pl.when(retrieved).then(ranked_rel * (1.0 - penalty)).otherwise(0.0)
-    return r.finish(safe_div(contrib.sum(), n_rel))
+    return r.finish(bpref_value(r, _threshold(threshold)))

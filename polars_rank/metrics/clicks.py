@@ -71,8 +71,12 @@ def ctr(
     └─────────┘
     """
     r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
-    kk = cutoff(k)
-    ranked = r.ordered(r.gains(), kk)
-    shown = r.retrieved(kk)
-    n_shown = shown.sum().cast(pl.Float64)
-    return r.finish(safe_div(pl.when(shown).then(ranked).otherwise(0.0).sum(), n_shown))
+    return r.finish(ctr_value(r, cutoff(k)))
+
+
+def ctr_value(r: Ranked, k: int | None = None) -> pl.Expr:
+    """CTR@k of a ranked list of clicks (validated parameters)."""
+    clicked = pl.when(r.retrieved(k)).then(r.ordered(r.gains(), k)).otherwise(0.0).sum()
+    n_retrieved = r.n_retrieved().cast(pl.Float64)
+    n_shown = n_retrieved if k is None else pl.min_horizontal(n_retrieved, float(k))
+    return safe_div(clicked, n_shown)

@@ -21,18 +21,38 @@ def _gain(values: pl.Expr, gain: str) -> pl.Expr:
     return pl.lit(2.0).pow(values) - 1.0 if gain == "exponential" else values
 
 
-def _discounted(gains: pl.Expr, k: int | None) -> pl.Expr:
-    """Sum of gains[r] / log2(1 + r) over the ranks of ``ordered(..., k)``."""
-    return (gains / (Ranked.positions(k) + 1).cast(pl.Float64).log(2)).sum()
+def _discounted(gains: pl.Expr, positions: pl.Expr) -> pl.Expr:
+    """Sum of gains[r] / log2(1 + r)."""
+    return (gains / (positions + 1).cast(pl.Float64).log(2)).sum()
 
 
 def _dcg_parts(r: Ranked, k: int | None, gain: str) -> tuple[pl.Expr, pl.Expr]:
     """(DCG@k of the ranking, ideal DCG@k over every judged row)."""
     ranked = r.ordered(_gain(r.gains(), gain), k)
-    actual = _discounted(pl.when(r.retrieved(k)).then(ranked).otherwise(0.0), k)
+    actual = _discounted(pl.when(r.retrieved(k)).then(ranked).otherwise(0.0), r.positions(k))
     ideal_gains = _gain(r.gains(), gain).sort(descending=True)
-    ideal = _discounted(ideal_gains if k is None else ideal_gains.head(k), k)
-    return actual, ideal
+    ideal_gains = ideal_gains if k is None else ideal_gains.head(k)
+    return actual, _discounted(ideal_gains, Ranked.ideal_positions(k))
+
+
+def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential") -> pl.Expr:
+    """DCG@k of a ranked list (validated parameters)."""
+    return _dcg_parts(r, k, gain)[0]
+
+
+def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential") -> pl.Expr:
+    """NDCG@k of a ranked list (validated parameters)."""
+    actual, ideal = _dcg_parts(r, k, gain)
+    return safe_div(actual, ideal)
+
+
+def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
+    """ERR@k of a ranked list (validated parameters)."""
+    ranked = r.ordered(r.gains(), k)
+    stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0 ** float(max_grade)
+    reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
+    contrib = stop * reach / r.positions(k).cast(pl.Float64)
+    return pl.when(r.retrieved(k)).then(contrib).otherwise(0.0).sum()
 
 
 def dcg(
@@ -97,8 +117,7 @@ def dcg(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     check_choice(gain, "gain", GAINS)
-    actual, _ = _dcg_parts(r, cutoff(k), gain)
-    return r.finish(actual)
+    return r.finish(dcg_value(r, cutoff(k), gain))
 
 
 def ndcg(
@@ -180,8 +199,7 @@ def ndcg(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     check_choice(gain, "gain", GAINS)
-    actual, ideal = _dcg_parts(r, cutoff(k), gain)
-    return r.finish(safe_div(actual, ideal))
+    return r.finish(ndcg_value(r, cutoff(k), gain))
 
 
 def err(
@@ -244,10 +262,4 @@ def err(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
     m = check_real(max_grade, "max_grade", low=1, allowed="a finite number >= 1")
-    kk = cutoff(k)
-    ranked = r.ordered(r.gains(), kk)
-    stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0**m
-    reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
-    contrib = stop * reach / Ranked.positions(kk).cast(pl.Float64)
-    value = pl.when(r.retrieved(kk)).then(contrib).otherwise(0.0).sum()
-    return r.finish(value, r.bad(r.labels > m))
+    return r.finish(err_value(r, cutoff(k), m), r.bad(r.labels > m))

@@ -73,14 +73,18 @@ def rank_correlation(
     └──────────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    return r.finish(rank_correlation_value(r))
+
+
+def rank_correlation_value(r: Ranked) -> pl.Expr:
+    """Rank correlation of a ranked list (needs every retrieved row)."""
     ranked = r.ordered(r.gains())
     labels = ranked.filter(r.retrieved())
     # for every row, how many rows ranked above it have a smaller label
     discordant = labels.cumulative_eval((pl.element().last() > pl.element()).sum()).sum()
     n = labels.len().cast(pl.Float64)
     pairs = n * (n - 1.0) / 2.0
-    value = pl.when(pairs > 0).then(1.0 - discordant / pairs).otherwise(1.0)
-    return r.finish(value)
+    return pl.when(pairs > 0).then(1.0 - discordant / pairs).otherwise(1.0)
 
 
 def auc(
@@ -139,6 +143,11 @@ def auc(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties="first", query=query)
     t = check_real(threshold, "threshold", allowed="a finite number")
+    return r.finish(auc_value(r, t))
+
+
+def auc_value(r: Ranked, threshold: float = 1) -> pl.Expr:
+    """ROC AUC of a ranked list (needs every retrieved row and the scores)."""
     if r.keys:
         retrieved = r.keys[0].is_not_null()
         # ascending rank of "goodness": the best row gets the highest rank
@@ -146,9 +155,8 @@ def auc(
     else:
         retrieved = pl.lit(True)
         ranks = pl.int_range(pl.len(), 0, -1).cast(pl.Float64)
-    positive = r.relevant(t).filter(retrieved)
+    positive = r.relevant(threshold).filter(retrieved)
     n_pos = positive.sum()
     n_neg = positive.len() - n_pos
     u = (ranks * positive).sum() - n_pos * (n_pos + 1.0) / 2.0
-    value = pl.when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos * n_neg)).otherwise(None)
-    return r.finish(value)
+    return pl.when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos * n_neg)).otherwise(None)
