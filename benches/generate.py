@@ -16,8 +16,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-SIZES = {"1m": (10_000, 100), "10m": (100_000, 100), "7m": (7_000, 1_000),
-         "100m": (1_000_000, 100), "50m": (500_000, 100)}
+SIZES = {
+    "1m": (10_000, 100),
+    "10m": (100_000, 100),
+    "7m": (7_000, 1_000),
+    "100m": (1_000_000, 100),
+    "50m": (500_000, 100),
+}
 
 
 def generate(n_queries: int, depth: int, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -28,25 +33,31 @@ def generate(n_queries: int, depth: int, seed: int = 0) -> tuple[pl.DataFrame, p
     # unique doc ids within a query: offset by position
     doc = doc * depth + np.tile(np.arange(depth), n_queries)
     score = np.round(rng.normal(size=n), 3)
-    run = pl.DataFrame({
-        "qid": "Q" + pl.Series(q).cast(pl.String),
-        "docid": "D" + pl.Series(doc).cast(pl.String),
-        "score": score,
-    })
+    run = pl.DataFrame(
+        {
+            "qid": "Q" + pl.Series(q).cast(pl.String),
+            "docid": "D" + pl.Series(doc).cast(pl.String),
+            "score": score,
+        }
+    )
     judged = rng.random(n) < 0.10
     grade = rng.choice([0, 1, 2, 3], size=n, p=[0.5, 0.3, 0.15, 0.05])
     # relevant documents get a score boost so rankings are better than random
     run = run.with_columns(pl.col("score") + pl.Series(np.where(judged, grade * 0.5, 0.0)))
-    qrels_ret = run.filter(pl.Series(judged)).select("qid", "docid").with_columns(
-        rel=pl.Series(grade[judged]).cast(pl.Int64)
+    qrels_ret = (
+        run.filter(pl.Series(judged))
+        .select("qid", "docid")
+        .with_columns(rel=pl.Series(grade[judged]).cast(pl.Int64))
     )
     # judged but not retrieved: ~2 per query
     extra = n_queries * 2
-    qrels_unret = pl.DataFrame({
-        "qid": "Q" + pl.Series(rng.integers(0, n_queries, size=extra)).cast(pl.String),
-        "docid": "U" + pl.Series(np.arange(extra)).cast(pl.String),
-        "rel": rng.choice([0, 1, 2, 3], size=extra, p=[0.4, 0.3, 0.2, 0.1]),
-    })
+    qrels_unret = pl.DataFrame(
+        {
+            "qid": "Q" + pl.Series(rng.integers(0, n_queries, size=extra)).cast(pl.String),
+            "docid": "U" + pl.Series(np.arange(extra)).cast(pl.String),
+            "rel": rng.choice([0, 1, 2, 3], size=extra, p=[0.4, 0.3, 0.2, 0.1]),
+        }
+    )
     qrels = pl.concat([qrels_ret, qrels_unret])
     return run.sample(fraction=1.0, shuffle=True, seed=seed), qrels
 

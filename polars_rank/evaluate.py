@@ -198,7 +198,9 @@ def evaluate(
         ``True``: one row per (group..., query) instead of means.
     ties
         ``"trec_eval"`` (equal scores ordered by doc id descending, byte-wise, as
-        trec_eval), ``"first"`` (the run's row order), ``"optimistic"`` or
+        trec_eval; scores compared as 32-bit floats, as trec_eval stores them, so
+        1.348 and 1.3479999999999999 tie), ``"first"`` (the run's row order),
+        ``"optimistic"`` or
         ``"pessimistic"`` (relevant documents first / last among ties).
     missing
         Queries with judgments but nothing retrieved: ``"skip"`` (trec_eval), or
@@ -374,8 +376,8 @@ def _per_query_dense(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
                      rel: str, groups: list[str], ties: str) -> pl.LazyFrame:
     """Per-query metrics on the full joined lists: every metric, every tie policy."""
     joined = _join(run, qrels, query=query, doc=doc, score=score, rel=rel, groups=groups)
-    if ties == "trec_eval":
-        by: By = [pl.col(score), pl.col(doc).cast(pl.String)]
+    if ties == "trec_eval":  # trec_eval keeps scores as 32-bit floats
+        by: By = [pl.col(score).cast(pl.Float32), pl.col(doc).cast(pl.String)]
         descending, tie_policy = [True, True], "first"
     elif ties == "first":
         by, descending, tie_policy = [pl.col(score), pl.col(_ORDER)], [True, False], "first"
@@ -407,13 +409,13 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
     """
     keys = [*groups, query]
     retrieved = run.filter(pl.col(score).is_not_null())
-    if ties == "trec_eval":
-        tie_key = pl.col(doc).cast(pl.String)
+    if ties == "trec_eval":  # trec_eval keeps scores as 32-bit floats (TEXT_RESULTS.sim)
+        score_key, tie_key = pl.col(score).cast(pl.Float32), pl.col(doc).cast(pl.String)
     else:
         retrieved = retrieved.with_row_index(_ORDER)
-        tie_key = -pl.col(_ORDER).cast(pl.Int64)
+        score_key, tie_key = pl.col(score).cast(pl.Float64), -pl.col(_ORDER).cast(pl.Int64)
     ranked = retrieved.with_columns(
-        pl.struct(pl.col(score).cast(pl.Float64), tie_key)
+        pl.struct(score_key, tie_key)
         .rank("ordinal", descending=True).over(keys).alias(_POS),
         pl.len().over(keys).alias(_N_RET),
         *([pl.col(doc).is_duplicated().over(keys).alias(_DUP)] if has_doc else []),

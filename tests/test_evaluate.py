@@ -348,3 +348,16 @@ def test_query_whose_retrieved_docs_are_all_unjudged_is_evaluated(ties: str) -> 
     assert per.row(0) == ("a", 0.0, 0.0, 0.0)
     full = pr.evaluate(frame, None, [*metrics, "auc"], per_query=True, ties=ties)  # type: ignore[arg-type]
     assert full.drop("auc").equals(per)
+
+
+def test_scores_equal_in_float32_tie_as_in_trec_eval() -> None:
+    """trec_eval keeps scores as 32-bit floats: these two tie, broken by docno desc."""
+    run = {"q": {"D21898": 1.348, "D241728": 1.3479999999999999, "D1": 2.0}}
+    qrels = {"q": {"D241728": 1, "D21898": 0}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"P.2", "recip_rank"}).evaluate(run)
+    run_df, qrels_df = frames(run, qrels)
+    got = pr.evaluate(run_df, qrels_df, ["P_2", "recip_rank"], per_query=True)
+    assert got.row(0) == ("q", expected["q"]["P_2"], expected["q"]["recip_rank"])
+    assert expected["q"]["recip_rank"] == 0.5  # D241728 > D21898 byte-wise
+    dense = pr.evaluate(run_df, qrels_df, ["P_2", "recip_rank", "auc"], per_query=True)
+    assert dense.drop("auc").equals(got)

@@ -1,0 +1,329 @@
+"""Time polars-rank against pytrec_eval, ranx, ir_measures and plain Polars, in one run.
+
+Every measurement runs in a fresh process (so JIT caches, allocator state and page
+cache are comparable), end to end from the Parquet files of ``generate.py`` to
+per-query values and their means, for the 5-metric battery ndcg@10 (linear gain, as
+trec_eval), map, mrr@10 (recip_rank for pytrec_eval, which has no cutoff), p@10,
+recall@100. It prints medians, peak RSS and ratios, checks that the tools' means
+agree where their definitions match, and writes ``benches/RESULTS.md``.
+
+    python benches/generate.py 1m && python benches/run.py 1m [10m 7m] [--repeat 3]
+
+Needs the ``bench`` extra (ranx, ir-measures) besides the ``test`` one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+OURS = ["ndcg_cut_10", "map", "mrr@10", "P_10", "recall_100"]
+NAMES = ["ndcg@10", "map", "mrr@10", "p@10", "recall@100"]
+TREC = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
+TREC_KEYS = ["ndcg_cut_10", "map", "recip_rank", "P_10", "recall_100"]
+RANX = ["ndcg@10", "map", "mrr@10", "precision@10", "recall@100"]
+
+
+# ---------------------------------------------------------------- tools (child side)
+def polars_rank_evaluate(run: Path, qrels: Path, metrics: list[str] = OURS) -> dict:
+    import polars as pl
+
+    import polars_rank as pr
+
+    per = pr.evaluate(
+        pl.scan_parquet(run), pl.scan_parquet(qrels), metrics, per_query=True, validate=True
+    ).collect()
+    return dict(zip(NAMES, per.select(pl.exclude("qid").mean()).row(0), strict=False))
+
+
+def polars_rank_ndcg_only(run: Path, qrels: Path) -> dict:
+    return polars_rank_evaluate(run, qrels, ["ndcg_cut_10"])
+
+
+def polars_rank_expressions(run: Path, qrels: Path) -> dict:
+    """The raw-expression path: full join, then `query=` expressions in one select."""
+    import polars as pl
+
+    import polars_rank as pr
+
+    r, q = pl.scan_parquet(run), pl.scan_parquet(qrels)
+    in_run = r.select("qid").unique()
+    joined = r.join(
+        q.join(in_run, on="qid", how="semi"), on=["qid", "docid"], how="full", coalesce=True
+    ).filter(pl.col("qid").is_in(q.select("qid").unique().collect()["qid"].implode()))
+    by = [pl.col("score").cast(pl.Float32), pl.col("docid")]  # trec_eval's order
+    out = joined.select(
+        pr.ndcg("rel", 10, by=by, gain="linear", query="qid").alias("ndcg@10"),
+        pr.map("rel", by=by, query="qid").alias("map"),
+        pr.mrr("rel", 10, by=by, query="qid").alias("mrr@10"),
+        pr.precision("rel", 10, by=by, query="qid").alias("p@10"),
+        pr.recall("rel", 100, by=by, query="qid").alias("recall@100"),
+    ).collect()
+    return out.row(0, named=True)
+
+
+def plain_polars(run: Path, qrels: Path) -> dict:
+    """A hand-written plan: rank by window, join the judgments, sum per query."""
+    import polars as pl
+
+    r = pl.scan_parquet(run).with_columns(
+        pl.struct(pl.col("score").cast(pl.Float32), "docid")
+        .rank("ordinal", descending=True)
+        .over("qid")
+        .alias("pos")
+    )
+    q = pl.scan_parquet(qrels)
+    hit = r.join(q, on=["qid", "docid"], how="inner")
+    rel = pl.col("rel").cast(pl.Float64)
+    per_ret = hit.group_by("qid").agg(
+        dcg=(rel / (pl.col("pos") + 1).log(2)).filter(pl.col("pos") <= 10).sum(),
+        ap=((pl.col("rel") >= 1).cast(pl.Float64).sort_by("pos").cum_sum() / pl.col("pos").sort())
+        .filter(pl.col("rel").sort_by("pos") >= 1)
+        .sum(),
+        rr=(1.0 / pl.col("pos")).filter((pl.col("rel") >= 1) & (pl.col("pos") <= 10)).max(),
+        p10=((pl.col("rel") >= 1) & (pl.col("pos") <= 10)).sum() / 10.0,
+        r100=((pl.col("rel") >= 1) & (pl.col("pos") <= 100)).sum(),
+    )
+    ideal = q.group_by("qid").agg(
+        idcg=(
+            rel.sort(descending=True).head(10)
+            / (pl.int_range(2, pl.len().clip(upper_bound=10) + 2)).log(2)
+        ).sum(),
+        n_rel=(pl.col("rel") >= 1).sum(),
+    )
+    queries = r.select("qid").unique().join(ideal, on="qid", how="inner")
+    per = (
+        queries.join(per_ret, on="qid", how="left")
+        .fill_null(0)
+        .select(
+            pl.when(pl.col("idcg") > 0)
+            .then(pl.col("dcg") / pl.col("idcg"))
+            .otherwise(0.0)
+            .alias("ndcg@10"),
+            pl.when(pl.col("n_rel") > 0)
+            .then(pl.col("ap") / pl.col("n_rel"))
+            .otherwise(0.0)
+            .alias("map"),
+            pl.col("rr").alias("mrr@10"),
+            pl.col("p10").alias("p@10"),
+            pl.when(pl.col("n_rel") > 0)
+            .then(pl.col("r100") / pl.col("n_rel"))
+            .otherwise(0.0)
+            .alias("recall@100"),
+        )
+        .collect()
+    )
+    return per.mean().row(0, named=True)
+
+
+def _dicts(run: Path, qrels: Path) -> tuple[dict, dict]:
+    import polars as pl
+
+    run_d: dict[str, dict[str, float]] = {}
+    for qid, docid, score in pl.read_parquet(run).iter_rows():
+        run_d.setdefault(qid, {})[docid] = score
+    qrels_d: dict[str, dict[str, int]] = {}
+    for qid, docid, rel in pl.read_parquet(qrels).iter_rows():
+        qrels_d.setdefault(qid, {})[docid] = rel
+    return run_d, qrels_d
+
+
+def pytrec_eval_tool(run: Path, qrels: Path) -> dict:
+    import pytrec_eval
+
+    run_d, qrels_d = _dicts(run, qrels)
+    per = pytrec_eval.RelevanceEvaluator(qrels_d, TREC).evaluate(run_d)
+    return {
+        n: statistics.fmean(v[k] for v in per.values())
+        for n, k in zip(NAMES, TREC_KEYS, strict=True)
+    }
+
+
+def ranx_tool(run: Path, qrels: Path, *, warm: bool) -> dict:
+    from ranx import Qrels, Run, evaluate
+
+    run_d, qrels_d = _dicts(run, qrels)
+    qrels_r, run_r = Qrels(qrels_d), Run(run_d)
+    if warm:  # compile (Numba) on a tiny input first, outside the timing
+        tiny_q, tiny_r = Qrels({"q": {"d": 1}}), Run({"q": {"d": 1.0}})
+        evaluate(tiny_q, tiny_r, RANX)
+    out = evaluate(qrels_r, run_r, RANX, make_comparable=True)
+    return dict(zip(NAMES, (out[m] for m in RANX), strict=True))
+
+
+def ir_measures_tool(run: Path, qrels: Path) -> dict:
+    import ir_measures
+    import polars as pl
+    from ir_measures import AP, RR, P, R, nDCG
+
+    qrels_df = (
+        pl.read_parquet(qrels)
+        .rename({"qid": "query_id", "docid": "doc_id", "rel": "relevance"})
+        .to_pandas()
+    )
+    run_df = pl.read_parquet(run).rename({"qid": "query_id", "docid": "doc_id"}).to_pandas()
+    measures = [nDCG @ 10, AP, RR @ 10, P @ 10, R @ 100]
+    out = ir_measures.calc_aggregate(measures, qrels_df, run_df)
+    return dict(zip(NAMES, (out[m] for m in measures), strict=True))
+
+
+def floor_sort(run: Path, qrels: Path) -> dict:
+    import polars as pl
+
+    pl.scan_parquet(run).group_by("qid").agg(
+        pl.col("docid").sort_by("score", descending=True)
+    ).collect()
+    return {}
+
+
+def floor_join_sort(run: Path, qrels: Path) -> dict:
+    import polars as pl
+
+    (
+        pl.scan_parquet(run)
+        .join(pl.scan_parquet(qrels), on=["qid", "docid"], how="full")
+        .sort("qid", "score", descending=[False, True])
+        .collect()
+    )
+    return {}
+
+
+TOOLS = {
+    "polars-rank evaluate": polars_rank_evaluate,
+    "polars-rank evaluate, ndcg@10 only": polars_rank_ndcg_only,
+    "polars-rank expressions (query=)": polars_rank_expressions,
+    "hand-written Polars": plain_polars,
+    "pytrec_eval": pytrec_eval_tool,
+    "ranx (cold)": lambda r, q: ranx_tool(r, q, warm=False),
+    "ranx (warm)": lambda r, q: ranx_tool(r, q, warm=True),
+    "ir_measures": ir_measures_tool,
+    "floor: read + per-query sort": floor_sort,
+    "floor: read + full join + global sort": floor_join_sort,
+}
+
+
+def child(tool: str, size: str) -> None:
+    run, qrels = DATA / f"run_{size}.parquet", DATA / f"qrels_{size}.parquet"
+    start = time.perf_counter()
+    means = TOOLS[tool](run, qrels)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB on Linux
+    print(json.dumps({"seconds": seconds, "peak_mib": peak, "means": means}))
+
+
+# ---------------------------------------------------------------- parent side
+def measure(tool: str, size: str, repeat: int, timeout: float) -> dict | None:
+    runs = []
+    for _ in range(repeat):
+        try:
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", tool, size],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=True,
+            )
+        except subprocess.TimeoutExpired:
+            return {"timeout": timeout}
+        except subprocess.CalledProcessError as exc:
+            print(f"  {tool}: failed\n{exc.stderr[-2000:]}", file=sys.stderr)
+            return None
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return {
+        "seconds": statistics.median(r["seconds"] for r in runs),
+        "peak_mib": statistics.median(r["peak_mib"] for r in runs),
+        "means": runs[0]["means"],
+    }
+
+
+def agreement(results: dict[str, dict | None]) -> list[str]:
+    """Means must agree with pytrec_eval where definitions match (ranx: ties differ)."""
+    notes = []
+    ref = (results.get("pytrec_eval") or {}).get("means")
+    if not ref:
+        return ["no pytrec_eval result to compare with"]
+    for tool, res in results.items():
+        if not res or not res.get("means") or tool == "pytrec_eval":
+            continue
+        for metric, value in res["means"].items():
+            if metric == "mrr@10" or metric not in ref:
+                continue  # pytrec_eval's recip_rank has no cutoff
+            tol = 1e-3 if tool.startswith(("ranx", "ir_measures")) else 1e-9
+            ok = abs(value - ref[metric]) <= tol
+            if not ok:
+                notes.append(f"{tool} {metric}: {value:.6f} vs pytrec_eval {ref[metric]:.6f}")
+    return notes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("sizes", nargs="*", default=["1m"])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=180)
+    parser.add_argument("--tools", nargs="*", default=list(TOOLS))
+    parser.add_argument("--child", nargs=2, metavar=("TOOL", "SIZE"))
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    import polars as pl
+
+    lines = [
+        f"# Benchmark results ({date.today()})",
+        "",
+        f"Machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
+        f"{__import__('os').cpu_count()} cores; Python {platform.python_version()}, "
+        f"polars {pl.__version__}. Medians of {args.repeat} fresh processes, end to end "
+        "from Parquet to per-query values and means of ndcg@10 (linear), map, mrr@10, "
+        "p@10, recall@100. Ratio = time / pytrec_eval's time.",
+        "",
+    ]
+    for size in args.sizes:
+        results = {}
+        for tool in args.tools:
+            res = measure(tool, size, args.repeat, args.timeout)
+            results[tool] = res
+            shown = (
+                "timeout"
+                if res and "timeout" in res
+                else "failed"
+                if res is None
+                else f"{res['seconds']:.2f}s {res['peak_mib']:.0f} MiB"
+            )
+            print(f"{size:>4} {tool:42} {shown}", flush=True)
+        base = (results.get("pytrec_eval") or {}).get("seconds")
+        lines += [
+            f"## {size}",
+            "",
+            "| tool | seconds | peak RSS (MiB) | ratio to pytrec_eval |",
+            "|---|---|---|---|",
+        ]
+        for tool, res in results.items():
+            if res is None or "timeout" in res:
+                lines.append(f"| {tool} | {f'> {args.timeout:.0f}s' if res else 'failed'} | | |")
+                continue
+            ratio = f"{res['seconds'] / base:.2f}x" if base else ""
+            lines.append(f"| {tool} | {res['seconds']:.2f} | {res['peak_mib']:.0f} | {ratio} |")
+        notes = agreement(results)
+        lines += [
+            "",
+            "Agreement with pytrec_eval: "
+            + ("all means agree." if not notes else "; ".join(notes)),
+            "",
+        ]
+    (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
