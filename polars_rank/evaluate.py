@@ -208,8 +208,11 @@ def evaluate(
     validate
         Check the data first and raise :class:`InvalidDataError` naming the problem
         and the query (negative or non-finite relevance, NaN scores, duplicate
-        (query, doc) rows, labels above ERR's ``max_grade``). This costs one pass
-        over the data; switch it off only for data you already checked.
+        (query, doc) rows, labels above ERR's ``max_grade``). The checks share one
+        pass over the data with the ranking of the run, which therefore runs when
+        ``evaluate`` is called (a LazyFrame result then only holds the per-query
+        arithmetic on the judged rows). ``validate=False`` keeps the whole plan lazy;
+        use it only for data you already checked.
 
     Returns
     -------
