@@ -37,9 +37,18 @@ class TrecFormatError(ValueError):
     """A line of a TREC file does not have the expected fields."""
 
 
+def _has_text(path: PathLike) -> bool:
+    """Whether the file holds anything but white space (reads only until it does)."""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 16):
+            if chunk.strip():
+                return True
+    return False
+
+
 def _lines(path: PathLike) -> pl.LazyFrame:
     """The file's lines with 1-based line numbers; blank and comment lines removed."""
-    if os.path.getsize(path) == 0:
+    if not _has_text(path):  # the CSV reader of older Polars has no column then
         return pl.LazyFrame(schema={"line_no": pl.UInt32, "line": pl.String})
     return (
         pl.scan_csv(Path(path), has_header=False, separator="\x00", quote_char=None,
