@@ -421,9 +421,14 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
         pl.struct(score_key, tie_key)
         .rank("ordinal", descending=True).over(keys).alias(_POS),
         pl.len().over(keys).alias(_N_RET),
-        *([pl.col(doc).is_duplicated().over(keys).alias(_DUP)] if has_doc else []),
     )
-    lists = ranked.filter(pl.col(_POS) == 1).select(*keys, _N_RET)  # one row per list
+    # one row per list; a group_by of its own: Polars re-runs the ranking window when
+    # its result feeds several branches of the plan (measured: 4.3 s vs 2.3 s at 10M)
+    lists = retrieved.group_by(keys).agg(
+        pl.len().cast(pl.UInt32).alias(_N_RET),
+        *([pl.col(doc).filter(pl.col(doc).is_duplicated()).first().alias(_DUP)]
+          if has_doc else []),
+    )
     if qrels is None:
         judged_ranked = ranked.filter(pl.col(rel).is_not_null())
         unretrieved = (
@@ -443,7 +448,10 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
         how="diagonal_relaxed",
     )
     if validate:
-        duplicates = ranked.filter(pl.col(_DUP)).select(query, doc).head(1) if has_doc else None
+        duplicates = (
+            lists.filter(pl.col(_DUP).is_not_null()).sort(keys).head(1)
+            .select(query, pl.col(_DUP).alias(doc)) if has_doc else None
+        )
         (materialised,) = _validate(run, qrels, query=query, doc=doc if has_doc else None,
                                     score=score, rel=rel, groups=groups, max_grade=max_grade,
                                     run_duplicates=duplicates, run_lists=lists.select(keys),
