@@ -7,7 +7,10 @@ trec_eval), map, mrr@10 (recip_rank for pytrec_eval, which has no cutoff), p@10,
 recall@100. It prints medians, peak RSS and ratios, checks that the tools' means
 agree where their definitions match, and writes ``benches/RESULTS.md``.
 
-    python benches/generate.py 1m && python benches/run.py 1m [10m 7m] [--repeat 3]
+    python benches/generate.py 1m && python benches/run.py 1m [10m 7m 100m] [--repeat 3]
+
+At 50m and 100m only ``evaluate(memory="low")`` runs (the other tools need the whole
+data in memory several times over).
 
 Needs the ``bench`` extra (ranx, ir-measures) besides the ``test`` one.
 """
@@ -44,6 +47,16 @@ def polars_rank_evaluate(run: Path, qrels: Path, metrics: list[str] = OURS) -> d
         pl.scan_parquet(run), pl.scan_parquet(qrels), metrics, per_query=True, validate=True
     ).collect()
     return dict(zip(NAMES, per.select(pl.exclude("qid").mean()).row(0), strict=False))
+
+
+def polars_rank_low_memory(run: Path, qrels: Path) -> dict:
+    """``memory="low"``: hash buckets of queries, one scan each (the beyond-RAM path)."""
+    import polars as pl
+
+    import polars_rank as pr
+
+    means = pr.evaluate(pl.scan_parquet(run), pl.scan_parquet(qrels), OURS, memory="low")
+    return dict(zip(NAMES, means.collect().row(0), strict=True))
 
 
 def polars_rank_ndcg_only(run: Path, qrels: Path) -> dict:
@@ -197,9 +210,12 @@ def floor_join_sort(run: Path, qrels: Path) -> dict:
     return {}
 
 
+LOW_MEMORY = "polars-rank evaluate, memory=low"
+BEYOND_RAM = {"50m", "100m"}
 TOOLS = {
     "polars-rank evaluate": polars_rank_evaluate,
     "polars-rank evaluate, ndcg@10 only": polars_rank_ndcg_only,
+    "polars-rank evaluate, memory=low": polars_rank_low_memory,
     "polars-rank expressions (query=)": polars_rank_expressions,
     "hand-written Polars": plain_polars,
     "pytrec_eval": pytrec_eval_tool,
@@ -289,7 +305,9 @@ def main() -> None:
     ]
     for size in args.sizes:
         results = {}
-        for tool in args.tools:
+        # beyond RAM: only the bucketed path (the in-memory tools need tens of GB)
+        tools = [LOW_MEMORY] if size in BEYOND_RAM else args.tools
+        for tool in tools:
             res = measure(tool, size, args.repeat, args.timeout)
             results[tool] = res
             shown = (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 import polars as pl
@@ -27,6 +28,7 @@ __all__ = ["evaluate", "InvalidDataError"]
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 EvalTies = Literal["trec_eval", "first", "optimistic", "pessimistic", "expected"]
 Missing = Literal["skip", "zero"]
+Memory = Literal["high", "low"]
 
 _ORDER = "__polars_rank_order"
 _JUDGED = "__polars_rank_judged"
@@ -83,6 +85,16 @@ def _first_offender(frame: pl.LazyFrame, mask: pl.Expr, keys: list[str]) -> pl.L
     return frame.filter(mask.fill_null(False)).select(keys).head(1)
 
 
+def _distinct_count(frame: pl.LazyFrame, ids: list[str]) -> pl.LazyFrame:
+    """Rows and distinct 64-bit hashes of ``ids``: fewer hashes than rows flags duplicates.
+
+    Hashing is several times cheaper than an exact ``is_duplicated`` over strings;
+    a hash collision only sends the check down the exact (slow) path, which then finds
+    nothing.
+    """
+    return frame.select(pl.len().alias("rows"), pl.struct(ids).hash().n_unique().alias("hashes"))
+
+
 def _validate(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame | None,
@@ -93,16 +105,16 @@ def _validate(
     rel: str,
     groups: list[str],
     max_grade: float | None,
-    run_duplicates: pl.LazyFrame | None = None,
     run_lists: pl.LazyFrame | None = None,
     with_frames: Sequence[pl.LazyFrame] = (),
-) -> list[pl.DataFrame]:
+) -> tuple[list[pl.DataFrame], pl.DataFrame]:
     """Raise :class:`InvalidDataError` for the first problem found, before any metric.
 
-    In the same pass, warn about run queries without judgments, and collect
-    ``with_frames`` (plans that share work with the checks). ``run_duplicates``, when
-    given, is a plan returning the first duplicate (query, doc) of the run;
-    ``run_lists`` one row per (group..., query) of the run.
+    In the same pass, count the run queries without judgments, and collect
+    ``with_frames`` (plans that share work with the checks). ``run_lists``, when
+    given, is one row per (group..., query) of the run. Returns the collected
+    ``with_frames`` and a one-row frame (count, up to 3 example keys) of the
+    unjudged queries.
     """
     labelled = run if qrels is None else qrels
     where = "run" if qrels is None else "qrels"
@@ -118,16 +130,14 @@ def _validate(
     if max_grade is not None:
         checks.append((f"relevance above max_grade={max_grade:g} (ERR) in {where} column {rel!r}",
                        _first_offender(labelled, label > max_grade, [query])))
-    if run_duplicates is not None:
-        checks.append(("duplicate (query, doc) rows in the run", run_duplicates))
-    elif doc is not None:
-        keys = [*groups, query, doc]
-        checks.append(("duplicate (query, doc) rows in the run",
-                       _first_offender(run, pl.struct(keys).is_duplicated(), [query, doc])))
-    if doc is not None and qrels is not None:
-        checks.append(("duplicate (query, doc) rows in the qrels",
-                       _first_offender(qrels, pl.struct(query, doc).is_duplicated(),
-                                       [query, doc])))
+    # duplicates: (problem, frame, id columns, columns to report)
+    duplicates: list[tuple[str, pl.LazyFrame, list[str], list[str]]] = []
+    if doc is not None:
+        duplicates.append(("duplicate (query, doc) rows in the run", run,
+                           [*groups, query, doc], [query, doc]))
+        if qrels is not None:
+            duplicates.append(("duplicate (query, doc) rows in the qrels", qrels,
+                               [query, doc], [query, doc]))
     query_keys = [*groups, query]
     if qrels is None:
         unjudged = run.group_by(query_keys).agg(pl.col(rel).is_not_null().any().alias("judged"))
@@ -136,26 +146,25 @@ def _validate(
         lists = run.select(query_keys).unique() if run_lists is None else run_lists
         unjudged = lists.join(qrels.select(query), on=query, how="anti")
     summary = unjudged.select(pl.len(), pl.struct(query_keys).sort().head(3).implode().alias("e"))
-    collected = pl.collect_all([frame for _, frame in checks] + [summary, *with_frames])
-    found, counted = collected[: len(checks)], collected[len(checks)]
+    plans = [frame for _, frame in checks]
+    plans += [_distinct_count(f, ids) for _, f, ids, _ in duplicates]
+    collected = pl.collect_all([*plans, summary, *with_frames])
+    found = collected[: len(checks)]
     for (problem, _), rows in zip(checks, found, strict=True):
-        if rows.height:
-            where_ = ", ".join(f"{c}={v!r}" for c, v in rows.row(0, named=True).items())
-            msg = f"{problem}: first at {where_}"
-            raise InvalidDataError(msg)
-    count, examples = counted.row(0)
-    if count:
-        shown = ", ".join(
-            repr(e[query]) if not groups else f"({', '.join(f'{k}={v!r}' for k, v in e.items())})"
-            for e in examples
-        )
-        warnings.warn(
-            f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments and "
-            f"{'is' if count == 1 else 'are'} not evaluated (e.g. {shown})",
-            UserWarning,
-            stacklevel=3,
-        )
-    return collected[len(checks) + 1 :]
+        _raise_at(problem, rows)
+    counts = collected[len(checks) : len(plans)]
+    for (problem, frame, ids, shown), count in zip(duplicates, counts, strict=True):
+        if count["hashes"].item() < count["rows"].item():
+            _raise_at(problem, _first_offender(frame, pl.struct(ids).is_duplicated(),
+                                               shown).collect())
+    return collected[len(plans) + 1 :], collected[len(plans)]
+
+
+def _raise_at(problem: str, rows: pl.DataFrame) -> None:
+    if rows.height:
+        where = ", ".join(f"{c}={v!r}" for c, v in rows.row(0, named=True).items())
+        msg = f"{problem}: first at {where}"
+        raise InvalidDataError(msg)
 
 
 def evaluate(
@@ -172,6 +181,7 @@ def evaluate(
     ties: EvalTies = "trec_eval",
     missing: Missing = "skip",
     validate: bool = True,
+    memory: Memory = "high",
 ) -> FrameT:
     """Evaluate a run against relevance judgments, per group or per query.
 
@@ -213,6 +223,15 @@ def evaluate(
         ``evaluate`` is called (a LazyFrame result then only holds the per-query
         arithmetic on the judged rows). ``validate=False`` keeps the whole plan lazy;
         use it only for data you already checked.
+    memory
+        ``"high"`` (default): one pass over the data; the ranking is a window over
+        each query, which Polars computes in memory (the streaming engine falls back
+        for it), so the run must fit in RAM a few times over. ``"low"``: split the
+        queries into hash buckets of about 4M run rows and evaluate them one after
+        another, each reading the (ideally Parquet, scanned) inputs again with the
+        bucket as a filter; peak memory follows the bucket, not the data, at the cost
+        of one scan per bucket. The result is identical; it is computed when
+        ``evaluate`` is called.
 
     Returns
     -------
@@ -263,6 +282,7 @@ def evaluate(
     named = _metric_list(metrics)
     check_choice(ties, "ties", ["trec_eval", "first", "optimistic", "pessimistic", "expected"])
     check_choice(missing, "missing", ["skip", "zero"])
+    check_choice(memory, "memory", ["high", "low"])
     groups: list[str] = _names(group_by, "group_by")
     for column, param in ((query, "query"), (doc, "doc"), (score, "score"), (rel, "rel")):
         if not isinstance(column, str):
@@ -299,30 +319,16 @@ def evaluate(
         _check_numeric(run_schema, rel, "run")
 
     keys = [*groups, query]
-    sparse = ties in ("trec_eval", "first") and all(m.definition.sparse for _, m in named)
-    if sparse:
-        per = _per_query_sparse(lazy_run, lazy_qrels, named, ties=ties, validate=validate,
-                                max_grade=max_grade, has_doc=has_doc, query=query, doc=doc,
-                                score=score, rel=rel, groups=groups)
-    else:
-        if validate:
-            _validate(lazy_run, lazy_qrels, doc=doc if has_doc else None, max_grade=max_grade,
-                      query=query, score=score, rel=rel, groups=groups)
-        per = _per_query_dense(lazy_run, lazy_qrels, named, ties=ties, query=query, doc=doc,
-                               score=score, rel=rel, groups=groups)
     columns = [name for name, _ in named]
-
-    if missing == "skip":
-        per = per.filter(pl.col(_JUDGED) & pl.col(_RETRIEVED))
+    options = _Options(named=named, query=query, doc=doc, score=score, rel=rel, groups=groups,
+                       ties=ties, missing=missing, validate=validate, max_grade=max_grade,
+                       has_doc=has_doc)
+    unjudged: list[pl.DataFrame] = []
+    if memory == "low":
+        per = _per_query_bucketed(lazy_run, lazy_qrels, options, unjudged)
     else:
-        per = per.filter(pl.col(_JUDGED)).with_columns(
-            pl.when(pl.col(_RETRIEVED)).then(pl.col(c)).otherwise(0.0).alias(c) for c in columns
-        )
-        if lazy_qrels is not None:
-            retrieved = lazy_run.filter(pl.col(score).is_not_null())
-            per = pl.concat([per, _absent(retrieved, lazy_qrels, query, groups, columns,
-                                          per.collect_schema())], how="vertical")
-    per = per.select(*keys, *columns)
+        per = _per_query(lazy_run, lazy_qrels, options, unjudged)
+    _warn_unjudged(unjudged, query, groups)
 
     if per_query:
         out = per.sort(keys)
@@ -331,6 +337,95 @@ def evaluate(
     else:
         out = per.select(pl.col(columns).mean())
     return out if isinstance(run, pl.LazyFrame) else out.collect()
+
+
+@dataclass(frozen=True)
+class _Options:
+    """evaluate()'s checked arguments, passed down as one value."""
+
+    named: list[tuple[str, Metric]]
+    query: str
+    doc: str
+    score: str
+    rel: str
+    groups: list[str]
+    ties: str
+    missing: str
+    validate: bool
+    max_grade: float | None
+    has_doc: bool
+
+
+def _per_query(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options,
+               unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
+    """One row per evaluated (group..., query): the group and query columns, the metrics."""
+    query, score, groups = o.query, o.score, o.groups
+    keys = [*groups, query]
+    named = o.named
+    sparse = o.ties in ("trec_eval", "first") and all(m.definition.sparse for _, m in named)
+    if sparse:
+        per = _per_query_sparse(run, qrels, o, unjudged)
+    else:
+        if o.validate:
+            _, summary = _validate(run, qrels, doc=o.doc if o.has_doc else None,
+                                   max_grade=o.max_grade, query=query, score=score, rel=o.rel,
+                                   groups=groups)
+            unjudged.append(summary)
+        per = _per_query_dense(run, qrels, named, ties=o.ties, query=query, doc=o.doc,
+                               score=score, rel=o.rel, groups=groups)
+    columns = [name for name, _ in named]
+    if o.missing == "skip":
+        per = per.filter(pl.col(_JUDGED) & pl.col(_RETRIEVED))
+    else:
+        per = per.filter(pl.col(_JUDGED)).with_columns(
+            pl.when(pl.col(_RETRIEVED)).then(pl.col(c)).otherwise(0.0).alias(c) for c in columns
+        )
+        if qrels is not None:
+            retrieved = run.filter(pl.col(score).is_not_null())
+            per = pl.concat([per, _absent(retrieved, qrels, query, groups, columns,
+                                          per.collect_schema())], how="vertical")
+    return per.select(*keys, *columns)
+
+
+_BUCKET_ROWS = 4_000_000
+
+
+def _per_query_bucketed(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options,
+                        unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
+    """``memory="low"``: evaluate hash buckets of query ids one after another.
+
+    Every row of a query lands in the same bucket (run and qrels alike), so each
+    bucket is a complete evaluation; only ~``_BUCKET_ROWS`` rows are in memory at
+    once. The per-query values are concatenated (they are few) and returned.
+    """
+    rows = run.select(pl.len()).collect().item()
+    n = max(1, -(-rows // _BUCKET_ROWS))
+    bucket = pl.col(o.query).hash() % n
+    parts = []
+    for i in range(n):
+        part_run = run.filter(bucket == i)
+        part_qrels = None if qrels is None else qrels.filter(bucket == i)
+        parts.append(_per_query(part_run, part_qrels, o, unjudged).collect())
+    return pl.concat(parts, how="vertical").lazy()
+
+
+def _warn_unjudged(summaries: list[pl.DataFrame], query: str, groups: list[str]) -> None:
+    """One warning for all run queries without judgments (summaries: count, examples)."""
+    count = sum(int(s.item(0, 0)) for s in summaries)
+    if not count:
+        return
+    examples = sorted((e for s in summaries for e in s.item(0, 1)),
+                      key=lambda e: tuple(str(v) for v in e.values()))[:3]
+    shown = ", ".join(
+        repr(e[query]) if not groups else f"({', '.join(f'{k}={v!r}' for k, v in e.items())})"
+        for e in examples
+    )
+    warnings.warn(
+        f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments and "
+        f"{'is' if count == 1 else 'are'} not evaluated (e.g. {shown})",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def _join(run: pl.LazyFrame, qrels: pl.LazyFrame | None, *, query: str, doc: str,
@@ -397,71 +492,69 @@ def _per_query_dense(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
 
 _POS = "__polars_rank_pos"
 _N_RET = "__polars_rank_n_retrieved"
-_DUP = "__polars_rank_duplicate"
 
 
-def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
-                      named: list[tuple[str, Metric]], *, query: str, doc: str, score: str,
-                      rel: str, groups: list[str], ties: str, validate: bool,
-                      max_grade: float | None, has_doc: bool) -> pl.LazyFrame:
+def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options,
+                      unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
     """Per-query metrics from the ranks of the judged documents only (the fast path).
 
     One window pass ranks every retrieved row (score descending, then doc id
     descending or row order); only judged rows go on, with their rank and the list
     length, so the metrics work on ~R rows per query instead of the whole run.
+    With ``validate`` the run is read once into memory and shared by the ranking and
+    the checks.
     """
+    query, doc, score, rel, groups, has_doc = o.query, o.doc, o.score, o.rel, o.groups, o.has_doc
     keys = [*groups, query]
+    needed = [*keys, score, *([doc] if has_doc else []), *([rel] if qrels is None else [])]
+    run = run.select(needed)
+    if o.validate:  # one read of each input, shared by every branch below
+        run = run.collect().lazy()
+        qrels = None if qrels is None else qrels.collect().lazy()
     retrieved = run.filter(pl.col(score).is_not_null())
-    if ties == "trec_eval":  # trec_eval keeps scores as 32-bit floats (TEXT_RESULTS.sim)
+    if o.ties == "trec_eval":  # trec_eval keeps scores as 32-bit floats (TEXT_RESULTS.sim)
         score_key, tie_key = pl.col(score).cast(pl.Float32), pl.col(doc).cast(pl.String)
     else:
         retrieved = retrieved.with_row_index(_ORDER)
         score_key, tie_key = pl.col(score).cast(pl.Float64), -pl.col(_ORDER).cast(pl.Int64)
     ranked = retrieved.with_columns(
-        pl.struct(score_key, tie_key)
-        .rank("ordinal", descending=True).over(keys).alias(_POS),
-        pl.len().over(keys).alias(_N_RET),
+        pl.struct(score_key, tie_key).rank("ordinal", descending=True).over(keys).alias(_POS)
     )
-    # one row per list; a group_by of its own: Polars re-runs the ranking window when
-    # its result feeds several branches of the plan (measured: 4.3 s vs 2.3 s at 10M)
-    lists = retrieved.group_by(keys).agg(
-        pl.len().cast(pl.UInt32).alias(_N_RET),
-        *([pl.col(doc).filter(pl.col(doc).is_duplicated()).first().alias(_DUP)]
-          if has_doc else []),
-    )
+    lists = retrieved.group_by(keys).agg(pl.len().cast(pl.UInt32).alias(_N_RET))
     if qrels is None:
-        judged_ranked = ranked.filter(pl.col(rel).is_not_null())
-        unretrieved = (
-            run.filter(pl.col(score).is_null() & pl.col(rel).is_not_null())
-            .join(lists, on=keys, how="left")
+        judged_ranked = ranked.filter(pl.col(rel).is_not_null()).select(*keys, _POS, rel)
+    else:
+        judged_ranked = ranked.join(qrels, on=[query, doc], how="inner").select(
+            *keys, doc, _POS, rel
+        )
+    if o.validate:
+        (judged_df, lists_df), summary = _validate(
+            run, qrels, query=query, doc=doc if has_doc else None, score=score, rel=rel,
+            groups=groups, max_grade=o.max_grade, run_lists=lists.select(keys),
+            with_frames=[judged_ranked, lists],
+        )
+        unjudged.append(summary)
+        judged_ranked, lists = judged_df.lazy(), lists_df.lazy()
+    if qrels is None:
+        unretrieved = run.filter(pl.col(score).is_null() & pl.col(rel).is_not_null()).select(
+            *keys, rel
         )
     else:
-        judged_ranked = ranked.join(qrels, on=[query, doc], how="inner")
         unretrieved = (
-            lists.join(qrels, on=query, how="inner")
+            lists.select(keys).join(qrels, on=query, how="inner")
             .join(judged_ranked.select(*keys, doc), on=[*keys, doc], how="anti")
+            .select(*keys, rel)
         )
-    columns = [*keys, _POS, _N_RET, rel]
     sparse = pl.concat(
-        [judged_ranked.select(columns),
-         unretrieved.select(*keys, _N_RET, rel)],
-        how="diagonal_relaxed",
-    )
-    if validate:
-        duplicates = (
-            lists.filter(pl.col(_DUP).is_not_null()).sort(keys).head(1)
-            .select(query, pl.col(_DUP).alias(doc)) if has_doc else None
-        )
-        (materialised,) = _validate(run, qrels, query=query, doc=doc if has_doc else None,
-                                    score=score, rel=rel, groups=groups, max_grade=max_grade,
-                                    run_duplicates=duplicates, run_lists=lists.select(keys),
-                                    with_frames=[sparse])
-        sparse = materialised.lazy()
+        [judged_ranked.select(*keys, _POS, rel),
+         unretrieved.with_columns(pl.lit(None, pl.UInt32).alias(_POS)).select(*keys, _POS, rel)],
+        how="vertical_relaxed",
+    ).join(lists, on=keys, how="left")
     # rank order within each list once, so no metric sorts: group_by keeps row order
-    sparse = sparse.sort(_POS, nulls_last=True, maintain_order=True)
+    sparse = sparse.sort([*keys, _POS], nulls_last=True)
     ranked_list = Ranked.sparse(rel, _POS, _N_RET, presorted=True)
     return sparse.group_by(keys).agg(
-        *(m.value(ranked_list).cast(pl.Float64).alias(name) for name, m in named),
+        *(m.value(ranked_list).cast(pl.Float64).alias(name) for name, m in o.named),
         pl.lit(True).alias(_JUDGED),
         (pl.col(_N_RET).max().fill_null(0) > 0).alias(_RETRIEVED),
     )

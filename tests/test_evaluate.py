@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 import pytest
 import pytrec_eval
+from polars.testing import assert_frame_equal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_trec_parity import trec_case
@@ -361,3 +362,42 @@ def test_scores_equal_in_float32_tie_as_in_trec_eval() -> None:
     assert expected["q"]["recip_rank"] == 0.5  # D241728 > D21898 byte-wise
     dense = pr.evaluate(run_df, qrels_df, ["P_2", "recip_rank", "auc"], per_query=True)
     assert dense.drop("auc").equals(got)
+
+
+@SETTINGS
+@given(trec_case(), st.sampled_from(["skip", "zero"]), st.integers(1, 7))
+def test_memory_low_equals_one_pass(
+    monkeypatch: pytest.MonkeyPatch, case: tuple[dict, dict], missing: str, bucket_rows: int
+) -> None:
+    """Hash buckets of queries give the one-pass result (several buckets here)."""
+    import importlib
+
+    run, qrels = case
+    run_df, qrels_df = frames(run, qrels)
+    metrics = [*TREC_METRICS, "auc"]  # auc: the dense path, bucketed too
+    one = quiet_evaluate(run_df, qrels_df, metrics, per_query=True, missing=missing)
+    monkeypatch.setattr(importlib.import_module("polars_rank.evaluate"), "_BUCKET_ROWS",
+                        bucket_rows)
+    low = quiet_evaluate(run_df.lazy(), qrels_df.lazy(), metrics, per_query=True,
+                         missing=missing, memory="low")
+    assert isinstance(low, pl.LazyFrame)
+    # the same numbers; summation order may differ in the last bit
+    assert_frame_equal(low.collect(), one, check_exact=False, rel_tol=0, abs_tol=1e-12)
+
+
+def test_memory_low_warns_once_with_the_total_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("polars_rank.evaluate"), "_BUCKET_ROWS", 2)
+    run = pl.DataFrame({"qid": [f"q{i}" for i in range(8)], "docid": "d", "score": 1.0})
+    qrels = pl.DataFrame({"qid": ["q0"], "docid": ["d"], "rel": [1]})
+    with pytest.warns(UserWarning, match=r"^7 run queries have no judgments") as record:
+        out = pr.evaluate(run, qrels, ["map"], memory="low")
+    assert len(record) == 1
+    assert out["map"].item() == 1.0
+
+
+def test_memory_is_checked() -> None:
+    run, qrels = two_systems()
+    with pytest.raises(ValueError, match="memory"):
+        pr.evaluate(run, qrels, memory="medium")  # type: ignore[arg-type]
