@@ -90,10 +90,9 @@ class Ranked:
         keys = () if by is None else to_exprs(by, "by")
         desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
         check_choice(ties, "ties", TIES)
-        if ties == "expected":
-            msg = ("ties='expected' is not available yet; use ties='first' (input order), "
-                   "'optimistic' or 'pessimistic', or give a secondary key in `by`")
-            raise NotImplementedError(msg)
+        if ties == "expected" and not keys:
+            msg = "ties='expected' needs a ranking key `by` (without one, rows cannot tie)"
+            raise ValueError(msg)
         query_exprs = () if query is None else to_exprs(query, "query")
         name = rel_expr.meta.output_name(raise_if_undetermined=False)
         return cls(rel_expr.cast(pl.Float64), keys, desc, ties, query_exprs, name)
@@ -137,6 +136,9 @@ class Ranked:
             if self.presorted:
                 return values
             return values.sort_by(self.given_positions, nulls_last=True, maintain_order=True)
+        if self.ties == "expected":
+            out = self.tie_sum(self.sorted(values)) / self.tie_size().cast(pl.Float64)
+            return out if k is None else out.head(k)
         out = values
         if self.keys:
             keys = list(self.keys)
@@ -146,6 +148,51 @@ class Ranked:
                 desc.append(self.ties == "optimistic")
             out = values.sort_by(keys, descending=desc, nulls_last=True, maintain_order=True)
         return out if k is None else out.head(k)
+
+    # ------------------------------------------------------------------ tie groups
+    # ties="expected" (McSherry & Najork, ECIR 2008): the rows are sorted by the keys
+    # alone; rows with equal keys form a tie group occupying a block of ranks, and
+    # every ordering of a group is equally likely. Each rank ("slot") of a group then
+    # holds each of the group's rows with probability 1/n, so a metric that is a sum
+    # of per-rank terms has as expected value the same sum over the slot means; the
+    # other metrics use the group's counts (see the kernels). All in rank order, over
+    # the whole list (cutoffs are applied after).
+    def sorted(self, values: pl.Expr) -> pl.Expr:
+        """``values`` sorted by the keys only (ties in input order), whole list."""
+        return values.sort_by(list(self.keys), descending=list(self.descending),
+                              nulls_last=True, maintain_order=True)
+
+    def _tie_bounds(self) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+        """(slot index, group start, group end): 0-based, end exclusive, rank order."""
+        key = self.keys[0] if len(self.keys) == 1 else pl.struct(*self.keys)
+        ranked_key = self.sorted(key)
+        index = pl.int_range(pl.len(), dtype=pl.Int64)
+        starts = (index == 0) | ranked_key.ne_missing(ranked_key.shift(1))
+        ends = starts.shift(-1, fill_value=True)
+        start = pl.when(starts).then(index).otherwise(None).forward_fill()
+        end = pl.when(ends).then(index + 1).otherwise(None).backward_fill()
+        return index, start, end
+
+    def tie_size(self) -> pl.Expr:
+        """Size of the tie group of each slot (rank order)."""
+        _, start, end = self._tie_bounds()
+        return end - start
+
+    def tie_slot(self) -> pl.Expr:
+        """1-based slot of each rank within its tie group."""
+        index, start, _ = self._tie_bounds()
+        return index - start + 1
+
+    def tie_sum(self, ranked: pl.Expr) -> pl.Expr:
+        """Sum of ``ranked`` (rank order, from :meth:`sorted`) over each slot's group."""
+        _, start, end = self._tie_bounds()
+        total = ranked.cum_sum()
+        return total.gather(end - 1) - (total - ranked).gather(start)
+
+    def tie_before(self, ranked: pl.Expr) -> pl.Expr:
+        """Sum of ``ranked`` over the groups ranked above each slot's group."""
+        _, start, _ = self._tie_bounds()
+        return (ranked.cum_sum() - ranked).gather(start)
 
     @staticmethod
     def ideal_positions(k: int | None = None) -> pl.Expr:

@@ -60,8 +60,50 @@ def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     return safe_div(2.0 * p * rc, p + rc)
 
 
+def _expected_first_hit(r: Ranked, k: int | None, threshold: float) -> tuple[pl.Expr, pl.Expr]:
+    """ties="expected": (P(no relevant row above the slot), P(slot relevant | none above it)).
+
+    Within a group of n rows holding m relevant ones, slot j (1-based) holds the
+    group's first relevant row with probability prod_{t<j} (n-m-t+1)/(n-t+1) *
+    m/(n-j+1) (drawing without replacement); a group ranked above with a relevant
+    row makes it 0. Rank order, first k, masked to retrieved rows.
+    """
+    relevant = r.sorted(r.relevant(threshold))
+    n = r.tie_size().cast(pl.Float64)
+    m = r.tie_sum(relevant)
+    j = r.tie_slot().cast(pl.Float64)
+    shown = r.retrieved(k)
+    none_here = ((n - m - j + 1.0) / (n - j + 1.0)).clip(lower_bound=0.0)
+    none_here = none_here if k is None else none_here.head(k)
+    none_here = pl.when(shown).then(none_here).otherwise(1.0)
+    none_above = none_here.cum_prod().shift(1, fill_value=1.0)
+    first_here = m / (n - j + 1.0)
+    first_here = first_here if k is None else first_here.head(k)
+    return none_above, pl.when(shown).then(first_here).otherwise(0.0)
+
+
+def _expected_precision_sum(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
+    """ties="expected": E[sum of precision at the relevant ranks within k].
+
+    Slot j of a group of n rows with m relevant ones, c relevant rows ranked above
+    the group: E[rel_j * (c + 1 + relevant among slots 1..j-1)] =
+    (m/n)(c + 1) + (j - 1) m (m - 1) / (n (n - 1)).
+    """
+    relevant = r.sorted(r.relevant(threshold))
+    n = r.tie_size().cast(pl.Float64)
+    m = r.tie_sum(relevant)
+    c = r.tie_before(relevant)
+    j = r.tie_slot().cast(pl.Float64)
+    pairs = pl.when(n > 1.0).then((j - 1.0) * m * (m - 1.0) / (n * (n - 1.0))).otherwise(0.0)
+    term = m / n * (c + 1.0) + pairs
+    term = term if k is None else term.head(k)
+    return (pl.when(r.retrieved(k)).then(term).otherwise(0.0) / r.positions(k)).sum()
+
+
 def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """AP@k of a ranked list (validated parameters)."""
+    if r.ties == "expected":
+        return safe_div(_expected_precision_sum(r, k, threshold), r.n_relevant(threshold))
     hits = _hits(r, k, threshold)
     precision_at_hits = hits * hits.cum_sum() / r.positions(k)
     return safe_div(precision_at_hits.sum(), r.n_relevant(threshold))
@@ -69,11 +111,17 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
 
 def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """RR@k of a ranked list (validated parameters)."""
+    if r.ties == "expected":
+        none_above, first_here = _expected_first_hit(r, k, threshold)
+        return (none_above * first_here / r.positions(k)).sum()
     return (_hits(r, k, threshold) / r.positions(k)).max().fill_null(0.0)
 
 
 def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """Hit rate @k of a ranked list (validated parameters)."""
+    if r.ties == "expected":
+        none_above, first_here = _expected_first_hit(r, k, threshold)
+        return (none_above * first_here).sum()
     return _hits(r, k, threshold).max().fill_null(0.0)
 
 
@@ -94,6 +142,10 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
 
 def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     """Bpref of a ranked list (validated parameters)."""
+    if r.ties == "expected":
+        msg = ("bpref has no closed form under ties='expected' (its penalty is capped at R, "
+               "so it is not linear in the ranks); use 'first', 'optimistic' or 'pessimistic'")
+        raise NotImplementedError(msg)
     non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
     n_rel, n_non = r.n_relevant(threshold), non_relevant.sum()
     ranked_rel = r.ordered(r.relevant(threshold))

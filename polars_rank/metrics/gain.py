@@ -48,6 +48,10 @@ def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential") -> pl
 
 def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
     """ERR@k of a ranked list (validated parameters)."""
+    if r.ties == "expected":
+        msg = ("err has no closed form under ties='expected' (its stopping probabilities "
+               "multiply along the ranking); use 'first', 'optimistic' or 'pessimistic'")
+        raise NotImplementedError(msg)
     ranked = r.ordered(r.gains(), k)
     stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0 ** float(max_grade)
     reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)

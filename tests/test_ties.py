@@ -1,0 +1,172 @@
+"""ties="expected": the exact mean over every ordering of tied rows (McSherry & Najork 2008).
+
+The oracle is brute force: every distinct arrangement of each tie group's labels
+(rows with equal labels are interchangeable, so the mean over distinct
+arrangements is the mean over all permutations), each scored with the plain-Python
+reference, averaged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Iterator
+
+import polars as pl
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from test_against_reference import METRICS, Case, Label, Params, Row, frame
+
+import polars_rank as pr
+
+TOL = 1e-12
+# no closed form under expected ties: they raise (tested below); AUC has no `ties`
+EXCLUDED = {"err", "bpref", "auc"}
+EXPECTED_METRICS = [name for name in METRICS if name not in EXCLUDED]
+
+labels_st = st.sampled_from([None, 0, 1, 2, 3, 1.5])
+scores_st = st.sampled_from([None, 0.0, 1.0, 2.0, 2.0])  # few values: many ties
+rows_st = st.lists(st.tuples(labels_st, scores_st), max_size=8)
+params_st = st.builds(
+    Params,
+    k=st.sampled_from([None, 1, 2, 3, 5]),
+    gain=st.sampled_from(["exponential", "linear"]),
+    threshold=st.sampled_from([1, 2, 0.5]),
+    p=st.sampled_from([0.5, 0.8]),
+)
+
+
+def distinct_orders(labels: list[Label]) -> Iterator[list[Label]]:
+    """Every distinct sequence of the multiset ``labels``."""
+    counts = Counter(labels)
+
+    def extend(prefix: list[Label]) -> Iterator[list[Label]]:
+        if len(prefix) == len(labels):
+            yield list(prefix)
+            return
+        for label in list(counts):
+            if counts[label]:
+                counts[label] -= 1
+                prefix.append(label)
+                yield from extend(prefix)
+                prefix.pop()
+                counts[label] += 1
+
+    yield from extend([])
+
+
+def arrangements(rows: list[Row]) -> Iterator[list[Row]]:
+    """Every ordering of the retrieved rows' labels within equal scores (rank order)."""
+    retrieved = [row for row in rows if row[1] is not None]
+    unretrieved = [row for row in rows if row[1] is None]
+    scores = sorted({score for _, score in retrieved}, reverse=True)
+    groups = [[label for label, s in retrieved if s == score] for score in scores]
+    for choice in itertools.product(*(list(distinct_orders(g)) for g in groups)):
+        ordered = [(label, score) for score, g in zip(scores, choice, strict=True) for label in g]
+        yield ordered + unretrieved
+
+
+def brute_force(name: str, rows: list[Row], params: Params) -> float:
+    oracle = METRICS[name][1]
+    values = [oracle(Case(rows_), params) for rows_ in arrangements(rows)]
+    assert all(v is not None for v in values)
+    return math.fsum(values) / len(values)  # type: ignore[arg-type]
+
+
+def select(rows: list[Row], params: Params, ties: str, names: list[str]) -> dict[str, float]:
+    exprs = [METRICS[n][0](params, {"by": "score", "ties": ties}).alias(n) for n in names]
+    return frame(rows, params).select(exprs).row(0, named=True)
+
+
+PINNED = [
+    ([(0, 1.0), (2, 1.0), (None, 1.0), (1.5, 1.0), (3, 1.0), (0, 1.0), (1, 1.0), (2, 1.0)],
+     Params(k=3)),  # one group of 8, cut at 3
+    ([(1, 2.0), (0, 1.0), (1, 1.0), (0, 1.0), (2, None)], Params(k=2)),  # cutoff splits a group
+    ([(0, 2.0), (0, 2.0), (1, 2.0), (0, 0.0)], Params()),
+    ([], Params()),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=rows_st, params=params_st)
+@example(rows=PINNED[0][0], params=PINNED[0][1])
+@example(rows=PINNED[1][0], params=PINNED[1][1])
+@example(rows=PINNED[2][0], params=PINNED[2][1])
+@example(rows=PINNED[3][0], params=PINNED[3][1])
+def test_expected_is_the_mean_over_tie_orderings(rows: list[Row], params: Params) -> None:
+    got = select(rows, params, "expected", EXPECTED_METRICS)
+    for name in EXPECTED_METRICS:
+        want = brute_force(name, rows, params)
+        assert math.isclose(got[name], want, rel_tol=TOL, abs_tol=TOL), (name, got[name], want)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=rows_st, params=params_st)
+def test_expected_lies_between_the_bounds(rows: list[Row], params: Params) -> None:
+    best = select(rows, params, "optimistic", EXPECTED_METRICS)
+    mean = select(rows, params, "expected", EXPECTED_METRICS)
+    worst = select(rows, params, "pessimistic", EXPECTED_METRICS)
+    for name in EXPECTED_METRICS:
+        assert best[name] + TOL >= mean[name] >= worst[name] - TOL, name
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=st.lists(st.tuples(labels_st, st.one_of(st.none(), st.floats(-5, 5))), max_size=8,
+                  unique_by=lambda row: row[1] if row[1] is not None else object()),
+    params=params_st,
+)
+def test_without_ties_every_policy_is_first(rows: list[Row], params: Params) -> None:
+    first = select(rows, params, "first", EXPECTED_METRICS)
+    for ties in ("expected", "optimistic", "pessimistic"):
+        other = select(rows, params, ties, EXPECTED_METRICS)
+        for name in EXPECTED_METRICS:
+            assert math.isclose(other[name], first[name], rel_tol=TOL, abs_tol=TOL), (ties, name)
+
+
+def test_constant_scorer_gets_the_honest_value() -> None:
+    """A constant score: trec_eval's doc-id order decides; expected is the mean."""
+    df = pl.DataFrame({"docid": ["d3", "d2", "d1"], "rel": [1, 0, 0], "score": [0.5] * 3})
+    # trec_eval: doc id descending among ties -> d3 (relevant) first
+    trec = df.select(pr.reciprocal_rank("rel", by=["score", "docid"])).item()
+    expected = df.select(pr.reciprocal_rank("rel", by="score", ties="expected")).item()
+    assert trec == 1.0
+    assert expected == pytest.approx((1 + 1 / 2 + 1 / 3) / 3, abs=1e-15)
+
+
+@pytest.mark.parametrize("metric", [pr.err, pr.bpref])
+def test_no_closed_form_raises(metric: object) -> None:
+    with pytest.raises(NotImplementedError, match="ties='expected'"):
+        metric("rel", by="score", ties="expected")  # type: ignore[operator]
+
+
+def test_expected_needs_a_ranking_key() -> None:
+    with pytest.raises(ValueError, match="ties='expected' needs"):
+        pr.ndcg("rel", ties="expected")
+
+
+@pytest.mark.parametrize("context", ["group_by", "over", "query"])
+def test_expected_in_every_context(context: str) -> None:
+    df = pl.DataFrame({
+        "qid": [1, 1, 1, 2, 2],
+        "rel": [1, 0, 2, 0, 1],
+        "score": [1.0, 1.0, 0.5, 2.0, 2.0],
+    })
+    per_query = {1: None, 2: None}
+    for qid in (1, 2):
+        part = df.filter(pl.col("qid") == qid)
+        per_query[qid] = part.select(pr.ndcg("rel", 2, by="score", ties="expected")).item()
+    expr = pr.ndcg("rel", 2, by="score", ties="expected")
+    if context == "group_by":
+        got = dict(df.group_by("qid").agg(expr).iter_rows())
+        assert got == pytest.approx(per_query)
+    elif context == "over":
+        got = dict(df.select("qid", expr.over("qid")).unique().iter_rows())
+        assert got == pytest.approx(per_query)
+    else:
+        mean = df.lazy().select(
+            pr.ndcg("rel", 2, by="score", ties="expected", query="qid")
+        ).collect(engine="streaming").item()
+        assert mean == pytest.approx((per_query[1] + per_query[2]) / 2)
