@@ -65,8 +65,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="output format (default: table, 4 decimals like trec_eval)")
     ev.add_argument("--missing", choices=["skip", "zero"], default="skip",
                     help="qrels queries absent from a run: skip, or zero (trec_eval -c)")
-    ev.add_argument("--ties", choices=["trec_eval", "first", "optimistic", "pessimistic"],
-                    default="trec_eval", help="order among equal scores")
+    ev.add_argument("--ties", default="trec_eval", help="order among equal scores",
+                    choices=["trec_eval", "first", "optimistic", "pessimistic", "expected"])
     demo = sub.add_parser("demo", help="evaluate the embedded synthetic A/B experiment")
     demo.add_argument("--queries", type=int, default=2000, help="number of queries")
     demo.add_argument("--seed", type=int, default=0, help="random seed")

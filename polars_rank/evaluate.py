@@ -210,8 +210,11 @@ def evaluate(
         ``"trec_eval"`` (equal scores ordered by doc id descending, byte-wise, as
         trec_eval; scores compared as 32-bit floats, as trec_eval stores them, so
         1.348 and 1.3479999999999999 tie), ``"first"`` (the run's row order),
-        ``"optimistic"`` or
-        ``"pessimistic"`` (relevant documents first / last among ties).
+        ``"optimistic"`` / ``"pessimistic"`` (relevant documents first / last among
+        ties), or ``"expected"``: the exact mean of each metric over every order of
+        the tied documents (no metric string of ERR or bpref: they have no closed
+        form and raise NotImplementedError). The last three rank the whole run
+        rather than only its judged documents, so they cost more (see the docs).
     missing
         Queries with judgments but nothing retrieved: ``"skip"`` (trec_eval), or
         ``"zero"`` (every metric 0 for them, as ``trec_eval -c``).

@@ -73,11 +73,6 @@ def test_by_and_query_types() -> None:
         pr.ndcg("rel", query=[])
 
 
-def test_ties_expected_is_not_available_yet() -> None:
-    with pytest.raises(NotImplementedError, match="ties='expected'"):
-        pr.ndcg("rel", ties="expected")
-
-
 # --- bad data: NaN for the affected list, never a plausible number, never null --------
 
 BAD_DATA = {

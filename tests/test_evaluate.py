@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import polars as pl
 import pytest
 import pytrec_eval
-from polars.testing import assert_frame_equal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from test_trec_parity import trec_case
 
 import polars_rank as pr

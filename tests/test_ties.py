@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import polars as pl
 import pytest
@@ -20,6 +20,9 @@ from hypothesis import strategies as st
 from test_against_reference import METRICS, Case, Label, Params, Row, frame
 
 import polars_rank as pr
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 TOL = 1e-12
 # no closed form under expected ties: they raise (tested below); AUC has no `ties`
@@ -170,3 +173,42 @@ def test_expected_in_every_context(context: str) -> None:
             pr.ndcg("rel", 2, by="score", ties="expected", query="qid")
         ).collect(engine="streaming").item()
         assert mean == pytest.approx((per_query[1] + per_query[2]) / 2)
+
+
+def test_evaluate_expected_is_the_per_query_expression() -> None:
+    run = pl.DataFrame({
+        "qid": ["a", "a", "a", "a", "b", "b", "b"],
+        "docid": ["d1", "d2", "d3", "d4", "d1", "d2", "d3"],
+        "score": [1.0, 1.0, 1.0, 0.2, 3.0, 3.0, 1.0],
+    })
+    qrels = pl.DataFrame({
+        "qid": ["a", "a", "b", "b", "b"],
+        "docid": ["d2", "d9", "d1", "d3", "d7"],
+        "rel": [2, 1, 0, 3, 1],
+    })
+    metrics = ["ndcg@3", "map", "mrr", "p@2", "recall@2", "hit_rate@1", "rprec"]
+    got = pr.evaluate(run, qrels, metrics, ties="expected", per_query=True)
+    # the same lists by hand: the run joined with the qrels, unretrieved rows unscored
+    joined = run.join(qrels, on=["qid", "docid"], how="full", coalesce=True)
+    exprs = {
+        "ndcg@3": pr.ndcg("rel", 3, by="score", ties="expected"),
+        "map": pr.average_precision("rel", by="score", ties="expected"),
+        "mrr": pr.reciprocal_rank("rel", by="score", ties="expected"),
+        "p@2": pr.precision("rel", 2, by="score", ties="expected"),
+        "recall@2": pr.recall("rel", 2, by="score", ties="expected"),
+        "hit_rate@1": pr.hit_rate("rel", 1, by="score", ties="expected"),
+        "rprec": pr.r_precision("rel", by="score", ties="expected"),
+    }
+    want = joined.group_by("qid").agg(e.alias(n) for n, e in exprs.items()).sort("qid")
+    assert got.columns == ["qid", *metrics]
+    for name in metrics:
+        assert got[name].to_list() == pytest.approx(want[name].to_list(), abs=1e-12), name
+    # query a: d1, d2, d3 tie at the top, d2 (rel 2) is the only relevant one retrieved
+    assert got.row(0, named=True)["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+
+
+def test_evaluate_expected_with_err_raises() -> None:
+    run = pl.DataFrame({"qid": ["a"], "docid": ["d"], "score": [1.0]})
+    qrels = pl.DataFrame({"qid": ["a"], "docid": ["d"], "rel": [1]})
+    with pytest.raises(NotImplementedError, match="err"):
+        pr.evaluate(run, qrels, ["err@10"], ties="expected")

@@ -193,7 +193,9 @@ def precision(
     query
         Column(s) identifying a query: the mean over queries, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -249,7 +251,9 @@ def recall(
     query
         Column(s) identifying a query: the mean over queries, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -306,7 +310,9 @@ def f1(
     query
         Column(s) identifying a query: the mean over queries, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -364,7 +370,9 @@ def average_precision(
     query
         Column(s) identifying a query: the mean over queries (MAP).
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -424,7 +432,9 @@ def reciprocal_rank(
     query
         Column(s) identifying a query: the mean over queries (MRR).
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -479,7 +489,9 @@ def hit_rate(
     query
         Column(s) identifying a query: the share of queries with a hit.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -533,7 +545,9 @@ def r_precision(
     query
         Column(s) identifying a query: the mean over queries, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -595,7 +609,9 @@ def rbp(
     query
         Column(s) identifying a query: the mean over queries, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -654,7 +670,9 @@ def bpref(
     query
         Column(s) identifying a query: the mean over queries, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"`` (relevant rows
+        first / last among ties). ``"expected"`` raises NotImplementedError: this
+        metric has no closed form for it.
 
     Returns
     -------

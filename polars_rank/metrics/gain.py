@@ -96,7 +96,9 @@ def dcg(
         list; with it the metric is computed per query and averaged (each query once).
     ties
         Order among equal ``by`` values: ``"first"`` keeps the input order,
-        ``"optimistic"`` / ``"pessimistic"`` put relevant rows first / last.
+        ``"optimistic"`` / ``"pessimistic"`` put relevant rows first / last, and
+        ``"expected"`` gives the exact mean over every order of the tied rows
+        (McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -159,7 +161,9 @@ def ndcg(
     query
         Column(s) identifying a query: the mean of per-query NDCG, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
@@ -242,7 +246,9 @@ def err(
     query
         Column(s) identifying a query: the mean over queries.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"`` (relevant rows
+        first / last among ties). ``"expected"`` raises NotImplementedError: this
+        metric has no closed form for it.
 
     Returns
     -------

@@ -50,7 +50,9 @@ def rank_correlation(
     query
         Column(s) identifying a query: the mean over queries, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
 
     Returns
     -------
