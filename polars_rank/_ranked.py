@@ -59,11 +59,15 @@ class Ranked:
     """Sparse mode: the number of retrieved rows of the list."""
 
     presorted: bool = False
-    """Sparse mode: rows already come in rank order (unretrieved last)."""
+    """Rows already come in rank order (unretrieved last): sparse mode, or dense
+    ``ties="expected"`` with :attr:`given_ties`."""
+    given_ties: tuple[pl.Expr, pl.Expr] | None = None
+    """Dense ``ties="expected"`` on presorted rows: each row's tie group as (start,
+    end), 0-based row indices within the list, end exclusive."""
 
     @classmethod
     def sparse(cls, rel: str, positions: str, n_retrieved: str, *, presorted: bool = False,
-               ) -> Ranked:
+               ties: tuple[str, str] | None = None) -> Ranked:
         """A list given by the ranks of its judged rows (``evaluate``'s fast path).
 
         The context holds every judged row of one query: those retrieved carry their
@@ -72,8 +76,20 @@ class Ranked:
         only occupy ranks, which ``positions`` already accounts for. ``presorted``: the
         rows of each list already come in rank order, unretrieved last.
         """
-        return cls(pl.col(rel).cast(pl.Float64), (pl.col(positions),), (False,), "first", (),
-                   None, pl.col(positions), pl.col(n_retrieved).max().fill_null(0), presorted)
+        given_ties = None if ties is None else (pl.col(ties[0]), pl.col(ties[1]))
+        return cls(pl.col(rel).cast(pl.Float64), (pl.col(positions),), (False,),
+                   "first" if ties is None else "expected", (), None, pl.col(positions),
+                   pl.col(n_retrieved).max().fill_null(0), presorted, given_ties)
+
+    @classmethod
+    def presorted_ties(cls, rel: str, score: str, start: str, end: str) -> Ranked:
+        """Whole lists sorted by ``score`` (descending, nulls last), tie groups given.
+
+        ``evaluate(ties="expected")``: the frame computes the groups once with
+        windows, so the metrics need no sort and no group search of their own.
+        """
+        return cls(pl.col(rel).cast(pl.Float64), (pl.col(score),), (True,), "expected", (),
+                   None, presorted=True, given_ties=(pl.col(start), pl.col(end)))
 
     @classmethod
     def build(
@@ -132,13 +148,13 @@ class Ranked:
         In sparse mode every row is kept (rows past ``k`` are masked by
         :meth:`retrieved`), aligned with :meth:`positions`.
         """
+        if self.ties == "expected":
+            return self.cut(self.tie_sum(self.sorted(values)) / self.tie_size().cast(pl.Float64),
+                            k)
         if self.given_positions is not None:
             if self.presorted:
                 return values
             return values.sort_by(self.given_positions, nulls_last=True, maintain_order=True)
-        if self.ties == "expected":
-            out = self.tie_sum(self.sorted(values)) / self.tie_size().cast(pl.Float64)
-            return out if k is None else out.head(k)
         out = values
         if self.keys:
             keys = list(self.keys)
@@ -157,16 +173,28 @@ class Ranked:
     # of per-rank terms has as expected value the same sum over the slot means; the
     # other metrics use the group's counts (see the kernels). All in rank order, over
     # the whole list (cutoffs are applied after).
+    def cut(self, ranked: pl.Expr, k: int | None) -> pl.Expr:
+        """The first ``k`` of a rank-ordered expression (sparse mode keeps every row)."""
+        return ranked if k is None or self.given_positions is not None else ranked.head(k)
+
     def sorted(self, values: pl.Expr) -> pl.Expr:
         """``values`` sorted by the keys only (ties in input order), whole list."""
+        if self.presorted:
+            return values
         return values.sort_by(list(self.keys), descending=list(self.descending),
                               nulls_last=True, maintain_order=True)
 
     def _tie_bounds(self) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         """(slot index, group start, group end): 0-based, end exclusive, rank order."""
-        key = self.keys[0] if len(self.keys) == 1 else pl.struct(*self.keys)
-        ranked_key = self.sorted(key)
+        if self.given_ties is not None:
+            return pl.int_range(pl.len(), dtype=pl.Int64), *self.given_ties
         index = pl.int_range(pl.len(), dtype=pl.Int64)
+        if len(set(self.descending)) == 1:  # one direction: a rank of the key is the bound
+            key = self.keys[0] if len(self.keys) == 1 else pl.struct(*self.keys)
+            low = key.rank("min", descending=self.descending[0]).cast(pl.Int64) - 1
+            high = key.rank("max", descending=self.descending[0]).cast(pl.Int64)
+            return index, low.sort(nulls_last=True), high.sort(nulls_last=True)
+        ranked_key = self.sorted(pl.struct(*self.keys))
         starts = (index == 0) | ranked_key.ne_missing(ranked_key.shift(1))
         ends = starts.shift(-1, fill_value=True)
         start = pl.when(starts).then(index).otherwise(None).forward_fill()

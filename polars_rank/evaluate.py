@@ -365,7 +365,9 @@ def _per_query(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options,
     query, score, groups = o.query, o.score, o.groups
     keys = [*groups, query]
     named = o.named
-    sparse = o.ties in ("trec_eval", "first") and all(m.definition.sparse for _, m in named)
+    sparse = o.ties in ("trec_eval", "first", "expected") and all(
+        m.definition.sparse for _, m in named
+    )
     if sparse:
         per = _per_query_sparse(run, qrels, o, unjudged)
     else:
@@ -477,6 +479,9 @@ def _per_query_dense(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
                      rel: str, groups: list[str], ties: str) -> pl.LazyFrame:
     """Per-query metrics on the full joined lists: every metric, every tie policy."""
     joined = _join(run, qrels, query=query, doc=doc, score=score, rel=rel, groups=groups)
+    if ties == "expected":  # with AUC or rank correlation; else the sparse path
+        return _per_query_expected(joined, named, query=query, score=score, rel=rel,
+                                   groups=groups)
     if ties == "trec_eval":  # trec_eval keeps scores as 32-bit floats
         by: By = [pl.col(score).cast(pl.Float32), pl.col(doc).cast(pl.String)]
         descending, tie_policy = [True, True], "first"
@@ -493,8 +498,70 @@ def _per_query_dense(run: pl.LazyFrame, qrels: pl.LazyFrame | None,
     )
 
 
+_START = "__polars_rank_tie_start"
+_END = "__polars_rank_tie_end"
+
+
+def _per_query_expected(joined: pl.LazyFrame, named: list[tuple[str, Metric]], *, query: str,
+                        score: str, rel: str, groups: list[str]) -> pl.LazyFrame:
+    """``ties="expected"``: tie groups found once per frame, then metrics on sorted lists.
+
+    One sort by (query, score descending); the tie groups (rows of a list with equal
+    scores) as row-index bounds from windows; the metrics then read the bounds
+    instead of sorting and searching each list themselves.
+    """
+    keys = [*groups, query]
+    tie = (pl.col(score).cast(pl.Float64) + 0.0).alias(_ORDER)  # + 0.0: -0.0 ties with 0.0
+    index = pl.int_range(pl.len(), dtype=pl.Int64).over(keys)
+    ordered = (
+        joined.with_columns(tie)
+        .sort([*keys, _ORDER], descending=[*(False for _ in keys), True], nulls_last=True)
+        .with_columns(index.alias(_POS))
+        .with_columns(
+            pl.col(_POS).min().over([*keys, _ORDER]).alias(_START),
+            (pl.col(_POS).max().over([*keys, _ORDER]) + 1).alias(_END),
+        )
+    )
+    ranked_list = Ranked.presorted_ties(rel, _ORDER, _START, _END)
+    return ordered.group_by(keys, maintain_order=True).agg(
+        *(m.value(ranked_list).cast(pl.Float64).alias(name) for name, m in named),
+        pl.col(_JUDGED).any().alias(_JUDGED),
+        pl.col(score).is_not_null().any().alias(_RETRIEVED),
+    )
+
+
 _POS = "__polars_rank_pos"
 _N_RET = "__polars_rank_n_retrieved"
+
+
+def _tie_fillers(judged: pl.LazyFrame, keys: list[str], rel: str) -> pl.LazyFrame:
+    """Unjudged rows tied with a judged one (``ties="expected"``), as label-less rows.
+
+    A tie group's ranks are shared by all its rows; the metrics need every rank of a
+    group holding a judged row, so its unjudged rows come back as rows with a null
+    label (rows of other groups cannot move and are not needed).
+    """
+    groups = judged.group_by([*keys, _POS]).agg(pl.col(_END).first(), pl.len().alias(_N_RET))
+    missing = pl.col(_END) - pl.col(_POS) - pl.col(_N_RET)
+    return (
+        groups.filter(missing > 0)
+        .select(*keys, _POS, _END, pl.int_ranges(0, missing).alias(rel))
+        .explode(rel)
+        .with_columns(pl.lit(None, pl.Float64).alias(rel))
+    )
+
+
+def _tie_slots(sparse: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Rows sorted by tie group: give each a distinct rank and its group's row bounds."""
+    index = pl.int_range(pl.len(), dtype=pl.Int64).over(keys)
+    group = [*keys, _POS]
+    return sparse.with_columns(index.alias(_START)).with_columns(
+        (pl.col(_START).min().over(group)).alias("__first"),
+        (pl.col(_START).max().over(group) + 1).alias(_END),
+    ).with_columns(
+        (pl.col(_POS) + 1 + pl.col(_START) - pl.col("__first")).alias(_POS),  # null: unretrieved
+        pl.col("__first").alias(_START),
+    ).drop("__first")
 
 
 def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options,
@@ -515,20 +582,31 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
         run = run.collect().lazy()
         qrels = None if qrels is None else qrels.collect().lazy()
     retrieved = run.filter(pl.col(score).is_not_null())
-    if o.ties == "trec_eval":  # trec_eval keeps scores as 32-bit floats (TEXT_RESULTS.sim)
-        score_key, tie_key = pl.col(score).cast(pl.Float32), pl.col(doc).cast(pl.String)
+    expected = o.ties == "expected"
+    if expected:  # each row's tie group as ranks: (rows above it, rows above or tied)
+        tie = pl.col(score).cast(pl.Float64) + 0.0  # + 0.0: -0.0 ties with 0.0
+        ranked = retrieved.with_columns(
+            (tie.rank("min", descending=True).over(keys).cast(pl.Int64) - 1).alias(_POS),
+            tie.rank("max", descending=True).over(keys).cast(pl.Int64).alias(_END),
+        )
     else:
-        retrieved = retrieved.with_row_index(_ORDER)
-        score_key, tie_key = pl.col(score).cast(pl.Float64), -pl.col(_ORDER).cast(pl.Int64)
-    ranked = retrieved.with_columns(
-        pl.struct(score_key, tie_key).rank("ordinal", descending=True).over(keys).alias(_POS)
-    )
+        if o.ties == "trec_eval":  # trec_eval keeps scores as 32-bit floats (TEXT_RESULTS.sim)
+            score_key, tie_key = pl.col(score).cast(pl.Float32), pl.col(doc).cast(pl.String)
+        else:
+            retrieved = retrieved.with_row_index(_ORDER)
+            score_key, tie_key = pl.col(score).cast(pl.Float64), -pl.col(_ORDER).cast(pl.Int64)
+        ranked = retrieved.with_columns(
+            pl.struct(score_key, tie_key).rank("ordinal", descending=True).over(keys).alias(_POS)
+        )
+    rank_columns = [_POS, _END] if expected else [_POS]
     lists = retrieved.group_by(keys).agg(pl.len().cast(pl.UInt32).alias(_N_RET))
     if qrels is None:
-        judged_ranked = ranked.filter(pl.col(rel).is_not_null()).select(*keys, _POS, rel)
+        judged_ranked = ranked.filter(pl.col(rel).is_not_null()).select(
+            *keys, *rank_columns, rel
+        )
     else:
         judged_ranked = ranked.join(qrels, on=[query, doc], how="inner").select(
-            *keys, doc, _POS, rel
+            *keys, doc, *rank_columns, rel
         )
     if o.validate:
         (judged_df, lists_df), summary = _validate(
@@ -548,14 +626,20 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
             .join(judged_ranked.select(*keys, doc), on=[*keys, doc], how="anti")
             .select(*keys, rel)
         )
-    sparse = pl.concat(
-        [judged_ranked.select(*keys, _POS, rel),
-         unretrieved.with_columns(pl.lit(None, pl.UInt32).alias(_POS)).select(*keys, _POS, rel)],
-        how="vertical_relaxed",
-    ).join(lists, on=keys, how="left")
+    parts = [judged_ranked.select(*keys, *rank_columns, rel),
+             unretrieved.with_columns(pl.lit(None, pl.Int64).alias(c) for c in rank_columns)
+             .select(*keys, *rank_columns, rel)]
+    if expected:
+        parts.append(_tie_fillers(judged_ranked, keys, rel))
+    sparse = pl.concat(parts, how="vertical_relaxed").join(lists, on=keys, how="left")
     # rank order within each list once, so no metric sorts: group_by keeps row order
     sparse = sparse.sort([*keys, _POS], nulls_last=True)
-    ranked_list = Ranked.sparse(rel, _POS, _N_RET, presorted=True)
+    if expected:
+        sparse = _tie_slots(sparse, keys)
+        ranked_list = Ranked.sparse(rel, _POS, _N_RET, presorted=True,
+                                    ties=(_START, _END))
+    else:
+        ranked_list = Ranked.sparse(rel, _POS, _N_RET, presorted=True)
     return sparse.group_by(keys).agg(
         *(m.value(ranked_list).cast(pl.Float64).alias(name) for name, m in o.named),
         pl.lit(True).alias(_JUDGED),

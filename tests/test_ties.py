@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_against_reference import METRICS, Case, Label, Params, Row, frame
+from test_trec_parity import joined_frame, trec_case
 
 import polars_rank as pr
 
@@ -30,7 +32,7 @@ EXCLUDED = {"err", "bpref", "auc"}
 EXPECTED_METRICS = [name for name in METRICS if name not in EXCLUDED]
 
 labels_st = st.sampled_from([None, 0, 1, 2, 3, 1.5])
-scores_st = st.sampled_from([None, 0.0, 1.0, 2.0, 2.0])  # few values: many ties
+scores_st = st.sampled_from([None, 0.0, -0.0, 1.0, 2.0, 2.0])  # few values: many ties
 rows_st = st.lists(st.tuples(labels_st, scores_st), max_size=8)
 params_st = st.builds(
     Params,
@@ -175,7 +177,8 @@ def test_expected_in_every_context(context: str) -> None:
         assert mean == pytest.approx((per_query[1] + per_query[2]) / 2)
 
 
-def test_evaluate_expected_is_the_per_query_expression() -> None:
+@pytest.mark.parametrize("dense", [False, True])  # with AUC: every row, not judged ones
+def test_evaluate_expected_is_the_per_query_expression(dense: bool) -> None:
     run = pl.DataFrame({
         "qid": ["a", "a", "a", "a", "b", "b", "b"],
         "docid": ["d1", "d2", "d3", "d4", "d1", "d2", "d3"],
@@ -187,7 +190,8 @@ def test_evaluate_expected_is_the_per_query_expression() -> None:
         "rel": [2, 1, 0, 3, 1],
     })
     metrics = ["ndcg@3", "map", "mrr", "p@2", "recall@2", "hit_rate@1", "rprec"]
-    got = pr.evaluate(run, qrels, metrics, ties="expected", per_query=True)
+    got = pr.evaluate(run, qrels, [*metrics, *(["auc"] if dense else [])], ties="expected",
+                      per_query=True).drop("auc", strict=False)
     # the same lists by hand: the run joined with the qrels, unretrieved rows unscored
     joined = run.join(qrels, on=["qid", "docid"], how="full", coalesce=True)
     exprs = {
@@ -212,3 +216,37 @@ def test_evaluate_expected_with_err_raises() -> None:
     qrels = pl.DataFrame({"qid": ["a"], "docid": ["d"], "rel": [1]})
     with pytest.raises(NotImplementedError, match="err"):
         pr.evaluate(run, qrels, ["err@10"], ties="expected")
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=trec_case(), arms=st.booleans())
+def test_evaluate_expected_fast_path_equals_the_expressions(
+    case: tuple[dict, dict], arms: bool
+) -> None:
+    """evaluate() ranks only judged rows (plus unjudged rows tied with them): same values."""
+    run, qrels = case
+    joined = joined_frame(run, qrels)  # full join, queries in both
+    if joined.is_empty():
+        return
+    run_df = joined.filter(pl.col("score").is_not_null()).select("qid", "docid", "score")
+    qrels_df = joined.filter(pl.col("rel").is_not_null()).select("qid", "docid", "rel")
+    if arms:  # two arms with the same run: slices must not mix
+        run_df = pl.concat([run_df.with_columns(arm=pl.lit(a)) for a in ("A", "B")])
+    metrics = {
+        "ndcg@5": pr.ndcg("rel", 5, by="score", ties="expected"),
+        "map": pr.average_precision("rel", by="score", ties="expected"),
+        "mrr@3": pr.reciprocal_rank("rel", 3, by="score", ties="expected"),
+        "p@3": pr.precision("rel", 3, by="score", ties="expected"),
+        "recall@4": pr.recall("rel", 4, by="score", ties="expected"),
+        "success@2": pr.hit_rate("rel", 2, by="score", ties="expected"),
+        "rprec": pr.r_precision("rel", by="score", ties="expected"),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        got = pr.evaluate(run_df, qrels_df, list(metrics), ties="expected", per_query=True,
+                          group_by="arm" if arms else None)
+    want = joined.group_by("qid").agg(e.alias(n) for n, e in metrics.items())
+    for row in got.iter_rows(named=True):
+        expected = want.filter(pl.col("qid") == row["qid"]).row(0, named=True)
+        for name in metrics:
+            assert math.isclose(row[name], expected[name], rel_tol=TOL, abs_tol=TOL), name

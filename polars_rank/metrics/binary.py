@@ -74,11 +74,11 @@ def _expected_first_hit(r: Ranked, k: int | None, threshold: float) -> tuple[pl.
     j = r.tie_slot().cast(pl.Float64)
     shown = r.retrieved(k)
     none_here = ((n - m - j + 1.0) / (n - j + 1.0)).clip(lower_bound=0.0)
-    none_here = none_here if k is None else none_here.head(k)
+    none_here = r.cut(none_here, k)
     none_here = pl.when(shown).then(none_here).otherwise(1.0)
     none_above = none_here.cum_prod().shift(1, fill_value=1.0)
     first_here = m / (n - j + 1.0)
-    first_here = first_here if k is None else first_here.head(k)
+    first_here = r.cut(first_here, k)
     return none_above, pl.when(shown).then(first_here).otherwise(0.0)
 
 
@@ -96,7 +96,7 @@ def _expected_precision_sum(r: Ranked, k: int | None, threshold: float) -> pl.Ex
     j = r.tie_slot().cast(pl.Float64)
     pairs = pl.when(n > 1.0).then((j - 1.0) * m * (m - 1.0) / (n * (n - 1.0))).otherwise(0.0)
     term = m / n * (c + 1.0) + pairs
-    term = term if k is None else term.head(k)
+    term = r.cut(term, k)
     return (pl.when(r.retrieved(k)).then(term).otherwise(0.0) / r.positions(k)).sum()
 
 
