@@ -23,8 +23,9 @@ shape: (1, 2)
 
 from __future__ import annotations
 
-from polars_rank import _namespace, datasets
+from polars_rank import _namespace, datasets, stats
 from polars_rank._namespace import RankNameSpace
+from polars_rank.compare import compare
 from polars_rank.evaluate import InvalidDataError, evaluate
 from polars_rank.io import TrecFormatError, read_qrels, read_run, scan_qrels, scan_run, write_run
 from polars_rank.metrics import (
@@ -81,6 +82,7 @@ __all__ = [
     "mean_dwell",
     "validate",
     "evaluate",
+    "compare",
     "parse_metric",
     "scan_run",
     "read_run",
@@ -91,4 +93,5 @@ __all__ = [
     "TrecFormatError",
     "RankNameSpace",
     "datasets",
+    "stats",
 ]
