@@ -19,6 +19,10 @@ shape: (1, 2)
 └──────────┴──────┘
 
 ``pl.col("x").rank("dense")`` is still Polars' own ``Expr.rank``.
+
+:func:`evaluate` computes metric strings over runs and qrels, trec_eval-style;
+:func:`compare` compares A/B arms with confidence intervals and significance tests
+(with the optional ``polars-rank[stats]`` extra).
 """
 
 from __future__ import annotations

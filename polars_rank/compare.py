@@ -28,6 +28,8 @@ from polars_rank.stats import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
     import numpy.typing as npt
 
@@ -425,10 +427,12 @@ def _check_finite(long: pl.DataFrame, arm: str, queries: list[str]) -> None:
 
 
 Arrays: TypeAlias = "tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]"
+Lookup: TypeAlias = "Callable[[tuple[Any, ...], str, Any], Arrays]"
+"""(slice key, metric, arm) -> (arm values, baseline values)."""
 
 
 def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any],
-                   queries: list[str], groups: list[str], notes: _Notes) -> Any:
+                   queries: list[str], groups: list[str], notes: _Notes) -> Lookup:
     """(slice, metric, arm) -> aligned (arm, baseline) values over the shared queries."""
     import numpy as np
 
@@ -495,7 +499,8 @@ def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any
     return lookup
 
 
-def _unpaired_arrays(long: pl.DataFrame, arm: str, baseline: Any, groups: list[str]) -> Any:
+def _unpaired_arrays(long: pl.DataFrame, arm: str, baseline: Any,
+                     groups: list[str]) -> Lookup:
     """(slice, metric, arm) -> (arm values, baseline values), nulls dropped."""
     import numpy as np
 

@@ -201,6 +201,7 @@ def t_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     >>> round(r.delta, 3), round(r.p_value, 4), round(r.ci_low, 4), round(r.ci_high, 4)
     (0.1, 0.0917, -0.0299, 0.2299)
     """
+    require("numpy", "the t-test")
     require("scipy", "the t-test")
     from scipy import stats as sps
 
@@ -309,9 +310,13 @@ def _sign_flip_means(x: Array, n_resamples: int, rng: np.random.Generator,
 
     n = x.shape[0]
     if 2**n <= n_resamples:
-        codes = np.arange(2**n, dtype=np.int64)[:, None]
-        signs = 1.0 - 2.0 * ((codes >> np.arange(n)) & 1)
-        return (signs @ x) / n, True
+        out = []
+        start = 0
+        for size in _batches(2**n, n):
+            codes = np.arange(start, start + size, dtype=np.int64)[:, None]
+            out.append(((1.0 - 2.0 * ((codes >> np.arange(n)) & 1)) @ x) / n)
+            start += size
+        return np.concatenate(out), True
     out = [((1.0 - 2.0 * rng.integers(0, 2, size=(size, n))) @ x) / n
            for size in _batches(n_resamples, n)]
     return np.concatenate(out), False
@@ -329,11 +334,14 @@ def _relabelled_sums(x: Array, n_a: int, n_resamples: int, rng: np.random.Genera
 
     n = x.shape[0]
     count = math.comb(n, n_a)
-    if count <= n_resamples:
-        combos = itertools.chain.from_iterable(itertools.combinations(range(n), n_a))
-        idx = np.fromiter(combos, dtype=np.int64, count=count * n_a).reshape(count, n_a)
-        return x[idx].sum(axis=1), True
     out = []
+    if count <= n_resamples:
+        combos = itertools.combinations(range(n), n_a)
+        for size in _batches(count, n_a * x.shape[1]):
+            chunk = itertools.chain.from_iterable(itertools.islice(combos, size))
+            idx = np.fromiter(chunk, dtype=np.int64, count=size * n_a).reshape(size, n_a)
+            out.append(x[idx].sum(axis=1))
+        return np.concatenate(out), True
     for size in _batches(n_resamples, n * x.shape[1]):
         idx = np.argpartition(rng.random((size, n)), n_a - 1, axis=1)[:, :n_a]
         out.append(x[idx].sum(axis=1))
@@ -391,9 +399,9 @@ def randomization_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = Tr
     >>> r.p_value  # 2 x 2/64: only "no flip" and flipping the 0 difference are as extreme
     0.0625
     """
+    require("numpy", "the randomization test")
     import numpy as np
 
-    require("numpy", "the randomization test")
     alpha = _check_alpha(alpha)
     n_resamples = _check_resamples(n_resamples)
     a, b = _arrays(arm, baseline, paired)
@@ -544,9 +552,9 @@ def bootstrap_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     >>> round(r.delta, 3), r.ci_low > 0, r.p_value < 0.05
     (0.133, True, True)
     """
+    require("numpy", "the bootstrap")
     import numpy as np
 
-    require("numpy", "the bootstrap")
     alpha = _check_alpha(alpha)
     n_resamples = _check_resamples(n_resamples)
     if interval not in ("bca", "percentile"):

@@ -451,6 +451,22 @@ def test_imports_and_evaluates_without_numpy_and_scipy() -> None:
         assert 'pip install "polars-rank[stats]"' in line
 
 
+def test_stats_functions_say_what_to_install() -> None:
+    code = ("from polars_rank import stats\n"
+            "for f in (stats.t_test, stats.randomization_test, stats.bootstrap_test):\n"
+            "    try:\n"
+            "        f([0.1, 0.2], [0.3, 0.4])\n"
+            "    except ImportError as exc:\n"
+            "        print(exc)\n")
+    result = run_without(["numpy", "scipy"], code)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    for line, what in zip(lines, ["the t-test", "the randomization test", "the bootstrap"],
+                          strict=True):
+        assert line.startswith(f"{what} needs numpy, which is not installed"), line
+
+
 def test_stats_extra_is_declared() -> None:
     text = (ROOT / "pyproject.toml").read_text()
     assert 'stats = ["numpy>=1.24", "scipy>=1.10"]' in text

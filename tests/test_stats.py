@@ -175,6 +175,19 @@ def test_exact_relabellings_equal_scipy(seed: int, n_a: int, n_b: int) -> None:
     assert got.p_value == pytest.approx(ref.pvalue, abs=1e-12)
 
 
+def test_exact_enumerations_larger_than_one_batch() -> None:
+    a, b = data(21, 17, shift=0.05)  # 2^17 sign flips x 17 queries: several batches
+    got = randomization_test(a, b, n_resamples=2**17)
+    ref = sps.permutation_test((a, b), mean_difference, permutation_type="samples",
+                               n_resamples=2**17, vectorized=True)
+    assert got.p_value == pytest.approx(ref.pvalue, abs=1e-12)
+    a, b = data(22, 9, paired=False, n_b=11, shift=0.1)  # C(20, 9) = 167,960 relabellings
+    got = randomization_test(a, b, paired=False, n_resamples=200_000)
+    ref = sps.permutation_test((a, b), mean_difference, permutation_type="independent",
+                               n_resamples=200_000, vectorized=True)
+    assert got.p_value == pytest.approx(ref.pvalue, abs=1e-12)
+
+
 def test_exact_test_with_ties_and_zero_differences() -> None:
     a = np.array([1.0, 0.5, 0.5, 1.0, 0.0, 1.0])
     b = np.array([0.5, 0.5, 0.0, 1.0, 0.0, 0.5])  # three zero differences
