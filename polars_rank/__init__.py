@@ -19,24 +19,33 @@ shape: (1, 2)
 └──────────┴──────┘
 
 ``pl.col("x").rank("dense")`` is still Polars' own ``Expr.rank``.
+
+:func:`evaluate` computes metric strings over runs and qrels, trec_eval-style;
+:func:`compare` compares A/B arms with confidence intervals and significance tests
+(with the optional ``polars-rank[stats]`` extra).
 """
 
 from __future__ import annotations
 
-from polars_rank import _namespace, datasets
+from polars_rank import _namespace, datasets, stats
 from polars_rank._namespace import RankNameSpace
+from polars_rank.compare import compare
 from polars_rank.evaluate import InvalidDataError, evaluate
 from polars_rank.io import TrecFormatError, read_qrels, read_run, scan_qrels, scan_run, write_run
 from polars_rank.metrics import (
+    abandonment,
     auc,
     average_precision,
     bpref,
+    clicks_per_query,
     ctr,
     dcg,
     err,
     f1,
+    first_click_rr,
     hit_rate,
     map,
+    mean_dwell,
     mrr,
     ndcg,
     precision,
@@ -71,8 +80,13 @@ __all__ = [
     "rank_correlation",
     "auc",
     "ctr",
+    "abandonment",
+    "first_click_rr",
+    "clicks_per_query",
+    "mean_dwell",
     "validate",
     "evaluate",
+    "compare",
     "parse_metric",
     "scan_run",
     "read_run",
@@ -83,4 +97,5 @@ __all__ = [
     "TrecFormatError",
     "RankNameSpace",
     "datasets",
+    "stats",
 ]

@@ -2,7 +2,8 @@
 
 ``polars-rank eval QRELS RUN [RUN ...] -m ndcg@10 -m map`` prints trec_eval-shaped
 results (metric, query or ``all``, value), several runs side by side;
-``polars-rank demo`` evaluates the embedded synthetic A/B experiment;
+``polars-rank demo`` evaluates the embedded synthetic A/B experiment and compares its
+arms per segment (deltas, confidence intervals, significance);
 ``polars-rank metrics`` lists the metric strings.
 """
 
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank import datasets
+from polars_rank.compare import compare
 from polars_rank.evaluate import InvalidDataError, evaluate
 from polars_rank.io import TrecFormatError, scan_qrels, scan_run
-from polars_rank.metrics import auc, ctr, mrr
+from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
 from polars_rank.registry import METRICS
 
 if TYPE_CHECKING:
@@ -67,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="qrels queries absent from a run: skip, or zero (trec_eval -c)")
     ev.add_argument("--ties", default="trec_eval", help="order among equal scores",
                     choices=["trec_eval", "first", "optimistic", "pessimistic", "expected"])
-    demo = sub.add_parser("demo", help="evaluate the embedded synthetic A/B experiment")
+    demo = sub.add_parser("demo", help="evaluate and compare the arms of the embedded "
+                                       "synthetic A/B experiment")
     demo.add_argument("--queries", type=int, default=2000, help="number of queries")
     demo.add_argument("--seed", type=int, default=0, help="random seed")
     sub.add_parser("metrics", help="list the metric strings")
@@ -150,12 +153,75 @@ def _print_demo(df: pl.DataFrame, n_queries: int, seed: int) -> None:
     print("\nPer locale and arm:")
     print(evaluate(df, metrics=metrics[:1], group_by=["locale", "arm"], doc="docid"))
     print("\nClicks per arm (cascade clicks on the shown results):")
-    clicks = df.filter(pl.col("position").is_not_null())
-    print(clicks.group_by("arm").agg(
+    shown = df.filter(pl.col("position").is_not_null())
+    print(shown.group_by("arm").agg(
         ctr("clicked", 5, by="position", descending=False, query="qid").alias("ctr@5"),
         mrr("clicked", by="position", descending=False, query="qid").alias("click_mrr"),
+        abandonment("clicked", by="position", descending=False, query="qid")
+        .alias("abandonment"),
+        clicks_per_query("clicked", by="position", descending=False, query="qid")
+        .alias("clicks/query"),
         auc("clicked", by="score", query="qid").alias("gauc"),
     ).sort("arm"))
+    try:
+        with pl.Config(tbl_cols=-1, tbl_width_chars=200, tbl_hide_column_data_types=True,
+                       tbl_hide_dtype_separator=True):
+            _print_comparisons(df, shown)
+    except ImportError as exc:
+        print(f"\nSignificance tests skipped: {exc}")
+
+
+def _print_comparisons(df: pl.DataFrame, shown: pl.DataFrame) -> None:
+    """Treatment vs control with deltas, intervals and tests, per segment."""
+    per_device = evaluate(df, metrics=["ndcg@10", "map", "mrr@10"],
+                          group_by=["device", "arm"], per_query=True, doc="docid")
+    print("\nTreatment vs control per device: paired t-test over the queries, 95% intervals,"
+          "\nHolm-adjusted p-values across the metrics of a device (* significant at 0.05):")
+    print(_readable(compare(per_device, baseline="control", group_by="device"), ["device"]))
+
+    per_locale = evaluate(df, metrics=["ndcg@10"], group_by=["locale", "arm"],
+                          per_query=True, doc="docid")
+    print("\nTreatment vs control per locale, ndcg@10: paired randomization test "
+          "(10,000 sign flips):")
+    out = compare(per_locale, baseline="control", group_by="locale", test="randomization")
+    print(_readable(out, ["locale"]))
+
+    by_position = {"by": "position", "descending": False}
+    impressions = shown.group_by("arm", "qid").agg(
+        ctr("clicked", 5, **by_position).alias("ctr@5"),  # type: ignore[arg-type]
+        first_click_rr("clicked", **by_position).alias("click_mrr"),  # type: ignore[arg-type]
+        abandonment("clicked", **by_position).alias("abandonment"),  # type: ignore[arg-type]
+    )
+    print("\nClicks, treatment vs control, as an online test: each impression an independent"
+          "\nunit (unpaired), BCa bootstrap intervals (10,000 resamples):")
+    out = compare(impressions, baseline="control", paired=False, test="bootstrap")
+    print(_readable(out, []))
+
+
+def _readable(out: pl.DataFrame, groups: list[str]) -> pl.DataFrame:
+    """A comparison for reading: rounded, intervals and lift as text, a significance mark."""
+
+    def number(x: float | None, sign: str = "+") -> str:
+        return "" if x is None else f"{x:{sign}.4f}"
+
+    def p_value(p: float | None) -> str:
+        return "" if p is None else ("<0.0001" if p < 1e-4 else f"{p:.4f}")
+
+    rows = []
+    for r in out.iter_rows(named=True):
+        rows.append({
+            **{g: r[g] for g in groups},
+            "metric": r["metric"],
+            "control": number(r["baseline_mean"], ""),
+            "treatment": number(r["mean"], ""),
+            "delta": number(r["delta"]),
+            "95% CI": (f"[{number(r['ci_low'])}, {number(r['ci_high'])}]"
+                       if r["ci_low"] is not None else ""),
+            "lift": "" if r["lift"] is None else f"{100 * r['lift']:+.1f}%",
+            "p (adj.)": p_value(r["p_adjusted"]),
+            "": "*" if r["significant"] else "",
+        })
+    return pl.DataFrame(rows)
 
 
 def _list_metrics() -> None:
@@ -193,7 +259,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 _print_table(result)
         elif args.command == "demo":
-            _demo(args.queries, args.seed)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                _demo(args.queries, args.seed)
+            for w in caught:
+                print(f"polars-rank: warning: {w.message}", file=sys.stderr)
         else:
             _list_metrics()
     except (OSError, TrecFormatError, InvalidDataError, ValueError) as exc:

@@ -25,7 +25,7 @@ from polars_rank import metrics
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from polars_rank._params import By, Gain, Query, Ties
+    from polars_rank._params import By, Gain, IntoExpr, Query, Ties
 
 _ORIGINAL = "_polars_rank_original"
 
@@ -157,6 +157,30 @@ class RankNameSpace:
             ties: Ties = "first") -> pl.Expr:
         return metrics.ctr(self._expr, k, by=by, descending=descending, query=query,
                            ties=ties)
+
+    def abandonment(self, k: int | None = None, *, by: By = None,
+                    descending: bool | Sequence[bool] = True, query: Query = None,
+                    ties: Ties = "first") -> pl.Expr:
+        return metrics.abandonment(self._expr, k, by=by, descending=descending, query=query,
+                                   ties=ties)
+
+    def first_click_rr(self, k: int | None = None, *, by: By = None,
+                       descending: bool | Sequence[bool] = True, query: Query = None,
+                       ties: Ties = "first") -> pl.Expr:
+        return metrics.first_click_rr(self._expr, k, by=by, descending=descending,
+                                      query=query, ties=ties)
+
+    def clicks_per_query(self, k: int | None = None, *, by: By = None,
+                         descending: bool | Sequence[bool] = True, query: Query = None,
+                         ties: Ties = "first") -> pl.Expr:
+        return metrics.clicks_per_query(self._expr, k, by=by, descending=descending,
+                                        query=query, ties=ties)
+
+    def mean_dwell(self, k: int | None = None, *, clicks: IntoExpr | None = None,
+                   by: By = None, descending: bool | Sequence[bool] = True,
+                   query: Query = None, ties: Ties = "first") -> pl.Expr:
+        return metrics.mean_dwell(self._expr, k, clicks=clicks, by=by, descending=descending,
+                                  query=query, ties=ties)
 
 
 for _name in metrics.__all__:

@@ -331,6 +331,43 @@ def ctr(clicks: Sequence[float | None], k: int | None = None) -> float:
     return sum(_as_number(c) for c in shown) / len(shown)
 
 
+def abandonment(clicks: Sequence[float | None], k: int | None = None) -> float:
+    """1.0 if no shown item within k was clicked (click > 0; ``None`` = no click), else 0.0.
+
+    An impression where nothing was shown counts as abandoned.
+    """
+    return 0.0 if any(_as_number(c) > 0 for c in _top(clicks, k)) else 1.0
+
+
+def first_click_rr(clicks: Sequence[float | None], k: int | None = None) -> float:
+    """1 / rank of the first clicked item within k (click > 0), 0.0 without a click."""
+    for rank, c in enumerate(_top(clicks, k), start=1):
+        if _as_number(c) > 0:
+            return 1.0 / rank
+    return 0.0
+
+
+def clicks_per_query(clicks: Sequence[float | None], k: int | None = None) -> float:
+    """Sum of the clicks on the top k items (``None`` = 0)."""
+    return float(sum(_as_number(c) for c in _top(clicks, k)))
+
+
+def mean_dwell(
+    dwell: Sequence[float | None],
+    k: int | None = None,
+    clicks: Sequence[float | None] | None = None,
+) -> float | None:
+    """Mean dwell time over the top k items that have one (and a click > 0, if given).
+
+    ``dwell`` and ``clicks`` are aligned with the ranked list. ``None`` when no item
+    qualifies.
+    """
+    top = _top(dwell, k)
+    flags = [True] * len(top) if clicks is None else [_as_number(c) > 0 for c in _top(clicks, k)]
+    times = [float(t) for t, f in zip(top, flags, strict=True) if t is not None and f]
+    return sum(times) / len(times) if times else None
+
+
 def auc(scores: Sequence[float], labels: Sequence[Label], threshold: float = 1) -> float | None:
     """ROC AUC of the retrieved rows: P(score of a relevant > score of a non-relevant).
 

@@ -190,6 +190,23 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
         lambda p, by: pr.ctr("rel", p.k, **by),
         lambda c, p: ref.ctr(c.ranked, k=p.k),
     ),
+    # the label column plays the clicks (fractional grades are fractional counts)
+    "abandonment": (
+        lambda p, by: pr.abandonment("rel", p.k, **by),
+        lambda c, p: ref.abandonment(c.ranked, k=p.k),
+    ),
+    "first_click_rr": (
+        lambda p, by: pr.first_click_rr("rel", p.k, **by),
+        lambda c, p: ref.first_click_rr(c.ranked, k=p.k),
+    ),
+    "clicks_per_query": (
+        lambda p, by: pr.clicks_per_query("rel", p.k, **by),
+        lambda c, p: ref.clicks_per_query(c.ranked, k=p.k),
+    ),
+    "mean_dwell": (  # here the label column plays the dwell time (null = no click)
+        lambda p, by: pr.mean_dwell("rel", p.k, **by),
+        lambda c, p: ref.mean_dwell(c.ranked, k=p.k),
+    ),
 }
 
 BY_SCORE: Ranking = {"by": "score"}
@@ -303,7 +320,7 @@ FAMILIES = {
         "bpref",
     ],
     "pairwise": ["rank_correlation", "auc"],
-    "clicks": ["ctr"],
+    "clicks": ["ctr", "abandonment", "first_click_rr", "clicks_per_query", "mean_dwell"],
 }
 
 
@@ -324,7 +341,7 @@ def namespace_pair(name: str, params: Params) -> tuple[pl.Expr, pl.Expr]:
         pass
     elif name == "auc":
         kwargs = {"threshold": params.threshold}
-    elif name == "ctr":
+    elif name in ("ctr", "abandonment", "first_click_rr", "clicks_per_query", "mean_dwell"):
         args = (params.k,)
     else:
         args, kwargs = (params.k,), {"threshold": params.threshold}

@@ -357,6 +357,51 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
     assert "50 queries" in out
 
 
+def test_demo_compares_arms_per_segment(capsys: pytest.CaptureFixture[str]) -> None:
+    with pl.Config():
+        code, out, err = run_cli(capsys, "demo")  # 2000 queries, as in the README
+    assert code == 0
+    assert err == ""
+    comparisons = out.split("Treatment vs control per device")[1]
+    for heading in ("per locale", "Clicks, treatment vs control"):
+        assert heading in comparisons
+    for column in ("control", "treatment", "delta", "95% CI", "lift", "p (adj.)"):
+        assert column in comparisons
+    # the device table: one row per (device, metric), each with an interval and a p-value
+    rows = [line for line in comparisons.split("per locale")[0].splitlines()
+            if line.startswith("│ desktop") or line.startswith("│ mobile")]
+    assert len(rows) == 6
+    for row in rows:
+        assert re.search(r"\[[+-]\d\.\d{4}, [+-]\d\.\d{4}\]", row), row
+        assert re.search(r"(<0\.0001|\d\.\d{4})", row), row
+    # treatment is better on ndcg@10 in both devices, and says so
+    assert all(row.rstrip("│ ").endswith("*") for row in rows if "ndcg@10" in row)
+
+
+def test_demo_without_scipy_skips_the_tests() -> None:
+    root = Path(polars_rank.__file__).resolve().parent.parent
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    code = ("import sys; sys.modules['scipy'] = None\n"
+            "from polars_rank.__main__ import main\n"
+            "sys.exit(main(['demo', '--queries', '40']))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=env, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "Per arm" in result.stdout
+    assert "Clicks per arm" in result.stdout
+    assert "Significance tests skipped" in result.stdout
+    assert 'pip install "polars-rank[stats]"' in result.stdout
+
+
+def test_demo_warnings_go_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    with pl.Config():
+        code, out, err = run_cli(capsys, "demo", "--queries", "4")
+    assert code == 0
+    assert "Per arm" in out
+    assert err.startswith("polars-rank: warning: compare(): fewer than 2 pairs")
+
+
 def test_demo_leaves_polars_config_alone(capsys: pytest.CaptureFixture[str]) -> None:
     # main() is public and returns an exit code, so it can run inside a process
     # (a notebook, a test session): it must not change polars' global display options

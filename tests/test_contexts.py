@@ -37,6 +37,13 @@ METRICS: dict[str, Build] = {
     "rank_correlation": lambda **kw: pr.rank_correlation("rel", by="score", **kw),
     "auc": lambda **kw: pr.auc("rel", by="score", **kw),
     "ctr": lambda **kw: pr.ctr("clicks", 3, by="pos", descending=False, **kw),
+    "abandonment": lambda **kw: pr.abandonment("clicks", 3, by="pos", descending=False, **kw),
+    "first_click_rr": lambda **kw: pr.first_click_rr("clicks", by="pos", descending=False,
+                                                     **kw),
+    "clicks_per_query": lambda **kw: pr.clicks_per_query("clicks", 4, by="score", **kw),
+    "mean_dwell": lambda **kw: pr.mean_dwell("dwell", 5, clicks="clicks", by="pos",
+                                             descending=False, **kw),
+    "mean_dwell_by_score": lambda **kw: pr.mean_dwell("dwell", by="score", **kw),
     "ndcg_by_rank": lambda **kw: pr.ndcg("rel", 3, by="pos", descending=False, **kw),
     "ndcg_secondary_key": lambda **kw: pr.ndcg("rel", 3, by=["score", "doc"], **kw),
     "ndcg_row_order": lambda **kw: pr.ndcg("rel", 3, **kw),
@@ -63,6 +70,9 @@ def experiment(seed: int = 7, n_queries: int = 12) -> pl.DataFrame:
                     "pos": d + 1,
                     "clicks": rnd.choice([0, 0, 1]),
                 })
+                # a dwell time on clicked rows (not drawn: the other columns stay as they were)
+                clicked = rows[-1]["clicks"] == 1
+                rows[-1]["dwell"] = float((7 * d + 3 * q) % 11) if clicked else None
     return pl.DataFrame(rows)
 
 

@@ -144,6 +144,10 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
         "rank_correlation": pr.rank_correlation("rel", **ranking),
         "auc": pr.auc("rel", threshold=t, **{n: v for n, v in ranking.items() if n != "ties"}),
         "ctr": pr.ctr("click", k, **ranking),
+        "abandonment": pr.abandonment("click", k, **ranking),
+        "first_click_rr": pr.first_click_rr("click", k, **ranking),
+        "clicks_per_query": pr.clicks_per_query("click", k, **ranking),
+        "mean_dwell": pr.mean_dwell("rel", k, clicks="click", **ranking),  # rel as dwell
     }
     return {name: expr.alias(name) for name, expr in exprs.items()}
 
@@ -177,12 +181,14 @@ def test_normalised_metrics_are_in_unit_interval(rows: Rows, params: Params) -> 
         for name in NAMES:
             value = row[name]
             if value is None:
-                # auc is undefined without both classes; the mean over no query is null
-                assert name == "auc" or (row is mean and df.is_empty()), (name, row)
+                # auc is undefined without both classes, mean dwell without a click;
+                # the mean over no query is null
+                assert name in ("auc", "mean_dwell") or (row is mean and df.is_empty()), (
+                    name, row)
                 continue
             assert not math.isnan(value), (name, row)
             assert value >= 0.0, (name, row)
-            if name != "dcg":
+            if name not in ("dcg", "clicks_per_query", "mean_dwell"):  # unbounded
                 assert value <= 1.0 + TOL, (name, row)
 
 
@@ -331,11 +337,14 @@ def test_metrics_grow_with_k(rows: Rows, gain: str, threshold: float) -> None:
         exprs[f"dcg{i}"] = pr.dcg("rel", k, by="score", gain=gain)
         exprs[f"recall{i}"] = pr.recall("rel", k, by="score", threshold=threshold)
         exprs[f"hit{i}"] = pr.hit_rate("rel", k, by="score", threshold=threshold)
+        exprs[f"clicks{i}"] = pr.clicks_per_query("click", k, by="score")
+        exprs[f"click_rr{i}"] = pr.first_click_rr("click", k, by="score")
+        exprs[f"clicked{i}"] = 1 - pr.abandonment("click", k, by="score")
         if k is not None:
             exprs[f"hits{i}"] = pr.precision("rel", k, by="score", threshold=threshold) * k
     out = per_query(df, {name: e.alias(name) for name, e in exprs.items()})
     for row in out.iter_rows(named=True):
-        for family in ("dcg", "recall", "hit", "hits"):
+        for family in ("dcg", "recall", "hit", "hits", "clicks", "click_rr", "clicked"):
             values = [row[f"{family}{i}"] for i in range(len(cutoffs)) if f"{family}{i}" in row]
             for smaller, larger in itertools.pairwise(values):
                 assert smaller <= larger + TOL, (family, values, row["qid"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import re
 from pathlib import Path
 
@@ -38,3 +39,16 @@ def test_function_and_namespace_forms_agree(gain: str) -> None:
     a = df.select(pr.ndcg("rel", k=10, by="score", gain=gain)).item()  # type: ignore[arg-type]
     b = df.select(pl.col("rel").rank.ndcg(k=10, by="score", gain=gain)).item()
     assert a == b
+
+
+def test_readme_examples_print_what_they_say() -> None:
+    """The README's ``>>>`` examples run and print exactly the output shown."""
+    text = re.sub(r"^```.*$", "", README, flags=re.MULTILINE)  # a fence ends an output
+    test = doctest.DocTestParser().get_doctest(text, {}, "README.md", str(ROOT / "README.md"), 0)
+    runner = doctest.DocTestRunner(
+        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    with pl.Config():
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted >= 5
+    assert result.failed == 0

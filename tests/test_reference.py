@@ -109,6 +109,22 @@ def test_bpref_hand() -> None:
     assert ref.bpref([None, 1]) == 1.0
 
 
+def test_click_metrics_hand() -> None:
+    clicks = [0, None, 1, 2, 0]
+    assert ref.abandonment(clicks) == 0.0
+    assert ref.abandonment(clicks, k=2) == 1.0
+    assert ref.abandonment([]) == 1.0  # nothing shown, nothing clicked
+    assert close(ref.first_click_rr(clicks), 1 / 3)
+    assert ref.first_click_rr(clicks, k=2) == 0.0
+    assert ref.clicks_per_query(clicks) == 3.0
+    assert ref.clicks_per_query(clicks, k=3) == 1.0
+    dwell = [None, 4.0, 30.0, 0.0, None]
+    assert close(ref.mean_dwell(dwell), (4 + 30 + 0) / 3)
+    assert close(ref.mean_dwell(dwell, clicks=clicks), (30 + 0) / 2)
+    assert ref.mean_dwell(dwell, k=2, clicks=clicks) is None
+    assert ref.mean_dwell([None, None]) is None
+
+
 def test_ctr_hand() -> None:
     assert close(ref.ctr([1, 0, None, 2]), 3 / 4)
     assert close(ref.ctr([1, 0, None, 2], k=2), 1 / 2)

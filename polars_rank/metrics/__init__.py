@@ -13,7 +13,13 @@ from polars_rank.metrics.binary import (
     recall,
     reciprocal_rank,
 )
-from polars_rank.metrics.clicks import ctr
+from polars_rank.metrics.clicks import (
+    abandonment,
+    clicks_per_query,
+    ctr,
+    first_click_rr,
+    mean_dwell,
+)
 from polars_rank.metrics.gain import dcg, err, ndcg
 from polars_rank.metrics.pairwise import auc, rank_correlation
 
@@ -38,4 +44,8 @@ __all__ = [
     "rank_correlation",
     "auc",
     "ctr",
+    "abandonment",
+    "first_click_rr",
+    "clicks_per_query",
+    "mean_dwell",
 ]

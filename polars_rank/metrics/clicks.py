@@ -1,4 +1,11 @@
-"""Click metrics on impression logs."""
+"""Click metrics on impression logs: CTR, abandonment, first-click RR, clicks, dwell.
+
+An impression log has one row per shown result: the impression (query, session)
+identifier, the display position, a click indicator or count and, optionally, a
+dwell time. The click column plays the part of the relevance label: ``by=`` is the
+display order (``by="position", descending=False``), rows with a null ``by`` were not
+shown, ``query=`` averages over impressions, each once.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._params import to_expr
 from polars_rank._ranked import Ranked, cutoff, safe_div
 
 if TYPE_CHECKING:
@@ -13,7 +21,7 @@ if TYPE_CHECKING:
 
     from polars_rank._params import By, IntoExpr, Query, Ties
 
-__all__ = ["ctr"]
+__all__ = ["ctr", "abandonment", "first_click_rr", "clicks_per_query", "mean_dwell"]
 
 
 def ctr(
@@ -80,3 +88,291 @@ def ctr_value(r: Ranked, k: int | None = None) -> pl.Expr:
     n_retrieved = r.n_retrieved().cast(pl.Float64)
     n_shown = n_retrieved if k is None else pl.min_horizontal(n_retrieved, float(k))
     return safe_div(clicked, n_shown)
+
+
+def _clicked(r: Ranked, k: int | None) -> pl.Expr:
+    """1.0 / 0.0 per shown row within k, in display order: the row was clicked."""
+    return pl.when(r.retrieved(k)).then(r.ordered((r.labels > 0).cast(pl.Float64), k)
+                                        ).otherwise(0.0).fill_null(0.0)
+
+
+def abandonment_value(r: Ranked, k: int | None = None) -> pl.Expr:
+    """1 if no row within k was clicked (validated parameters)."""
+    return 1.0 - _clicked(r, k).max().fill_null(0.0)
+
+
+def first_click_rr_value(r: Ranked, k: int | None = None) -> pl.Expr:
+    """1 / display rank of the first click within k, 0 without one (validated parameters)."""
+    return (_clicked(r, k) / r.positions(k)).max().fill_null(0.0)
+
+
+def clicks_per_query_value(r: Ranked, k: int | None = None) -> pl.Expr:
+    """Sum of clicks within k (validated parameters)."""
+    return pl.when(r.retrieved(k)).then(r.ordered(r.gains(), k)).otherwise(0.0).sum()
+
+
+def abandonment(
+    clicks: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    """Abandonment: 1 if no result within the top k was clicked, else 0.
+
+    With ``query=``, the abandonment rate: the share of impressions (queries,
+    sessions) without a click. An impression where nothing was shown counts as
+    abandoned. A row is clicked when its click value is > 0; null counts as 0.
+
+    Parameters
+    ----------
+    clicks
+        Click indicator or count per shown item (>= 0).
+    k
+        Cutoff. ``None`` = everything shown.
+    by
+        Display position (``descending=False``) or score; rows with a null first key
+        were not shown. ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    query
+        Column(s) identifying an impression (query, session): the rate over them,
+        each weighted once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64, 0 or 1 per impression; NaN for a list with negative or non-finite
+        clicks.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> log = pl.DataFrame({"session": [1, 1, 1, 2, 2, 3], "pos": [1, 2, 3, 1, 2, 1],
+    ...                     "clicked": [0, 0, 1, 0, 0, 1]})
+    >>> log.select(
+    ...     all=pr.abandonment("clicked", by="pos", descending=False, query="session"),
+    ...     top2=pr.abandonment("clicked", 2, by="pos", descending=False, query="session"),
+    ... )
+    shape: (1, 2)
+    ┌──────────┬──────────┐
+    │ all      ┆ top2     │
+    │ ---      ┆ ---      │
+    │ f64      ┆ f64      │
+    ╞══════════╪══════════╡
+    │ 0.333333 ┆ 0.666667 │
+    └──────────┴──────────┘
+    """
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
+    return r.finish(abandonment_value(r, cutoff(k)))
+
+
+def first_click_rr(
+    clicks: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Reciprocal rank of the first click: 1 / rank of the first clicked result within k.
+
+    .. math:: \mathrm{RR_{click}@k} = 1 / \min\{r \le k : c_r > 0\}
+
+    0 when nothing within k was clicked; with ``query=``, the mean over impressions
+    (the click MRR of online evaluation). Ranks are 1, 2, ... in display order
+    (``by``), whatever the values of a position column.
+
+    Parameters
+    ----------
+    clicks
+        Click indicator or count per shown item (>= 0).
+    k
+        Cutoff. ``None`` = everything shown.
+    by
+        Display position (``descending=False``) or score; rows with a null first key
+        were not shown. ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    query
+        Column(s) identifying an impression (query, session): the mean over them,
+        each weighted once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list with negative or non-finite clicks.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> log = pl.DataFrame({"session": [1, 1, 1, 2, 2, 3], "pos": [1, 2, 3, 1, 2, 1],
+    ...                     "clicked": [0, 0, 1, 0, 1, 1]})
+    >>> log.select(pr.first_click_rr("clicked", by="pos", descending=False,
+    ...                              query="session"))  # (1/3 + 1/2 + 1) / 3
+    shape: (1, 1)
+    ┌──────────┐
+    │ clicked  │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.611111 │
+    └──────────┘
+    """
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
+    return r.finish(first_click_rr_value(r, cutoff(k)))
+
+
+def clicks_per_query(
+    clicks: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    """Clicks per query: the number of clicks on the top k results.
+
+    Clicks may be 0/1 or counts; null counts as 0. With ``query=``, the mean number
+    of clicks per impression (query, session), impressions without a click counting
+    as 0.
+
+    Parameters
+    ----------
+    clicks
+        Click indicator or count per shown item (>= 0).
+    k
+        Cutoff. ``None`` = everything shown.
+    by
+        Display position (``descending=False``) or score; rows with a null first key
+        were not shown. ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    query
+        Column(s) identifying an impression (query, session): the mean over them,
+        each weighted once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 >= 0; NaN for a list with negative or non-finite clicks.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> log = pl.DataFrame({"session": [1, 1, 1, 2, 2, 3], "pos": [1, 2, 3, 1, 2, 1],
+    ...                     "clicked": [1, 0, 1, 0, 0, 1]})
+    >>> log.group_by("session", maintain_order=True).agg(
+    ...     pr.clicks_per_query("clicked", by="pos", descending=False))
+    shape: (3, 2)
+    ┌─────────┬─────────┐
+    │ session ┆ clicked │
+    │ ---     ┆ ---     │
+    │ i64     ┆ f64     │
+    ╞═════════╪═════════╡
+    │ 1       ┆ 2.0     │
+    │ 2       ┆ 0.0     │
+    │ 3       ┆ 1.0     │
+    └─────────┴─────────┘
+    """
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
+    return r.finish(clicks_per_query_value(r, cutoff(k)))
+
+
+def mean_dwell(
+    dwell: IntoExpr,
+    k: int | None = None,
+    *,
+    clicks: IntoExpr | None = None,
+    by: By = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    """Mean dwell time of the clicked results within the top k.
+
+    Per impression, the mean of ``dwell`` over the shown rows within k that have a
+    dwell time (not null) and, when ``clicks=`` is given, were clicked (clicks > 0):
+    logs that record a dwell of 0 for unclicked results need ``clicks=``. Null when
+    no row qualifies; with ``query=``, the mean over the impressions that have one,
+    each weighted once (not the mean over all clicks).
+
+    Parameters
+    ----------
+    dwell
+        Dwell time per shown item (seconds, say; >= 0); null where not clicked.
+    k
+        Cutoff. ``None`` = everything shown.
+    clicks
+        Optional click indicator or count: only rows with clicks > 0 count.
+    by
+        Display position (``descending=False``) or score; rows with a null first key
+        were not shown. ``None`` = row order.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    query
+        Column(s) identifying an impression (query, session): the mean over the
+        impressions with a dwell time, each weighted once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 >= 0 or null; NaN for a list with negative or non-finite dwell times
+        or clicks.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> log = pl.DataFrame({"session": [1, 1, 1, 2, 2, 3], "pos": [1, 2, 3, 1, 2, 1],
+    ...                     "clicked": [1, 0, 1, 0, 0, 1],
+    ...                     "dwell": [30.0, 0.0, 90.0, 0.0, 0.0, 12.0]})
+    >>> log.group_by("session", maintain_order=True).agg(
+    ...     pr.mean_dwell("dwell", clicks="clicked", by="pos", descending=False))
+    shape: (3, 2)
+    ┌─────────┬───────┐
+    │ session ┆ dwell │
+    │ ---     ┆ ---   │
+    │ i64     ┆ f64   │
+    ╞═════════╪═══════╡
+    │ 1       ┆ 60.0  │
+    │ 2       ┆ null  │
+    │ 3       ┆ 12.0  │
+    └─────────┴───────┘
+    >>> log.select(pr.mean_dwell("dwell", clicks="clicked", by="pos", descending=False,
+    ...                          query="session"))  # (60 + 12) / 2
+    shape: (1, 1)
+    ┌───────┐
+    │ dwell │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 36.0  │
+    └───────┘
+    """
+    r = Ranked.build(dwell, by=by, descending=descending, ties=ties, query=query)
+    k = cutoff(k)
+    counted = r.retrieved(k)
+    values = r.ordered(r.labels, k)
+    extra: list[pl.Expr] = []
+    if clicks is not None:
+        click = to_expr(clicks, "clicks").cast(pl.Float64)
+        counted = counted & (r.ordered(click, k) > 0).fill_null(False)
+        extra.append((click < 0) | ~click.is_finite())
+    value = pl.when(counted).then(values).otherwise(None).mean()
+    return r.finish(value, r.bad(*extra))
