@@ -222,6 +222,26 @@ class Ranked:
         _, start, _ = self._tie_bounds()
         return (ranked.cum_sum() - ranked).gather(start)
 
+    def expected_first(self, indicator: pl.Expr, k: int | None) -> tuple[pl.Expr, pl.Expr]:
+        """ties="expected": (P(no hit above the slot), P(hit at the slot | none above)).
+
+        ``indicator``: 1.0 / 0.0 per row (a hit: relevant, clicked). Within a group of
+        n rows holding m hits, slot j (1-based) holds the group's first hit with
+        probability prod_{t<j} (n-m-t+1)/(n-t+1) * m/(n-j+1) (drawing without
+        replacement); a group ranked above with a hit makes it 0. Rank order, first
+        k, masked to retrieved rows. Their product is P(the first hit is at the slot).
+        """
+        hits = self.sorted(indicator)
+        n = self.tie_size().cast(pl.Float64)
+        m = self.tie_sum(hits)
+        j = self.tie_slot().cast(pl.Float64)
+        shown = self.retrieved(k)
+        none_here = self.cut(((n - m - j + 1.0) / (n - j + 1.0)).clip(lower_bound=0.0), k)
+        none_above = pl.when(shown).then(none_here).otherwise(1.0).cum_prod().shift(
+            1, fill_value=1.0)
+        first_here = self.cut(m / (n - j + 1.0), k)
+        return none_above, pl.when(shown).then(first_here).otherwise(0.0)
+
     @staticmethod
     def ideal_positions(k: int | None = None) -> pl.Expr:
         """Ranks 1..min(n, k) of the context's rows (the ideal ordering)."""

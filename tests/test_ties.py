@@ -27,8 +27,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 TOL = 1e-12
-# no closed form under expected ties: they raise (tested below); AUC has no `ties`
-EXCLUDED = {"err", "bpref", "auc"}
+# no closed form under expected ties: they raise (tested below); AUC has no `ties`;
+# mean_dwell only without a cutoff (tested below)
+EXCLUDED = {"err", "bpref", "auc", "mean_dwell"}
+LOWER_IS_BETTER = {"abandonment"}  # optimistic (clicks first) is its minimum
 EXPECTED_METRICS = [name for name in METRICS if name not in EXCLUDED]
 
 labels_st = st.sampled_from([None, 0, 1, 2, 3, 1.5])
@@ -114,7 +116,8 @@ def test_expected_lies_between_the_bounds(rows: list[Row], params: Params) -> No
     mean = select(rows, params, "expected", EXPECTED_METRICS)
     worst = select(rows, params, "pessimistic", EXPECTED_METRICS)
     for name in EXPECTED_METRICS:
-        assert best[name] + TOL >= mean[name] >= worst[name] - TOL, name
+        high, low = (worst, best) if name in LOWER_IS_BETTER else (best, worst)
+        assert high[name] + TOL >= mean[name] >= low[name] - TOL, name
 
 
 @settings(max_examples=100, deadline=None)
@@ -145,6 +148,14 @@ def test_constant_scorer_gets_the_honest_value() -> None:
 def test_no_closed_form_raises(metric: object) -> None:
     with pytest.raises(NotImplementedError, match="ties='expected'"):
         metric("rel", by="score", ties="expected")  # type: ignore[operator]
+
+
+def test_mean_dwell_expected_without_cutoff_is_order_free() -> None:
+    df = pl.DataFrame({"dwell": [30.0, None, 12.0, 5.0], "score": [1.0, 1.0, 1.0, 0.5]})
+    got = df.select(pr.mean_dwell("dwell", by="score", ties="expected")).item()
+    assert got == pytest.approx((30 + 12 + 5) / 3)
+    with pytest.raises(NotImplementedError, match="cutoff"):
+        pr.mean_dwell("dwell", 2, by="score", ties="expected")
 
 
 def test_expected_needs_a_ranking_key() -> None:

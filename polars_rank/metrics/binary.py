@@ -60,28 +60,6 @@ def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     return safe_div(2.0 * p * rc, p + rc)
 
 
-def _expected_first_hit(r: Ranked, k: int | None, threshold: float) -> tuple[pl.Expr, pl.Expr]:
-    """ties="expected": (P(no relevant row above the slot), P(slot relevant | none above it)).
-
-    Within a group of n rows holding m relevant ones, slot j (1-based) holds the
-    group's first relevant row with probability prod_{t<j} (n-m-t+1)/(n-t+1) *
-    m/(n-j+1) (drawing without replacement); a group ranked above with a relevant
-    row makes it 0. Rank order, first k, masked to retrieved rows.
-    """
-    relevant = r.sorted(r.relevant(threshold))
-    n = r.tie_size().cast(pl.Float64)
-    m = r.tie_sum(relevant)
-    j = r.tie_slot().cast(pl.Float64)
-    shown = r.retrieved(k)
-    none_here = ((n - m - j + 1.0) / (n - j + 1.0)).clip(lower_bound=0.0)
-    none_here = r.cut(none_here, k)
-    none_here = pl.when(shown).then(none_here).otherwise(1.0)
-    none_above = none_here.cum_prod().shift(1, fill_value=1.0)
-    first_here = m / (n - j + 1.0)
-    first_here = r.cut(first_here, k)
-    return none_above, pl.when(shown).then(first_here).otherwise(0.0)
-
-
 def _expected_precision_sum(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
     """ties="expected": E[sum of precision at the relevant ranks within k].
 
@@ -112,7 +90,7 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
 def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """RR@k of a ranked list (validated parameters)."""
     if r.ties == "expected":
-        none_above, first_here = _expected_first_hit(r, k, threshold)
+        none_above, first_here = r.expected_first(r.relevant(threshold), k)
         return (none_above * first_here / r.positions(k)).sum()
     return (_hits(r, k, threshold) / r.positions(k)).max().fill_null(0.0)
 
@@ -120,7 +98,7 @@ def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1)
 def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """Hit rate @k of a ranked list (validated parameters)."""
     if r.ties == "expected":
-        none_above, first_here = _expected_first_hit(r, k, threshold)
+        none_above, first_here = r.expected_first(r.relevant(threshold), k)
         return (none_above * first_here).sum()
     return _hits(r, k, threshold).max().fill_null(0.0)
 

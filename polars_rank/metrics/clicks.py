@@ -9,6 +9,7 @@ shown, ``query=`` averages over impressions, each once.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -55,7 +56,9 @@ def ctr(
         Column(s) identifying an impression (query, session): the mean over them,
         each weighted once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (clicked rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order
+        of the tied rows).
 
     Returns
     -------
@@ -90,19 +93,29 @@ def ctr_value(r: Ranked, k: int | None = None) -> pl.Expr:
     return safe_div(clicked, n_shown)
 
 
+def _is_click(r: Ranked) -> pl.Expr:
+    """1.0 / 0.0 per row (input order): the row was clicked (a value > 0)."""
+    return (r.labels > 0).fill_null(False).cast(pl.Float64)
+
+
 def _clicked(r: Ranked, k: int | None) -> pl.Expr:
     """1.0 / 0.0 per shown row within k, in display order: the row was clicked."""
-    return pl.when(r.retrieved(k)).then(r.ordered((r.labels > 0).cast(pl.Float64), k)
-                                        ).otherwise(0.0).fill_null(0.0)
+    return pl.when(r.retrieved(k)).then(r.ordered(_is_click(r), k)).otherwise(0.0)
 
 
 def abandonment_value(r: Ranked, k: int | None = None) -> pl.Expr:
     """1 if no row within k was clicked (validated parameters)."""
+    if r.ties == "expected":
+        none_above, first_here = r.expected_first(_is_click(r), k)
+        return 1.0 - (none_above * first_here).sum()
     return 1.0 - _clicked(r, k).max().fill_null(0.0)
 
 
 def first_click_rr_value(r: Ranked, k: int | None = None) -> pl.Expr:
     """1 / display rank of the first click within k, 0 without one (validated parameters)."""
+    if r.ties == "expected":
+        none_above, first_here = r.expected_first(_is_click(r), k)
+        return (none_above * first_here / r.positions(k)).sum()
     return (_clicked(r, k) / r.positions(k)).max().fill_null(0.0)
 
 
@@ -141,7 +154,9 @@ def abandonment(
         Column(s) identifying an impression (query, session): the rate over them,
         each weighted once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (clicked rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order
+        of the tied rows).
 
     Returns
     -------
@@ -204,7 +219,9 @@ def first_click_rr(
         Column(s) identifying an impression (query, session): the mean over them,
         each weighted once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (clicked rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order
+        of the tied rows).
 
     Returns
     -------
@@ -262,7 +279,9 @@ def clicks_per_query(
         Column(s) identifying an impression (query, session): the mean over them,
         each weighted once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (clicked rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order
+        of the tied rows).
 
     Returns
     -------
@@ -327,7 +346,10 @@ def mean_dwell(
         Column(s) identifying an impression (query, session): the mean over the
         impressions with a dwell time, each weighted once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"``.
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (clicked rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order
+        of the tied rows; with a cutoff ``k`` it raises NotImplementedError, as the
+        mean of a ratio has no closed form).
 
     Returns
     -------
@@ -367,6 +389,12 @@ def mean_dwell(
     """
     r = Ranked.build(dwell, by=by, descending=descending, ties=ties, query=query)
     k = cutoff(k)
+    if r.ties == "expected":
+        if k is not None:  # a ratio of two counts within k: no closed form
+            msg = ("mean_dwell has no closed form under ties='expected' with a cutoff k; "
+                   "use 'first', 'optimistic' or 'pessimistic', or k=None")
+            raise NotImplementedError(msg)
+        r = replace(r, ties="first")  # without a cutoff the order does not matter
     counted = r.retrieved(k)
     values = r.ordered(r.labels, k)
     extra: list[pl.Expr] = []
