@@ -38,13 +38,15 @@ RANX = ["ndcg@10", "map", "mrr@10", "precision@10", "recall@100"]
 
 
 # ---------------------------------------------------------------- tools (child side)
-def polars_rank_evaluate(run: Path, qrels: Path, metrics: list[str] = OURS) -> dict:
+def polars_rank_evaluate(
+    run: Path, qrels: Path, metrics: list[str] = OURS, ties: str = "trec_eval"
+) -> dict:
     import polars as pl
 
     import polars_rank as pr
 
     per = pr.evaluate(
-        pl.scan_parquet(run), pl.scan_parquet(qrels), metrics, per_query=True, validate=True
+        pl.scan_parquet(run), pl.scan_parquet(qrels), metrics, per_query=True, ties=ties
     ).collect()
     return dict(zip(NAMES, per.select(pl.exclude("qid").mean()).row(0), strict=False))
 
@@ -216,6 +218,10 @@ TOOLS = {
     "polars-rank evaluate": polars_rank_evaluate,
     "polars-rank evaluate, ndcg@10 only": polars_rank_ndcg_only,
     "polars-rank evaluate, memory=low": polars_rank_low_memory,
+    "polars-rank evaluate, ties=first": lambda r, q: polars_rank_evaluate(r, q, ties="first"),
+    "polars-rank evaluate, ties=expected": lambda r, q: polars_rank_evaluate(
+        r, q, ties="expected"
+    ),
     "polars-rank expressions (query=)": polars_rank_expressions,
     "hand-written Polars": plain_polars,
     "pytrec_eval": pytrec_eval_tool,
@@ -271,8 +277,8 @@ def agreement(results: dict[str, dict | None]) -> list[str]:
         if not res or not res.get("means") or tool == "pytrec_eval":
             continue
         for metric, value in res["means"].items():
-            if metric == "mrr@10" or metric not in ref:
-                continue  # pytrec_eval's recip_rank has no cutoff
+            if metric == "mrr@10" or metric not in ref or "ties=" in tool:
+                continue  # pytrec_eval's recip_rank has no cutoff; other tie orders
             tol = 1e-3 if tool.startswith(("ranx", "ir_measures")) else 1e-9
             ok = abs(value - ref[metric]) <= tol
             if not ok:

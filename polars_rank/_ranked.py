@@ -268,9 +268,8 @@ class Ranked:
         """NaN for unscorable lists, mean over queries with ``query=``, Float64, named."""
         flag = self.bad() if bad is None else bad
         out = pl.when(flag).then(pl.lit(NAN)).otherwise(value.cast(pl.Float64))
-        if self.query:
-            first = pl.struct(*self.query).is_first_distinct()
-            out = out.over(list(self.query)).filter(first).mean()
+        if self.query:  # one value per query ("explode": no broadcast back to rows)
+            out = out.over(list(self.query), mapping_strategy="explode").mean()
         out = out.cast(pl.Float64)
         return out.alias(self.name) if self.name else out
 
