@@ -256,7 +256,13 @@ def test_evaluate_expected_fast_path_equals_the_expressions(
         warnings.simplefilter("ignore", UserWarning)
         got = pr.evaluate(run_df, qrels_df, list(metrics), ties="expected", per_query=True,
                           group_by="arm" if arms else None)
+        # the same lists with the labels in the run (qrels=None): null score = unretrieved
+        inline = pr.evaluate(joined, None, list(metrics), ties="expected", per_query=True)
     want = joined.group_by("qid").agg(e.alias(n) for n, e in metrics.items())
+    for row in inline.iter_rows(named=True):
+        expected = want.filter(pl.col("qid") == row["qid"]).row(0, named=True)
+        for name in metrics:
+            assert math.isclose(row[name], expected[name], rel_tol=TOL, abs_tol=TOL), name
     for row in got.iter_rows(named=True):
         expected = want.filter(pl.col("qid") == row["qid"]).row(0, named=True)
         for name in metrics:
