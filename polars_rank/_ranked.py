@@ -33,7 +33,7 @@ from polars_rank._params import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from polars_rank._params import By, IntoExpr, Query
 
@@ -222,6 +222,44 @@ class Ranked:
         _, start, _ = self._tie_bounds()
         return (ranked.cum_sum() - ranked).gather(start)
 
+    def rank_sum(self, values: pl.Expr, k: int | None = None,
+                 term: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None,
+                 term_sum: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None) -> pl.Expr:
+        """Sum over the retrieved ranks p <= k of ``term(value at rank p, p)``.
+
+        ``term`` (default: the value) must be linear in the value, as the terms of
+        DCG, P@k, R@k, RBP and CTR are. With ``ties="expected"`` it is the exact mean
+        over tie orders, computed without sorting the values: each row of a tie group
+        holding ranks lo..hi (from two ranks of the key) is at each of them with
+        probability 1/(hi - lo + 1), so it contributes its value times the mean of
+        ``term(1, p)`` over lo..hi: ``term_sum(lo, hi)`` when the sum has a closed form
+        (ranks lo..hi, empty when hi < lo), else prefix sums of the terms over the
+        ranks.
+        """
+        apply = term if term is not None else (lambda v, _p: v)
+        if self.ties == "expected" and self._ranks_give_ties():
+            key = self.keys[0] if len(self.keys) == 1 else pl.struct(*self.keys)
+            lo = key.rank("min", descending=self.descending[0]).cast(pl.Int64)
+            hi = key.rank("max", descending=self.descending[0]).cast(pl.Int64)
+            n_ret = self.n_retrieved().cast(pl.Int64)
+            limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
+            ranks = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+            last = pl.min_horizontal(hi, limit)
+            if term_sum is not None:
+                total = pl.when(last >= lo).then(term_sum(lo, last)).otherwise(0.0)
+            else:
+                table = pl.when(ranks <= limit).then(apply(pl.lit(1.0), ranks)).otherwise(0.0)
+                table = pl.lit(0.0).append(table.cum_sum())  # [m]: terms of ranks 1..m
+                total = table.gather(hi) - table.gather(lo - 1)
+            mean_term = total / (hi - lo + 1).cast(pl.Float64)
+            return (values * mean_term).fill_null(0.0).sum()
+        ranked = pl.when(self.retrieved(k)).then(self.ordered(values, k)).otherwise(0.0)
+        return apply(ranked, self.positions(k)).fill_null(0.0).sum()
+
+    def _ranks_give_ties(self) -> bool:
+        """Tie groups can come from ranks of the key: dense mode, one sort direction."""
+        return self.given_positions is None and len(set(self.descending)) == 1
+
     def expected_first(self, indicator: pl.Expr, k: int | None) -> tuple[pl.Expr, pl.Expr]:
         """ties="expected": (P(no hit above the slot), P(hit at the slot | none above)).
 
@@ -277,6 +315,11 @@ class Ranked:
 def cutoff(k: object) -> int | None:
     """Validated cutoff."""
     return check_k(k)
+
+
+def count(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:
+    """The number of ranks lo..hi: the sum of unit terms (P@k, R@k, CTR)."""
+    return (hi - lo + 1).cast(pl.Float64)
 
 
 def safe_div(num: pl.Expr, den: pl.Expr) -> pl.Expr:

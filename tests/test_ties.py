@@ -93,6 +93,7 @@ PINNED = [
     ([(1, 2.0), (0, 1.0), (1, 1.0), (0, 1.0), (2, None)], Params(k=2)),  # cutoff splits a group
     ([(0, 2.0), (0, 2.0), (1, 2.0), (0, 0.0)], Params()),
     ([], Params()),
+    ([(1, 0.0), (0, -0.0), (2, 0.0), (0, 1.0)], Params(k=2)),  # -0.0 ties with 0.0
 ]
 
 
@@ -102,6 +103,7 @@ PINNED = [
 @example(rows=PINNED[1][0], params=PINNED[1][1])
 @example(rows=PINNED[2][0], params=PINNED[2][1])
 @example(rows=PINNED[3][0], params=PINNED[3][1])
+@example(rows=PINNED[4][0], params=PINNED[4][1])
 def test_expected_is_the_mean_over_tie_orderings(rows: list[Row], params: Params) -> None:
     got = select(rows, params, "expected", EXPECTED_METRICS)
     for name in EXPECTED_METRICS:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import Ties, check_real
-from polars_rank._ranked import Ranked, cutoff, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -43,15 +43,15 @@ def _hits(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
 
 def precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """P@k of a ranked list (validated parameters)."""
-    hits = _hits(r, k, threshold)
+    hits = r.rank_sum(r.relevant(threshold), k, term_sum=count)
     denominator = pl.lit(float(k)) if k is not None else r.n_retrieved().cast(pl.Float64)
-    return safe_div(hits.sum(), denominator)
+    return safe_div(hits, denominator)
 
 
 def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """Recall@k of a ranked list (validated parameters)."""
-    hits = _hits(r, k, threshold)
-    return safe_div(hits.sum(), r.n_relevant(threshold))
+    return safe_div(r.rank_sum(r.relevant(threshold), k, term_sum=count),
+                    r.n_relevant(threshold))
 
 
 def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
@@ -113,9 +113,13 @@ def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
 
 def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """RBP of a ranked list (validated parameters)."""
-    hits = _hits(r, k, threshold)
-    weights = pl.lit(float(p)).pow(r.positions(k) - 1)
-    return (1.0 - p) * (hits * weights).fill_null(0.0).sum()
+    def term(hit: pl.Expr, rank: pl.Expr) -> pl.Expr:
+        return hit * pl.lit(float(p)).pow(rank - 1)
+
+    def term_sum(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:  # p^(lo-1) + ... + p^(hi-1)
+        return (pl.lit(float(p)).pow(lo - 1) - pl.lit(float(p)).pow(hi)) / (1.0 - p)
+
+    return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
 
 
 def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:

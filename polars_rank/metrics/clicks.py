@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import to_expr
-from polars_rank._ranked import Ranked, cutoff, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -87,7 +87,7 @@ def ctr(
 
 def ctr_value(r: Ranked, k: int | None = None) -> pl.Expr:
     """CTR@k of a ranked list of clicks (validated parameters)."""
-    clicked = pl.when(r.retrieved(k)).then(r.ordered(r.gains(), k)).otherwise(0.0).sum()
+    clicked = r.rank_sum(r.gains(), k, term_sum=count)
     n_retrieved = r.n_retrieved().cast(pl.Float64)
     n_shown = n_retrieved if k is None else pl.min_horizontal(n_retrieved, float(k))
     return safe_div(clicked, n_shown)
@@ -121,7 +121,7 @@ def first_click_rr_value(r: Ranked, k: int | None = None) -> pl.Expr:
 
 def clicks_per_query_value(r: Ranked, k: int | None = None) -> pl.Expr:
     """Sum of clicks within k (validated parameters)."""
-    return pl.when(r.retrieved(k)).then(r.ordered(r.gains(), k)).otherwise(0.0).sum()
+    return r.rank_sum(r.gains(), k, term_sum=count)
 
 
 def abandonment(

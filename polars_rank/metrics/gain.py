@@ -21,18 +21,17 @@ def _gain(values: pl.Expr, gain: str) -> pl.Expr:
     return pl.lit(2.0).pow(values) - 1.0 if gain == "exponential" else values
 
 
-def _discounted(gains: pl.Expr, positions: pl.Expr) -> pl.Expr:
-    """Sum of gains[r] / log2(1 + r)."""
-    return (gains / (positions + 1).cast(pl.Float64).log(2)).sum()
+def _discount(gains: pl.Expr, positions: pl.Expr) -> pl.Expr:
+    """gains[r] / log2(1 + r)."""
+    return gains / (positions + 1).cast(pl.Float64).log(2)
 
 
 def _dcg_parts(r: Ranked, k: int | None, gain: str) -> tuple[pl.Expr, pl.Expr]:
     """(DCG@k of the ranking, ideal DCG@k over every judged row)."""
-    ranked = r.ordered(_gain(r.gains(), gain), k)
-    actual = _discounted(pl.when(r.retrieved(k)).then(ranked).otherwise(0.0), r.positions(k))
+    actual = r.rank_sum(_gain(r.gains(), gain), k, _discount)
     ideal_gains = _gain(r.gains(), gain).sort(descending=True)
     ideal_gains = ideal_gains if k is None else ideal_gains.head(k)
-    return actual, _discounted(ideal_gains, Ranked.ideal_positions(k))
+    return actual, _discount(ideal_gains, Ranked.ideal_positions(k)).sum()
 
 
 def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential") -> pl.Expr:
