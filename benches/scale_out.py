@@ -86,7 +86,7 @@ def dask(run: Path, qrels: Path) -> tuple[dict, dict]:
 
     start = time.perf_counter()
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None, env={"POLARS_MAX_THREADS": "1"})
+                           dashboard_address=":0", env={"POLARS_MAX_THREADS": "1"})
     client = Client(cluster)
     started = time.perf_counter()
     kwargs = {"dtype_backend": "pyarrow"}

@@ -139,7 +139,7 @@ def evaluate(
                                 layout=layout, meta=_pandas(pl.DataFrame(schema=layout)))
     if qrels is not None:
         if needs_all_groups(plan):
-            retrieved = pieces[pieces[score].notna()][list(plan.groups)]
+            retrieved = pieces[pieces[score].notnull()][list(plan.groups)]
             plan = replace(plan, all_groups=pl.from_pandas(
                 retrieved.drop_duplicates().compute()))
         judged = qrels.map_partitions(_to_layout, columns=[query, doc, rel], casts=casts,
@@ -155,7 +155,7 @@ def evaluate(
     if validate:
         per = per.persist()
         try:
-            flagged = per[per[UNJUDGED].notna()].compute()
+            flagged = per[per[UNJUDGED].notnull()].compute()
         except Exception as error:
             invalid = data_error(error)
             if invalid is None or type(error) is type(invalid):
@@ -163,7 +163,7 @@ def evaluate(
             raise invalid from error
         if len(flagged):
             warn_unjudged(flagged.to_dict("records"), plan)
-    per = per[per[UNJUDGED].isna()].drop(columns=UNJUDGED)
+    per = per[per[UNJUDGED].isnull()].drop(columns=UNJUDGED)
 
     keys = plan.keys
     if per_query:
