@@ -282,7 +282,7 @@ def evaluate(
     │ q2  ┆ 1.0      │
     └─────┴──────────┘
     """
-    per = _evaluate_complete_queries(
+    per: _PerQuery = _evaluate_complete_queries(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate, memory=memory,
     )

@@ -149,8 +149,8 @@ def evaluate(
             judged = judged.withColumn(key, _col(key).cast(StringType()))
         if needs_all_groups(plan):
             retrieved = combined.where(_col(score).isNotNull())
-            groups = retrieved.select(*(_col(g) for g in plan.groups)).distinct()
-            plan = replace(plan, all_groups=_to_polars(groups))
+            combinations = retrieved.select(*(_col(g) for g in plan.groups)).distinct()
+            plan = replace(plan, all_groups=_to_polars(combinations))
         combined = combined.withColumn(SIDE, F.lit(False)).unionByName(
             judged.withColumn(SIDE, F.lit(True)), allowMissingColumns=True
         )

@@ -440,3 +440,16 @@ def test_import_does_not_import_spark_or_dask() -> None:
 
     subprocess.run([sys.executable, "-c", code], check=True)
 
+
+
+def test_low_memory_missing_zero_keeps_every_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    """memory="low" buckets are pieces too: a bucket without a group's rows still zeroes it."""
+    import sys
+
+    module = sys.modules["polars_rank.evaluate"]
+    options: dict[str, Any] = {"group_by": "arm", "per_query": True, "missing": "zero"}
+    want, _ = local(RUN, QRELS, ["map", "ndcg@10"], **options)
+    monkeypatch.setattr(module, "_BUCKET_ROWS", 50)  # dozens of buckets, some without an arm
+    got, _ = local(RUN, QRELS, ["map", "ndcg@10"], memory="low", **options)
+    assert_same(got, want)
+    assert want.height == 3 * QRELS["qid"].n_unique()
