@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
@@ -43,7 +43,6 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from types import ModuleType
 
     from pyspark.sql import Column, DataFrame
 
@@ -190,7 +189,7 @@ def evaluate(
     return per.agg(*means)
 
 
-def _functions(frame: DataFrame) -> ModuleType:
+def _functions(frame: DataFrame) -> Any:
     """``pyspark.sql.functions`` for the frame's kind: classic, or Spark Connect.
 
     PySpark picks by the process's mode (``SPARK_REMOTE``); a process may hold both
@@ -203,9 +202,10 @@ def _functions(frame: DataFrame) -> ModuleType:
     return classic_functions
 
 
-def _column(functions: ModuleType, name: str) -> Column:
+def _column(functions: Any, name: str) -> Column:
     """A column by its exact name (metric names hold dots and other characters)."""
-    return functions.col("`" + name.replace("`", "``") + "`")  # type: ignore[no-any-return]
+    column: Column = functions.col("`" + name.replace("`", "``") + "`")
+    return column
 
 
 def _empty(schema: StructType) -> pl.DataFrame:
