@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeVar
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 import polars as pl
 
@@ -282,6 +282,59 @@ def evaluate(
     │ q2  ┆ 1.0      │
     └─────┴──────────┘
     """
+    per: _PerQuery = _evaluate_complete_queries(
+        run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        ties=ties, missing=missing, validate=validate, memory=memory,
+    )
+    _warn_unjudged(per.unjudged, query, per.groups)
+    keys, columns = [*per.groups, query], per.columns
+    if per_query:
+        out = per.frame.sort(keys)
+    elif per.groups:
+        out = per.frame.group_by(per.groups).agg(pl.col(columns).mean()).sort(per.groups)
+    else:
+        out = per.frame.select(pl.col(columns).mean())
+    return out if isinstance(run, pl.LazyFrame) else out.collect()
+
+
+class _PerQuery(NamedTuple):
+    """:func:`_evaluate_complete_queries`' result."""
+
+    frame: pl.LazyFrame  # one row per evaluated (group..., query): keys, then metrics
+    groups: list[str]
+    columns: list[str]  # the metric columns, named as given
+    unjudged: list[pl.DataFrame]  # validation's one-row summaries: count, example keys
+
+
+def _evaluate_complete_queries(
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | None,
+    metrics: str | Metric | Sequence[str | Metric],
+    *,
+    query: str,
+    doc: str,
+    score: str,
+    rel: str,
+    group_by: str | Sequence[str] | None,
+    ties: EvalTies,
+    missing: Missing,
+    validate: bool,
+    memory: Memory = "high",
+    all_groups: pl.DataFrame | None = None,
+) -> _PerQuery:
+    """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
+
+    The one code path behind :func:`evaluate` and the distributed front ends
+    (:mod:`polars_rank.spark`, :mod:`polars_rank.dask`), which call it on each piece
+    of data holding every run and qrels row of its queries, so local and distributed
+    numbers cannot drift. It checks the arguments and columns (the front ends call it
+    on empty frames with their schemas to raise those errors on the driver), validates
+    the data (raising :class:`InvalidDataError`), and returns the per-query values
+    (not sorted) with the unjudged-query summaries, without warning. ``all_groups``:
+    the ``group_by`` combinations of the whole run's retrieved rows, for
+    ``missing="zero"`` when the piece holds only part of the run (default: the
+    piece's own).
+    """
     named = _metric_list(metrics)
     check_choice(ties, "ties", ["trec_eval", "first", "optimistic", "pessimistic", "expected"])
     check_choice(missing, "missing", ["skip", "zero"])
@@ -321,25 +374,17 @@ def evaluate(
     else:
         _check_numeric(run_schema, rel, "run")
 
-    keys = [*groups, query]
     columns = [name for name, _ in named]
     options = _Options(named=named, query=query, doc=doc, score=score, rel=rel, groups=groups,
                        ties=ties, missing=missing, validate=validate, max_grade=max_grade,
-                       has_doc=has_doc)
+                       has_doc=has_doc,
+                       all_groups=None if all_groups is None else all_groups.lazy())
     unjudged: list[pl.DataFrame] = []
     if memory == "low":
         per = _per_query_bucketed(lazy_run, lazy_qrels, options, unjudged)
     else:
         per = _per_query(lazy_run, lazy_qrels, options, unjudged)
-    _warn_unjudged(unjudged, query, groups)
-
-    if per_query:
-        out = per.sort(keys)
-    elif groups:
-        out = per.group_by(groups).agg(pl.col(columns).mean()).sort(groups)
-    else:
-        out = per.select(pl.col(columns).mean())
-    return out if isinstance(run, pl.LazyFrame) else out.collect()
+    return _PerQuery(per, groups, columns, unjudged)
 
 
 @dataclass(frozen=True)
@@ -357,6 +402,7 @@ class _Options:
     validate: bool
     max_grade: float | None
     has_doc: bool
+    all_groups: pl.LazyFrame | None = None  # missing="zero": groups of the whole run
 
 
 def _per_query(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options,
@@ -388,7 +434,8 @@ def _per_query(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options,
         if qrels is not None:
             retrieved = run.filter(pl.col(score).is_not_null())
             per = pl.concat([per, _absent(retrieved, qrels, query, groups, columns,
-                                          per.collect_schema())], how="vertical")
+                                          per.collect_schema(), o.all_groups)],
+                            how="vertical")
     return per.select(*keys, *columns)
 
 
@@ -405,6 +452,10 @@ def _per_query_bucketed(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Optio
     """
     rows = run.select(pl.len()).collect().item()
     n = max(1, -(-rows // _BUCKET_ROWS))
+    if o.missing == "zero" and o.groups and qrels is not None and o.all_groups is None:
+        # a bucket may hold no run row of a group: its absent queries need every group
+        retrieved = run.filter(pl.col(o.score).is_not_null())
+        o = replace(o, all_groups=retrieved.select(o.groups).unique().collect().lazy())
     bucket = pl.col(o.query).hash() % n
     parts = []
     for i in range(n):
@@ -461,10 +512,13 @@ def _join(run: pl.LazyFrame, qrels: pl.LazyFrame | None, *, query: str, doc: str
 
 
 def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, query: str, groups: list[str],
-            columns: list[str], schema: pl.Schema) -> pl.LazyFrame:
+            columns: list[str], schema: pl.Schema,
+            all_groups: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """Zero rows for qrels queries absent from (each group of) the run: trec_eval -c."""
     queries = qrels.select(query).unique()
-    keys = run.select(groups).unique().join(queries, how="cross") if groups else queries
+    if all_groups is None:
+        all_groups = run.select(groups).unique()
+    keys = all_groups.join(queries, how="cross") if groups else queries
     absent = keys.join(run.select(*groups, query).unique(), on=[*groups, query], how="anti")
     return absent.with_columns(
         *(pl.lit(0.0).alias(c) for c in columns),

@@ -1,0 +1,186 @@
+"""What the Spark and Dask front ends share: the pieces they hand to polars-rank.
+
+A *piece* is a Polars frame holding every row of its queries: the run's rows and,
+when qrels are given, the qrels rows of the same queries, told apart by the
+:data:`SIDE` column. :func:`evaluate_piece` runs :func:`evaluate`'s own code path
+(``_evaluate_complete_queries``) on it, so the per-query values are those
+``evaluate()`` gives in one process. This module imports neither PySpark nor Dask.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank.evaluate import (
+    EvalTies,
+    InvalidDataError,
+    Missing,
+    _evaluate_complete_queries,
+    _names,
+    _PerQuery,
+    _warn_unjudged,
+)
+from polars_rank.registry import Metric
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+SIDE = "__polars_rank_is_qrels"
+"""True on the qrels rows of a combined piece, false on the run's."""
+ORDER = "__polars_rank_row"
+"""The run's row order, carried through the shuffle for ``ties="first"``."""
+UNJUDGED = "__polars_rank_unjudged"
+"""Non-null on the rows naming unjudged run queries (for the driver's warning)."""
+
+_INVALID = re.compile(r"InvalidDataError: ([^\n]*)")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to evaluate each piece: :func:`evaluate`'s arguments, checked on the driver."""
+
+    metrics: tuple[str | Metric, ...]
+    query: str
+    doc: str
+    score: str
+    rel: str
+    groups: tuple[str, ...]
+    run_columns: tuple[str, ...]
+    with_qrels: bool
+    ties: EvalTies
+    missing: Missing
+    validate: bool
+    columns: tuple[str, ...]
+    all_groups: pl.DataFrame | None = None
+
+    @property
+    def keys(self) -> list[str]:
+        """The output's key columns: the groups, then the query."""
+        return [*self.groups, self.query]
+
+    def evaluate(self, run: pl.DataFrame | pl.LazyFrame,
+                 qrels: pl.DataFrame | pl.LazyFrame | None) -> _PerQuery:
+        """``_evaluate_complete_queries`` with these arguments."""
+        return _evaluate_complete_queries(
+            run, qrels, list(self.metrics), query=self.query, doc=self.doc, score=self.score,
+            rel=self.rel, group_by=list(self.groups), ties=self.ties, missing=self.missing,
+            validate=self.validate, all_groups=self.all_groups,
+        )
+
+
+def make_plan(
+    run: pl.DataFrame,
+    qrels: pl.DataFrame | None,
+    metrics: str | Metric | Sequence[str | Metric],
+    *,
+    query: str,
+    doc: str,
+    score: str,
+    rel: str,
+    group_by: str | Sequence[str] | None,
+    ties: EvalTies,
+    missing: Missing,
+    validate: bool,
+) -> Plan:
+    """Check every argument on the driver, on empty frames with the inputs' schemas.
+
+    ``run`` and ``qrels`` are empty frames with the distributed frames' columns; the
+    check is :func:`evaluate`'s own, so a bad metric string, option or column raises
+    here exactly as in one process, before any job starts.
+    """
+    per = _evaluate_complete_queries(
+        run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        ties=ties, missing=missing, validate=validate,
+    )
+    per.frame.collect()  # plan-time errors too (types the checks let through)
+    groups = _names(group_by, "group_by")
+    wanted = [*groups, query, score]
+    if doc in run.columns:
+        wanted.append(doc)
+    if qrels is None:
+        wanted.append(rel)
+    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    return Plan(
+        metrics=tuple(items),
+        query=query, doc=doc, score=score, rel=rel, groups=tuple(groups),
+        run_columns=tuple(dict.fromkeys(wanted)), with_qrels=qrels is not None, ties=ties,
+        missing=missing, validate=validate, columns=tuple(per.columns),
+    )
+
+
+def key_casts(run: pl.DataFrame, qrels: pl.DataFrame | None, plan: Plan) -> list[str]:
+    """The join keys :func:`evaluate` casts to strings: their types differ in run and qrels."""
+    if qrels is None:
+        return []
+    return [key for key in (plan.query, plan.doc) if run.schema[key] != qrels.schema[key]]
+
+
+def needs_all_groups(plan: Plan) -> bool:
+    """``missing="zero"`` with groups: each piece needs every group of the run."""
+    return plan.missing == "zero" and bool(plan.groups) and plan.with_qrels
+
+
+def output_schema(run: pl.DataFrame, plan: Plan, casts: Sequence[str]) -> pl.Schema:
+    """The schema of :func:`evaluate_piece`'s result."""
+    schema = {g: run.schema[g] for g in plan.groups}
+    schema[plan.query] = pl.String() if plan.query in casts else run.schema[plan.query]
+    schema.update(dict.fromkeys(plan.columns, pl.Float64()))
+    schema[UNJUDGED] = pl.Int64()
+    return pl.Schema(schema)
+
+
+def evaluate_piece(piece: pl.DataFrame, plan: Plan) -> pl.DataFrame:
+    """Per-query values of one piece, then rows naming its unjudged queries.
+
+    The result has the key columns, one Float64 column per metric and
+    :data:`UNJUDGED`: null on the per-query rows; on up to three example rows of the
+    piece's unjudged run queries (metrics null), their count on the first, 0 on the
+    others. Raises :class:`InvalidDataError` as :func:`evaluate` does.
+    """
+    if plan.with_qrels:
+        run = piece.filter(~pl.col(SIDE))
+        qrels: pl.DataFrame | None = piece.filter(pl.col(SIDE)).select(
+            plan.query, plan.doc, plan.rel
+        )
+    else:
+        run, qrels = piece, None
+    if ORDER in run.columns:
+        run = run.sort(ORDER)
+    run = run.select(plan.run_columns)
+    if plan.all_groups is not None:
+        all_groups = plan.all_groups.cast({g: run.schema[g] for g in plan.groups})
+        plan = replace(plan, all_groups=all_groups)
+    per = plan.evaluate(run, qrels)
+    values = per.frame.collect()
+    keys, columns = plan.keys, list(plan.columns)
+    parts = [values.select(*keys, *columns).with_columns(pl.lit(None, pl.Int64).alias(UNJUDGED))]
+    for summary in per.unjudged:
+        count = int(summary.item(0, 0))
+        if count:
+            examples = summary.select(pl.col(summary.columns[1]).explode()).unnest(
+                summary.columns[1]
+            )
+            flags = [count] + [0] * (examples.height - 1)
+            parts.append(examples.with_columns(
+                *(pl.lit(None, pl.Float64).alias(c) for c in columns),
+                pl.Series(UNJUDGED, flags, pl.Int64),
+            ).select(parts[0].columns))
+    return pl.concat(parts, how="vertical_relaxed") if len(parts) > 1 else parts[0]
+
+
+def warn_unjudged(rows: Sequence[dict[str, object]], plan: Plan) -> None:
+    """The warning :func:`evaluate` gives, from the pieces' :data:`UNJUDGED` rows."""
+    count = sum(int(row[UNJUDGED]) for row in rows)  # type: ignore[call-overload]
+    examples = [{k: row[k] for k in plan.keys} for row in rows]
+    summary = pl.DataFrame({"len": [count], "e": [examples]})
+    _warn_unjudged([summary], plan.query, list(plan.groups))
+
+
+def data_error(error: BaseException) -> InvalidDataError | None:
+    """The :class:`InvalidDataError` a worker raised, from the error that reached us."""
+    found = _INVALID.search(str(error))
+    return None if found is None else InvalidDataError(found.group(1).strip())

@@ -1,0 +1,213 @@
+"""``evaluate()`` on Dask DataFrames: the same numbers, computed by polars-rank per partition.
+
+The run's and the qrels' partitions are put in one layout, ``shuffle``d by query so
+that every row of a query is in one partition, and each partition is evaluated by
+polars-rank (``map_partitions``) through the code path :func:`polars_rank.evaluate`
+uses in one process. Dask then averages the per-query values per ``group_by`` group
+(each query weighted once).
+
+Partitions are read as :func:`polars.from_pandas` reads them: in a NumPy float
+column NaN is pandas' missing value and becomes null (a null score is a judged
+document the run did not retrieve, a null label is unjudged); with nullable or
+pyarrow dtypes (``dd.read_parquet(..., dtype_backend="pyarrow")``) NaN stays NaN and
+is reported as bad data, as :func:`polars_rank.evaluate` does. The result has pyarrow
+dtypes.
+
+Needs the ``polars-rank[dask]`` extra; ``import polars_rank`` never imports Dask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from polars_rank._distributed import (
+    ORDER,
+    SIDE,
+    UNJUDGED,
+    Plan,
+    data_error,
+    evaluate_piece,
+    key_casts,
+    make_plan,
+    needs_all_groups,
+    warn_unjudged,
+)
+
+try:
+    import dask.dataframe as dd
+except ImportError as error:  # pragma: no cover - depends on the environment
+    msg = f"polars_rank.dask needs Dask: pip install 'polars-rank[dask]' ({error})"
+    raise ImportError(msg) from error
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+
+    from polars_rank.evaluate import EvalTies, Missing
+    from polars_rank.registry import Metric
+
+__all__ = ["evaluate"]
+
+
+def evaluate(
+    run: dd.DataFrame,
+    qrels: dd.DataFrame | None = None,
+    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr@10"),
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    score: str = "score",
+    rel: str = "rel",
+    group_by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    ties: EvalTies = "trec_eval",
+    missing: Missing = "skip",
+    validate: bool = True,
+    partitions: int | None = None,
+) -> dd.DataFrame:
+    """Evaluate a Dask run against relevance judgments, as :func:`polars_rank.evaluate`.
+
+    Parameters
+    ----------
+    run
+        One row per (query, document) with a ``score``; with ``qrels=None`` it also
+        holds ``rel``, and rows with a null score are judged documents the run did not
+        retrieve.
+    qrels
+        Judgments (query, doc, rel), or ``None``.
+    metrics
+        Metric strings, as :func:`polars_rank.evaluate` takes them.
+    query, doc, score, rel
+        Column names.
+    group_by
+        Slice / arm columns of the run: one output row per group, the mean over its
+        queries (each query weighted once), computed by Dask from the per-query values.
+    per_query
+        ``True``: one row per (group..., query) instead of means.
+    ties, missing
+        As :func:`polars_rank.evaluate`; ``ties="first"`` follows the run's row order.
+    validate
+        Check the data as :func:`polars_rank.evaluate` does: the per-query values are
+        then computed (``persist``) when ``evaluate`` is called, a data error raises
+        :class:`~polars_rank.InvalidDataError` naming the query, and run queries
+        without judgments are reported in a warning. ``False``: the result stays lazy
+        and nothing is checked.
+    partitions
+        Number of partitions after the shuffle by query (default: Dask's).
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        The group columns (and the query column with ``per_query=True``), then one
+        ``double[pyarrow]`` column per metric, named as given; sorted by the group
+        (and query) columns.
+
+    Warns
+    -----
+    UserWarning
+        When run queries have no judgments (with ``validate=True``).
+
+    Notes
+    -----
+    Parameter and column errors are raised before any task runs, by
+    :func:`polars_rank.evaluate`'s own checks on empty frames with the same schemas.
+    Polars reads ``POLARS_MAX_THREADS`` when it is imported: give the workers
+    ``env={"POLARS_MAX_THREADS": "<threads per worker>"}``.
+    """
+    run_empty = pl.from_pandas(run._meta)
+    qrels_empty = None if qrels is None else pl.from_pandas(qrels._meta)
+    plan = make_plan(run_empty, qrels_empty, metrics, query=query, doc=doc, score=score,
+                     rel=rel, group_by=group_by, ties=ties, missing=missing, validate=validate)
+    casts = key_casts(run_empty, qrels_empty, plan)
+
+    run_columns = list(plan.run_columns)
+    if ties == "first":  # the run's row order survives the shuffle as a column
+        run = run.assign(**{ORDER: 1})
+        run = run.assign(**{ORDER: run[ORDER].cumsum()})
+        run_columns.append(ORDER)
+    run_rows = _piece_rows(run_empty.with_columns(pl.lit(0, pl.Int64).alias(ORDER)),
+                           run_columns, casts, False)
+    layout = run_rows.schema
+    if qrels_empty is not None:
+        qrels_rows = _piece_rows(qrels_empty, [query, doc, rel], casts, True)
+        layout = pl.concat([run_rows, qrels_rows], how="diagonal_relaxed").schema
+    pieces = run.map_partitions(_to_layout, columns=run_columns, casts=casts, side=False,
+                                layout=layout, meta=_pandas(pl.DataFrame(schema=layout)))
+    if qrels is not None:
+        if needs_all_groups(plan):
+            retrieved = pieces[pieces[score].notnull()][list(plan.groups)]
+            plan = replace(plan, all_groups=pl.from_pandas(
+                retrieved.drop_duplicates().compute()))
+        judged = qrels.map_partitions(_to_layout, columns=[query, doc, rel], casts=casts,
+                                      side=True, layout=layout, meta=pieces._meta)
+        pieces = dd.concat([pieces, judged])
+    pieces = pieces.shuffle(on=query, npartitions=partitions)
+
+    run_keys = run_rows.select(plan.keys)
+    out_schema = {**run_keys.schema, **dict.fromkeys(plan.columns, pl.Float64()),
+                  UNJUDGED: pl.Int64()}
+    per = pieces.map_partitions(_evaluate_partition, plan=plan,
+                                meta=_pandas(pl.DataFrame(schema=out_schema)))
+    if validate:
+        per = per.persist()
+        try:
+            flagged = per[per[UNJUDGED].notnull()].compute()
+        except Exception as error:
+            invalid = data_error(error)
+            if invalid is None or type(error) is type(invalid):
+                raise
+            raise invalid from error
+        if len(flagged):
+            warn_unjudged(flagged.to_dict("records"), plan)
+    per = per[per[UNJUDGED].isnull()].drop(columns=UNJUDGED)
+
+    keys = plan.keys
+    if per_query:
+        return per.sort_values(keys, na_position="first")
+    columns = list(plan.columns)
+    if plan.groups:
+        groups = list(plan.groups)
+        means = per.groupby(groups, dropna=False)[columns].mean().reset_index()
+    else:
+        means = per.assign(__polars_rank_all=0).groupby("__polars_rank_all")[columns].mean()
+        means = means.reset_index(drop=True)
+        groups = []
+    means = means.repartition(npartitions=1)
+    return means.map_partitions(_sorted, groups, meta=means._meta)
+
+
+def _piece_rows(frame: pl.DataFrame, columns: list[str], casts: Sequence[str],
+                side: bool) -> pl.DataFrame:
+    """Rows of a run or qrels partition as rows of a piece."""
+    return frame.select(columns).with_columns(
+        *(pl.col(key).cast(pl.String) for key in casts),
+        pl.lit(side).alias(SIDE),
+    )
+
+
+def _to_layout(partition: pd.DataFrame, *, columns: list[str], casts: Sequence[str],
+               side: bool, layout: pl.Schema) -> pd.DataFrame:
+    """A run or qrels partition in the layout shared by both (so they concatenate)."""
+    rows = _piece_rows(pl.from_pandas(partition), columns, casts, side)
+    return _pandas(rows.select(
+        pl.col(name).cast(dtype) if name in rows.columns else pl.lit(None, dtype).alias(name)
+        for name, dtype in layout.items()
+    ))
+
+
+def _evaluate_partition(partition: pd.DataFrame, plan: Plan) -> pd.DataFrame:
+    """``map_partitions``' function: complete queries in, per-query rows out."""
+    return _pandas(evaluate_piece(pl.from_pandas(partition), plan))
+
+
+def _pandas(frame: pl.DataFrame) -> pd.DataFrame:
+    """Polars to pandas with pyarrow dtypes: nulls stay nulls, NaN stays NaN."""
+    return frame.to_pandas(use_pyarrow_extension_array=True)
+
+
+def _sorted(partition: pd.DataFrame, by: list[str]) -> Any:
+    return partition.sort_values(by, na_position="first") if by else partition
