@@ -23,15 +23,17 @@ the numbers behind a chart can be printed, tested or plotted with another librar
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
 from polars_rank.compare import RESULT_COLUMNS
+from polars_rank.evaluate import _names
 from polars_rank.registry import Metric, parse_metric
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import altair as alt
 
 __all__ = [
@@ -64,17 +66,6 @@ def _altair(purpose: str) -> Any:
                f"extra: {INSTALL_HINT}")
         raise ImportError(msg) from exc
     return altair
-
-
-def _names(value: str | Sequence[str] | None, param: str) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
-        return list(value)
-    msg = f"{param} must be a column name or a list of column names, got {value!r}"
-    raise TypeError(msg)
 
 
 def _collect(frame: Frame, param: str) -> pl.DataFrame:
