@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank.compare import RESULT_COLUMNS
-from polars_rank.evaluate import _names
+from polars_rank.compare import RESULT_COLUMNS, _names
 from polars_rank.registry import Metric, parse_metric
 
 if TYPE_CHECKING:
