@@ -6,11 +6,12 @@
 * every public function's docstring has an example, and every metric's a formula, a
   paper and an example that prints a frame;
 * the generated metric table lists every registered metric;
-* the docs pages run as written: every ```` ```python ```` block is executed in order
-  (one namespace per page, in a temporary folder) and a ```` ```text ```` block right
-  after it is what it prints; ``polars-rank ...`` lines of ```` ```bash ```` blocks
-  run the command line the same way. ```` ```py ```` blocks are illustrations and are
-  not run;
+* the docs pages run as written: on a page that shows what its code prints (a
+  ```` ```text ```` block right after a ```` ```python ```` or ```` ```bash ```` one),
+  every ```` ```python ```` block is executed in order (one namespace per page, in a
+  temporary folder) and the ```` ```text ```` block after it is what it prints;
+  ``polars-rank ...`` lines of ```` ```bash ```` blocks run the command line the same
+  way. ```` ```py ```` blocks are illustrations, never run;
 * the notebooks are committed without outputs (CI executes them from scratch).
 """
 
@@ -21,6 +22,7 @@ import importlib.util
 import inspect
 import io
 import json
+import pkgutil
 import re
 import shlex
 import warnings
@@ -101,9 +103,14 @@ def _public() -> list[tuple[str, str, Any]]:
 
 def test_public_modules_are_all_listed() -> None:
     """A public module added to the package must be added to the docs too."""
-    submodules = [m for m in pr.__all__ if isinstance(getattr(pr, m), ModuleType)]
-    for name in submodules:
-        assert f"polars_rank.{name}" in rst.PUBLIC_MODULES, name
+    found = [m.name for m in pkgutil.walk_packages(pr.__path__, prefix="polars_rank.")
+             if not any(part.startswith("_") for part in m.name.split("."))]
+    assert "polars_rank.metrics.gain" in found
+    for module in found:
+        assert module in rst.PUBLIC_MODULES, (
+            f"{module} is public but not documented: add a page to docs/reference (and to "
+            f"the nav of mkdocs.yml) and the module to PUBLIC_MODULES in "
+            f"docs/_ext/rst_docstrings.py")
 
 
 @pytest.mark.parametrize(("module", "name", "obj"), _public(),
@@ -224,7 +231,8 @@ def test_every_page_is_in_the_nav() -> None:
     config = (ROOT / "mkdocs.yml").read_text()
     pages = [p.relative_to(DOCS).as_posix() for p in PAGES]
     for page in [*pages, "metrics.md"]:
-        assert re.search(rf"(- |: ){re.escape(page)}$", config, flags=re.MULTILINE), page
+        assert re.search(rf"(- |: ){re.escape(page)}$", config, flags=re.MULTILINE), (
+            f"docs/{page} is not in the nav of mkdocs.yml")
 
 
 # ---------------------------------------------------------------------------- pages run
@@ -255,8 +263,11 @@ def _run_bash(body: str) -> str:
 
 
 def _runnable(page: Path) -> bool:
-    return any(lang == "python" or (lang == "bash" and "polars-rank " in body)
-               for lang, body, *_ in _blocks(page.read_text()))
+    """A page that shows what its code prints (a ```text block right after one) runs."""
+    text = page.read_text()
+    blocks = _blocks(text)
+    return any(lang in ("python", "bash") and _expected_output(text, blocks, i) is not None
+               for i, (lang, *_) in enumerate(blocks))
 
 
 RUNNABLE = [p for p in PAGES if _runnable(p)]
