@@ -17,9 +17,13 @@ tests import :func:`rst_to_markdown` to check the rewriting.
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import re
 from functools import cache
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 try:
@@ -56,27 +60,50 @@ _INLINE_MATH = re.compile(r":math:`(?P<tex>[^`]+)`")
 _LINK = re.compile(r"`(?P<text>[^`<]+?)\s*<(?P<url>https?://[^>]+)>`_{1,2}")
 
 
+def public_names(module_name: str) -> list[str]:
+    """The ``__all__`` of a module, read from its source without importing it."""
+    spec = importlib.util.find_spec(module_name)
+    if spec is None or spec.origin is None:
+        msg = f"no module {module_name}"
+        raise ImportError(msg)
+    for node in ast.parse(Path(spec.origin).read_text()).body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return list(ast.literal_eval(node.value))
+    return []
+
+
+def load(module_name: str) -> ModuleType | None:
+    """The module, or None when importing it needs an extra that is not installed."""
+    try:
+        return importlib.import_module(module_name)
+    except ImportError:
+        return None
+
+
 @cache
 def public_identifiers() -> tuple[dict[str, str], dict[str, str]]:
     """(modules, objects): public names (short and dotted) -> the identifier documented.
 
     A name can be both (``polars_rank.validate`` is a module and a function): the
-    role of the reference (``:mod:`` or not) decides.
+    role of the reference (``:mod:`` or not) decides. A name re-exported from
+    elsewhere is documented where it is defined; the names of a module that cannot
+    be imported here (an optional extra) are taken as its own.
     """
     modules: dict[str, str] = {}
     objects: dict[str, str] = {}
     for module_name in PUBLIC_MODULES:
-        module = importlib.import_module(module_name)
+        module = load(module_name)
         if module_name not in UNRENDERED:
             modules[module_name] = module_name
             modules[module_name.removeprefix("polars_rank.")] = module_name
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if isinstance(obj, type(module)):
+        for name in public_names(module_name):
+            obj = getattr(module, name, None)
+            if isinstance(obj, ModuleType):
                 continue  # a submodule: in ``modules`` already
             if hasattr(obj, "__qualname__") and hasattr(obj, "__module__"):
                 target = f"{obj.__module__}.{obj.__qualname__}"
-            else:  # a constant: documented in its module
+            else:  # a constant, or a module not importable here
                 target = f"{module_name}.{name}"
             objects.setdefault(name, target)
             objects.setdefault(f"{module_name}.{name}", target)
