@@ -22,12 +22,13 @@ shape: (1, 2)
 
 :func:`evaluate` computes metric strings over runs and qrels, trec_eval-style;
 :func:`compare` compares A/B arms with confidence intervals and significance tests
-(with the optional ``polars-rank[stats]`` extra).
+(with the optional ``polars-rank[stats]`` extra); :mod:`polars_rank.plot` draws the
+results (with the optional ``polars-rank[plot]`` extra).
 """
 
 from __future__ import annotations
 
-from polars_rank import _namespace, datasets, stats
+from polars_rank import _namespace, datasets, plot, stats
 from polars_rank._namespace import RankNameSpace
 from polars_rank.compare import compare
 from polars_rank.evaluate import InvalidDataError, evaluate
@@ -98,4 +99,5 @@ __all__ = [
     "RankNameSpace",
     "datasets",
     "stats",
+    "plot",
 ]

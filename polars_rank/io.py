@@ -134,7 +134,7 @@ def scan_run(path: PathLike) -> pl.LazyFrame:
 
 
 def read_run(path: PathLike) -> pl.DataFrame:
-    """Read a TREC run file eagerly; see :func:`scan_run`.
+    r"""Read a TREC run file eagerly; see :func:`scan_run`.
 
     Parameters
     ----------
@@ -145,6 +145,23 @@ def read_run(path: PathLike) -> pl.DataFrame:
     -------
     pl.DataFrame
         Columns ``qid, docid, score, rank, tag``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import polars_rank as pr
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 d1 1 2.5 bm25\nq1 Q0 d7 2 1.25 bm25\n")
+    >>> pr.read_run(path).select("qid", "docid", "score")
+    shape: (2, 3)
+    ┌─────┬───────┬───────┐
+    │ qid ┆ docid ┆ score │
+    │ --- ┆ ---   ┆ ---   │
+    │ str ┆ str   ┆ f64   │
+    ╞═════╪═══════╪═══════╡
+    │ q1  ┆ d1    ┆ 2.5   │
+    │ q1  ┆ d7    ┆ 1.25  │
+    └─────┴───────┴───────┘
     """
     return scan_run(path).collect()
 
@@ -195,7 +212,7 @@ def scan_qrels(path: PathLike) -> pl.LazyFrame:
 
 
 def read_qrels(path: PathLike) -> pl.DataFrame:
-    """Read a TREC qrels file eagerly; see :func:`scan_qrels`.
+    r"""Read a TREC qrels file eagerly; see :func:`scan_qrels`.
 
     Parameters
     ----------
@@ -206,6 +223,23 @@ def read_qrels(path: PathLike) -> pl.DataFrame:
     -------
     pl.DataFrame
         Columns ``qid, docid, rel``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import polars_rank as pr
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 d1 1\nq2 0 d4 -2\n")
+    >>> pr.read_qrels(path)  # -2: in the pool, not judged
+    shape: (2, 3)
+    ┌─────┬───────┬──────┐
+    │ qid ┆ docid ┆ rel  │
+    │ --- ┆ ---   ┆ ---  │
+    │ str ┆ str   ┆ i64  │
+    ╞═════╪═══════╪══════╡
+    │ q1  ┆ d1    ┆ 1    │
+    │ q2  ┆ d4    ┆ null │
+    └─────┴───────┴──────┘
     """
     return scan_qrels(path).collect()
 

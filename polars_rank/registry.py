@@ -116,22 +116,27 @@ METRICS: dict[str, MetricDef] = {
                   paper="Voorhees, TREC-8 QA 1999"),
         MetricDef("p", metrics.precision, ("precision",), options=(THRESHOLD,),
                   kernel=binary.precision_value,
-                  trec_eval="P.k", summary="relevant in the top k / k"),
+                  trec_eval="P.k", summary="relevant in the top k / k",
+                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("recall", metrics.recall, ("r",), options=(THRESHOLD,),
                   kernel=binary.recall_value,
-                  trec_eval="recall.k", summary="relevant in the top k / R"),
+                  trec_eval="recall.k", summary="relevant in the top k / R",
+                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("f1", metrics.f1, options=(THRESHOLD,), kernel=binary.f1_value,
-                  summary="harmonic mean of P@k and recall@k"),
+                  summary="harmonic mean of P@k and recall@k",
+                  paper="van Rijsbergen, Information Retrieval, 1979"),
         MetricDef("err", metrics.err, kernel=gain.err_value,
                   options=(Option("max_grade", float, 4, description="highest label"),),
                   summary="expected reciprocal rank of a cascade user",
                   paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"),
         MetricDef("hit_rate", metrics.hit_rate, ("success", "hits"), options=(THRESHOLD,),
                   kernel=binary.hit_rate_value,
-                  trec_eval="success.k", summary="1 if a relevant row is within k"),
+                  trec_eval="success.k", summary="1 if a relevant row is within k",
+                  paper="Deshpande & Karypis, TOIS 2004"),
         MetricDef("rprec", metrics.r_precision, ("r_precision", "r-prec"), cutoff=False,
                   kernel=binary.r_precision_value,
-                  options=(THRESHOLD,), trec_eval="Rprec", summary="precision at R"),
+                  options=(THRESHOLD,), trec_eval="Rprec", summary="precision at R",
+                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("bpref", metrics.bpref, cutoff=False, options=(THRESHOLD,),
                   kernel=binary.bpref_value,
                   trec_eval="bpref", summary="preference of judged relevant over non-relevant",
@@ -145,7 +150,8 @@ METRICS: dict[str, MetricDef] = {
                   paper="Liu, Learning to Rank for IR, 2009"),
         MetricDef("auc", metrics.auc, ("gauc",), cutoff=False, options=(THRESHOLD,),
                   kernel=pairwise.auc_value, sparse=False,
-                  summary="ROC AUC of the ranking, ties 1/2"),
+                  summary="ROC AUC of the ranking, ties 1/2",
+                  paper="Hanley & McNeil, Radiology 1982; GAUC: Zhou et al., KDD 2018"),
     ]
 }
 
@@ -275,6 +281,18 @@ def parse_metric(spec: str | Metric) -> Metric:
     ------
     ValueError
         Unknown metric (with the nearest valid names), bad cutoff or bad option.
+
+    Examples
+    --------
+    >>> from polars_rank import parse_metric
+    >>> [str(parse_metric(s)) for s in ["nDCG@10", "P_5", "recip_rank", "rbp(p=0.9)"]]
+    ['ndcg@10', 'p@5', 'mrr', 'rbp(p=0.9)']
+    >>> parse_metric("ndcg_cut_10") == parse_metric("ndcg@10(gain=linear)")
+    True
+    >>> parse_metric("ndgc@10")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown metric 'ndgc@10'; did you mean ndcg...
     """
     if isinstance(spec, Metric):
         return spec

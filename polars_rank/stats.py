@@ -672,6 +672,12 @@ def adjust(p_values: Sequence[float], method: Correction | None) -> list[float]:
     -------
     list[float]
         Adjusted p-values, in the input order.
+
+    Examples
+    --------
+    >>> from polars_rank.stats import adjust
+    >>> adjust([0.01, 0.04, 0.03], "holm"), adjust([0.01, 0.04, 0.03], None)
+    ([0.03, 0.06, 0.06], [0.01, 0.04, 0.03])
     """
     if method is None:
         return [float(p) for p in p_values]

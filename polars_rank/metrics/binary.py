@@ -156,7 +156,8 @@ def precision(
 
     As trec_eval's ``P.k``, it divides by k even when fewer than k rows were
     retrieved (the missing ones count as non-relevant). With ``k=None`` it divides by
-    the number of retrieved rows.
+    the number of retrieved rows. See Manning, Raghavan & Schütze, *Introduction to
+    Information Retrieval*, 2008, 8.4.
 
     Parameters
     ----------
@@ -215,8 +216,11 @@ def recall(
 ) -> pl.Expr:
     r"""Recall at k: relevant rows among the top k, divided by all relevant rows (R).
 
+    .. math:: \mathrm{R@k} = \frac{|\{r \le k : l_r \ge t\}|}{R}
+
     R counts relevant rows the ranking did not retrieve (null ``by``); 0 when R = 0,
-    as trec_eval's ``recall.k``.
+    as trec_eval's ``recall.k``. See Manning, Raghavan & Schütze, *Introduction to
+    Information Retrieval*, 2008, 8.3-8.4.
 
     Parameters
     ----------
@@ -276,6 +280,8 @@ def f1(
     .. math:: F_1\mathrm{@k} = \frac{2 \, P@k \, R@k}{P@k + R@k}
 
     0 when both are 0 (ranx ``f1@k``; trec_eval only has the set-based ``set_F``).
+    The F-measure is van Rijsbergen's (*Information Retrieval*, 1979, ch. 7) with
+    beta = 1.
 
     Parameters
     ----------
@@ -335,7 +341,8 @@ def average_precision(
     .. math:: \mathrm{AP@k} = \frac{1}{R} \sum_{r \le k,\ l_r \ge t} \mathrm{P@r}
 
     R is the number of relevant rows of the list, retrieved or not and whatever the
-    cutoff (trec_eval, ranx, ir_measures; not min(R, k)). 0 when R = 0.
+    cutoff (trec_eval, ranx, ir_measures; not min(R, k)). 0 when R = 0. See Buckley &
+    Voorhees, "Evaluating evaluation measure stability", SIGIR 2000.
 
     Parameters
     ----------
@@ -397,7 +404,8 @@ def reciprocal_rank(
     .. math:: \mathrm{RR@k} = 1 / \min\{r \le k : l_r \ge t\}
 
     0 when no relevant row is ranked within k. trec_eval's ``recip_rank`` is
-    ``k=None`` (it has no cutoff).
+    ``k=None`` (it has no cutoff). MRR was the measure of the TREC-8 question
+    answering track (Voorhees, TREC 1999).
 
     Parameters
     ----------
@@ -452,9 +460,13 @@ def hit_rate(
     query: Query = None,
     ties: Ties = "first",
 ) -> pl.Expr:
-    """Hit rate at k: 1 if any relevant row is ranked within k, else 0.
+    r"""Hit rate at k: 1 if any relevant row is ranked within k, else 0.
 
-    trec_eval's ``success.k``, ir_measures' ``Success@k``.
+    .. math:: \mathrm{HR@k} = \mathbb{1}\left[\exists\, r \le k : l_r \ge t\right]
+
+    trec_eval's ``success.k``, ir_measures' ``Success@k``; with ``query=``, the share
+    of queries with a hit, the hit rate of top-N recommendation (Deshpande & Karypis,
+    "Item-based top-N recommendation algorithms", TOIS 2004).
 
     Parameters
     ----------
@@ -509,10 +521,13 @@ def r_precision(
     query: Query = None,
     ties: Ties = "first",
 ) -> pl.Expr:
-    """R-precision: precision at R, the number of relevant rows of the list.
+    r"""R-precision: precision at R, the number of relevant rows of the list.
+
+    .. math:: \mathrm{RPrec} = \frac{|\{r \le R : l_r \ge t\}|}{R}
 
     As trec_eval's ``Rprec``: relevant rows among the top R retrieved, divided by R
-    (so rows never retrieved count as misses); 0 when R = 0.
+    (so rows never retrieved count as misses); 0 when R = 0. See Manning, Raghavan &
+    Schütze, *Introduction to Information Retrieval*, 2008, 8.4.
 
     Parameters
     ----------

@@ -39,7 +39,9 @@ def ctr(
     .. math:: \mathrm{CTR@k} = \frac{\sum_{r \le \min(k, n)} c_r}{\min(k, n)}
 
     Unlike :func:`precision`, it divides by what was shown (n rows retrieved), not by
-    k. Clicks may be 0/1 or counts; null counts as 0. 0 when nothing was shown.
+    k. Clicks may be 0/1 or counts; null counts as 0. 0 when nothing was shown. A
+    click metric of online evaluation (Radlinski, Kurup & Joachims, "How does
+    clickthrough data reflect retrieval quality?", CIKM 2008); trec_eval has none.
 
     Parameters
     ----------
@@ -133,11 +135,14 @@ def abandonment(
     query: Query = None,
     ties: Ties = "first",
 ) -> pl.Expr:
-    """Abandonment: 1 if no result within the top k was clicked, else 0.
+    r"""Abandonment: 1 if no result within the top k was clicked, else 0.
+
+    .. math:: \mathrm{Abandonment@k} = \mathbb{1}\left[\sum_{r \le k} c_r = 0\right]
 
     With ``query=``, the abandonment rate: the share of impressions (queries,
-    sessions) without a click. An impression where nothing was shown counts as
-    abandoned. A row is clicked when its click value is > 0; null counts as 0.
+    sessions) without a click (Radlinski, Kurup & Joachims, CIKM 2008). An
+    impression where nothing was shown counts as abandoned. A row is clicked when its
+    click value is > 0; null counts as 0. trec_eval has no click metrics.
 
     Parameters
     ----------
@@ -201,8 +206,9 @@ def first_click_rr(
     .. math:: \mathrm{RR_{click}@k} = 1 / \min\{r \le k : c_r > 0\}
 
     0 when nothing within k was clicked; with ``query=``, the mean over impressions
-    (the click MRR of online evaluation). Ranks are 1, 2, ... in display order
-    (``by``), whatever the values of a position column.
+    (the click MRR of online evaluation, Radlinski, Kurup & Joachims' "max reciprocal
+    rank", CIKM 2008). Ranks are 1, 2, ... in display order (``by``), whatever the
+    values of a position column. trec_eval has no click metrics.
 
     Parameters
     ----------
@@ -258,11 +264,13 @@ def clicks_per_query(
     query: Query = None,
     ties: Ties = "first",
 ) -> pl.Expr:
-    """Clicks per query: the number of clicks on the top k results.
+    r"""Clicks per query: the number of clicks on the top k results.
+
+    .. math:: \mathrm{Clicks@k} = \sum_{r \le k} c_r
 
     Clicks may be 0/1 or counts; null counts as 0. With ``query=``, the mean number
     of clicks per impression (query, session), impressions without a click counting
-    as 0.
+    as 0 (Radlinski, Kurup & Joachims, CIKM 2008). trec_eval has no click metrics.
 
     Parameters
     ----------
@@ -321,8 +329,12 @@ def mean_dwell(
     query: Query = None,
     ties: Ties = "first",
 ) -> pl.Expr:
-    """Mean dwell time of the clicked results within the top k.
+    r"""Mean dwell time of the clicked results within the top k.
 
+    .. math:: \mathrm{Dwell@k} = \frac{\sum_{r \le k,\, c_r > 0} d_r}{|\{r \le k : c_r > 0\}|}
+
+    Dwell time as a signal of satisfaction: Fox et al., "Evaluating implicit measures
+    to improve web search", TOIS 2005; trec_eval has no click metrics.
     Per impression, the mean of ``dwell`` over the shown rows within k that have a
     dwell time (not null) and, when ``clicks=`` is given, were clicked (clicks > 0):
     logs that record a dwell of 0 for unclicked results need ``clicks=``. Null when

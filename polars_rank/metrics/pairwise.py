@@ -26,17 +26,19 @@ def rank_correlation(
     query: Query = None,
     ties: Ties = "first",
 ) -> pl.Expr:
-    r"""Rank correlation with the ideal ordering (Kendall-type; Liu, *Learning to Rank for IR*).
+    r"""Rank correlation with the ideal ordering (Kendall-type).
 
     The fraction of pairs of retrieved rows whose order agrees with their graded
     labels, pairs with equal labels agreeing (the maximum of Kendall's
-    :math:`\tau_K` over every ideal ordering):
+    :math:`\tau_K` over every ideal ordering; Liu, *Learning to Rank for Information
+    Retrieval*, 2009):
 
     .. math:: \mathrm{RC} = 1 - \frac{|\{(i, j) : i \text{ ranked above } j,\ l_i < l_j\}|}
               {n (n - 1) / 2}
 
     A list of fewer than two retrieved rows is trivially ideal: 1. Cost is
-    quadratic in the length of each list (every pair is compared).
+    quadratic in the length of each list (every pair is compared). trec_eval has no
+    such measure.
 
     Parameters
     ----------
@@ -106,13 +108,20 @@ def auc(
     r"""ROC AUC of the retrieved rows' ranking against binary relevance (GAUC with ``query=``).
 
     The probability that a relevant row is ranked above a non-relevant one, tied
-    ``by`` values counting one half (Mann-Whitney U with average ranks; scikit-learn's
-    ``roc_auc_score`` on the first ``by`` key). Only the first key of ``by`` is used:
-    AUC defines its own treatment of ties, so there is no ``ties`` parameter.
+    ``by`` values counting one half (Mann-Whitney U with average ranks; Hanley &
+    McNeil, Radiology 1982; scikit-learn's ``roc_auc_score`` on the first ``by`` key):
+
+    .. math:: \mathrm{AUC} = \frac{1}{|P|\,|N|} \sum_{i \in P} \sum_{j \in N}
+              \left(\mathbb{1}[s_i > s_j] + \tfrac{1}{2}\,\mathbb{1}[s_i = s_j]\right)
+
+    with P the relevant and N the non-relevant retrieved rows and s the first ``by``
+    key. Only that key is used: AUC defines its own treatment of ties, so there is no
+    ``ties`` parameter. trec_eval has no AUC.
 
     A list with no relevant or no non-relevant retrieved row has no AUC: it is
     null, and the ``query=`` mean (GAUC, each query weighted once) is over the
-    queries that have one, as in torchrec / the DIN paper.
+    queries that have one, as in torchrec; the DIN paper (Zhou et al., KDD 2018)
+    weights users by impressions instead (see the cookbook for that variant).
 
     Parameters
     ----------

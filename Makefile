@@ -1,0 +1,39 @@
+# Development tasks. `make help` lists them; `make install` makes the .venv they use.
+PY ?= .venv/bin/python
+NOTEBOOKS := notebooks/01_quickstart.ipynb notebooks/02_ab_experiment.ipynb
+
+.DEFAULT_GOAL := help
+.PHONY: help install test doctest lint typing docs docs-serve notebooks bench ci
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
+
+install:  ## a .venv with the package (editable) and every development extra
+	python3 -m venv .venv && .venv/bin/pip install -e ".[test,docs,notebooks]"
+
+test:  ## the test suite, doctests included (what CI runs)
+	$(PY) -m pytest
+
+doctest:  ## only the examples of the docstrings
+	$(PY) -m pytest polars_rank
+
+lint:  ## ruff
+	$(PY) -m ruff check .
+
+typing:  ## mypy --strict on the package
+	$(PY) -m mypy
+
+docs:  ## build the documentation site into site/, warnings are errors
+	$(PY) -m mkdocs build --strict
+
+docs-serve:  ## serve the documentation with live reload
+	$(PY) -m mkdocs serve
+
+notebooks:  ## execute the notebooks from a clean kernel (outputs are not saved)
+	$(dir $(PY))jupyter execute --kernel_name=python3 $(NOTEBOOKS)
+
+bench:  ## benchmark against pytrec_eval, ranx, ir_measures (needs the [bench] extra)
+	$(PY) benches/generate.py 1m && $(PY) benches/run.py 1m
+
+ci:  ## everything CI runs, on a clean clone
+	bash .ci/run

@@ -1,0 +1,35 @@
+"""The charts of the Plots page (the docs hook runs this file and saves each chart)."""
+# The page shows the sections between the markers, so they read as a user's script.
+
+# --8<-- [start:data]
+import polars as pl
+
+import polars_rank as pr
+
+df = pr.datasets.synthetic_experiment(
+    1000, arms=("control", "treatment", "treatment-b"), seed=7)
+# --8<-- [end:data]
+
+# --8<-- [start:metric_at_k]
+ks = (1, 3, 5, 10, 20)
+per_query = pr.evaluate(df, metrics=[f"ndcg@{k}" for k in ks] + [f"recall@{k}" for k in ks],
+                        group_by="arm", per_query=True)
+curves = pr.plot.metric_at_k(per_query, query="qid")
+curves.save("metric_at_k.svg")
+# --8<-- [end:metric_at_k]
+
+# --8<-- [start:forest]
+by_device = pr.evaluate(df, metrics=["ndcg@10", "map", "mrr@10"],
+                        group_by=["device", "arm"], per_query=True)
+comparison = pr.compare(by_device, baseline="control", group_by="device")
+forest = pr.plot.forest(comparison, title="treatments vs control, per device")
+forest.save("forest.svg")
+# --8<-- [end:forest]
+
+# --8<-- [start:distribution]
+two_arms = by_device.filter(pl.col("arm") != "treatment-b")
+spread = pr.plot.distribution(two_arms, "ndcg@10", baseline="control")
+spread.save("distribution.svg")
+# --8<-- [end:distribution]
+
+CHARTS = {"metric_at_k": curves, "forest": forest, "distribution": spread}
