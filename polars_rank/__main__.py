@@ -69,6 +69,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="qrels queries absent from a run: skip, or zero (trec_eval -c)")
     ev.add_argument("--ties", default="trec_eval", help="order among equal scores",
                     choices=["trec_eval", "first", "optimistic", "pessimistic", "expected"])
+    ev.add_argument("--memory", choices=["high", "low"], default="high",
+                    help="low: evaluate hash buckets of queries one after another "
+                         "(runs larger than memory)")
     demo = sub.add_parser("demo", help="evaluate and compare the arms of the embedded "
                                        "synthetic A/B experiment")
     demo.add_argument("--queries", type=int, default=2000, help="number of queries")
@@ -95,13 +98,15 @@ def evaluate_files(
     per_query: bool = False,
     missing: str = "skip",
     ties: str = "trec_eval",
+    memory: str = "high",
 ) -> pl.DataFrame:
     """Long results: ``metric, qid`` (``all`` for the mean), one column per run."""
     judgments = scan_qrels(qrels)
     merged: pl.DataFrame | None = None
     for name, path in zip(_run_names(runs), runs, strict=True):
         per = evaluate(scan_run(path), judgments, metrics, per_query=True,
-                       missing=missing, ties=ties).collect()  # type: ignore[arg-type]
+                       missing=missing, ties=ties,  # type: ignore[arg-type]
+                       memory=memory).collect()  # type: ignore[arg-type]
         columns = [c for c in per.columns if c != "qid"]
         means = per.select(pl.lit("all").alias("qid"), pl.col(columns).mean())
         rows = pl.concat([per, means]) if per_query else means
@@ -249,6 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 result = evaluate_files(
                     args.qrels, args.runs, args.metrics or ["ndcg@10", "map", "mrr@10"],
                     per_query=args.per_query, missing=args.missing, ties=args.ties,
+                    memory=args.memory,
                 )
             for w in caught:
                 print(f"polars-rank: warning: {w.message}", file=sys.stderr)

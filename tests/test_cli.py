@@ -113,13 +113,20 @@ def test_eval_means_equal_trec_eval(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert got[metric, "all"] == pytest.approx(mean, abs=1e-9), metric
 
 
+@pytest.mark.parametrize("memory", ["high", "low"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_eval_per_query_equals_trec_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                         seed: int) -> None:
+                                         seed: int, memory: str,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    # --memory low: several buckets even on this small case
+    monkeypatch.setattr(importlib.import_module("polars_rank.evaluate"), "_BUCKET_ROWS", 5)
     run, qrels = make_case(seed)
     qrels_path, run_path = write_case(tmp_path, run, qrels)
     code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndcg_cut_10",
-                           "-m", "map", "-m", "P_5", "--format", "csv", "--per-query")
+                           "-m", "map", "-m", "P_5", "--format", "csv", "--per-query",
+                           "--memory", memory)
     assert code == 0
     frame = read_csv(out)
     reference = trec_eval(run, qrels)
