@@ -189,11 +189,9 @@ class Ranked:
         if self.given_ties is not None:
             return pl.int_range(pl.len(), dtype=pl.Int64), *self.given_ties
         index = pl.int_range(pl.len(), dtype=pl.Int64)
-        if len(set(self.descending)) == 1:  # one direction: a rank of the key is the bound
-            key = self.keys[0] if len(self.keys) == 1 else pl.struct(*self.keys)
-            low = key.rank("min", descending=self.descending[0]).cast(pl.Int64) - 1
-            high = key.rank("max", descending=self.descending[0]).cast(pl.Int64)
-            return index, low.sort(nulls_last=True), high.sort(nulls_last=True)
+        if self._ranks_give_ties():  # the rank bounds of each row, in rank order
+            lo, hi = self._tie_ranks()
+            return index, (lo - 1).sort(nulls_last=True), hi.sort(nulls_last=True)
         ranked_key = self.sorted(pl.struct(*self.keys))
         starts = (index == 0) | ranked_key.ne_missing(ranked_key.shift(1))
         ends = starts.shift(-1, fill_value=True)
@@ -238,9 +236,7 @@ class Ranked:
         """
         apply = term if term is not None else (lambda v, _p: v)
         if self.ties == "expected" and self._ranks_give_ties():
-            key = self.keys[0] if len(self.keys) == 1 else pl.struct(*self.keys)
-            lo = key.rank("min", descending=self.descending[0]).cast(pl.Int64)
-            hi = key.rank("max", descending=self.descending[0]).cast(pl.Int64)
+            lo, hi = self._tie_ranks()
             n_ret = self.n_retrieved().cast(pl.Int64)
             limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
             ranks = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
@@ -259,6 +255,13 @@ class Ranked:
     def _ranks_give_ties(self) -> bool:
         """Tie groups can come from ranks of the key: dense mode, one sort direction."""
         return self.given_positions is None and len(set(self.descending)) == 1
+
+    def _tie_ranks(self) -> tuple[pl.Expr, pl.Expr]:
+        """(first, last) rank (1-based, input order) of each row's tie group."""
+        key = self.keys[0] if len(self.keys) == 1 else pl.struct(*self.keys)
+        lo = key.rank("min", descending=self.descending[0]).cast(pl.Int64)
+        hi = key.rank("max", descending=self.descending[0]).cast(pl.Int64)
+        return lo, hi
 
     def expected_first(self, indicator: pl.Expr, k: int | None) -> tuple[pl.Expr, pl.Expr]:
         """ties="expected": (P(no hit above the slot), P(hit at the slot | none above)).

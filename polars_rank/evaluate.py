@@ -566,15 +566,10 @@ def _per_query_expected(joined: pl.LazyFrame, named: list[tuple[str, Metric]], *
     """
     keys = [*groups, query]
     tie = (pl.col(score).cast(pl.Float64) + 0.0).alias(_ORDER)  # + 0.0: -0.0 ties with 0.0
-    index = pl.int_range(pl.len(), dtype=pl.Int64).over(keys)
-    ordered = (
+    ordered = _with_tie_rows(
         joined.with_columns(tie)
-        .sort([*keys, _ORDER], descending=[*(False for _ in keys), True], nulls_last=True)
-        .with_columns(index.alias(_POS))
-        .with_columns(
-            pl.col(_POS).min().over([*keys, _ORDER]).alias(_START),
-            (pl.col(_POS).max().over([*keys, _ORDER]) + 1).alias(_END),
-        )
+        .sort([*keys, _ORDER], descending=[*(False for _ in keys), True], nulls_last=True),
+        keys, _ORDER,
     )
     ranked_list = Ranked.presorted_ties(rel, _ORDER, _START, _END)
     return ordered.group_by(keys, maintain_order=True).agg(
@@ -605,17 +600,29 @@ def _tie_fillers(judged: pl.LazyFrame, keys: list[str], rel: str) -> pl.LazyFram
     )
 
 
+_ROW = "__polars_rank_row"
+
+
+def _with_tie_rows(frame: pl.LazyFrame, keys: list[str], tie: str) -> pl.LazyFrame:
+    """Each row's index in its list and its tie group's row bounds.
+
+    ``frame`` is sorted by (keys, ``tie``); adds ``_ROW`` (0-based index in the list)
+    and ``_START``, ``_END`` (the rows of equal ``tie`` in the list, end exclusive).
+    """
+    group = [*keys, tie]
+    return frame.with_columns(
+        pl.int_range(pl.len(), dtype=pl.Int64).over(keys).alias(_ROW)
+    ).with_columns(
+        pl.col(_ROW).min().over(group).alias(_START),
+        (pl.col(_ROW).max().over(group) + 1).alias(_END),
+    )
+
+
 def _tie_slots(sparse: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Rows sorted by tie group: give each a distinct rank and its group's row bounds."""
-    index = pl.int_range(pl.len(), dtype=pl.Int64).over(keys)
-    group = [*keys, _POS]
-    return sparse.with_columns(index.alias(_START)).with_columns(
-        (pl.col(_START).min().over(group)).alias("__first"),
-        (pl.col(_START).max().over(group) + 1).alias(_END),
-    ).with_columns(
-        (pl.col(_POS) + 1 + pl.col(_START) - pl.col("__first")).alias(_POS),  # null: unretrieved
-        pl.col("__first").alias(_START),
-    ).drop("__first")
+    return _with_tie_rows(sparse, keys, _POS).with_columns(  # null: unretrieved
+        (pl.col(_POS) + 1 + pl.col(_ROW) - pl.col(_START)).alias(_POS)
+    )
 
 
 def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options,
