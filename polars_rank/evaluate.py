@@ -470,8 +470,9 @@ def _warn_unjudged(summaries: list[pl.DataFrame], query: str, groups: list[str])
     count = sum(int(s.item(0, 0)) for s in summaries)
     if not count:
         return
+    # the same order as one pass's ``pl.struct(keys).sort()``: values, not their text
     examples = sorted((e for s in summaries for e in s.item(0, 1)),
-                      key=lambda e: tuple(str(v) for v in e.values()))[:3]
+                      key=lambda e: tuple((v is None, v) for v in e.values()))[:3]
     shown = ", ".join(
         repr(e[query]) if not groups else f"({', '.join(f'{k}={v!r}' for k, v in e.items())})"
         for e in examples

@@ -401,3 +401,18 @@ def test_memory_is_checked() -> None:
     run, qrels = two_systems()
     with pytest.raises(ValueError, match="memory"):
         pr.evaluate(run, qrels, memory="medium")  # type: ignore[arg-type]
+
+
+def test_memory_low_warning_names_the_same_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Integer ids: the examples are the smallest by value (9 before 10), in both modes."""
+    import importlib
+
+    run = pl.DataFrame({"qid": [1, 9, 10, 11, 100], "docid": "d", "score": 1.0})
+    qrels = pl.DataFrame({"qid": [1], "docid": ["d"], "rel": [1]})
+    with pytest.warns(UserWarning, match="^4 run queries have no judgments") as one:
+        pr.evaluate(run, qrels, ["map"])
+    monkeypatch.setattr(importlib.import_module("polars_rank.evaluate"), "_BUCKET_ROWS", 1)
+    with pytest.warns(UserWarning, match="^4 run queries have no judgments") as low:
+        pr.evaluate(run, qrels, ["map"], memory="low")
+    assert str(one[0].message) == str(low[0].message)
+    assert "(e.g. 9, 10, 11)" in str(low[0].message)
