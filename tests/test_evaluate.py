@@ -416,3 +416,48 @@ def test_memory_low_warning_names_the_same_examples(monkeypatch: pytest.MonkeyPa
         pr.evaluate(run, qrels, ["map"], memory="low")
     assert str(one[0].message) == str(low[0].message)
     assert "(e.g. 9, 10, 11)" in str(low[0].message)
+
+
+# scores trec_eval orders in every way: signs, -0.0 (equal to 0.0), float32 ties,
+# extremes, and arbitrary float32 values
+ANY_SCORES = st.one_of(
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, -2.5, 1e-30, -1e-30, 3.4e38, -3.4e38, 1.348,
+                     1.3479999999999999]),
+    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=32),
+)
+
+
+@SETTINGS
+@given(trec_case(), st.data())
+def test_any_float_scores_rank_as_in_trec_eval(case: tuple[dict, dict], data: st.DataObject
+                                               ) -> None:
+    """The sorted-key ranking: negative, -0.0, tied and extreme scores, as trec_eval."""
+    run, qrels = case
+    run = {q: {d: data.draw(ANY_SCORES) for d in docs} for q, docs in run.items()}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    run_df, qrels_df = frames(run, qrels)
+    assert_matches(quiet_evaluate(run_df, qrels_df, list(TREC_METRICS), per_query=True),
+                   expected)
+
+
+def test_negative_zero_ties_with_zero_as_in_trec_eval() -> None:
+    run = {"q": {"a": 0.0, "b": -0.0, "c": 1.0}}
+    qrels = {"q": {"a": 1, "b": 0}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)
+    assert expected["q"]["recip_rank"] == pytest.approx(1 / 3)  # a after b: doc id desc
+    got = pr.evaluate(*frames(run, qrels), ["recip_rank"], per_query=True)
+    assert got["recip_rank"].item() == pytest.approx(1 / 3)
+
+
+@SETTINGS
+@given(trec_case(), st.sampled_from([0, 10**15, -(10**12)]))
+def test_integer_query_ids_equal_string_ones(case: tuple[dict, dict], offset: int) -> None:
+    """Integer query ids (both sides) rank like the same queries with string ids."""
+    run_df, qrels_df = frames(*case)
+    as_int = pl.col("qid").str.slice(1).cast(pl.Int64) * 7 + offset
+    metrics = list(TREC_METRICS)
+    want = quiet_evaluate(run_df, qrels_df, metrics, per_query=True).sort("qid")
+    got = quiet_evaluate(run_df.with_columns(as_int), qrels_df.with_columns(as_int), metrics,
+                         per_query=True).sort("qid")
+    assert got.schema["qid"] == pl.Int64
+    assert_frame_equal(got.drop("qid"), want.drop("qid"))
