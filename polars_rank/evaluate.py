@@ -642,31 +642,68 @@ _LIST = "__polars_rank_list"
 _TIE_OFFSET = "__polars_rank_tie_offset"
 
 
-def _sort_key(keys: list[str], score: str, schema: pl.Schema) -> pl.Expr | None:
+def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
+    """A number per list (combination of ``keys``) below 2**32, or ``None``.
+
+    Each key column is numbered (the codes of a categorical for strings, the dense
+    rank for integers; a null is a value of its own) and the numbers are combined in
+    mixed radix. ``None`` when a key has another type or the combinations would not
+    fit in 32 bits: the window ranking handles those lists. Eager: the codes of one
+    categorical cast agree only within one column.
+    """
+    codes = []
+    schema = frame.collect_schema()
+    for i, key in enumerate(keys):
+        dtype = schema[key]
+        if dtype == pl.String:
+            code = pl.col(key).cast(pl.Categorical).to_physical()
+            if i < len(keys) - 1:  # group columns: few values, numbered densely
+                code = code.rank("dense")
+        elif dtype.is_integer():
+            code = pl.col(key).rank("dense")
+        else:
+            return None
+        codes.append(code.cast(pl.UInt64).alias(key))
+    if len(keys) == 1:  # one query column: its codes (all below 2**32 - 1), null last
+        return codes[0].fill_null(2**32 - 1)
+    numbered = frame.select(codes).collect()
+    numbered = numbered.with_columns(pl.col(k).fill_null(pl.col(k).max().fill_null(0) + 1)
+                                     for k in keys)
+    out = pl.lit(0, pl.UInt64)
+    size = 1
+    for key in keys:
+        radix = int(numbered.select(pl.col(key).max()).item() or 0) + 1
+        size *= radix
+        if size >= 2**32:
+            return None
+        out = out * radix + pl.col(key)
+    return pl.lit(numbered.select(out.alias(_LIST)).to_series())
+
+
+def _bit_cast_available() -> bool:
+    """Whether this Polars reinterprets a float's bits (``reinterpret(dtype=)``, 2.x)."""
+    try:
+        pl.lit(0.0, pl.Float32).reinterpret(dtype=pl.Int32)
+    except TypeError:
+        return False
+    return True
+
+
+_HAS_BIT_CAST = _bit_cast_available()  # without it (Polars 1.x): the window ranking
+
+
+def _sort_key(code: pl.Expr, score: str) -> pl.Expr:
     """One UInt64 whose ascending order is trec_eval's: list, then score descending.
 
-    The high 32 bits number the list (the codes of a categorical of a string query id,
-    the dense rank of an integer one), the low 32 bits map the score, as trec_eval's
-    32-bit float with -0.0 equal to 0.0, to an unsigned integer in descending order.
-    Sorting this one column is several times cheaper than ranking a (score, doc id)
-    struct within every query. ``None`` when the lists are not one string or integer
-    column (``group_by``): the window ranking handles those. Evaluate eagerly (the
-    codes of one categorical cast agree only within one column).
+    The high 32 bits are the list's :func:`_list_code`, the low 32 bits map the
+    score, as trec_eval's 32-bit float with -0.0 equal to 0.0, to an unsigned integer
+    in descending order. Sorting this one column is several times cheaper than
+    ranking a (score, doc id) struct within every query.
     """
-    if len(keys) != 1:
-        return None
-    dtype = schema[keys[0]]
-    if dtype == pl.String:
-        code = pl.col(keys[0]).cast(pl.Categorical).to_physical()
-    elif dtype.is_integer():
-        code = pl.col(keys[0]).rank("dense")
-    else:
-        return None
     score32 = pl.col(score).cast(pl.Float32)
     score32 = pl.when(score32 == 0).then(pl.lit(0.0, pl.Float32)).otherwise(score32)  # -0.0
     bits = score32.reinterpret(dtype=pl.Int32).cast(pl.Int64)
     ascending = pl.when(bits >= 0).then(bits + 2**31).otherwise(2**31 - 1 - (bits & 0x7FFFFFFF))
-    code = code.cast(pl.UInt64).fill_null(2**32 - 1)  # a null query id: a list of its own
     return code * 2**32 + (2**32 - 1 - ascending).cast(pl.UInt64)
 
 
@@ -726,11 +763,13 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
         qrels = None if qrels is None else qrels.collect().lazy()
     retrieved = run.filter(pl.col(score).is_not_null())
     expected = o.ties == "expected"
-    sort_key = _sort_key(keys, score, run.collect_schema()) if o.ties == "trec_eval" else None
-    if sort_key is not None:  # ranks from one sorted key column, judged rows only (below)
+    code = None
+    if o.ties == "trec_eval" and _HAS_BIT_CAST:  # ranks from one sorted key (below)
         run = run.collect().lazy()
-        retrieved_df = run.filter(pl.col(score).is_not_null()).with_columns(
-            sort_key.alias(_KEY)).collect()
+        retrieved = run.filter(pl.col(score).is_not_null())
+        code = _list_code(retrieved, keys)
+    if code is not None:
+        retrieved_df = retrieved.with_columns(_sort_key(code, score).alias(_KEY)).collect()
         retrieved = ranked = retrieved_df.lazy()
         rank_columns = [_KEY]
     elif expected:  # each row's tie group as ranks: (rows above it, rows above or tied)
@@ -753,14 +792,14 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
     lists = retrieved.group_by(keys).agg(pl.len().cast(pl.UInt32).alias(_N_RET))
     if qrels is None:
         judged_ranked = ranked.filter(pl.col(rel).is_not_null()).select(
-            *keys, *([doc] if sort_key is not None else []), *rank_columns, rel
+            *keys, *([doc] if code is not None else []), *rank_columns, rel
         )
     else:
         judged_ranked = ranked.join(qrels, on=[query, doc], how="inner").select(
             *keys, doc, *rank_columns, rel
         )
     frames = [judged_ranked, lists]
-    if sort_key is not None:
+    if code is not None:
         frames.append(retrieved.select(pl.col(_KEY).sort()))
     collected: list[pl.DataFrame] | None = None
     if o.validate:
@@ -770,11 +809,11 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
             with_frames=frames,
         )
         unjudged.append(summary)
-    elif sort_key is not None:
+    elif code is not None:
         collected = pl.collect_all(frames)
     if collected is not None:
         judged_df, lists_df = collected[0], collected[1]
-        if sort_key is not None:
+        if code is not None:
             judged_df = _positions(judged_df, collected[2][_KEY], retrieved_df, doc)
             if qrels is None:
                 judged_df = judged_df.drop(doc)

@@ -461,3 +461,23 @@ def test_integer_query_ids_equal_string_ones(case: tuple[dict, dict], offset: in
                          per_query=True).sort("qid")
     assert got.schema["qid"] == pl.Int64
     assert_frame_equal(got.drop("qid"), want.drop("qid"))
+
+
+@SETTINGS
+@given(trec_case(), trec_case(), st.sampled_from([["arm"], ["arm", "day"], ["day", "arm"]]))
+def test_group_by_lists_rank_as_each_alone(first: tuple[dict, dict], second: tuple[dict, dict],
+                                           groups: list[str]) -> None:
+    """The sorted key numbers (group..., query) lists: each slice as if evaluated alone."""
+    (run_a, _), (run_b, qrels) = first, second
+    arms = [("A", 1, frames(run_a, qrels)[0]), ("B", 1, frames(run_b, qrels)[0]),
+            ("C", 2, frames(run_b, qrels)[0])]
+    qrels_df = frames(run_b, qrels)[1]
+    both = pl.concat(r.with_columns(arm=pl.lit(a), day=pl.lit(d)) for a, d, r in arms)
+    metrics = list(TREC_METRICS)
+    got = quiet_evaluate(both, qrels_df, metrics, group_by=groups, per_query=True)
+    for arm, day, run in arms:
+        alone = quiet_evaluate(run, qrels_df, metrics, per_query=True).sort("qid")
+        mine = got.filter(arm=arm).sort("qid").select(alone.columns)
+        if "day" in groups:
+            assert mine.height == 0 or got.filter(arm=arm)["day"].unique().to_list() == [day]
+        assert_frame_equal(mine, alone)
