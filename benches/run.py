@@ -65,7 +65,7 @@ def polars_rank_ndcg_only(run: Path, qrels: Path) -> dict:
     return polars_rank_evaluate(run, qrels, ["ndcg_cut_10"])
 
 
-def polars_rank_expressions(run: Path, qrels: Path) -> dict:
+def polars_rank_expressions(run: Path, qrels: Path, engine: str = "auto") -> dict:
     """The raw-expression path: full join, then `query=` expressions in one select."""
     import polars as pl
 
@@ -83,7 +83,29 @@ def polars_rank_expressions(run: Path, qrels: Path) -> dict:
         pr.mrr("rel", 10, by=by, query="qid").alias("mrr@10"),
         pr.precision("rel", 10, by=by, query="qid").alias("p@10"),
         pr.recall("rel", 100, by=by, query="qid").alias("recall@100"),
-    ).collect()
+    ).collect(engine=engine)  # type: ignore[arg-type]
+    return out.row(0, named=True)
+
+
+def polars_rank_expressions_group_by(run: Path, qrels: Path) -> dict:
+    """The same expressions without ``query=``: ``group_by(qid).agg(...)``, then means."""
+    import polars as pl
+
+    import polars_rank as pr
+
+    r, q = pl.scan_parquet(run), pl.scan_parquet(qrels)
+    in_run = r.select("qid").unique()
+    joined = r.join(
+        q.join(in_run, on="qid", how="semi"), on=["qid", "docid"], how="full", coalesce=True
+    ).filter(pl.col("qid").is_in(q.select("qid").unique().collect()["qid"].implode()))
+    by = [pl.col("score").cast(pl.Float32), pl.col("docid")]  # trec_eval's order
+    out = joined.group_by("qid").agg(
+        pr.ndcg("rel", 10, by=by, gain="linear").alias("ndcg@10"),
+        pr.map("rel", by=by).alias("map"),
+        pr.mrr("rel", 10, by=by).alias("mrr@10"),
+        pr.precision("rel", 10, by=by).alias("p@10"),
+        pr.recall("rel", 100, by=by).alias("recall@100"),
+    ).select(pl.exclude("qid").mean()).collect()
     return out.row(0, named=True)
 
 
@@ -223,6 +245,9 @@ TOOLS = {
         r, q, ties="expected"
     ),
     "polars-rank expressions (query=)": polars_rank_expressions,
+    "polars-rank expressions (query=), in-memory engine": lambda r, q: polars_rank_expressions(
+        r, q, engine="in-memory"),
+    "polars-rank expressions (group_by, two steps)": polars_rank_expressions_group_by,
     "hand-written Polars": plain_polars,
     "pytrec_eval": pytrec_eval_tool,
     "ranx (cold)": lambda r, q: ranx_tool(r, q, warm=False),
@@ -325,18 +350,36 @@ def main() -> None:
             )
             print(f"{size:>4} {tool:42} {shown}", flush=True)
         base = (results.get("pytrec_eval") or {}).get("seconds")
+        warm = (results.get("ranx (warm)") or {}).get("seconds")
         lines += [
             f"## {size}",
             "",
-            "| tool | seconds | peak RSS (MiB) | ratio to pytrec_eval |",
-            "|---|---|---|---|",
+            "| tool | seconds | peak RSS (MiB) | ratio to pytrec_eval | ratio to ranx (warm) |",
+            "|---|---|---|---|---|",
         ]
         for tool, res in results.items():
             if res is None or "timeout" in res:
-                lines.append(f"| {tool} | {f'> {args.timeout:.0f}s' if res else 'failed'} | | |")
+                shown = f"> {args.timeout:.0f}s" if res else "failed"
+                lines.append(f"| {tool} | {shown} | | | |")
                 continue
             ratio = f"{res['seconds'] / base:.2f}x" if base else ""
-            lines.append(f"| {tool} | {res['seconds']:.2f} | {res['peak_mib']:.0f} | {ratio} |")
+            to_warm = f"{res['seconds'] / warm:.2f}x" if warm else ""
+            lines.append(f"| {tool} | {res['seconds']:.2f} | {res['peak_mib']:.0f} | {ratio} "
+                         f"| {to_warm} |")
+        ratios = {name: (results.get(name) or {}).get("seconds") for name in (
+            "polars-rank evaluate", "polars-rank evaluate, ndcg@10 only",
+            "polars-rank expressions (query=)",
+            "polars-rank expressions (query=), in-memory engine",
+            "polars-rank expressions (group_by, two steps)")}
+        five, one = ratios["polars-rank evaluate"], ratios["polars-rank evaluate, ndcg@10 only"]
+        if five and one:
+            lines += ["", f"5 metrics / ndcg@10 alone (evaluate): {five / one:.2f}x"]
+        two_step = ratios["polars-rank expressions (group_by, two steps)"]
+        if two_step:
+            for name in ("polars-rank expressions (query=)",
+                         "polars-rank expressions (query=), in-memory engine"):
+                if ratios[name]:
+                    lines += ["", f"{name} / two-step group_by: {ratios[name] / two_step:.2f}x"]
         notes = agreement(results)
         lines += [
             "",
