@@ -65,18 +65,25 @@ def polars_rank_ndcg_only(run: Path, qrels: Path) -> dict:
     return polars_rank_evaluate(run, qrels, ["ndcg_cut_10"])
 
 
-def polars_rank_expressions(run: Path, qrels: Path, engine: str = "auto") -> dict:
-    """The raw-expression path: full join, then `query=` expressions in one select."""
+def _joined(run: Path, qrels: Path) -> tuple:
+    """The raw-expression input: run and qrels fully joined, trec_eval's query universe
+    (queries of the run with judgments), and trec_eval's ranking keys."""
     import polars as pl
-
-    import polars_rank as pr
 
     r, q = pl.scan_parquet(run), pl.scan_parquet(qrels)
     in_run = r.select("qid").unique()
     joined = r.join(
         q.join(in_run, on="qid", how="semi"), on=["qid", "docid"], how="full", coalesce=True
     ).filter(pl.col("qid").is_in(q.select("qid").unique().collect()["qid"].implode()))
-    by = [pl.col("score").cast(pl.Float32), pl.col("docid")]  # trec_eval's order
+    return joined, [pl.col("score").cast(pl.Float32), pl.col("docid")]  # trec_eval's order
+
+
+def polars_rank_expressions(run: Path, qrels: Path, engine: str = "auto") -> dict:
+    """The raw-expression path: full join, then `query=` expressions in one select."""
+
+    import polars_rank as pr
+
+    joined, by = _joined(run, qrels)
     out = joined.select(
         pr.ndcg("rel", 10, by=by, gain="linear", query="qid").alias("ndcg@10"),
         pr.map("rel", by=by, query="qid").alias("map"),
@@ -93,12 +100,7 @@ def polars_rank_expressions_group_by(run: Path, qrels: Path) -> dict:
 
     import polars_rank as pr
 
-    r, q = pl.scan_parquet(run), pl.scan_parquet(qrels)
-    in_run = r.select("qid").unique()
-    joined = r.join(
-        q.join(in_run, on="qid", how="semi"), on=["qid", "docid"], how="full", coalesce=True
-    ).filter(pl.col("qid").is_in(q.select("qid").unique().collect()["qid"].implode()))
-    by = [pl.col("score").cast(pl.Float32), pl.col("docid")]  # trec_eval's order
+    joined, by = _joined(run, qrels)
     out = joined.group_by("qid").agg(
         pr.ndcg("rel", 10, by=by, gain="linear").alias("ndcg@10"),
         pr.map("rel", by=by).alias("map"),
