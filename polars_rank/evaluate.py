@@ -140,6 +140,11 @@ def _validate(
         (f"NaN score in run column {score!r}",
          _first_offender(run, pl.col(score).cast(pl.Float64).is_nan(), [query])),
     ]
+    for frame, name in ((run, "run"), (qrels, "qrels")):
+        if frame is not None:  # a row of no query: trec_eval has no such thing
+            shown = [doc] if doc is not None else [score if name == "run" else rel]
+            checks.append((f"null query id in {name} column {query!r}",
+                           _first_offender(frame, pl.col(query).is_null(), shown)))
     if max_grade is not None:
         checks.append((f"relevance above max_grade={max_grade:g} (ERR) in {where} column {rel!r}",
                        _first_offender(labelled, label > max_grade, [query])))
@@ -238,8 +243,8 @@ def evaluate(
         ``"zero"`` (every metric 0 for them, as ``trec_eval -c``).
     validate
         Check the data first and raise :class:`InvalidDataError` naming the problem
-        and the query (negative or non-finite relevance, NaN scores, duplicate
-        (query, doc) rows, labels above ERR's ``max_grade``). The checks share one
+        and the query (negative or non-finite relevance, NaN scores, null query
+        ids, duplicate (query, doc) rows, labels above ERR's ``max_grade``). The checks share one
         pass over the data with the ranking of the run, which therefore runs when
         ``evaluate`` is called (a LazyFrame result then only holds the per-query
         arithmetic on the judged rows). ``validate=False`` keeps the whole plan lazy;
@@ -653,12 +658,10 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
     """
     codes = []
     schema = frame.collect_schema()
-    for i, key in enumerate(keys):
+    for key in keys:
         dtype = schema[key]
-        if dtype == pl.String:
-            code = pl.col(key).cast(pl.Categorical).to_physical()
-            if i < len(keys) - 1:  # group columns: few values, numbered densely
-                code = code.rank("dense")
+        if dtype == pl.String:  # a categorical of its own: codes 0, 1, ... by first row
+            code = pl.col(key).cast(pl.Categorical(pl.Categories.random())).to_physical()
         elif dtype.is_integer():
             code = pl.col(key).rank("dense")
         else:
@@ -707,22 +710,24 @@ def _sort_key(code: pl.Expr, score: str) -> pl.Expr:
     return code * 2**32 + (2**32 - 1 - ascending).cast(pl.UInt64)
 
 
-def _positions(judged: pl.DataFrame, sorted_keys: pl.Series, retrieved: pl.DataFrame,
-               doc: str) -> pl.DataFrame:
+def _positions(judged: pl.DataFrame, sorted_keys: pl.Series, starts: pl.DataFrame,
+               retrieved: pl.DataFrame, doc: str) -> pl.DataFrame:
     """trec_eval's rank of each judged row, from the sorted :func:`_sort_key` column.
 
     In the sorted keys, the rows ranked above a judged row are those between its
-    list's first key (list code, low bits 0) and its own key; rows with its very key
-    tie with it on the score, and trec_eval orders them by doc id, descending: only
-    those (few) rows are ranked by doc id.
+    list's first key (``starts``: ``_LIST`` -> index of its first key) and its own
+    key; rows with its very key tie with it on the score, and trec_eval orders them
+    by doc id, descending: only those (few) rows are ranked by doc id.
     """
     judged = judged.sort(_KEY)  # sorted needles: a binary search that walks forward
     key = judged[_KEY]
     below = sorted_keys.search_sorted(key, side="left")
-    tied = sorted_keys.search_sorted(key, side="right") - below
-    start = sorted_keys.search_sorted(key // 2**32 * 2**32, side="left")
-    judged = judged.with_columns((below - start + 1).cast(pl.Int64).alias(_POS))
-    tie_keys = key.filter(tied > 1).unique()
+    # the judged key is among the sorted ones: it ties if the next key is the same
+    after = sorted_keys.gather((below + 1).clip(upper_bound=max(sorted_keys.len() - 1, 0)))
+    tied = (after == key) & (below + 1 < sorted_keys.len())
+    judged = judged.with_columns(below.cast(pl.Int64).alias(_POS)).join(
+        starts, on=_LIST, how="left").with_columns((pl.col(_POS) - pl.col(_ROW) + 1).alias(_POS))
+    tie_keys = key.filter(tied).unique()
     if tie_keys.len():
         index = pl.int_range(pl.len(), dtype=pl.Int64)
         first = pl.when(pl.col(_KEY).ne_missing(pl.col(_KEY).shift(1))).then(index)
@@ -734,7 +739,7 @@ def _positions(judged: pl.DataFrame, sorted_keys: pl.Series, retrieved: pl.DataF
         )
         judged = judged.join(members, on=[_KEY, doc], how="left").with_columns(
             (pl.col(_POS) + pl.col(_TIE_OFFSET).fill_null(0)).alias(_POS))
-    return judged.drop(_KEY, _TIE_OFFSET, strict=False)
+    return judged.drop(_KEY, _ROW, _TIE_OFFSET, strict=False)
 
 
 def _tie_slots(sparse: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
@@ -748,31 +753,29 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
                       unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
     """Per-query metrics from the ranks of the judged documents only (the fast path).
 
-    One window pass ranks every retrieved row (score descending, then doc id
-    descending or row order); only judged rows go on, with their rank and the list
-    length, so the metrics work on ~R rows per query instead of the whole run.
-    With ``validate`` the run is read once into memory and shared by the ranking and
-    the checks.
+    The ranking reaches only judged rows, with their rank and the list length, so the
+    metrics work on ~R rows per query instead of the whole run. ``ties="trec_eval"``
+    ranks by one sorted key (:func:`_per_query_sorted`) where it can; otherwise one
+    window pass ranks every retrieved row (score descending, then doc id descending
+    or row order). With ``validate`` the run is read once into memory and shared by
+    the ranking and the checks.
     """
     query, doc, score, rel, groups, has_doc = o.query, o.doc, o.score, o.rel, o.groups, o.has_doc
     keys = [*groups, query]
     needed = [*keys, score, *([doc] if has_doc else []), *([rel] if qrels is None else [])]
     run = run.select(needed)
+    if o.ties == "trec_eval" and _HAS_BIT_CAST:  # ranks from one sorted key
+        run = run.collect().lazy()
+        code = _list_code(run, keys)
+        if code is not None:
+            return _per_query_sorted(run, None if qrels is None else qrels.collect(), o,
+                                     unjudged, code)
     if o.validate:  # one read of each input, shared by every branch below
         run = run.collect().lazy()
         qrels = None if qrels is None else qrels.collect().lazy()
     retrieved = run.filter(pl.col(score).is_not_null())
     expected = o.ties == "expected"
-    code = None
-    if o.ties == "trec_eval" and _HAS_BIT_CAST:  # ranks from one sorted key (below)
-        run = run.collect().lazy()
-        retrieved = run.filter(pl.col(score).is_not_null())
-        code = _list_code(retrieved, keys)
-    if code is not None:
-        retrieved_df = retrieved.with_columns(_sort_key(code, score).alias(_KEY)).collect()
-        retrieved = ranked = retrieved_df.lazy()
-        rank_columns = [_KEY]
-    elif expected:  # each row's tie group as ranks: (rows above it, rows above or tied)
+    if expected:  # each row's tie group as ranks: (rows above it, rows above or tied)
         tie = pl.col(score).cast(pl.Float64) + 0.0  # + 0.0: -0.0 ties with 0.0
         ranked = retrieved.with_columns(
             (tie.rank("min", descending=True).over(keys).cast(pl.Int64) - 1).alias(_POS),
@@ -792,32 +795,19 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
     lists = retrieved.group_by(keys).agg(pl.len().cast(pl.UInt32).alias(_N_RET))
     if qrels is None:
         judged_ranked = ranked.filter(pl.col(rel).is_not_null()).select(
-            *keys, *([doc] if code is not None else []), *rank_columns, rel
+            *keys, *rank_columns, rel
         )
     else:
         judged_ranked = ranked.join(qrels, on=[query, doc], how="inner").select(
             *keys, doc, *rank_columns, rel
         )
-    frames = [judged_ranked, lists]
-    if code is not None:
-        frames.append(retrieved.select(pl.col(_KEY).sort()))
-    collected: list[pl.DataFrame] | None = None
     if o.validate:
-        collected, summary = _validate(
+        (judged_df, lists_df), summary = _validate(
             run, qrels, query=query, doc=doc if has_doc else None, score=score, rel=rel,
             groups=groups, max_grade=o.max_grade, run_lists=lists.select(keys),
-            with_frames=frames,
+            with_frames=[judged_ranked, lists],
         )
         unjudged.append(summary)
-    elif code is not None:
-        collected = pl.collect_all(frames)
-    if collected is not None:
-        judged_df, lists_df = collected[0], collected[1]
-        if code is not None:
-            judged_df = _positions(judged_df, collected[2][_KEY], retrieved_df, doc)
-            if qrels is None:
-                judged_df = judged_df.drop(doc)
-            rank_columns = [_POS]
         judged_ranked, lists = judged_df.lazy(), lists_df.lazy()
     if qrels is None:
         unretrieved = run.filter(pl.col(score).is_null() & pl.col(rel).is_not_null()).select(
@@ -837,17 +827,98 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
     # a number per list: sorting and grouping on it is cheaper than on string ids
     lists = lists.with_row_index(_LIST)
     sparse = pl.concat(parts, how="vertical_relaxed").join(lists, on=keys, how="left")
-    # rank order within each list once, so no metric sorts: group_by keeps row order
+    per = _metrics(sparse, o, ties=(_START, _END) if expected else None)
+    return per.join(lists.select(_LIST, *keys), on=_LIST, how="left").drop(_LIST)
+
+
+def _metrics(sparse: pl.LazyFrame, o: _Options,
+             ties: tuple[str, str] | None = None) -> pl.LazyFrame:
+    """The metrics per list of ``sparse``: rows (``_LIST``, ``_POS``, rel, ``_N_RET``).
+
+    Rank order within each list once, so no metric sorts (group_by keeps row order).
+    """
     sparse = sparse.sort([_LIST, _POS], nulls_last=True)
-    if expected:
-        sparse = _tie_slots(sparse, keys)
-        ranked_list = Ranked.sparse(rel, _POS, _N_RET, presorted=True,
-                                    ties=(_START, _END))
-    else:
-        ranked_list = Ranked.sparse(rel, _POS, _N_RET, presorted=True)
+    if ties is not None:
+        sparse = _tie_slots(sparse, [_LIST])
+    ranked_list = Ranked.sparse(o.rel, _POS, _N_RET, presorted=True, ties=ties)
     return sparse.group_by(_LIST).agg(
-        *(pl.col(k).first() for k in keys),
         *(m.value(ranked_list).cast(pl.Float64).alias(name) for name, m in o.named),
         pl.lit(True).alias(_JUDGED),
         (pl.col(_N_RET).max().fill_null(0) > 0).alias(_RETRIEVED),
-    ).drop(_LIST)
+    )
+
+
+_HASH = "__polars_rank_hash"
+_QROW = "__polars_rank_qrels_row"
+
+
+def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options,
+                      unjudged: list[pl.DataFrame], code: pl.Expr) -> pl.LazyFrame:
+    """``ties="trec_eval"``: ranks from one sorted key, lists as integers, hash joins.
+
+    Every run row gets its list's number (``code``, :func:`_list_code`) and the
+    :func:`_sort_key`; the retrieved keys are sorted once and each judged row's rank
+    found by binary search (:func:`_positions`). The lists are the distinct numbers
+    (their lengths come from the sorted keys), not a group_by on the id strings, and
+    the run is matched with the qrels on a 64-bit hash of (query, doc) (a candidate
+    filter, then a join whose ids are compared exactly), so no step hashes the run's
+    id strings twice.
+    """
+    query, doc, score, rel, groups = o.query, o.doc, o.score, o.rel, o.groups
+    keys = [*groups, query]
+    run_df = run.with_columns(code.alias(_LIST)).with_columns(
+        _sort_key(pl.col(_LIST), score).alias(_KEY)).collect()
+    ranked = run_df.lazy()
+    lists = run_df.select(pl.col(_LIST, *keys).gather(run_df[_LIST].arg_unique())).lazy()
+    if qrels is None:
+        judged = ranked.filter(pl.col(rel).is_not_null() & pl.col(_KEY).is_not_null())
+        judged = judged.select(_LIST, _KEY, o.doc, rel)
+    else:
+        qrels = qrels.with_row_index(_QROW).with_columns(_row_hash([query, doc]).alias(_HASH))
+        exact = {query: "__polars_rank_qrels_query", doc: "__polars_rank_qrels_doc"}
+        judged = (
+            ranked.filter(pl.col(_KEY).is_not_null())
+            .select(_LIST, _KEY, query, doc, _row_hash([query, doc]).alias(_HASH))
+            .filter(pl.col(_HASH).is_in(qrels[_HASH].implode()))
+            .join(qrels.lazy().rename(exact).select(_HASH, *exact.values(), _QROW, rel),
+                  on=_HASH, how="inner")
+            .filter(*(pl.col(c) == pl.col(q) for c, q in exact.items()))  # hash collisions
+            .select(_LIST, _KEY, doc, _QROW, rel)
+        )
+    frames = [judged, ranked.select(pl.col(_KEY).drop_nulls().sort())]
+    if o.validate:
+        collected, summary = _validate(
+            ranked.select(*keys, doc, score, *([rel] if qrels is None else [])),
+            None if qrels is None else qrels.lazy().select(query, doc, rel),
+            query=query, doc=doc, score=score, rel=rel, groups=groups,
+            max_grade=o.max_grade, run_lists=lists.select(keys), with_frames=frames,
+        )
+        unjudged.append(summary)
+    else:
+        collected = pl.collect_all(frames)
+    judged_df, sorted_keys = collected[0], collected[1][_KEY]
+    # the length of each list: its run of keys in the sorted column
+    lengths = (sorted_keys // 2**32).rle().struct.unnest().select(
+        pl.col("value").alias(_LIST), pl.col("len").cast(pl.UInt32).alias(_N_RET),
+        (pl.col("len").cum_sum() - pl.col("len")).cast(pl.Int64).alias(_ROW),  # first key
+    )
+    lists = lists.join(lengths.lazy().select(_LIST, _N_RET), on=_LIST, how="left").with_columns(
+        pl.col(_N_RET).fill_null(0))
+    if qrels is not None:  # a run row without a score is ignored
+        lists = lists.filter(pl.col(_N_RET) > 0)
+    judged_df = _positions(judged_df, sorted_keys, lengths.select(_LIST, _ROW), run_df, doc)
+    if qrels is None:
+        unretrieved = ranked.filter(pl.col(_KEY).is_null() & pl.col(rel).is_not_null())
+    else:
+        unretrieved = (
+            lists.select(_LIST, query)
+            .join(qrels.lazy().select(query, _QROW, rel), on=query, how="inner")
+            .join(judged_df.lazy().select(_LIST, _QROW), on=[_LIST, _QROW], how="anti")
+        )
+    sparse = pl.concat(
+        [judged_df.lazy().select(_LIST, _POS, rel),
+         unretrieved.select(_LIST, pl.lit(None, pl.Int64).alias(_POS), rel)],
+        how="vertical_relaxed",
+    ).join(lists.select(_LIST, _N_RET), on=_LIST, how="inner")
+    per = _metrics(sparse, o)
+    return per.join(lists.select(_LIST, *keys), on=_LIST, how="left").drop(_LIST)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import warnings
 from typing import TYPE_CHECKING
@@ -287,6 +288,20 @@ def test_bad_data_raises_naming_the_query(run_changes, qrels_changes, match) -> 
         pr.evaluate(run.lazy(), qrels.lazy(), ["ndcg@10"])
 
 
+@pytest.mark.parametrize("where", ["run", "qrels"])
+def test_null_query_id_raises(where: str) -> None:
+    run, qrels = bad()
+    null_qid = {"qid": pl.when(pl.col("docid") == "d").then(None).otherwise(pl.col("qid"))}
+    if where == "run":
+        run = run.with_columns(**null_qid)
+    else:
+        qrels = qrels.with_columns(**null_qid)
+    match = rf"null query id in {where} column 'qid': first at docid='d'"
+    for ties in ("trec_eval", "first"):
+        with pytest.raises(pr.InvalidDataError, match=match):
+            pr.evaluate(run, qrels, ["ndcg@10"], ties=ties)
+
+
 def test_duplicate_qrels_rows() -> None:
     run, qrels = bad()
     with pytest.raises(pr.InvalidDataError, match=r"duplicate .* in the qrels: first at qid='3'"):
@@ -481,3 +496,24 @@ def test_group_by_lists_rank_as_each_alone(first: tuple[dict, dict], second: tup
         if "day" in groups:
             assert mine.height == 0 or got.filter(arm=arm)["day"].unique().to_list() == [day]
         assert_frame_equal(mine, alone)
+
+
+@SETTINGS
+@given(trec_case(), st.sampled_from([None, ["arm"]]))
+def test_hash_collisions_do_not_match_run_and_qrels(
+    case: tuple[dict, dict], groups: list[str] | None
+) -> None:
+    """The run meets the qrels on a 64-bit hash of (query, doc), then compares the ids:
+    with every hash equal (all rows collide) the values must not change."""
+    run_df, qrels_df = frames(*case)
+    run_df = run_df.with_columns(arm=pl.lit("A"))
+    metrics = list(TREC_METRICS)
+    want = quiet_evaluate(run_df, qrels_df, metrics, group_by=groups, per_query=True)
+    collide = pytest.MonkeyPatch()
+    module = importlib.import_module("polars_rank.evaluate")  # the function shadows it
+    collide.setattr(module, "_row_hash", lambda *_, **__: pl.lit(7, pl.UInt64))
+    try:
+        got = quiet_evaluate(run_df, qrels_df, metrics, group_by=groups, per_query=True)
+    finally:
+        collide.undo()
+    assert_frame_equal(got, want)
