@@ -18,6 +18,7 @@ Everything is a plain Polars expression (``sort_by``/``head``/``cum_sum``/
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from polars_rank._params import By, IntoExpr, Query
 
 NAN = float("nan")
+_SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
 
 
 @dataclass(frozen=True)
@@ -326,5 +328,15 @@ def count(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:
 
 
 def safe_div(num: pl.Expr, den: pl.Expr) -> pl.Expr:
-    """``num / den``, 0 where ``den`` is 0."""
-    return pl.when(den > 0).then(num / den).otherwise(0.0)
+    """``num / den``, 0 where ``den`` is 0.
+
+    Every use divides a part by its whole (hits by rows shown, relevant retrieved by
+    relevant, DCG by the ideal DCG), both non-negative, so ``num`` is 0 wherever
+    ``den`` is: raising ``den`` to the smallest normal float (a whole that small would
+    need labels below 1e-307) gives 0 / tiny = 0 there, also where Polars multiplies
+    by the reciprocal (which a subnormal would make infinite). ``den`` appears once
+    on purpose: in a ``group_by`` context Polars does not share a repeated
+    sub-expression, and ``when(den > 0)`` (or ``fill_nan``) computed the ideal DCG,
+    a sort per list, twice.
+    """
+    return num / den.clip(lower_bound=_SMALLEST_NORMAL)

@@ -715,9 +715,10 @@ def _positions(judged: pl.DataFrame, sorted_keys: pl.Series, starts: pl.DataFram
     """trec_eval's rank of each judged row, from the sorted :func:`_sort_key` column.
 
     In the sorted keys, the rows ranked above a judged row are those between its
-    list's first key (``starts``: ``_LIST`` -> index of its first key) and its own
-    key; rows with its very key tie with it on the score, and trec_eval orders them
-    by doc id, descending: only those (few) rows are ranked by doc id.
+    list's first key (``starts``: ``_LIST`` -> ``_ROW``, the index of its first key,
+    and any other list columns, joined to the rows) and its own key; rows with its
+    very key tie with it on the score, and trec_eval orders them by doc id,
+    descending: only those (few) rows are ranked by doc id.
     """
     judged = judged.sort(_KEY)  # sorted needles: a binary search that walks forward
     key = judged[_KEY]
@@ -835,9 +836,13 @@ def _metrics(sparse: pl.LazyFrame, o: _Options,
              ties: tuple[str, str] | None = None) -> pl.LazyFrame:
     """The metrics per list of ``sparse``: rows (``_LIST``, ``_POS``, rel, ``_N_RET``).
 
-    Rank order within each list once, so no metric sorts (group_by keeps row order).
+    Rank order within each list once, so no metric sorts (group_by keeps row order):
+    one sort on a single UInt64 (list number, then rank, unretrieved last), several
+    times cheaper than a sort on the two columns.
     """
-    sparse = sparse.sort([_LIST, _POS], nulls_last=True)
+    rank = pl.col(_POS).fill_null(2**32 - 1).cast(pl.UInt64)
+    sparse = sparse.sort(pl.col(_LIST).cast(pl.UInt64) * 2**32 + rank).with_columns(
+        pl.col(_LIST).set_sorted())  # so the groups are slices of the frame
     if ties is not None:
         sparse = _tie_slots(sparse, [_LIST])
     ranked_list = Ranked.sparse(o.rel, _POS, _N_RET, presorted=True, ties=ties)
@@ -906,19 +911,22 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
         pl.col(_N_RET).fill_null(0))
     if qrels is not None:  # a run row without a score is ignored
         lists = lists.filter(pl.col(_N_RET) > 0)
-    judged_df = _positions(judged_df, sorted_keys, lengths.select(_LIST, _ROW), run_df, doc)
+    judged_df = _positions(judged_df, sorted_keys, lengths, run_df, doc)
     if qrels is None:
-        unretrieved = ranked.filter(pl.col(_KEY).is_null() & pl.col(rel).is_not_null())
-    else:
+        unretrieved = ranked.filter(pl.col(_KEY).is_null() & pl.col(rel).is_not_null()).join(
+            lists.select(_LIST, _N_RET), on=_LIST, how="inner")
+    else:  # the (list, qrels row) pairs of each list's query that the list did not match
+        pair = pl.col(_LIST) * 2**32 + pl.col(_QROW).cast(pl.UInt64)
+        matched = judged_df.select(pair.alias(_HASH))[_HASH]
         unretrieved = (
-            lists.select(_LIST, query)
+            lists.select(_LIST, query, _N_RET)
             .join(qrels.lazy().select(query, _QROW, rel), on=query, how="inner")
-            .join(judged_df.lazy().select(_LIST, _QROW), on=[_LIST, _QROW], how="anti")
+            .filter(~pair.is_in(matched.implode()))
         )
     sparse = pl.concat(
-        [judged_df.lazy().select(_LIST, _POS, rel),
-         unretrieved.select(_LIST, pl.lit(None, pl.Int64).alias(_POS), rel)],
+        [judged_df.lazy().select(_LIST, _POS, rel, _N_RET),
+         unretrieved.select(_LIST, pl.lit(None, pl.Int64).alias(_POS), rel, _N_RET)],
         how="vertical_relaxed",
-    ).join(lists.select(_LIST, _N_RET), on=_LIST, how="inner")
+    )
     per = _metrics(sparse, o)
     return per.join(lists.select(_LIST, *keys), on=_LIST, how="left").drop(_LIST)

@@ -133,8 +133,8 @@ def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     ranked_rel = r.ordered(r.relevant(threshold))
     ranked_non = r.ordered(non_relevant)
     above = ranked_non.cum_sum() - ranked_non  # judged non-relevant ranked above
-    penalty = pl.when(above > 0).then(
-        pl.min_horizontal(above, n_rel) / pl.min_horizontal(n_rel, n_non)
+    penalty = pl.when(above > 0).then(  # 0 without relevant rows (n_rel = 0)
+        safe_div(pl.min_horizontal(above, n_rel), pl.min_horizontal(n_rel, n_non))
     ).otherwise(0.0)
     contrib = pl.when(r.retrieved()).then(ranked_rel * (1.0 - penalty)).otherwise(0.0)
     return safe_div(contrib.sum(), n_rel)
