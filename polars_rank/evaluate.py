@@ -120,12 +120,14 @@ def _validate(
     max_grade: float | None,
     run_lists: pl.LazyFrame | None = None,
     with_frames: Sequence[pl.LazyFrame] = (),
+    run_pair_hash: str | None = None,
 ) -> tuple[list[pl.DataFrame], pl.DataFrame]:
     """Raise :class:`InvalidDataError` for the first problem found, before any metric.
 
     In the same pass, count the run queries without judgments, and collect
     ``with_frames`` (plans that share work with the checks). ``run_lists``, when
-    given, is one row per (group..., query) of the run. Returns the collected
+    given, is one row per (group..., query) of the run; ``run_pair_hash``, a run
+    column already holding ``_row_hash([query, doc])``. Returns the collected
     ``with_frames`` and a one-row frame (count, up to 3 example keys) of the
     unjudged queries.
     """
@@ -152,7 +154,8 @@ def _validate(
     duplicates: list[tuple[str, pl.LazyFrame, pl.Expr, list[str], list[str]]] = []
     if doc is not None:
         pair = _row_hash([query, doc])
-        run_key = pair ^ _row_hash(groups, first_seed=2) if groups else pair
+        run_pair = pair if run_pair_hash is None else pl.col(run_pair_hash)
+        run_key = run_pair ^ _row_hash(groups, first_seed=2) if groups else run_pair
         duplicates.append(("duplicate (query, doc) rows in the run", run, run_key,
                            [*groups, query, doc], [query, doc]))
         if qrels is not None:
@@ -645,6 +648,8 @@ def _with_tie_rows(frame: pl.LazyFrame, keys: list[str], tie: str) -> pl.LazyFra
 _KEY = "__polars_rank_sort_key"
 _LIST = "__polars_rank_list"
 _TIE_OFFSET = "__polars_rank_tie_offset"
+_HASH = "__polars_rank_hash"
+_QROW = "__polars_rank_qrels_row"
 
 
 def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
@@ -766,11 +771,14 @@ def _per_query_sparse(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: _Options
     needed = [*keys, score, *([doc] if has_doc else []), *([rel] if qrels is None else [])]
     run = run.select(needed)
     if o.ties == "trec_eval" and _HAS_BIT_CAST:  # ranks from one sorted key
-        run = run.collect().lazy()
+        # the (query, doc) hash of the duplicate check and the qrels join: computed
+        # while reading, it runs in parallel with the decoding
+        run = run.with_columns(_row_hash([query, doc]).alias(_HASH)).collect().lazy()
         code = _list_code(run, keys)
         if code is not None:
             return _per_query_sorted(run, None if qrels is None else qrels.collect(), o,
                                      unjudged, code)
+        run = run.drop(_HASH)
     if o.validate:  # one read of each input, shared by every branch below
         run = run.collect().lazy()
         qrels = None if qrels is None else qrels.collect().lazy()
@@ -853,8 +861,6 @@ def _metrics(sparse: pl.LazyFrame, o: _Options,
     )
 
 
-_HASH = "__polars_rank_hash"
-_QROW = "__polars_rank_qrels_row"
 
 
 def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options,
@@ -883,7 +889,7 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
         exact = {query: "__polars_rank_qrels_query", doc: "__polars_rank_qrels_doc"}
         judged = (
             ranked.filter(pl.col(_KEY).is_not_null())
-            .select(_LIST, _KEY, query, doc, _row_hash([query, doc]).alias(_HASH))
+            .select(_LIST, _KEY, query, doc, _HASH)
             .filter(pl.col(_HASH).is_in(qrels[_HASH].implode()))
             .join(qrels.lazy().rename(exact).select(_HASH, *exact.values(), _QROW, rel),
                   on=_HASH, how="inner")
@@ -893,10 +899,11 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
     frames = [judged, ranked.select(pl.col(_KEY).drop_nulls().sort())]
     if o.validate:
         collected, summary = _validate(
-            ranked.select(*keys, doc, score, *([rel] if qrels is None else [])),
+            ranked.select(*keys, doc, score, _HASH, *([rel] if qrels is None else [])),
             None if qrels is None else qrels.lazy().select(query, doc, rel),
             query=query, doc=doc, score=score, rel=rel, groups=groups,
             max_grade=o.max_grade, run_lists=lists.select(keys), with_frames=frames,
+            run_pair_hash=_HASH,
         )
         unjudged.append(summary)
     else:
