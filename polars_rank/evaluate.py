@@ -866,8 +866,10 @@ def _metrics(sparse: pl.LazyFrame, o: _Options, ties: tuple[str, str] | None = N
 
 
 def _rank_order() -> pl.Expr:
-    """One UInt64 whose order is (``_LIST``, ``_POS``, unretrieved last): sorting it is
-    several times cheaper than sorting the two columns."""
+    """One UInt64 ordered as (``_LIST``, ``_POS``, unretrieved last).
+
+    Sorting it is several times cheaper than sorting the two columns.
+    """
     rank = pl.col(_POS).fill_null(2**32 - 1).cast(pl.UInt64)
     return pl.col(_LIST).cast(pl.UInt64) * 2**32 + rank
 
