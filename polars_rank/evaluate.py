@@ -120,15 +120,15 @@ def _validate(
     max_grade: float | None,
     run_lists: pl.LazyFrame | None = None,
     with_frames: Sequence[pl.LazyFrame] = (),
-    run_pair_hash: str | None = None,
+    pair_hash: str | None = None,
     beside_counts: Sequence[pl.LazyFrame] = (),
 ) -> tuple[list[pl.DataFrame], pl.DataFrame]:
     """Raise :class:`InvalidDataError` for the first problem found, before any metric.
 
     In the same pass, count the run queries without judgments, and collect
     ``with_frames`` (plans that share work with the checks). ``run_lists``, when
-    given, is one row per (group..., query) of the run; ``run_pair_hash``, a run
-    column already holding ``_row_hash([query, doc])``. ``beside_counts``: plans
+    given, is one row per (group..., query) of the run; ``pair_hash``, a column that
+    both frames already hold with ``_row_hash([query, doc])``. ``beside_counts``: plans
     collected with the duplicate counts, on the in-memory engine (which runs them in
     parallel), returned after ``with_frames``. Returns the collected
     ``with_frames`` and a one-row frame (count, up to 3 example keys) of the
@@ -156,9 +156,8 @@ def _validate(
     # duplicates: (problem, frame, id columns, columns to report)
     duplicates: list[tuple[str, pl.LazyFrame, pl.Expr, list[str], list[str]]] = []
     if doc is not None:
-        pair = _row_hash([query, doc])
-        run_pair = pair if run_pair_hash is None else pl.col(run_pair_hash)
-        run_key = run_pair ^ _row_hash(groups, first_seed=2) if groups else run_pair
+        pair = _row_hash([query, doc]) if pair_hash is None else pl.col(pair_hash)
+        run_key = pair ^ _row_hash(groups, first_seed=2) if groups else pair
         duplicates.append(("duplicate (query, doc) rows in the run", run, run_key,
                            [*groups, query, doc], [query, doc]))
         if qrels is not None:
@@ -251,11 +250,11 @@ def evaluate(
     validate
         Check the data first and raise :class:`InvalidDataError` naming the problem
         and the query (negative or non-finite relevance, NaN scores, null query
-        ids, duplicate (query, doc) rows, labels above ERR's ``max_grade``). The checks share one
-        pass over the data with the ranking of the run, which therefore runs when
-        ``evaluate`` is called (a LazyFrame result then only holds the per-query
-        arithmetic on the judged rows). ``validate=False`` keeps the whole plan lazy;
-        use it only for data you already checked.
+        ids, duplicate (query, doc) rows, labels above ERR's ``max_grade``). The
+        checks share one pass over the data with the ranking of the run, which
+        therefore runs when ``evaluate`` is called (a LazyFrame result then only
+        holds the per-query arithmetic on the judged rows). ``validate=False`` keeps
+        the whole plan lazy; use it only for data you already checked.
     memory
         ``"high"`` (default): one pass over the data; the ranking is a window over
         each query, which Polars computes in memory (the streaming engine falls back
@@ -915,10 +914,10 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
     if o.validate:
         collected, summary = _validate(
             ranked.select(*keys, doc, score, _HASH, *([rel] if qrels is None else [])),
-            None if qrels is None else qrels.lazy().select(query, doc, rel),
+            None if qrels is None else qrels.lazy().select(query, doc, rel, _HASH),
             query=query, doc=doc, score=score, rel=rel, groups=groups,
             max_grade=o.max_grade, run_lists=lists.select(keys), with_frames=frames[:1],
-            run_pair_hash=_HASH, beside_counts=frames[1:],  # the sort beside the counts
+            pair_hash=_HASH, beside_counts=frames[1:],  # the sort beside the counts
         )
         unjudged.append(summary)
     else:
@@ -939,7 +938,7 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
             lists.select(_LIST, _N_RET), on=_LIST, how="inner")
     else:  # the (list, qrels row) pairs of each list's query that the list did not match
         pair = pl.col(_LIST) * 2**32 + pl.col(_QROW).cast(pl.UInt64)
-        matched = judged_df.select(pair.alias(_HASH))[_HASH]
+        matched = judged_df.select(pair).to_series()
         unretrieved = (
             lists.select(_LIST, query, _N_RET)
             .join(qrels.lazy().select(query, _QROW, rel), on=query, how="inner")
