@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import Ties, check_real
-from polars_rank._ranked import Ranked, count, cutoff, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -44,7 +44,7 @@ def _hits(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
 def precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """P@k of a ranked list (validated parameters)."""
     hits = r.rank_sum(r.relevant(threshold), k, term_sum=count)
-    denominator = pl.lit(float(k)) if k is not None else r.n_retrieved().cast(pl.Float64)
+    denominator = per_list(k) if k is not None else r.n_retrieved().cast(pl.Float64)
     return safe_div(hits, denominator)
 
 
