@@ -83,8 +83,27 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
     if r.ties == "expected":
         return safe_div(_expected_precision_sum(r, k, threshold), r.n_relevant(threshold))
     hits = _hits(r, k, threshold)
+    if r.given_positions is None:
+        return safe_div(_dense_precision_sum(hits, k), r.n_relevant(threshold))
     precision_at_hits = hits * hits.cum_sum() / r.positions(k)
     return safe_div(precision_at_hits.sum(), r.n_relevant(threshold))
+
+
+def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
+    """Sum over ranks p = 1..m of hits_p * z_p / p, z the running hit count, m rows.
+
+    ``hits * hits.cum_sum()`` names ``hits`` twice, and in a ``group_by`` or window
+    context Polars evaluates each name on its own: the rank sort ran twice. Summing by
+    parts with 0/1 hits (hits_p * z_p = T(z_p) - T(z_(p-1)), T(z) = z(z + 1)/2) names
+    it once: the sum is sum_p T(z_p) * w_p with w_p = 1/p - 1/(p + 1), and 1/m at the
+    last rank. Every term is >= 0, so nothing cancels; T(z) is exact for z < 2^26.
+    """
+    ranks = Ranked.ideal_positions(k)
+    last = pl.len() if k is None else pl.min_horizontal(pl.len(), pl.lit(k, pl.UInt32))
+    rank = ranks.cast(pl.Float64)
+    weight = pl.when(ranks < last).then(1.0 / (rank * (rank + 1.0))).otherwise(1.0 / rank)
+    triangle = ((hits.cum_sum() + 0.5).pow(2) - 0.25) * 0.5
+    return (triangle * weight).sum()
 
 
 def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
