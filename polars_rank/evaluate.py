@@ -658,14 +658,21 @@ _QROW = "__polars_rank_qrels_row"
 def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
     """A number per list (combination of ``keys``) below 2**32, or ``None``.
 
-    Each key column is numbered (the codes of a categorical for strings, the dense
-    rank for integers; a null is a value of its own) and the numbers are combined in
-    mixed radix. ``None`` when a key has another type or the combinations would not
-    fit in 32 bits: the window ranking handles those lists. Eager: the codes of one
-    categorical cast agree only within one column.
+    A run whose lists each come as one block of rows (as trec_eval's files do) is
+    numbered by its blocks (:func:`_grouped_code`). Otherwise each key column is
+    numbered (the codes of a categorical for strings, the dense rank for integers; a
+    null is a value of its own) and the numbers are combined in mixed radix. ``None``
+    when a key has another type or the combinations would not fit in 32 bits: the
+    window ranking handles those lists. Eager: the codes of one categorical cast agree
+    only within one column.
     """
-    codes = []
     schema = frame.collect_schema()
+    if not all(schema[key] == pl.String or schema[key].is_integer() for key in keys):
+        return None
+    grouped = _grouped_code(frame, keys)
+    if grouped is not None:
+        return pl.lit(grouped)
+    codes = []
     for key in keys:
         dtype = schema[key]
         if dtype == pl.String:  # a categorical of its own: codes 0, 1, ... by first row
@@ -689,6 +696,27 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
             return None
         out = out * radix + pl.col(key)
     return pl.lit(numbered.select(out.alias(_LIST)).to_series())
+
+
+def _grouped_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Series | None:
+    """The block number of each row (0, 1, ...) when each list is one block, or ``None``.
+
+    A block is a run of consecutive rows with equal keys (``rle_id``: 0.05 s for 10M
+    rows, where a categorical cast of the query ids takes 0.25 s). The blocks are the
+    lists when no two blocks share their keys, checked on the first row of each.
+    Blocks averaging fewer than 4 rows, in the first 2**16 rows or in all, mean the
+    rows are not grouped: ``None`` without checking.
+    """
+    key = pl.struct(keys) if len(keys) > 1 else pl.col(keys[0])
+    head = frame.head(2**16).select(key.rle_id().max().alias(_LIST), pl.len()).collect()
+    last, rows = head.row(0)
+    if last is None or (last + 1) * 4 > rows:
+        return None
+    code = frame.select(key.rle_id().alias(_LIST)).collect().to_series()
+    if (code[-1] + 1) * 4 > code.len():
+        return None
+    firsts = frame.select(keys).filter(code.diff().fill_null(1) != 0).collect()
+    return code if firsts.is_unique().all() else None
 
 
 def _bit_cast_available() -> bool:
