@@ -3,7 +3,9 @@
 Sizes (queries x documents per query): 1m = 10k x 100, 10m = 100k x 100,
 7m = 7k x 1000 (MS MARCO-like). Graded labels 0-3 on ~10% of the retrieved
 documents, plus judged documents the run did not retrieve; scores rounded to 3
-decimals so ties occur; string ids.
+decimals so ties occur; string ids. The run's rows are shuffled
+(``run_<size>.parquet``); up to 10m, the same rows grouped by query, as trec_eval's
+files and most logs come, are written beside (``run_<size>_grouped.parquet``).
 
     python benches/generate.py 1m [--out benches/data]
 """
@@ -23,9 +25,11 @@ SIZES = {
     "100m": (1_000_000, 100),
     "50m": (500_000, 100),
 }
+GROUPED = {"1m", "10m", "7m"}  # sizes that also get a run grouped by query
 
 
 def generate(n_queries: int, depth: int, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(run grouped by query, qrels); the shuffled run is ``shuffled(run)``."""
     rng = np.random.default_rng(seed)
     n = n_queries * depth
     q = np.repeat(np.arange(n_queries), depth)
@@ -59,7 +63,11 @@ def generate(n_queries: int, depth: int, seed: int = 0) -> tuple[pl.DataFrame, p
         }
     )
     qrels = pl.concat([qrels_ret, qrels_unret])
-    return run.sample(fraction=1.0, shuffle=True, seed=seed), qrels
+    return run, qrels
+
+
+def shuffled(run: pl.DataFrame, seed: int = 0) -> pl.DataFrame:
+    return run.sample(fraction=1.0, shuffle=True, seed=seed)
 
 
 def main() -> None:
@@ -69,6 +77,9 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     run, qrels = generate(*SIZES[args.size])
+    if args.size in GROUPED:
+        run.write_parquet(args.out / f"run_{args.size}_grouped.parquet")
+    run = shuffled(run)
     run.write_parquet(args.out / f"run_{args.size}.parquet")
     qrels.write_parquet(args.out / f"qrels_{args.size}.parquet")
     print(args.size, run.shape, qrels.shape)

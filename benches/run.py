@@ -236,12 +236,20 @@ def floor_join_sort(run: Path, qrels: Path) -> dict:
     return {}
 
 
+def _grouped(run: Path) -> Path:
+    """The same run with its rows grouped by query (``generate.py``)."""
+    return run.with_name(f"{run.stem}_grouped.parquet")
+
+
 LOW_MEMORY = "polars-rank evaluate, memory=low"
+GROUPED_OURS, GROUPED_TREC = ("polars-rank evaluate, run grouped by query",
+                              "pytrec_eval, run grouped by query")
 BEYOND_RAM = {"50m", "100m"}
 TOOLS = {
     "polars-rank evaluate": polars_rank_evaluate,
     "polars-rank evaluate, ndcg@10 only": polars_rank_ndcg_only,
     "polars-rank evaluate, memory=low": polars_rank_low_memory,
+    GROUPED_OURS: lambda r, q: polars_rank_evaluate(_grouped(r), q),
     "polars-rank evaluate, ties=first": lambda r, q: polars_rank_evaluate(r, q, ties="first"),
     "polars-rank evaluate, ties=expected": lambda r, q: polars_rank_evaluate(
         r, q, ties="expected"
@@ -252,6 +260,7 @@ TOOLS = {
     "polars-rank expressions (group_by, two steps)": polars_rank_expressions_group_by,
     "hand-written Polars": plain_polars,
     "pytrec_eval": pytrec_eval_tool,
+    GROUPED_TREC: lambda r, q: pytrec_eval_tool(_grouped(r), q),
     "ranx (cold)": lambda r, q: ranx_tool(r, q, warm=False),
     "ranx (warm)": lambda r, q: ranx_tool(r, q, warm=True),
     "ir_measures": ir_measures_tool,
@@ -382,6 +391,10 @@ def main() -> None:
                          "polars-rank expressions (query=), in-memory engine"):
                 if ratios[name]:
                     lines += ["", f"{name} / two-step group_by: {ratios[name] / two_step:.2f}x"]
+        ours, theirs = (results.get(n) or {} for n in (GROUPED_OURS, GROUPED_TREC))
+        if ours.get("seconds") and theirs.get("seconds"):
+            lines += ["", f"Run grouped by query: polars-rank evaluate / pytrec_eval: "
+                          f"{ours['seconds'] / theirs['seconds']:.2f}x"]
         notes = agreement(results)
         lines += [
             "",
