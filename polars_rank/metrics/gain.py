@@ -53,9 +53,34 @@ def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
         raise NotImplementedError(msg)
     ranked = r.ordered(r.gains(), k)
     stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0 ** float(max_grade)
+    if r.given_positions is None:
+        return _dense_err(stop, r, k)
     reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
     contrib = stop * reach / r.positions(k).cast(pl.Float64)
     return pl.when(r.retrieved(k)).then(contrib).otherwise(0.0).sum()
+
+
+def _dense_err(stop: pl.Expr, r: Ranked, k: int | None) -> pl.Expr:
+    """ERR from the stopping probabilities of ranks 1, 2, ... naming ``stop`` once.
+
+    ``stop * reach`` names the ranked gains twice, and in a ``group_by`` or window
+    context each name sorts the list again. With C_p = prod_(q <= p) (1 - stop_q)
+    (C_0 = 1), stop_p * reach_p = C_(p-1) - C_p, so over the m retrieved ranks
+    within k, summing by parts: ERR = 1 - sum_(p < m) C_p / (p (p + 1)) - C_m / m
+    (0 when m = 0). Off the direct sum by a few ulps of 1.
+    """
+    ranks = Ranked.ideal_positions(k)
+    rank = ranks.cast(pl.Float64)
+    m = pl.min_horizontal(r.n_retrieved().cast(pl.Int64), pl.len().cast(pl.Int64))
+    if k is not None:
+        m = pl.min_horizontal(m, pl.lit(k, pl.Int64))
+    weight = (
+        pl.when(ranks < m).then(1.0 / (rank * (rank + 1.0)))
+        .when(ranks == m).then(1.0 / rank)
+        .otherwise(0.0)
+    )
+    reached = ((1.0 - stop).cum_prod() * weight).sum()
+    return pl.when(m > 0).then(1.0 - reached).otherwise(0.0)
 
 
 def dcg(
