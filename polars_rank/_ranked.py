@@ -327,6 +327,24 @@ def count(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:
     return (hi - lo + 1).cast(pl.Float64)
 
 
+def by_parts_weights(k: int | None, last: pl.Expr) -> pl.Expr:
+    """Weights w_p, over the ranks 1..min(n, k), for summing differences by parts.
+
+    sum_(p=1..m) (A_p - A_(p-1)) / p = sum_p A_p * w_p - A_0, with w_p = 1/(p (p + 1))
+    below the last rank m (``last``), 1/m at it and 0 past it. A metric whose terms are
+    such differences of a running value A (a cumulative sum or product of the ranked
+    values) then names the ranked values once: in a ``group_by`` or window context,
+    Polars evaluates every name of a sub-expression on its own (a sort per list each).
+    """
+    ranks = Ranked.ideal_positions(k)
+    rank = ranks.cast(pl.Float64)
+    return (
+        pl.when(ranks < last).then(1.0 / (rank * (rank + 1.0)))
+        .when(ranks == last).then(1.0 / rank)
+        .otherwise(0.0)
+    )
+
+
 def per_list(value: float) -> pl.Expr:
     """``value`` as one Float64 per list, not a literal, to divide by.
 

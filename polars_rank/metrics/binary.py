@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import Ties, check_real
-from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
+from polars_rank._ranked import Ranked, by_parts_weights, count, cutoff, per_list, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -92,18 +92,14 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
 def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
     """Sum over ranks p = 1..m of hits_p * z_p / p, z the running hit count, m rows.
 
-    ``hits * hits.cum_sum()`` names ``hits`` twice, and in a ``group_by`` or window
-    context Polars evaluates each name on its own: the rank sort ran twice. Summing by
-    parts with 0/1 hits (hits_p * z_p = T(z_p) - T(z_(p-1)), T(z) = z(z + 1)/2) names
-    it once: the sum is sum_p T(z_p) * w_p with w_p = 1/p - 1/(p + 1), and 1/m at the
-    last rank. Every term is >= 0, so nothing cancels; T(z) is exact for z < 2^26.
+    ``hits * hits.cum_sum()`` would name ``hits`` (the rank sort) twice. With 0/1 hits,
+    hits_p * z_p = T(z_p) - T(z_(p-1)), T(z) = z(z + 1)/2, so the sum is taken by parts
+    (:func:`by_parts_weights`, T(z_0) = 0). Every term is >= 0, so nothing cancels;
+    T(z) is exact for z < 2^26.
     """
-    ranks = Ranked.ideal_positions(k)
     last = pl.len() if k is None else pl.min_horizontal(pl.len(), pl.lit(k, pl.UInt32))
-    rank = ranks.cast(pl.Float64)
-    weight = pl.when(ranks < last).then(1.0 / (rank * (rank + 1.0))).otherwise(1.0 / rank)
     triangle = ((hits.cum_sum() + 0.5).pow(2) - 0.25) * 0.5
-    return (triangle * weight).sum()
+    return (triangle * by_parts_weights(k, last)).sum()
 
 
 def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import GAINS, Gain, Ties, check_choice, check_real
-from polars_rank._ranked import Ranked, cutoff, safe_div
+from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -63,23 +63,15 @@ def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
 def _dense_err(stop: pl.Expr, r: Ranked, k: int | None) -> pl.Expr:
     """ERR from the stopping probabilities of ranks 1, 2, ... naming ``stop`` once.
 
-    ``stop * reach`` names the ranked gains twice, and in a ``group_by`` or window
-    context each name sorts the list again. With C_p = prod_(q <= p) (1 - stop_q)
-    (C_0 = 1), stop_p * reach_p = C_(p-1) - C_p, so over the m retrieved ranks
-    within k, summing by parts: ERR = 1 - sum_(p < m) C_p / (p (p + 1)) - C_m / m
-    (0 when m = 0). Off the direct sum by a few ulps of 1.
+    ``stop * reach`` would name the ranked gains (a sort per list) twice. With
+    C_p = prod_(q <= p) (1 - stop_q) and C_0 = 1, stop_p * reach_p = C_(p-1) - C_p, so
+    over the m retrieved ranks within k, by parts (:func:`by_parts_weights`):
+    ERR = 1 - sum_p C_p * w_p (0 when m = 0). Off the direct sum by a few ulps of 1.
     """
-    ranks = Ranked.ideal_positions(k)
-    rank = ranks.cast(pl.Float64)
     m = pl.min_horizontal(r.n_retrieved().cast(pl.Int64), pl.len().cast(pl.Int64))
     if k is not None:
         m = pl.min_horizontal(m, pl.lit(k, pl.Int64))
-    weight = (
-        pl.when(ranks < m).then(1.0 / (rank * (rank + 1.0)))
-        .when(ranks == m).then(1.0 / rank)
-        .otherwise(0.0)
-    )
-    reached = ((1.0 - stop).cum_prod() * weight).sum()
+    reached = ((1.0 - stop).cum_prod() * by_parts_weights(k, m)).sum()
     return pl.when(m > 0).then(1.0 - reached).otherwise(0.0)
 
 
