@@ -674,13 +674,10 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
         return pl.lit(grouped)
     codes = []
     for key in keys:
-        dtype = schema[key]
-        if dtype == pl.String:  # a categorical of its own: codes 0, 1, ... by first row
+        if schema[key] == pl.String:  # a categorical of its own: codes 0, 1, ... by first row
             code = pl.col(key).cast(pl.Categorical(pl.Categories.random())).to_physical()
-        elif dtype.is_integer():
+        else:  # an integer
             code = pl.col(key).rank("dense")
-        else:
-            return None
         codes.append(code.cast(pl.UInt64).alias(key))
     if len(keys) == 1:  # one query column: its codes (all below 2**32 - 1), null last
         return codes[0].fill_null(2**32 - 1)

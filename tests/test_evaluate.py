@@ -13,7 +13,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
-from test_trec_parity import trec_case
+from test_trec_parity import SINGLE_DIVISION, trec_case
 
 import polars_rank as pr
 
@@ -47,8 +47,6 @@ MEASURES = {
     "bpref",
     "success.1",
 }
-# trec_eval computes these with one division of two counts: equal to the last bit
-SINGLE_DIVISION = {"P_5", "P_10", "recall_10", "recip_rank", "Rprec", "success_1"}
 SETTINGS = settings(
     max_examples=60,
     deadline=None,
@@ -554,13 +552,13 @@ def test_row_order_of_the_run_does_not_change_values(order: str) -> None:
     per = pr.evaluate(run, qrels, metrics, group_by="arm", per_query=True)
     assert per.height == 12
     measures = {"ndcg_cut.10", "map", "recip_rank", "P.5", "bpref"}
+    qrels_d: dict[str, dict[str, int]] = {}
+    for q, d, r in qrels.iter_rows():
+        qrels_d.setdefault(q, {})[d] = r
     for arm in ("A", "B"):
         arm_run: dict[str, dict[str, float]] = {}
         for _, q, d, s in run.filter(arm=arm).iter_rows():
             arm_run.setdefault(q, {})[d] = s
-        qrels_d: dict[str, dict[str, int]] = {}
-        for q, d, r in qrels.iter_rows():
-            qrels_d.setdefault(q, {})[d] = r
         expected = pytrec_eval.RelevanceEvaluator(qrels_d, measures).evaluate(arm_run)
         got = per.filter(arm=arm).drop("arm").rows_by_key("qid", named=True, unique=True)
         assert set(got) == set(expected)
