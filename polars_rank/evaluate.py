@@ -932,9 +932,8 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
             .filter(pl.col(_HASH).is_in(qrels[_HASH].implode()))
             .join(qrels.lazy().rename(exact).select(_HASH, *exact.values(), _QROW, rel),
                   on=_HASH, how="inner")
-            .filter(*(pl.col(c) == pl.col(q) for c, q in exact.items()))  # hash collisions
-            .select(_LIST, _KEY, _ORDER, doc, _QROW, rel)
-        )
+            .select(_LIST, _KEY, _ORDER, doc, _QROW, rel, query, *exact.values())
+        )  # ids compared once collected: Polars makes a filter here join keys (slower)
     frames = [judged, ranked.select(pl.col(_KEY).drop_nulls().sort())]
     if o.validate:
         collected, summary = _validate(
@@ -948,6 +947,9 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
     else:
         collected = pl.collect_all(frames)
     judged_df, sorted_keys = collected[0], collected[1][_KEY]
+    if qrels is not None:  # the exact comparison of the ids (hash collisions)
+        judged_df = judged_df.filter(
+            *(pl.col(c) == pl.col(q) for c, q in exact.items())).drop(query, *exact.values())
     # the length of each list: its run of keys in the sorted column
     lengths = (sorted_keys // 2**32).rle().struct.unnest().select(
         pl.col("value").alias(_LIST), pl.col("len").cast(pl.UInt32).alias(_N_RET),
