@@ -160,8 +160,8 @@ def test_lazy_and_streaming(build: Build, engine: str) -> None:
 
 def test_query_metrics_of_one_select_share_one_streaming_node() -> None:
     """``query=`` metrics of one ``select`` on the streaming engine: eager values, and
-    (where Polars shows its physical plan) one in-memory node for all of them, not
-    one per metric, each hashing the query ids again."""
+    one in-memory node for all of them, not one per metric, each hashing the query
+    ids again."""
     names = ["ndcg", "map", "precision", "reciprocal_rank", "bpref"]
     exprs = [METRICS[name](query="qid").alias(name) for name in names]
     lazy = DF.lazy().select(exprs)
@@ -169,12 +169,9 @@ def test_query_metrics_of_one_select_share_one_streaming_node() -> None:
     eager = DF.select(exprs)
     for name in names:
         assert close(streamed[name].item(), eager[name].item()), name
-    try:
-        plan = lazy.show_graph(engine="streaming", plan_stage="physical", raw_output=True)
-    except TypeError:  # Polars 1.x: no physical plan to read
-        return
+    plan = lazy.show_graph(engine="streaming", plan_stage="physical", raw_output=True)
     assert isinstance(plan, str)
-    assert plan.count('label="in-memory-map') == 1, plan
+    assert plan.count('label="in-memory-map') <= 1, plan  # none: streamed windows
 
 
 def test_namespace_equals_function() -> None:
