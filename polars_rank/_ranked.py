@@ -286,10 +286,14 @@ class Ranked:
         return none_above, pl.when(shown).then(first_here).otherwise(0.0)
 
     @staticmethod
+    def depth(k: int | None = None) -> pl.Expr:
+        """min(n, k): how many of the context's n rows rank within the cutoff k."""
+        return pl.len() if k is None else pl.min_horizontal(pl.len(), pl.lit(k, pl.UInt32))
+
+    @staticmethod
     def ideal_positions(k: int | None = None) -> pl.Expr:
         """Ranks 1..min(n, k) of the context's rows (the ideal ordering)."""
-        n = pl.len() if k is None else pl.min_horizontal(pl.len(), pl.lit(k, pl.UInt32))
-        return pl.int_range(1, n + 1, dtype=pl.Int64)
+        return pl.int_range(1, Ranked.depth(k) + 1, dtype=pl.Int64)
 
     def positions(self, k: int | None = None) -> pl.Expr:
         """Ranks aligned with ``ordered(values, k)`` (null on rows not retrieved)."""

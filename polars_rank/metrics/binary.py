@@ -97,9 +97,8 @@ def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
     (:func:`by_parts_weights`, T(z_0) = 0). Every term is >= 0, so nothing cancels;
     T(z) is exact for z < 2^26.
     """
-    last = pl.len() if k is None else pl.min_horizontal(pl.len(), pl.lit(k, pl.UInt32))
     triangle = ((hits.cum_sum() + 0.5).pow(2) - 0.25) * 0.5
-    return (triangle * by_parts_weights(k, last)).sum()
+    return (triangle * by_parts_weights(k, Ranked.depth(k))).sum()
 
 
 def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
