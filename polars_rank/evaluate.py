@@ -10,7 +10,7 @@ scores are ordered by document id, descending (``ties="trec_eval"``).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
@@ -655,7 +655,22 @@ _HASH = "__polars_rank_hash"
 _QROW = "__polars_rank_qrels_row"
 
 
-def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
+class _ListCode(NamedTuple):
+    """:func:`_list_code`'s result."""
+
+    code: pl.Expr
+    """The list's number (UInt64, below 2**32) of each row."""
+    lists: Callable[[pl.DataFrame], pl.DataFrame]
+    """From the collected frame holding ``code`` as ``_LIST``: one row (``_LIST``,
+    keys...) per list."""
+
+
+def _lists_of_rows(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """One row (``_LIST``, keys...) per list: the first row of each number."""
+    return frame.select(pl.col(_LIST, *keys).gather(frame[_LIST].arg_unique()))
+
+
+def _list_code(frame: pl.LazyFrame, keys: list[str]) -> _ListCode | None:
     """A number per list (combination of ``keys``) below 2**32, or ``None``.
 
     A run whose lists each come as one block of rows (as trec_eval's files do) is
@@ -671,16 +686,22 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
         return None
     grouped = _grouped_code(frame, keys)
     if grouped is not None:
-        return pl.lit(grouped)
+        code, firsts = grouped
+        return _ListCode(pl.lit(code), lambda _: firsts)
     codes = []
+    categories = {key: pl.Categories.random() for key in keys}  # codes 0, 1, ... of its own
     for key in keys:
-        if schema[key] == pl.String:  # a categorical of its own: codes 0, 1, ... by first row
-            code = pl.col(key).cast(pl.Categorical(pl.Categories.random())).to_physical()
+        if schema[key] == pl.String:
+            code = pl.col(key).cast(pl.Categorical(categories[key])).to_physical()
         else:  # an integer
             code = pl.col(key).rank("dense")
         codes.append(code.cast(pl.UInt64).alias(key))
     if len(keys) == 1:  # one query column: its codes (all below 2**32 - 1), null last
-        return codes[0].fill_null(2**32 - 1)
+        key = keys[0]
+        if schema[key] == pl.String:
+            return _ListCode(codes[0].fill_null(2**32 - 1),
+                             lambda run: _category_lists(categories[key], run, key))
+        return _ListCode(codes[0].fill_null(2**32 - 1), lambda run: _lists_of_rows(run, keys))
     numbered = frame.select(codes).collect()
     numbered = numbered.with_columns(pl.col(k).fill_null(pl.col(k).max().fill_null(0) + 1)
                                      for k in keys)
@@ -692,11 +713,32 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Expr | None:
         if size >= 2**32:
             return None
         out = out * radix + pl.col(key)
-    return pl.lit(numbered.select(out.alias(_LIST)).to_series())
+    return _ListCode(pl.lit(numbered.select(out.alias(_LIST)).to_series()),
+                     lambda run: _lists_of_rows(run, keys))
 
 
-def _grouped_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Series | None:
+def _category_lists(categories: pl.Categories, run: pl.DataFrame, key: str) -> pl.DataFrame:
+    """The lists of one string query column numbered by the codes of ``categories``.
+
+    Code i is the i-th category (those of this one cast, all of them in the run), and
+    a null query id is number 2**32 - 1: no pass over the rows (``arg_unique`` over
+    10M numbers took 0.08 s).
+    """
+    names = categories.to_series()
+    lists = pl.DataFrame({_LIST: pl.int_range(names.len(), dtype=pl.UInt64, eager=True),
+                          key: names})
+    if run[key].null_count():
+        nulls = pl.DataFrame({_LIST: [2**32 - 1], key: [None]},
+                             schema={_LIST: pl.UInt64, key: pl.String})
+        lists = pl.concat([lists, nulls])
+    return lists
+
+
+def _grouped_code(frame: pl.LazyFrame,
+                  keys: list[str]) -> tuple[pl.Series, pl.DataFrame] | None:
     """The block number of each row (0, 1, ...) when each list is one block, or ``None``.
+
+    With the numbers, their lists: one row (``_LIST``, keys...) per block.
 
     A block is a run of consecutive rows with equal keys (``rle_id``: 0.05 s for 10M
     rows, where a categorical cast of the query ids takes 0.25 s). The blocks are the
@@ -713,7 +755,9 @@ def _grouped_code(frame: pl.LazyFrame, keys: list[str]) -> pl.Series | None:
     if (code[-1] + 1) * 4 > code.len():
         return None
     firsts = frame.select(keys).filter(code.diff().fill_null(1) != 0).collect()
-    return code if firsts.is_unique().all() else None
+    if not firsts.is_unique().all():
+        return None
+    return code, firsts.with_row_index(_LIST).with_columns(pl.col(_LIST).cast(code.dtype))
 
 
 def _bit_cast_available() -> bool:
@@ -903,7 +947,7 @@ def _rank_order() -> pl.Expr:
 
 
 def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options,
-                      unjudged: list[pl.DataFrame], code: pl.Expr) -> pl.LazyFrame:
+                      unjudged: list[pl.DataFrame], code: _ListCode) -> pl.LazyFrame:
     """``ties="trec_eval"``: ranks from one sorted key, lists as integers, hash joins.
 
     Every run row gets its list's number (``code``, :func:`_list_code`) and the
@@ -916,10 +960,10 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
     """
     query, doc, score, rel, groups = o.query, o.doc, o.score, o.rel, o.groups
     keys = [*groups, query]
-    run_df = run.with_columns(code.alias(_LIST)).with_columns(
+    run_df = run.with_columns(code.code.alias(_LIST)).with_columns(
         _sort_key(pl.col(_LIST), score).alias(_KEY)).with_row_index(_ORDER).collect()
     ranked = run_df.lazy()
-    lists = run_df.select(pl.col(_LIST, *keys).gather(run_df[_LIST].arg_unique())).lazy()
+    lists = code.lists(run_df).lazy()
     if qrels is None:
         judged = ranked.filter(pl.col(rel).is_not_null() & pl.col(_KEY).is_not_null())
         judged = judged.select(_LIST, _KEY, _ORDER, o.doc, rel)
@@ -963,6 +1007,12 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
     if qrels is None:
         unretrieved = ranked.filter(pl.col(_KEY).is_null() & pl.col(rel).is_not_null()).join(
             lists.select(_LIST, _N_RET), on=_LIST, how="inner")
+    elif not groups:  # one list per query: the qrels rows no list matched, with their list
+        matched = judged_df[_QROW]
+        unretrieved = (
+            qrels.lazy().select(query, _QROW, rel).filter(~pl.col(_QROW).is_in(matched.implode()))
+            .join(lists.select(_LIST, query, _N_RET), on=query, how="inner")
+        )  # filtered before the join on the query ids: 4x cheaper for 10M rows
     else:  # the (list, qrels row) pairs of each list's query that the list did not match
         pair = pl.col(_LIST) * 2**32 + pl.col(_QROW).cast(pl.UInt64)
         matched = judged_df.select(pair).to_series()

@@ -304,6 +304,24 @@ def test_null_query_id_raises(where: str) -> None:
             pr.evaluate(run, qrels, ["ndcg@10"], ties=ties)
 
 
+def test_null_query_rows_without_validation_leave_the_other_queries_alone() -> None:
+    # validate=False skips the null-id check; the lists of the other queries (numbered
+    # by the codes of a categorical, the null id apart) keep their own values
+    run = pl.DataFrame({
+        "qid": ["a", None, "b", "a", None, "b", "a"],
+        "docid": ["x", "y", "x", "y", "z", "q", "z"],
+        "score": [1.0, 5.0, 2.0, 3.0, 1.0, 1.0, 2.0],
+    })
+    qrels = pl.DataFrame({"qid": ["a", "a", "b", "b"], "docid": ["x", "w", "q", "r"],
+                          "rel": [1, 2, 1, 1]})
+    metrics = ["map", "P_2", "recall@5", "ndcg_cut_3"]
+    clean = pr.evaluate(run.filter(pl.col("qid").is_not_null()), qrels, metrics,
+                        per_query=True)
+    kept = pr.evaluate(run, qrels, metrics, per_query=True, validate=False)
+    assert_frame_equal(kept, clean)
+    assert clean["map"].to_list() == [pytest.approx(1 / 6), pytest.approx(1 / 4)]
+
+
 def test_duplicate_qrels_rows() -> None:
     run, qrels = bad()
     with pytest.raises(pr.InvalidDataError, match=r"duplicate .* in the qrels: first at qid='3'"):
