@@ -686,8 +686,8 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> _ListCode | None:
         return None
     grouped = _grouped_code(frame, keys)
     if grouped is not None:
-        code, firsts = grouped
-        return _ListCode(pl.lit(code), lambda _: firsts)
+        blocks, firsts = grouped
+        return _ListCode(pl.lit(blocks), lambda _: firsts)
     codes = []
     categories = {key: pl.Categories.random() for key in keys}  # codes 0, 1, ... of its own
     for key in keys:
