@@ -349,6 +349,9 @@ def main() -> None:
         results = {}
         # beyond RAM: only the bucketed path (the in-memory tools need tens of GB)
         tools = [LOW_MEMORY] if size in BEYOND_RAM else args.tools
+        # one untimed run first: the first fresh process of a size (caches cold
+        # after the previous size) came out ~10% slower than the next ones
+        measure(tools[0], size, 1, args.timeout)
         for tool in tools:
             res = measure(tool, size, args.repeat, args.timeout)
             results[tool] = res
