@@ -689,19 +689,20 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> _ListCode | None:
         blocks, firsts = grouped
         return _ListCode(pl.lit(blocks), lambda _: firsts)
     codes = []
-    categories = {key: pl.Categories.random() for key in keys}  # codes 0, 1, ... of its own
+    # each string column a categorical of its own: codes 0, 1, ... as the rows are read
+    categories = {key: pl.Categories.random() for key in keys if schema[key] == pl.String}
     for key in keys:
-        if schema[key] == pl.String:
+        if key in categories:
             code = pl.col(key).cast(pl.Categorical(categories[key])).to_physical()
         else:  # an integer
             code = pl.col(key).rank("dense")
         codes.append(code.cast(pl.UInt64).alias(key))
     if len(keys) == 1:  # one query column: its codes (all below 2**32 - 1), null last
         key = keys[0]
-        if schema[key] == pl.String:
-            return _ListCode(codes[0].fill_null(2**32 - 1),
-                             lambda run: _category_lists(categories[key], run, key))
-        return _ListCode(codes[0].fill_null(2**32 - 1), lambda run: _lists_of_rows(run, keys))
+        lists: Callable[[pl.DataFrame], pl.DataFrame] = (
+            (lambda run: _category_lists(categories[key], run, key)) if key in categories
+            else (lambda run: _lists_of_rows(run, keys)))
+        return _ListCode(codes[0].fill_null(2**32 - 1), lists)
     numbered = frame.select(codes).collect()
     numbered = numbered.with_columns(pl.col(k).fill_null(pl.col(k).max().fill_null(0) + 1)
                                      for k in keys)
@@ -966,7 +967,7 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
     lists = code.lists(run_df).lazy()
     if qrels is None:
         judged = ranked.filter(pl.col(rel).is_not_null() & pl.col(_KEY).is_not_null())
-        judged = judged.select(_LIST, _KEY, _ORDER, o.doc, rel)
+        judged = judged.select(_LIST, _KEY, _ORDER, rel)
     else:
         qrels = qrels.with_row_index(_QROW).with_columns(_row_hash([query, doc]).alias(_HASH))
         exact = {query: "__polars_rank_qrels_query", doc: "__polars_rank_qrels_doc"}
@@ -993,7 +994,7 @@ def _per_query_sorted(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: _Options
     judged_df, sorted_keys = collected[0], collected[1][_KEY]
     if qrels is not None:  # the exact comparison of the ids (hash collisions)
         judged_df = judged_df.filter(
-            *(pl.col(c) == pl.col(q) for c, q in exact.items())).drop(query, *exact.values())
+            *(pl.col(c) == pl.col(q) for c, q in exact.items())).drop(query, doc, *exact.values())
     # the length of each list: its run of keys in the sorted column
     lengths = (sorted_keys // 2**32).rle().struct.unnest().select(
         pl.col("value").alias(_LIST), pl.col("len").cast(pl.UInt32).alias(_N_RET),
