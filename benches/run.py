@@ -350,8 +350,10 @@ def main() -> None:
         # beyond RAM: only the bucketed path (the in-memory tools need tens of GB)
         tools = [LOW_MEMORY] if size in BEYOND_RAM else args.tools
         # one untimed run first: the first fresh process of a size (caches cold
-        # after the previous size) came out ~10% slower than the next ones
-        measure(tools[0], size, 1, args.timeout)
+        # after the previous size) came out ~10% slower than the next ones; not worth
+        # another minute beyond RAM
+        if size not in BEYOND_RAM:
+            measure(tools[0], size, 1, args.timeout)
         for tool in tools:
             res = measure(tool, size, args.repeat, args.timeout)
             results[tool] = res
