@@ -164,7 +164,7 @@ class Ranked:
             if self.ties in ("optimistic", "pessimistic"):
                 keys.append(self.gains())
                 desc.append(self.ties == "optimistic")
-            out = values.sort_by(keys, descending=desc, nulls_last=True, maintain_order=True)
+            out = sort_by(values, keys, desc)
         return out if k is None else out.head(k)
 
     # ------------------------------------------------------------------ tie groups
@@ -183,8 +183,7 @@ class Ranked:
         """``values`` sorted by the keys only (ties in input order), whole list."""
         if self.presorted:
             return values
-        return values.sort_by(list(self.keys), descending=list(self.descending),
-                              nulls_last=True, maintain_order=True)
+        return sort_by(values, list(self.keys), list(self.descending))
 
     def _tie_bounds(self) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         """(slot index, group start, group end): 0-based, end exclusive, rank order."""
@@ -322,6 +321,27 @@ class Ranked:
             out = out.over(list(self.query), mapping_strategy="explode").mean().median()
         out = out.cast(pl.Float64)
         return out.alias(self.name) if self.name else out
+
+
+def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.Expr:
+    """``values`` sorted by ``keys`` (nulls last, ties in input order).
+
+    Several keys sorted in one direction become one struct key. In a ``group_by`` or
+    window context, Polars sorts by a list of keys group by group, gathering every key
+    for each group, and that gather slows down with the number of chunks the frame
+    comes in (the streaming engine's morsels). Sorting [score, docid] in the 100k
+    windows of a 10M-row frame of 165 chunks took 1.55 s as a list of keys and 0.98 s
+    as a struct (rechunked: 0.95 and 0.88 s); in the 7k windows of 7M rows, 0.98 and
+    0.39 s. A struct orders a null field below every value: nulls last when sorting
+    descending; ascending, each key is preceded by its null flag.
+    """
+    if len(keys) < 2 or len(set(descending)) > 1:
+        return values.sort_by(keys, descending=descending, nulls_last=True,
+                              maintain_order=True)
+    down = descending[0]
+    fields = keys if down else [f for key in keys for f in (key.is_null(), key)]
+    key = pl.struct(*(f.alias(f"_{i}") for i, f in enumerate(fields)))
+    return values.sort_by(key, descending=down, nulls_last=True, maintain_order=True)
 
 
 def cutoff(k: object) -> int | None:

@@ -303,6 +303,67 @@ def test_row_order_ranking(rows: list[Row], params: Params) -> None:
         assert same(got[name], expected), (name, got[name], expected)
 
 
+secondary_st: st.SearchStrategy[int | None] = st.one_of(st.none(), st.integers(0, 2))
+
+
+def _key_order(values: list[float | int | None], descending: bool) -> list[int]:
+    """Row indices sorted by one key, nulls last, ties in input order."""
+    present = [i for i, v in enumerate(values) if v is not None]
+    # stable both ways: reverse=True keeps equal keys in input order as well
+    present.sort(key=lambda i: values[i], reverse=descending)  # type: ignore[arg-type, return-value]
+    return present + [i for i, v in enumerate(values) if v is None]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(st.tuples(labels_st, scores_st, secondary_st, secondary_st), max_size=12),
+    params=params_st,
+    direction=st.sampled_from(["descending", "ascending", "mixed"]),
+)
+def test_several_ranking_keys(
+    rows: list[tuple[Label, float | None, int | None, int | None]],
+    params: Params,
+    direction: str,
+) -> None:
+    """``by=[score, a, b]``: lexicographic, every key nulls last, ties in input order.
+
+    The oracle sorts the retrieved rows (score not null) by ``b``, then ``a``, then the
+    score, each sort stable, which is the lexicographic order; in one ``select`` and
+    in a ``group_by`` (where several keys in one direction sort as one struct key).
+    """
+    descending = {"descending": [True] * 3, "ascending": [False] * 3,
+                  "mixed": [True, False, True]}[direction]
+    order = list(range(len(rows)))
+    for column in (3, 2, 1):
+        values = [rows[i][column] for i in order]
+        order = [order[i] for i in _key_order(values, descending[column - 1])]
+    retrieved = [rows[i][0] for i in order if rows[i][1] is not None]
+    unretrieved = [label for label, score, _, _ in rows if score is None]
+    # the oracle's list: the order above, as distinct decreasing scores
+    case = Case([(label, float(len(retrieved) - p)) for p, label in enumerate(retrieved)]
+                + [(label, None) for label in unretrieved])
+    df = pl.DataFrame(
+        [
+            label_column([row[0] for row in rows], params),
+            pl.Series("score", [row[1] for row in rows], pl.Float64),
+            pl.Series("a", [row[2] for row in rows], pl.Int64),
+            pl.Series("b", [None if row[3] is None else f"d{row[3]}" for row in rows], pl.String),
+        ]
+    )
+    ranking: Ranking = {"by": ["score", "a", "b"], "descending": descending}
+    names = [name for name in METRICS if name != "auc"]  # auc reads the score alone
+    exprs = [METRICS[name][0](params, ranking).alias(name) for name in names]
+    in_select = df.select(exprs).row(0, named=True)
+    # an empty frame has no group (Polars 1.x) or one (2.x): groups of non-empty frames
+    in_group = df.group_by(pl.lit(0).alias("g")).agg(exprs).drop("g") if rows else None
+    for name in names:
+        expected = METRICS[name][1](case, params)
+        assert same(in_select[name], expected), (name, in_select[name], expected)
+        if in_group is not None:
+            got = in_group.row(0, named=True)[name]
+            assert same(got, expected), (name, got, expected)
+
+
 # ---------------------------------------------------------------------------- namespace
 FAMILIES = {
     "gain": ["dcg", "ndcg", "err"],
