@@ -327,17 +327,16 @@ def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.
     """``values`` sorted by ``keys`` (nulls last, ties in input order).
 
     Several keys sorted in one direction become one struct key. In a ``group_by`` or
-    window context, Polars sorts by a list of keys group by group, gathering every key
-    for each group, and that gather slows down with the number of chunks the frame
-    comes in (the streaming engine's morsels). Sorting [score, docid] in the 100k
-    windows of a 10M-row frame of 165 chunks took 1.55 s as a list of keys and 0.98 s
-    as a struct (rechunked: 0.95 and 0.88 s); in the 7k windows of 7M rows, 0.98 and
-    0.39 s. The five-metric battery over 2M rows (in memory): 22-30% faster in a
-    ``group_by`` with lists of 100-1000 rows, 4-8% slower with lists of 10 rows, and
-    1.8x slower for one list of all 2M rows in a ``select`` (a whole-column sort by a
-    list of keys is parallel, a struct's is not): metrics are mostly evaluated per
-    group. A struct orders a null field below every value: nulls last when sorting
-    descending; ascending, each key is preceded by its null flag.
+    window context, a sort by a list of keys slows down with the number of chunks the
+    frame comes in (the streaming engine's morsels; a single key does not). Sorting
+    [score, docid] in the 100k windows of a 10M-row frame of 165 chunks took 1.55 s
+    as a list of keys and 0.98 s as a struct (rechunked: 0.95 and 0.88 s); in the 7k
+    windows of 7M rows, 0.98 and 0.39 s. The five-metric battery over 2M rows (in
+    memory): 22-29% faster in a ``group_by`` with lists of 100-1000 rows, 4-8% slower
+    with lists of 10 rows, and 1.8x slower for one list of all 2M rows in a
+    ``select``: metrics are mostly evaluated per group. A struct orders a null field
+    below every value: nulls last when sorting descending; ascending, each key is
+    preceded by its null flag.
     """
     if len(keys) < 2 or len(set(descending)) > 1:
         return values.sort_by(keys, descending=descending, nulls_last=True,
