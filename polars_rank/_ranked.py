@@ -18,6 +18,7 @@ Everything is a plain Polars expression (``sort_by``/``head``/``cum_sum``/
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -40,6 +41,13 @@ if TYPE_CHECKING:
 
 NAN = float("nan")
 _SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
+_RANK_TABLE_MAX = 10_000  # the largest cutoff k whose ranks 1..k are a literal
+
+
+@functools.cache
+def _rank_table(k: int) -> pl.Series:
+    """The ranks 1..k (Int64), built once per cutoff."""
+    return pl.int_range(1, k + 1, dtype=pl.Int64, eager=True)
 
 
 @dataclass(frozen=True)
@@ -291,7 +299,14 @@ class Ranked:
 
     @staticmethod
     def ideal_positions(k: int | None = None) -> pl.Expr:
-        """Ranks 1..min(n, k) of the context's rows (the ideal ordering)."""
+        """Ranks 1..min(n, k) of the context's rows (the ideal ordering).
+
+        With a cutoff, the first min(n, k) of a literal 1..k: in a ``group_by`` or
+        window, ``int_range`` builds a range per list (0.065 s for 100k lists, where
+        the slice of the literal took 0.010 s).
+        """
+        if k is not None and k <= _RANK_TABLE_MAX:
+            return pl.lit(_rank_table(k)).head(Ranked.depth(k))
         return pl.int_range(1, Ranked.depth(k) + 1, dtype=pl.Int64)
 
     def positions(self, k: int | None = None) -> pl.Expr:
