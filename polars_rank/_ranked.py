@@ -201,7 +201,7 @@ class Ranked:
         if self._ranks_give_ties():  # the rank bounds of each row, in rank order
             lo, hi = self._tie_ranks()
             return index, (lo - 1).sort(nulls_last=True), hi.sort(nulls_last=True)
-        ranked_key = self.sorted(pl.struct(*self.keys))
+        ranked_key = self.sorted(key_struct(self.keys))
         starts = (index == 0) | ranked_key.ne_missing(ranked_key.shift(1))
         ends = starts.shift(-1, fill_value=True)
         start = pl.when(starts).then(index).otherwise(None).forward_fill()
@@ -267,7 +267,7 @@ class Ranked:
 
     def _tie_ranks(self) -> tuple[pl.Expr, pl.Expr]:
         """(first, last) rank (1-based, input order) of each row's tie group."""
-        key = self.keys[0] if len(self.keys) == 1 else pl.struct(*self.keys)
+        key = self.keys[0] if len(self.keys) == 1 else key_struct(self.keys)
         lo = key.rank("min", descending=self.descending[0]).cast(pl.Int64)
         hi = key.rank("max", descending=self.descending[0]).cast(pl.Int64)
         return lo, hi
@@ -358,8 +358,17 @@ def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.
                               maintain_order=True)
     down = descending[0]
     fields = keys if down else [f for key in keys for f in (key.is_null(), key)]
-    key = pl.struct(*(f.alias(f"_{i}") for i, f in enumerate(fields)))
-    return values.sort_by(key, descending=down, nulls_last=True, maintain_order=True)
+    return values.sort_by(key_struct(fields), descending=down, nulls_last=True,
+                          maintain_order=True)
+
+
+def key_struct(keys: Sequence[pl.Expr]) -> pl.Expr:
+    """The keys as one struct, its fields named by position.
+
+    Two keys may share a name (``by=["score", pl.col("score") * 2]``); two fields of
+    a struct may not.
+    """
+    return pl.struct(*(key.alias(f"_{i}") for i, key in enumerate(keys)))
 
 
 def cutoff(k: object) -> int | None:

@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_against_reference import METRICS, Case, Label, Params, Row, frame
+from test_against_reference import METRICS, Case, Label, Params, Row, frame, same
 from test_trec_parity import joined_frame, trec_case
 
 import polars_rank as pr
@@ -163,6 +163,33 @@ def test_mean_dwell_expected_without_cutoff_is_order_free() -> None:
 def test_expected_needs_a_ranking_key() -> None:
     with pytest.raises(ValueError, match="ties='expected' needs"):
         pr.ndcg("rel", ties="expected")
+
+
+@pytest.mark.parametrize("ties", ["first", "optimistic", "pessimistic", "expected"])
+@settings(max_examples=40, deadline=None)
+@given(rows=rows_st, params=params_st, descending=st.booleans())
+def test_keys_sharing_a_name(rows: list[Row], params: Params, ties: str,
+                             descending: bool) -> None:
+    """``by=["score", pl.col("score") * -1.0]`` ranks as the same keys named apart.
+
+    Polars refuses a struct of two fields of one name, and the rankings build structs
+    of the keys (the sort key, and the tie groups of ``expected``).
+    """
+    names = EXPECTED_METRICS if ties == "expected" else [n for n in METRICS if n != "auc"]
+    df = frame(rows, params).with_columns((pl.col("score") * -1.0).alias("other"))
+    if ties == "expected" and params.k is not None:
+        names = [n for n in names if n != "mean_dwell"]
+    shared = {"by": ["score", pl.col("score") * -1.0], "ties": ties, "descending": descending}
+    apart = {"by": ["score", "other"], "ties": ties, "descending": descending}
+    for context in ("select", "group_by"):
+        got, want = (
+            df.select(exprs) if context == "select" or not rows
+            else df.group_by(pl.lit(0).alias("g")).agg(exprs).drop("g")
+            for exprs in ([METRICS[n][0](params, r).alias(n) for n in names]
+                          for r in (shared, apart))
+        )
+        for name in names:
+            assert same(got[name].item(), want[name].item()), (context, name)
 
 
 @pytest.mark.parametrize("context", ["group_by", "over", "query"])
