@@ -1,10 +1,11 @@
 """Time polars-rank against pytrec_eval, ranx, ir_measures and plain Polars, in one run.
 
 Every measurement runs in a fresh process (so JIT caches, allocator state and page
-cache are comparable), end to end from the Parquet files of ``generate.py`` to
-per-query values and their means, for the 5-metric battery ndcg@10 (linear gain, as
-trec_eval), map, mrr@10 (recip_rank for pytrec_eval, which has no cutoff), p@10,
-recall@100. It prints medians, peak RSS and ratios, checks that the tools' means
+cache are comparable), the tools in turn, round after round, end to end from the
+Parquet files of ``generate.py`` to per-query values and their means, for the
+5-metric battery ndcg@10 (linear gain, as trec_eval), map, mrr@10 (recip_rank for
+pytrec_eval, which has no cutoff), p@10, recall@100. It prints medians (with and
+without the imports), peak RSS and ratios, checks that the tools' means
 agree where their definitions match, and writes ``benches/RESULTS.md``.
 
     python benches/generate.py 1m && python benches/run.py 1m [10m 7m 100m] [--repeat 3]
@@ -269,38 +270,78 @@ TOOLS = {
 }
 
 
+def _imports(tool: str) -> tuple[str, ...]:
+    """The modules ``tool`` imports before its work: timed apart from the work."""
+    for prefix, modules in (("polars-rank", ("polars_rank",)), ("pytrec_eval", ("pytrec_eval",)),
+                            ("ranx", ("ranx",)), ("ir_measures", ("ir_measures",))):
+        if tool.startswith(prefix):
+            return ("polars", *modules)
+    return ("polars",)
+
+
 def child(tool: str, size: str) -> None:
+    import importlib
+
     run, qrels = DATA / f"run_{size}.parquet", DATA / f"qrels_{size}.parquet"
     start = time.perf_counter()
+    for module in _imports(tool):
+        importlib.import_module(module)
+    imported = time.perf_counter()
     means = TOOLS[tool](run, qrels)
-    seconds = time.perf_counter() - start
+    end = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB on Linux
-    print(json.dumps({"seconds": seconds, "peak_mib": peak, "means": means}))
+    print(json.dumps({"seconds": end - start, "work": end - imported, "peak_mib": peak,
+                      "means": means}))
 
 
 # ---------------------------------------------------------------- parent side
-def measure(tool: str, size: str, repeat: int, timeout: float) -> dict | None:
-    runs = []
+def _run_child(tool: str, size: str, timeout: float) -> dict | None:
+    """One fresh process: its JSON, ``{"timeout": ...}``, or ``None`` when it failed."""
+    try:
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", tool, size],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=True,
+        )
+    except subprocess.TimeoutExpired:
+        return {"timeout": timeout}
+    except subprocess.CalledProcessError as exc:
+        print(f"  {tool}: failed\n{exc.stderr[-2000:]}", file=sys.stderr)
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(tools: list[str], size: str, repeat: int, timeout: float) -> dict[str, dict | None]:
+    """Medians over ``repeat`` rounds, each round running every tool once in turn.
+
+    Round robin rather than one tool's runs back to back: a machine that slows down
+    for a minute (a noisy neighbour) then slows every tool a little, not one tool's
+    every run, so the ratios stay fair. A tool that fails or times out is not run
+    again.
+    """
+    runs: dict[str, list[dict]] = {tool: [] for tool in tools}
+    out: dict[str, dict | None] = {}
     for _ in range(repeat):
-        try:
-            out = subprocess.run(
-                [sys.executable, __file__, "--child", tool, size],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=True,
-            )
-        except subprocess.TimeoutExpired:
-            return {"timeout": timeout}
-        except subprocess.CalledProcessError as exc:
-            print(f"  {tool}: failed\n{exc.stderr[-2000:]}", file=sys.stderr)
-            return None
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {
-        "seconds": statistics.median(r["seconds"] for r in runs),
-        "peak_mib": statistics.median(r["peak_mib"] for r in runs),
-        "means": runs[0]["means"],
-    }
+        for tool in tools:
+            if tool in out:
+                continue  # failed or timed out in an earlier round
+            res = _run_child(tool, size, timeout)
+            if res is None or "timeout" in res:
+                out[tool] = res
+            else:
+                runs[tool].append(res)
+    for tool in tools:
+        if tool not in out:
+            done = runs[tool]
+            out[tool] = {
+                "seconds": statistics.median(r["seconds"] for r in done),
+                "work": statistics.median(r["work"] for r in done),
+                "peak_mib": statistics.median(r["peak_mib"] for r in done),
+                "means": done[0]["means"],
+            }
+    return {tool: out[tool] for tool in tools}
 
 
 def agreement(results: dict[str, dict | None]) -> list[str]:
@@ -357,49 +398,52 @@ def main() -> None:
         "",
         f"Machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
         f"{__import__('os').cpu_count()} cores; Python {platform.python_version()}, "
-        f"polars {pl.__version__}. Medians of {args.repeat} fresh processes, end to end "
-        "from Parquet to per-query values and means of ndcg@10 (linear), map, mrr@10, "
-        "p@10, recall@100, including the imports (polars-rank's byte-compiled first, "
-        "as pip does). Ratio = time / pytrec_eval's time.",
+        f"polars {pl.__version__}. Medians of {args.repeat} rounds, each running every "
+        "tool once in a fresh process, in turn. End to end from Parquet to per-query "
+        "values and means of ndcg@10 (linear), map, mrr@10, p@10, recall@100, including "
+        "the imports (polars-rank's byte-compiled first, as pip does); \"after imports\": "
+        "the same runs from after `import polars` and the tool's own import (what a "
+        "session that has them imported waits). Ratio = time / pytrec_eval's time.",
         "",
     ]
     for size in args.sizes:
-        results = {}
         # beyond RAM: only the bucketed path (the in-memory tools need tens of GB)
         tools = [LOW_MEMORY] if size in BEYOND_RAM else args.tools
         # one untimed run first: the first fresh process of a size (caches cold
         # after the previous size) came out ~10% slower than the next ones; not worth
         # another minute beyond RAM
         if size not in BEYOND_RAM:
-            measure(tools[0], size, 1, args.timeout)
-        for tool in tools:
-            res = measure(tool, size, args.repeat, args.timeout)
-            results[tool] = res
+            _run_child(tools[0], size, args.timeout)
+        results = measure(tools, size, args.repeat, args.timeout)
+        for tool, res in results.items():
             shown = (
                 "timeout"
                 if res and "timeout" in res
                 else "failed"
                 if res is None
-                else f"{res['seconds']:.2f}s {res['peak_mib']:.0f} MiB"
+                else f"{res['seconds']:.2f}s ({res['work']:.2f}s after imports) "
+                f"{res['peak_mib']:.0f} MiB"
             )
             print(f"{size:>4} {tool:42} {shown}", flush=True)
-        base = (results.get("pytrec_eval") or {}).get("seconds")
+        base = results.get("pytrec_eval") or {}
         warm = (results.get("ranx (warm)") or {}).get("seconds")
         lines += [
             f"## {size}",
             "",
-            "| tool | seconds | peak RSS (MiB) | ratio to pytrec_eval | ratio to ranx (warm) |",
-            "|---|---|---|---|---|",
+            "| tool | seconds | after imports | peak RSS (MiB) | ratio to pytrec_eval "
+            "| after imports | ratio to ranx (warm) |",
+            "|---|---|---|---|---|---|---|",
         ]
         for tool, res in results.items():
             if res is None or "timeout" in res:
                 shown = f"> {args.timeout:.0f}s" if res else "failed"
-                lines.append(f"| {tool} | {shown} | | | |")
+                lines.append(f"| {tool} | {shown} | | | | | |")
                 continue
-            ratio = f"{res['seconds'] / base:.2f}x" if base else ""
+            ratio = f"{res['seconds'] / base['seconds']:.2f}x" if base.get("seconds") else ""
+            work = f"{res['work'] / base['work']:.2f}x" if base.get("work") else ""
             to_warm = f"{res['seconds'] / warm:.2f}x" if warm else ""
-            lines.append(f"| {tool} | {res['seconds']:.2f} | {res['peak_mib']:.0f} | {ratio} "
-                         f"| {to_warm} |")
+            lines.append(f"| {tool} | {res['seconds']:.2f} | {res['work']:.2f} "
+                         f"| {res['peak_mib']:.0f} | {ratio} | {work} | {to_warm} |")
         ratios = {name: (results.get(name) or {}).get("seconds") for name in (
             "polars-rank evaluate", "polars-rank evaluate, ndcg@10 only",
             "polars-rank expressions (query=)",
