@@ -689,18 +689,22 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> _ListCode | None:
         blocks, firsts = grouped
         return _ListCode(pl.lit(blocks), lambda _: firsts)
     codes = []
-    # each string column a categorical of its own: codes 0, 1, ... as the rows are read
-    categories = {key: pl.Categories.random() for key in keys if schema[key] == pl.String}
+    # each string column a categorical of its own: codes 0, 1, ... as the rows are read.
+    # Polars keeps a categorical's names only while some data of its type lives (the
+    # ``Categories`` object does not hold them): an empty Series of the type keeps
+    # them for :func:`_category_lists`, after the cast's own columns are gone
+    anchors = {key: pl.Series(key, [], dtype=pl.Categorical(pl.Categories.random()))
+               for key in keys if schema[key] == pl.String}
     for key in keys:
-        if key in categories:
-            code = pl.col(key).cast(pl.Categorical(categories[key])).to_physical()
+        if key in anchors:
+            code = pl.col(key).cast(anchors[key].dtype).to_physical()
         else:  # an integer
             code = pl.col(key).rank("dense")
         codes.append(code.cast(pl.UInt64).alias(key))
     if len(keys) == 1:  # one query column: its codes (all below 2**32 - 1), null last
         key = keys[0]
         lists: Callable[[pl.DataFrame], pl.DataFrame] = (
-            (lambda run: _category_lists(categories[key], run, key)) if key in categories
+            (lambda run: _category_lists(anchors[key], run, key)) if key in anchors
             else (lambda run: _lists_of_rows(run, keys)))
         return _ListCode(codes[0].fill_null(2**32 - 1), lists)
     numbered = frame.select(codes).collect()
@@ -718,14 +722,17 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> _ListCode | None:
                      lambda run: _lists_of_rows(run, keys))
 
 
-def _category_lists(categories: pl.Categories, run: pl.DataFrame, key: str) -> pl.DataFrame:
-    """The lists of one string query column numbered by the codes of ``categories``.
+def _category_lists(anchor: pl.Series, run: pl.DataFrame, key: str) -> pl.DataFrame:
+    """The lists of one string query column numbered by the codes of ``anchor``'s type.
 
     Code i is the i-th category (those of this one cast, all of them in the run), and
     a null query id is number 2**32 - 1: no pass over the rows (``arg_unique`` over
-    10M numbers took 0.08 s).
+    10M numbers took 0.08 s). ``anchor``, an empty Series of the categorical type,
+    keeps the names alive (:func:`_list_code`).
     """
-    names = categories.to_series()
+    dtype = anchor.dtype
+    assert isinstance(dtype, pl.Categorical)
+    names = dtype.categories.to_series()
     lists = pl.DataFrame({_LIST: pl.int_range(names.len(), dtype=pl.UInt64, eager=True),
                           key: names})
     if run[key].null_count():

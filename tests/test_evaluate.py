@@ -585,3 +585,22 @@ def test_row_order_of_the_run_does_not_change_values(order: str) -> None:
                 assert math.isclose(got[qid][ours], values[ours], abs_tol=1e-12), (qid, ours)
         alone = pr.evaluate(run.filter(arm=arm).drop("arm"), qrels, metrics, per_query=True)
         assert alone.equals(per.filter(arm=arm).drop("arm"))
+
+
+@pytest.mark.skipif(not importlib.import_module("polars_rank.evaluate")._HAS_BIT_CAST,
+                    reason="Polars 1.x ranks with a window, without list numbers")
+def test_list_names_outlive_the_numbering_expression() -> None:
+    """Polars frees a categorical's names with the last data of its type, and the
+    ``Categories`` object does not hold them: the lists must still name every number
+    once the expression that numbered the rows is gone."""
+    import gc
+
+    module = importlib.import_module("polars_rank.evaluate")
+    run = pl.LazyFrame({"qid": ["q9", "q2", "q9", "q5", "q2"]})
+    code = module._list_code(run, ["qid"])
+    numbered = run.with_columns(code.code.alias(module._LIST)).collect()
+    lists = code.lists
+    del code
+    gc.collect()
+    named = numbered.join(lists(numbered), on=module._LIST, how="left", suffix="_named")
+    assert named["qid_named"].to_list() == named["qid"].to_list()
