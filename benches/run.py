@@ -318,13 +318,15 @@ def measure(tools: list[str], size: str, repeat: int, timeout: float) -> dict[st
 
     Round robin rather than one tool's runs back to back: a machine that slows down
     for a minute (a noisy neighbour) then slows every tool a little, not one tool's
-    every run, so the ratios stay fair. A tool that fails or times out is not run
+    every run, so the ratios stay fair. Each round starts one tool further on, so no
+    tool always follows the same one. A tool that fails or times out is not run
     again.
     """
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
     out: dict[str, dict | None] = {}
-    for _ in range(repeat):
-        for tool in tools:
+    for round_ in range(repeat):
+        start = round_ % len(tools)
+        for tool in tools[start:] + tools[:start]:
             if tool in out:
                 continue  # failed or timed out in an earlier round
             res = _run_child(tool, size, timeout)
@@ -399,7 +401,8 @@ def main() -> None:
         f"Machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
         f"{__import__('os').cpu_count()} cores; Python {platform.python_version()}, "
         f"polars {pl.__version__}. Medians of {args.repeat} rounds, each running every "
-        "tool once in a fresh process, in turn. End to end from Parquet to per-query "
+        "tool once in a fresh process, in turn (each round starting one tool further "
+        "on). End to end from Parquet to per-query "
         "values and means of ndcg@10 (linear), map, mrr@10, p@10, recall@100, including "
         "the imports (polars-rank's byte-compiled first, as pip does); \"after imports\": "
         "the same runs from after `import polars` and the tool's own import (what a "
