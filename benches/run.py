@@ -8,7 +8,7 @@ pytrec_eval, which has no cutoff), p@10, recall@100. It prints medians (with and
 without the imports), peak RSS and ratios, checks that the tools' means
 agree where their definitions match, and writes ``benches/RESULTS.md``.
 
-    python benches/generate.py 1m && python benches/run.py 1m [10m 7m 100m] [--repeat 3]
+    python benches/generate.py 1m && python benches/run.py 1m [10m 7m 100m] [--repeat 5]
 
 At 50m and 100m only ``evaluate(memory="low")`` runs (the other tools need the whole
 data in memory several times over).
@@ -273,7 +273,7 @@ TOOLS = {
 def _imports(tool: str) -> tuple[str, ...]:
     """The modules ``tool`` imports before its work: timed apart from the work."""
     for prefix, modules in (("polars-rank", ("polars_rank",)), ("pytrec_eval", ("pytrec_eval",)),
-                            ("ranx", ("ranx",)), ("ir_measures", ("ir_measures",))):
+                            ("ranx", ("ranx",)), ("ir_measures", ("ir_measures", "pandas"))):
         if tool.startswith(prefix):
             return ("polars", *modules)
     return ("polars",)
@@ -318,9 +318,10 @@ def measure(tools: list[str], size: str, repeat: int, timeout: float) -> dict[st
 
     Round robin rather than one tool's runs back to back: a machine that slows down
     for a minute (a noisy neighbour) then slows every tool a little, not one tool's
-    every run, so the ratios stay fair. Each round starts one tool further on, so no
-    tool always follows the same one. A tool that fails or times out is not run
-    again.
+    every run, so the ratios stay fair. Each round starts one tool further on, so the
+    first slot of a round (after the previous round's last tool) is not always the
+    same tool's; within a round the order is the same. A tool that fails or times
+    out is not run again (its earlier rounds are dropped; stderr says which round).
     """
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
     out: dict[str, dict | None] = {}
@@ -332,8 +333,11 @@ def measure(tools: list[str], size: str, repeat: int, timeout: float) -> dict[st
             res = _run_child(tool, size, timeout)
             if res is None or "timeout" in res:
                 out[tool] = res
+                print(f"  {tool}: failed or timed out in round {round_ + 1}", file=sys.stderr)
             else:
                 runs[tool].append(res)
+                print(f"  round {round_ + 1} {size:>4} {tool:42} {res['seconds']:.2f}s",
+                      file=sys.stderr, flush=True)
     for tool in tools:
         if tool not in out:
             done = runs[tool]
@@ -384,7 +388,7 @@ def byte_compile() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("sizes", nargs="*", default=["1m"])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--tools", nargs="*", default=list(TOOLS))
     parser.add_argument("--child", nargs=2, metavar=("TOOL", "SIZE"))
@@ -434,7 +438,7 @@ def main() -> None:
             f"## {size}",
             "",
             "| tool | seconds | after imports | peak RSS (MiB) | ratio to pytrec_eval "
-            "| after imports | ratio to ranx (warm) |",
+            "| ratio after imports | ratio to ranx (warm) |",
             "|---|---|---|---|---|---|---|",
         ]
         for tool, res in results.items():

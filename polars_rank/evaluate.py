@@ -690,9 +690,9 @@ def _list_code(frame: pl.LazyFrame, keys: list[str]) -> _ListCode | None:
         return _ListCode(pl.lit(blocks), lambda _: firsts)
     codes = []
     # each string column a categorical of its own: codes 0, 1, ... as the rows are read.
-    # Polars keeps a categorical's names only while some data of its type lives (the
-    # ``Categories`` object does not hold them): an empty Series of the type keeps
-    # them for :func:`_category_lists`, after the cast's own columns are gone
+    # Polars keeps a categorical's names only while a Series or an expression of its
+    # type lives (neither the ``Categories`` object nor a bare dtype holds them): an
+    # empty Series of the type keeps them for :func:`_category_lists`
     anchors = {key: pl.Series(key, [], dtype=pl.Categorical(pl.Categories.random()))
                for key in keys if schema[key] == pl.String}
     for key in keys:

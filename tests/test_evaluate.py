@@ -596,11 +596,14 @@ def test_list_names_outlive_the_numbering_expression() -> None:
     import gc
 
     module = importlib.import_module("polars_rank.evaluate")
-    run = pl.LazyFrame({"qid": ["q9", "q2", "q9", "q5", "q2"]})
+    run = pl.LazyFrame({"qid": ["q9", "q2", "q9", None, "q5", "q2"]})
     code = module._list_code(run, ["qid"])
     numbered = run.with_columns(code.code.alias(module._LIST)).collect()
+    # the categorical's codes (first seen, first numbered; null last), not row blocks
+    assert numbered[module._LIST].to_list() == [0, 1, 0, 2**32 - 1, 2, 1]
     lists = code.lists
     del code
     gc.collect()
     named = numbered.join(lists(numbered), on=module._LIST, how="left", suffix="_named")
     assert named["qid_named"].to_list() == named["qid"].to_list()
+    assert named["qid_named"].null_count() == 1  # the null list, and only it
