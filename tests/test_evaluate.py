@@ -590,9 +590,9 @@ def test_row_order_of_the_run_does_not_change_values(order: str) -> None:
 @pytest.mark.skipif(not importlib.import_module("polars_rank.evaluate")._HAS_BIT_CAST,
                     reason="Polars 1.x ranks with a window, without list numbers")
 def test_list_names_outlive_the_numbering_expression() -> None:
-    """Polars frees a categorical's names with the last data of its type, and the
-    ``Categories`` object does not hold them: the lists must still name every number
-    once the expression that numbered the rows is gone."""
+    """Polars frees a categorical's names with the last Series or expression of its
+    type (the ``Categories`` object does not hold them): the lists must still name
+    every number once the expression that numbered the rows is gone."""
     import gc
 
     module = importlib.import_module("polars_rank.evaluate")
