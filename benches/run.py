@@ -392,6 +392,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--tools", nargs="*", default=list(TOOLS))
     parser.add_argument("--child", nargs=2, metavar=("TOOL", "SIZE"))
+    parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md",
+                        help="the markdown file to write (a focused run: not RESULTS.md)")
     args = parser.parse_args()
     if args.child:
         child(*args.child)
@@ -476,7 +478,7 @@ def main() -> None:
             + ("all means agree." if not notes else "; ".join(notes)),
             "",
         ]
-    (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
+    args.out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
