@@ -29,10 +29,11 @@ results (with the optional ``polars-rank[plot]`` extra).
 from __future__ import annotations
 
 from polars_rank import _namespace, datasets, plot, stats
+from polars_rank._evaluation import evaluate, ranked
 from polars_rank._namespace import RankNameSpace
 from polars_rank.compare import compare
-from polars_rank.evaluate import InvalidDataError, evaluate
-from polars_rank.io import TrecFormatError, read_qrels, read_run, scan_qrels, scan_run, write_run
+from polars_rank.errors import InvalidDataError, TrecFormatError
+from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, write_run
 from polars_rank.metrics import (
     abandonment,
     auc,
@@ -87,6 +88,7 @@ __all__ = [
     "mean_dwell",
     "validate",
     "evaluate",
+    "ranked",
     "compare",
     "parse_metric",
     "scan_run",

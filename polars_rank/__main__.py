@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank import datasets
+from polars_rank._evaluation import evaluate
 from polars_rank.compare import compare
-from polars_rank.evaluate import InvalidDataError, evaluate
-from polars_rank.io import TrecFormatError, scan_qrels, scan_run
+from polars_rank.errors import InvalidDataError, TrecFormatError
+from polars_rank.io import scan_qrels, scan_run
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
 from polars_rank.registry import METRICS
 

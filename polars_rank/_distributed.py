@@ -3,8 +3,8 @@
 A *piece* is a Polars frame holding every row of its queries: the run's rows and,
 when qrels are given, the qrels rows of the same queries, told apart by the
 :data:`SIDE` column. :func:`evaluate_piece` runs :func:`evaluate`'s own code path
-(``_evaluate_complete_queries``) on it, so the per-query values are those
-``evaluate()`` gives in one process. This module imports neither PySpark nor Dask.
+(``per_query_values``) on it, so the per-query values are those ``evaluate()``
+gives in one process. This module imports neither PySpark nor Dask.
 """
 
 from __future__ import annotations
@@ -15,19 +15,16 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank.evaluate import (
-    EvalTies,
-    InvalidDataError,
-    Missing,
-    _evaluate_complete_queries,
-    _names,
-    _PerQuery,
-    _warn_unjudged,
-)
+from polars_rank._evaluation.means import warn_unjudged as warn_about
+from polars_rank._evaluation.options import names
+from polars_rank._evaluation.pipeline import PerQuery, per_query_values
+from polars_rank.errors import InvalidDataError
 from polars_rank.registry import Metric
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from polars_rank._evaluation.options import EvalTies, Missing
 
 SIDE = "__polars_rank_is_qrels"
 """True on the qrels rows of a combined piece, false on the run's."""
@@ -63,9 +60,9 @@ class Plan:
         return [*self.groups, self.query]
 
     def evaluate(self, run: pl.DataFrame | pl.LazyFrame,
-                 qrels: pl.DataFrame | pl.LazyFrame | None) -> _PerQuery:
-        """``_evaluate_complete_queries`` with these arguments."""
-        return _evaluate_complete_queries(
+                 qrels: pl.DataFrame | pl.LazyFrame | None) -> PerQuery:
+        """``per_query_values`` with these arguments."""
+        return per_query_values(
             run, qrels, list(self.metrics), query=self.query, doc=self.doc, score=self.score,
             rel=self.rel, group_by=list(self.groups), ties=self.ties, missing=self.missing,
             validate=self.validate, all_groups=self.all_groups,
@@ -92,12 +89,12 @@ def make_plan(
     check is :func:`evaluate`'s own, so a bad metric string, option or column raises
     here exactly as in one process, before any job starts.
     """
-    per = _evaluate_complete_queries(
+    per = per_query_values(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate,
     )
     per.frame.collect()  # plan-time errors too (types the checks let through)
-    groups = _names(group_by, "group_by")
+    groups = names(group_by, "group_by")
     wanted = [*groups, query, score]
     if doc in run.columns:
         wanted.append(doc)
@@ -108,7 +105,7 @@ def make_plan(
         metrics=tuple(items),
         query=query, doc=doc, score=score, rel=rel, groups=tuple(groups),
         run_columns=tuple(dict.fromkeys(wanted)), with_qrels=qrels is not None, ties=ties,
-        missing=missing, validate=validate, columns=tuple(per.columns),
+        missing=missing, validate=validate, columns=tuple(per.options.columns),
     )
 
 
@@ -177,7 +174,7 @@ def warn_unjudged(rows: Sequence[dict[str, object]], plan: Plan) -> None:
     count = sum(int(row[UNJUDGED]) for row in rows)  # type: ignore[call-overload]
     examples = [{k: row[k] for k in plan.keys} for row in rows]
     summary = pl.DataFrame({"len": [count], "e": [examples]})
-    _warn_unjudged([summary], plan.query, list(plan.groups))
+    warn_about([summary], plan.query, list(plan.groups))
 
 
 def data_error(error: BaseException) -> InvalidDataError | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import inspect
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -23,9 +24,8 @@ import polars as pl
 from polars_rank import metrics
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
-    from polars_rank._params import By, Gain, IntoExpr, Query, Ties
 
 _ORIGINAL = "_polars_rank_original"
 
@@ -33,9 +33,9 @@ _ORIGINAL = "_polars_rank_original"
 class RankNameSpace:
     """Ranking metrics on a relevance expression; calling it is Polars' ``Expr.rank``.
 
-    Every method is a one-line delegation to the top-level function of the same name
-    in :mod:`polars_rank`, with the relevance set to the expression the namespace was
-    called on, and the same docstring.
+    Every method is generated from the top-level function of the same name in
+    :mod:`polars_rank` (its signature without the first parameter, its docstring),
+    and calls it with the relevance set to the expression the namespace was called on.
     """
 
     def __init__(self, expr: pl.Expr, original: Callable[..., pl.Expr]) -> None:
@@ -58,133 +58,25 @@ class RankNameSpace:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(metrics.__all__))
 
-    # -- metrics: one-line delegations (docstrings copied below) ------------------------
-    def dcg(self, k: int | None = None, *, by: By = None,
-            descending: bool | Sequence[bool] = True, gain: Gain = "exponential",
-            query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.dcg(self._expr, k, by=by, descending=descending, gain=gain,
-                           query=query, ties=ties)
 
-    def ndcg(self, k: int | None = None, *, by: By = None,
-             descending: bool | Sequence[bool] = True, gain: Gain = "exponential",
-             query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.ndcg(self._expr, k, by=by, descending=descending, gain=gain,
-                            query=query, ties=ties)
+def _delegation(function: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
+    """``function`` as a method: the namespace's expression is its first argument."""
 
-    def err(self, k: int | None = None, *, max_grade: float = 4, by: By = None,
-            descending: bool | Sequence[bool] = True, query: Query = None,
-            ties: Ties = "first") -> pl.Expr:
-        return metrics.err(self._expr, k, max_grade=max_grade, by=by, descending=descending,
-                           query=query, ties=ties)
+    @functools.wraps(function)
+    def method(self: RankNameSpace, *args: Any, **kwargs: Any) -> pl.Expr:
+        return function(self._expr, *args, **kwargs)
 
-    def precision(self, k: int | None = None, *, by: By = None,
-                  descending: bool | Sequence[bool] = True, threshold: float = 1,
-                  query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.precision(self._expr, k, by=by, descending=descending,
-                                 threshold=threshold, query=query, ties=ties)
-
-    def recall(self, k: int | None = None, *, by: By = None,
-               descending: bool | Sequence[bool] = True, threshold: float = 1,
-               query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.recall(self._expr, k, by=by, descending=descending,
-                              threshold=threshold, query=query, ties=ties)
-
-    def f1(self, k: int | None = None, *, by: By = None,
-           descending: bool | Sequence[bool] = True, threshold: float = 1,
-           query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.f1(self._expr, k, by=by, descending=descending,
-                          threshold=threshold, query=query, ties=ties)
-
-    def average_precision(self, k: int | None = None, *, by: By = None,
-                          descending: bool | Sequence[bool] = True, threshold: float = 1,
-                          query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.average_precision(self._expr, k, by=by, descending=descending,
-                                         threshold=threshold, query=query, ties=ties)
-
-    def map(self, k: int | None = None, *, by: By = None,
-            descending: bool | Sequence[bool] = True, threshold: float = 1,
-            query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.average_precision(self._expr, k, by=by, descending=descending,
-                                         threshold=threshold, query=query, ties=ties)
-
-    def reciprocal_rank(self, k: int | None = None, *, by: By = None,
-                        descending: bool | Sequence[bool] = True, threshold: float = 1,
-                        query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.reciprocal_rank(self._expr, k, by=by, descending=descending,
-                                       threshold=threshold, query=query, ties=ties)
-
-    def mrr(self, k: int | None = None, *, by: By = None,
-            descending: bool | Sequence[bool] = True, threshold: float = 1,
-            query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.reciprocal_rank(self._expr, k, by=by, descending=descending,
-                                       threshold=threshold, query=query, ties=ties)
-
-    def hit_rate(self, k: int | None = None, *, by: By = None,
-                 descending: bool | Sequence[bool] = True, threshold: float = 1,
-                 query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.hit_rate(self._expr, k, by=by, descending=descending,
-                                threshold=threshold, query=query, ties=ties)
-
-    def r_precision(self, *, by: By = None, descending: bool | Sequence[bool] = True,
-                    threshold: float = 1, query: Query = None,
-                    ties: Ties = "first") -> pl.Expr:
-        return metrics.r_precision(self._expr, by=by, descending=descending,
-                                   threshold=threshold, query=query, ties=ties)
-
-    def rbp(self, p: float = 0.8, *, k: int | None = None, by: By = None,
-            descending: bool | Sequence[bool] = True, threshold: float = 1,
-            query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.rbp(self._expr, p, k=k, by=by, descending=descending,
-                           threshold=threshold, query=query, ties=ties)
-
-    def bpref(self, *, by: By = None, descending: bool | Sequence[bool] = True,
-              threshold: float = 1, query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.bpref(self._expr, by=by, descending=descending,
-                             threshold=threshold, query=query, ties=ties)
-
-    def rank_correlation(self, *, by: By = None, descending: bool | Sequence[bool] = True,
-                         query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.rank_correlation(self._expr, by=by, descending=descending,
-                                        query=query, ties=ties)
-
-    def auc(self, *, by: By = None, descending: bool | Sequence[bool] = True,
-            threshold: float = 1, query: Query = None) -> pl.Expr:
-        return metrics.auc(self._expr, by=by, descending=descending, threshold=threshold,
-                           query=query)
-
-    def ctr(self, k: int | None = None, *, by: By = None,
-            descending: bool | Sequence[bool] = True, query: Query = None,
-            ties: Ties = "first") -> pl.Expr:
-        return metrics.ctr(self._expr, k, by=by, descending=descending, query=query,
-                           ties=ties)
-
-    def abandonment(self, k: int | None = None, *, by: By = None,
-                    descending: bool | Sequence[bool] = True, query: Query = None,
-                    ties: Ties = "first") -> pl.Expr:
-        return metrics.abandonment(self._expr, k, by=by, descending=descending, query=query,
-                                   ties=ties)
-
-    def first_click_rr(self, k: int | None = None, *, by: By = None,
-                       descending: bool | Sequence[bool] = True, query: Query = None,
-                       ties: Ties = "first") -> pl.Expr:
-        return metrics.first_click_rr(self._expr, k, by=by, descending=descending,
-                                      query=query, ties=ties)
-
-    def clicks_per_query(self, k: int | None = None, *, by: By = None,
-                         descending: bool | Sequence[bool] = True, query: Query = None,
-                         ties: Ties = "first") -> pl.Expr:
-        return metrics.clicks_per_query(self._expr, k, by=by, descending=descending,
-                                        query=query, ties=ties)
-
-    def mean_dwell(self, k: int | None = None, *, clicks: IntoExpr | None = None,
-                   by: By = None, descending: bool | Sequence[bool] = True,
-                   query: Query = None, ties: Ties = "first") -> pl.Expr:
-        return metrics.mean_dwell(self._expr, k, clicks=clicks, by=by, descending=descending,
-                                  query=query, ties=ties)
+    signature = inspect.signature(function)
+    params = list(signature.parameters.values())
+    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    method.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[this, *params[1:]])
+    return method
 
 
+# every metric function of the package, one method each, with its signature and docstring
 for _name in metrics.__all__:
-    getattr(RankNameSpace, _name).__doc__ = getattr(metrics, _name).__doc__
+    setattr(RankNameSpace, _name, _delegation(getattr(metrics, _name)))
 
 
 class _RankDescriptor:

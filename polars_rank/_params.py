@@ -22,6 +22,8 @@ By: TypeAlias = "str | pl.Expr | Sequence[str | pl.Expr] | None"
 """Ranking key(s): a score or rank column, optionally followed by tie-breaking keys."""
 Query: TypeAlias = "str | pl.Expr | Sequence[str | pl.Expr] | None"
 """Column(s) identifying a query."""
+Rank: TypeAlias = "str | pl.Expr | tuple[str | pl.Expr, str | pl.Expr] | None"
+"""Positions given by a ranking step: a column of 1-based ranks, or (first, last) tie bounds."""
 
 GAINS: tuple[str, ...] = get_args(Gain)
 TIES: tuple[str, ...] = get_args(Ties)

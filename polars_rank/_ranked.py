@@ -2,23 +2,34 @@
 
 A metric expression is evaluated in some *context*: a ``group_by`` group, a window
 partition, or a whole frame. :class:`Ranked` describes that context as one ranked
-list (or, with ``query=``, as many lists whose metric values are averaged):
+list (or, with ``query=``, as many lists whose metric values are averaged), in one
+of two modes, chosen once when the expression is built:
 
-* rows whose first ranking key is null are *judged but not retrieved*: they sort
-  after every retrieved row, count for the ideal ranking and for the number of
-  relevant documents, and never take a rank;
+* **keys** (``by=``): the context's rows are ranked by the keys, so every metric
+  sorts (or ranks) its list itself: one-line expressions, self-contained.
+* **positions** (``rank=``): the rows already carry their 1-based position in the
+  list (a ranking step ran before, once for every metric: :func:`polars_rank.ranked`
+  or ``rank("ordinal").over(query)``), so most metrics are plain sums, counts and
+  minima of row contributions, Polars' fast aggregations, and none sorts. A list may
+  omit unjudged rows (they only occupy ranks); its length is its largest rank.
+
+In both modes:
+
+* rows without a rank (a null first ranking key, a null position) are *judged but
+  not retrieved*: they count for the ideal ranking and for the number of relevant
+  documents, and never take a rank;
 * null relevance is *unjudged*: gain 0, never relevant, not a judged non-relevant;
 * a list holding data no metric can score (negative or non-finite relevance, a NaN
-  ranking key, ...) evaluates to NaN, so a mean over it is NaN as well.
+  ranking key, a position below 1, ...) evaluates to NaN, so a mean over it is NaN.
 
-Everything is a plain Polars expression (``sort_by``/``head``/``cum_sum``/
-``int_range`` and aggregations), so it runs in ``select``, ``group_by().agg()``,
-``over()``, lazily and on the streaming engine.
+Everything is a plain Polars expression, so it runs in ``select``,
+``group_by().agg()``, ``over()``, lazily and on the streaming engine.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -33,15 +44,18 @@ from polars_rank._params import (
     to_expr,
     to_exprs,
 )
+from polars_rank._rules import label_rules, score_rules
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from polars_rank._params import By, IntoExpr, Query
+    from polars_rank._params import By, IntoExpr, Query, Rank
 
 NAN = float("nan")
+INF = float("inf")
 _SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
 _RANK_TABLE_MAX = 10_000  # the largest cutoff k whose ranks 1..k are a literal
+
 
 
 @functools.cache
@@ -56,50 +70,18 @@ class Ranked:
 
     labels: pl.Expr
     """Relevance (or clicks) as Float64, null = unjudged."""
-    keys: tuple[pl.Expr, ...]
-    """Ranking keys, first one decides retrieval (null = not retrieved); empty = row order."""
-    descending: tuple[bool, ...]
-    ties: str
-    query: tuple[pl.Expr, ...]
-    name: str | None
-    given_positions: pl.Expr | None = None
-    """Sparse mode: the rank of each row (null = not retrieved); rows not listed are
-    non-relevant, and only relevance-carrying rows need to be present."""
-    given_n_retrieved: pl.Expr | None = None
-    """Sparse mode: the number of retrieved rows of the list."""
-
-    presorted: bool = False
-    """Rows already come in rank order (unretrieved last): sparse mode, or dense
-    ``ties="expected"`` with :attr:`given_ties`."""
-    given_ties: tuple[pl.Expr, pl.Expr] | None = None
-    """Dense ``ties="expected"`` on presorted rows: each row's tie group as (start,
-    end), 0-based row indices within the list, end exclusive."""
-
-    @classmethod
-    def sparse(cls, rel: str, positions: str, n_retrieved: str, *, presorted: bool = False,
-               ties: tuple[str, str] | None = None) -> Ranked:
-        """A list given by the ranks of its judged rows (``evaluate``'s fast path).
-
-        The context holds every judged row of one query: those retrieved carry their
-        rank (1-based) in ``positions``, the others null; ``n_retrieved`` holds the
-        length of the ranked list. Unjudged retrieved rows need not be present: they
-        only occupy ranks, which ``positions`` already accounts for. ``presorted``: the
-        rows of each list already come in rank order, unretrieved last.
-        """
-        given_ties = None if ties is None else (pl.col(ties[0]), pl.col(ties[1]))
-        return cls(pl.col(rel).cast(pl.Float64), (pl.col(positions),), (False,),
-                   "first" if ties is None else "expected", (), None, pl.col(positions),
-                   pl.col(n_retrieved).max().fill_null(0), presorted, given_ties)
-
-    @classmethod
-    def presorted_ties(cls, rel: str, score: str, start: str, end: str) -> Ranked:
-        """Whole lists sorted by ``score`` (descending, nulls last), tie groups given.
-
-        ``evaluate(ties="expected")``: the frame computes the groups once with
-        windows, so the metrics need no sort and no group search of their own.
-        """
-        return cls(pl.col(rel).cast(pl.Float64), (pl.col(score),), (True,), "expected", (),
-                   None, presorted=True, given_ties=(pl.col(start), pl.col(end)))
+    keys: tuple[pl.Expr, ...] = ()
+    """Keys mode: ranking keys, the first decides retrieval (null = not retrieved);
+    empty (and no ``rank``) = row order."""
+    descending: tuple[bool, ...] = ()
+    ties: str = "first"
+    query: tuple[pl.Expr, ...] = ()
+    name: str | None = None
+    rank: pl.Expr | None = None
+    """Positions mode: each row's 1-based position (null = not retrieved); with
+    :attr:`rank_last`, the first position of the row's tie group."""
+    rank_last: pl.Expr | None = None
+    """Positions mode, ``ties="expected"``: the last position of the row's tie group."""
 
     @classmethod
     def build(
@@ -110,18 +92,38 @@ class Ranked:
         descending: bool | Sequence[bool],
         ties: str,
         query: Query,
+        rank: Rank = None,
     ) -> Ranked:
         """Validate the common parameters and describe the list."""
         rel_expr = to_expr(rel, "rel")
+        check_choice(ties, "ties", TIES)
+        query_exprs = () if query is None else to_exprs(query, "query")
+        name = rel_expr.meta.output_name(raise_if_undetermined=False)
+        labels = rel_expr.cast(pl.Float64)
+        if rank is not None:
+            if by is not None:
+                msg = ("give either by= (rank each list here) or rank= (positions ranked "
+                       "before), not both")
+                raise ValueError(msg)
+            if ties != "first":
+                msg = (f"ties={ties!r} with rank=: the ranking step decides ties; for "
+                       "ties='expected' pass its tie bounds, rank=('rank', 'rank_last') "
+                       "from polars_rank.ranked(..., ties='expected')")
+                raise ValueError(msg)
+            first, last = _rank_columns(rank)
+            return cls(labels, (), (), "expected" if last is not None else "first",
+                       query_exprs, name, first, last)
         keys = () if by is None else to_exprs(by, "by")
         desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
-        check_choice(ties, "ties", TIES)
         if ties == "expected" and not keys:
             msg = "ties='expected' needs a ranking key `by` (without one, rows cannot tie)"
             raise ValueError(msg)
-        query_exprs = () if query is None else to_exprs(query, "query")
-        name = rel_expr.meta.output_name(raise_if_undetermined=False)
-        return cls(rel_expr.cast(pl.Float64), keys, desc, ties, query_exprs, name)
+        return cls(labels, keys, desc, ties, query_exprs, name)
+
+    @property
+    def positioned(self) -> bool:
+        """Positions mode: the rows carry their ranks (``rank=``)."""
+        return self.rank is not None
 
     # ------------------------------------------------------------------ whole list
     def gains(self) -> pl.Expr:
@@ -137,34 +139,82 @@ class Ranked:
         return self.relevant(threshold).sum()
 
     def n_retrieved(self) -> pl.Expr:
-        """Number of retrieved rows (non-null first ranking key)."""
-        if self.given_n_retrieved is not None:
-            return self.given_n_retrieved
+        """Length of the ranked list: retrieved rows (keys), the largest rank (positions)."""
+        if self.rank is not None:
+            last = self.rank if self.rank_last is None else self.rank_last
+            return last.max().cast(pl.Int64).fill_null(0)
         return self.keys[0].count() if self.keys else pl.len()
 
     def bad(self, *extra: pl.Expr) -> pl.Expr:
         """True when the list holds a value no metric can score."""
-        flag = (self.labels < 0) | ~self.labels.is_finite()
+        rules = label_rules(self.labels)
         if self.keys:
-            flag = flag | self.keys[0].cast(pl.Float64, strict=False).is_nan()
+            rules += score_rules(self.keys[0])
+        flag = functools.reduce(operator.or_, (mask for _, mask in rules))
+        if self.rank is not None:  # positions are whole numbers >= 1 (null: not retrieved)
+            first = self.rank.cast(pl.Float64)
+            flag = flag | (first < 1) | (first != first.floor())
+            if self.rank_last is not None:
+                flag = flag | (self.rank_last.cast(pl.Float64) < first)
         for e in extra:
             flag = flag | e
-        return flag.any()
+        out = flag.any()
+        if self.rank is not None and self.rank_last is None:
+            # distinct positions 1..n: at least as large a largest one as there are
+            # positions (catches dense ranks; rank("ordinal") and ranked() give distinct)
+            out = out | (self.rank.max() < self.rank.count())
+        return out
+
+    # ------------------------------------------------------------------ positions
+    def position(self) -> pl.Expr:
+        """Each row's rank, 1-based, input order (null: not retrieved); strict orders.
+
+        Positions mode: the given ranks. Keys mode: the ordinal rank of the keys (ties
+        in input order; ``optimistic`` / ``pessimistic`` order tied rows by gain),
+        computed per list, so name it once per metric.
+        """
+        if self.rank is not None:
+            return self.rank.cast(pl.Int64)
+        if not self.keys:
+            return pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+        keys, desc = list(self.keys), list(self.descending)
+        if self.ties in ("optimistic", "pessimistic"):
+            keys.append(self.gains())
+            desc.append(self.ties == "optimistic")
+        key, down = rank_key(keys, desc)
+        return self._retrieved_only(key.rank("ordinal", descending=down).cast(pl.Int64))
+
+    def bounds(self) -> tuple[pl.Expr, pl.Expr]:
+        """``ties="expected"``: (first, last) rank of each row's tie group, input order.
+
+        Rows with equal keys share a block of ranks; every order of a group being
+        equally likely, each of its rows is at each of its ranks with probability
+        1 / (last - first + 1) (McSherry & Najork, ECIR 2008). Null: not retrieved.
+        """
+        if self.rank is not None:
+            last = self.rank if self.rank_last is None else self.rank_last
+            return self.rank.cast(pl.Int64), last.cast(pl.Int64)
+        key, down = rank_key(list(self.keys), list(self.descending))
+        lo = self._retrieved_only(key.rank("min", descending=down).cast(pl.Int64))
+        hi = self._retrieved_only(key.rank("max", descending=down).cast(pl.Int64))
+        return lo, hi
+
+    def _retrieved_only(self, ranks: pl.Expr) -> pl.Expr:
+        """``ranks`` where the first key is not null (a struct key ranks null rows too)."""
+        if len(self.keys) == 1 and self.ties not in ("optimistic", "pessimistic"):
+            return ranks  # a single key's rank is null where the key is
+        return pl.when(self.keys[0].is_not_null()).then(ranks)
 
     # ------------------------------------------------------------------ rank order
     def ordered(self, values: pl.Expr, k: int | None = None) -> pl.Expr:
         """``values`` in rank order (retrieved first, then unretrieved), first ``k``.
 
-        In sparse mode every row is kept (rows past ``k`` are masked by
-        :meth:`retrieved`), aligned with :meth:`positions`.
+        Keys mode cuts the list at ``k``; positions mode keeps every row (its ranks
+        need not be contiguous), aligned with :meth:`positions` and masked by
+        :meth:`retrieved`.
         """
-        if self.ties == "expected":
-            return self.cut(self.tie_sum(self.sorted(values)) / self.tie_size().cast(pl.Float64),
-                            k)
-        if self.given_positions is not None:
-            if self.presorted:
-                return values
-            return values.sort_by(self.given_positions, nulls_last=True, maintain_order=True)
+        if self.rank is not None:
+            return values.sort_by(self.rank, nulls_last=True, maintain_order=True)
         out = values
         if self.keys:
             keys = list(self.keys)
@@ -175,122 +225,19 @@ class Ranked:
             out = sort_by(values, keys, desc)
         return out if k is None else out.head(k)
 
-    # ------------------------------------------------------------------ tie groups
-    # ties="expected" (McSherry & Najork, ECIR 2008): the rows are sorted by the keys
-    # alone; rows with equal keys form a tie group occupying a block of ranks, and
-    # every ordering of a group is equally likely. Each rank ("slot") of a group then
-    # holds each of the group's rows with probability 1/n, so a metric that is a sum
-    # of per-rank terms has as expected value the same sum over the slot means; the
-    # other metrics use the group's counts (see the kernels). All in rank order, over
-    # the whole list (cutoffs are applied after).
-    def cut(self, ranked: pl.Expr, k: int | None) -> pl.Expr:
-        """The first ``k`` of a rank-ordered expression (sparse mode keeps every row)."""
-        return ranked if k is None or self.given_positions is not None else ranked.head(k)
+    def positions(self, k: int | None = None) -> pl.Expr:
+        """Ranks aligned with ``ordered(values, k)`` (null on rows not retrieved)."""
+        if self.rank is not None:
+            return self.rank.sort(nulls_last=True).cast(pl.Int64)
+        return self.ideal_positions(k)
 
-    def sorted(self, values: pl.Expr) -> pl.Expr:
-        """``values`` sorted by the keys only (ties in input order), whole list."""
-        if self.presorted:
-            return values
-        return sort_by(values, list(self.keys), list(self.descending))
-
-    def _tie_bounds(self) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-        """(slot index, group start, group end): 0-based, end exclusive, rank order."""
-        if self.given_ties is not None:
-            return pl.int_range(pl.len(), dtype=pl.Int64), *self.given_ties
-        index = pl.int_range(pl.len(), dtype=pl.Int64)
-        if self._ranks_give_ties():  # the rank bounds of each row, in rank order
-            lo, hi = self._tie_ranks()
-            return index, (lo - 1).sort(nulls_last=True), hi.sort(nulls_last=True)
-        ranked_key = self.sorted(key_struct(self.keys))
-        starts = (index == 0) | ranked_key.ne_missing(ranked_key.shift(1))
-        ends = starts.shift(-1, fill_value=True)
-        start = pl.when(starts).then(index).otherwise(None).forward_fill()
-        end = pl.when(ends).then(index + 1).otherwise(None).backward_fill()
-        return index, start, end
-
-    def tie_size(self) -> pl.Expr:
-        """Size of the tie group of each slot (rank order)."""
-        _, start, end = self._tie_bounds()
-        return end - start
-
-    def tie_slot(self) -> pl.Expr:
-        """1-based slot of each rank within its tie group."""
-        index, start, _ = self._tie_bounds()
-        return index - start + 1
-
-    def tie_sum(self, ranked: pl.Expr) -> pl.Expr:
-        """Sum of ``ranked`` (rank order, from :meth:`sorted`) over each slot's group."""
-        _, start, end = self._tie_bounds()
-        total = ranked.cum_sum()
-        return total.gather(end - 1) - (total - ranked).gather(start)
-
-    def tie_before(self, ranked: pl.Expr) -> pl.Expr:
-        """Sum of ``ranked`` over the groups ranked above each slot's group."""
-        _, start, _ = self._tie_bounds()
-        return (ranked.cum_sum() - ranked).gather(start)
-
-    def rank_sum(self, values: pl.Expr, k: int | None = None,
-                 term: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None,
-                 term_sum: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None) -> pl.Expr:
-        """Sum over the retrieved ranks p <= k of ``term(value at rank p, p)``.
-
-        ``term`` (default: the value) must be linear in the value, as the terms of
-        DCG, P@k, R@k, RBP and CTR are. With ``ties="expected"`` it is the exact mean
-        over tie orders, computed without sorting the values: each row of a tie group
-        holding ranks lo..hi (from two ranks of the key) is at each of them with
-        probability 1/(hi - lo + 1), so it contributes its value times the mean of
-        ``term(1, p)`` over lo..hi: ``term_sum(lo, hi)`` when the sum has a closed form
-        (ranks lo..hi, empty when hi < lo), else prefix sums of the terms over the
-        ranks.
-        """
-        apply = term if term is not None else (lambda v, _p: v)
-        if self.ties == "expected" and self._ranks_give_ties():
-            lo, hi = self._tie_ranks()
-            n_ret = self.n_retrieved().cast(pl.Int64)
-            limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
-            ranks = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
-            last = pl.min_horizontal(hi, limit)
-            if term_sum is not None:
-                total = pl.when(last >= lo).then(term_sum(lo, last)).otherwise(0.0)
-            else:
-                table = pl.when(ranks <= limit).then(apply(pl.lit(1.0), ranks)).otherwise(0.0)
-                table = pl.lit(0.0).append(table.cum_sum())  # [m]: terms of ranks 1..m
-                total = table.gather(hi) - table.gather(lo - 1)
-            mean_term = total / (hi - lo + 1).cast(pl.Float64)
-            return (values * mean_term).fill_null(0.0).sum()
-        ranked = pl.when(self.retrieved(k)).then(self.ordered(values, k)).otherwise(0.0)
-        return apply(ranked, self.positions(k)).fill_null(0.0).sum()
-
-    def _ranks_give_ties(self) -> bool:
-        """Tie groups can come from ranks of the key: dense mode, one sort direction."""
-        return self.given_positions is None and len(set(self.descending)) == 1
-
-    def _tie_ranks(self) -> tuple[pl.Expr, pl.Expr]:
-        """(first, last) rank (1-based, input order) of each row's tie group."""
-        key = self.keys[0] if len(self.keys) == 1 else key_struct(self.keys)
-        lo = key.rank("min", descending=self.descending[0]).cast(pl.Int64)
-        hi = key.rank("max", descending=self.descending[0]).cast(pl.Int64)
-        return lo, hi
-
-    def expected_first(self, indicator: pl.Expr, k: int | None) -> tuple[pl.Expr, pl.Expr]:
-        """ties="expected": (P(no hit above the slot), P(hit at the slot | none above)).
-
-        ``indicator``: 1.0 / 0.0 per row (a hit: relevant, clicked). Within a group of
-        n rows holding m hits, slot j (1-based) holds the group's first hit with
-        probability prod_{t<j} (n-m-t+1)/(n-t+1) * m/(n-j+1) (drawing without
-        replacement); a group ranked above with a hit makes it 0. Rank order, first
-        k, masked to retrieved rows. Their product is P(the first hit is at the slot).
-        """
-        hits = self.sorted(indicator)
-        n = self.tie_size().cast(pl.Float64)
-        m = self.tie_sum(hits)
-        j = self.tie_slot().cast(pl.Float64)
-        shown = self.retrieved(k)
-        none_here = self.cut(((n - m - j + 1.0) / (n - j + 1.0)).clip(lower_bound=0.0), k)
-        none_above = pl.when(shown).then(none_here).otherwise(1.0).cum_prod().shift(
-            1, fill_value=1.0)
-        first_here = self.cut(m / (n - j + 1.0), k)
-        return none_above, pl.when(shown).then(first_here).otherwise(0.0)
+    def retrieved(self, k: int | None = None) -> pl.Expr:
+        """Mask aligned with ``ordered(values, k)``: True on retrieved rows within k."""
+        if self.rank is not None:
+            ranks = self.positions()
+            inside = ranks.is_not_null()
+            return inside if k is None else inside & (ranks <= k)
+        return self.positions(k) <= self.n_retrieved()
 
     @staticmethod
     def depth(k: int | None = None) -> pl.Expr:
@@ -309,20 +256,83 @@ class Ranked:
             return pl.lit(_rank_table(k)).head(Ranked.depth(k))
         return pl.int_range(1, Ranked.depth(k) + 1, dtype=pl.Int64)
 
-    def positions(self, k: int | None = None) -> pl.Expr:
-        """Ranks aligned with ``ordered(values, k)`` (null on rows not retrieved)."""
-        if self.given_positions is not None:
-            ranks = self.given_positions
-            return (ranks if self.presorted else ranks.sort(nulls_last=True)).cast(pl.Int64)
-        return self.ideal_positions(k)
+    # ------------------------------------------------------------------ sums over ranks
+    def rank_sum(self, values: pl.Expr, k: int | None = None,
+                 term: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None,
+                 term_sum: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None) -> pl.Expr:
+        """Sum over the retrieved ranks p <= k of ``term(value at rank p, p)``.
 
-    def retrieved(self, k: int | None = None) -> pl.Expr:
-        """Mask aligned with ``ordered(values, k)``: True on retrieved rows within k."""
-        if self.given_positions is not None:
-            ranks = self.positions()
-            inside = ranks.is_not_null()
-            return inside if k is None else inside & (ranks <= k)
-        return self.positions(k) <= self.n_retrieved()
+        ``term`` (default: the value) must be linear in the value, as the terms of
+        DCG, P@k, R@k, RBP and CTR are. Positions mode sums each row's term where
+        its rank is within k: no sort. With ``ties="expected"`` it is the exact mean
+        over tie orders, without sorting the values: each row of a tie group holding
+        ranks lo..hi is at each of them with probability 1/(hi - lo + 1), so it
+        contributes its value times the mean of ``term(1, p)`` over lo..hi:
+        ``term_sum(lo, hi)`` when the sum has a closed form (empty when hi < lo),
+        else prefix sums of the terms over the ranks.
+        """
+        apply = term if term is not None else (lambda v, _p: v)
+        if self.ties == "expected":
+            lo, hi = self.bounds()
+            n_ret = self.n_retrieved().cast(pl.Int64)
+            limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
+            if term_sum is not None:
+                last = pl.min_horizontal(hi, limit)
+                total = pl.when(last >= lo).then(term_sum(lo, last)).otherwise(0.0)
+            else:
+                table = self.prefix_sums(lambda p: apply(pl.lit(1.0), p), limit)
+                total = table.gather(hi) - table.gather(lo - 1)
+            mean_term = total / (hi - lo + 1).cast(pl.Float64)
+            return (values * mean_term).fill_null(0.0).sum()
+        if self.rank is not None:
+            rank = self.rank
+            inside = rank.is_not_null() if k is None else rank <= k
+            return pl.when(inside).then(apply(values, rank)).otherwise(0.0).sum()
+        ranked = pl.when(self.retrieved(k)).then(self.ordered(values, k)).otherwise(0.0)
+        return apply(ranked, self.positions(k)).fill_null(0.0).sum()
+
+    def prefix_sums(self, term: Callable[[pl.Expr], pl.Expr], limit: pl.Expr) -> pl.Expr:
+        """[0, t(1), t(1) + t(2), ...]: prefix sums of ``term`` over the ranks 1..n.
+
+        Each term is 0 past ``limit``; gathering two of them sums a block of ranks.
+        """
+        ranks = pl.int_range(1, self.n_retrieved() + 1, dtype=pl.Int64)
+        terms = pl.when(ranks <= limit).then(term(ranks)).otherwise(0.0)
+        return pl.lit(0.0).append(terms.cum_sum())
+
+    def first_hit(self, indicator: pl.Expr, k: int | None,
+                  weight: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        """E[weight(p)] over the rank p of the first hit within k (0 without one).
+
+        ``indicator`` is 1.0 / 0.0 per row (relevant, clicked). ``weight(p)`` is
+        1 / p (reciprocal rank) or 1 (a hit at all). Strict orders read the smallest
+        rank of a hit. With ``ties="expected"`` only the first tie group holding a
+        hit matters: with n rows and m hits, ranks lo..hi, the first hit is at slot
+        j with probability m / (n - j + 1) * prod_(t<j) (n - m - t + 1) / (n - t + 1)
+        (drawing without replacement), j = 1..n - m + 1.
+        """
+        hit = indicator > 0
+        if self.ties != "expected":
+            if self.rank is not None:
+                rank = self.rank
+                inside = rank.is_not_null() if k is None else rank <= k
+                first = pl.when(hit & inside).then(rank).min()
+            else:
+                shown = pl.when(self.retrieved(k)).then(self.ordered(indicator, k))
+                first = pl.when(shown > 0).then(self.positions(k)).min()
+            return weight(first.cast(pl.Float64)).fill_null(0.0)
+        lo, hi = self.bounds()
+        hits = hit & lo.is_not_null()
+        lo_1 = lo.filter(hits).min()
+        n = (hi.filter(hits).min() - lo_1 + 1).cast(pl.Float64)  # first group with a hit
+        m = (hits & (lo == lo_1)).sum().cast(pl.Float64)
+        slot = pl.int_range(1, (n - m + 2).fill_null(1).cast(pl.Int64), dtype=pl.Int64)
+        j = slot.cast(pl.Float64)
+        none_before = ((n - m - j + 1.0) / (n - j + 1.0)).cum_prod().shift(1, fill_value=1.0)
+        rank = (lo_1 + slot - 1).cast(pl.Float64)
+        chance = none_before * m / (n - j + 1.0) * weight(rank)
+        inside = chance if k is None else pl.when(rank <= k).then(chance).otherwise(0.0)
+        return inside.sum()
 
     # ------------------------------------------------------------------ finishing
     def finish(self, value: pl.Expr, bad: pl.Expr | None = None) -> pl.Expr:
@@ -336,6 +346,35 @@ class Ranked:
             out = out.over(list(self.query), mapping_strategy="explode").mean().median()
         out = out.cast(pl.Float64)
         return out.alias(self.name) if self.name else out
+
+
+def _rank_columns(rank: Rank) -> tuple[pl.Expr, pl.Expr | None]:
+    """``rank=``: a column (positions), or a pair (first, last) of tie bounds."""
+    if isinstance(rank, (str, pl.Expr)):
+        return to_expr(rank, "rank"), None
+    if isinstance(rank, tuple) and len(rank) == 2:
+        return to_expr(rank[0], "rank"), to_expr(rank[1], "rank")
+    msg = ("rank must be a column of positions or a pair (first, last) of tie bounds, "
+           f"got {rank!r}")
+    raise TypeError(msg)
+
+
+def rank_key(keys: list[pl.Expr], descending: list[bool]) -> tuple[pl.Expr, bool]:
+    """The keys as one expression to ``rank()``, and its direction (nulls last).
+
+    One key ranks as it is. Several in one direction rank as a struct (descending, a
+    null field sorts last; ascending, each key is preceded by its null flag). Mixed
+    directions: each ascending key becomes minus its dense rank, so all descend.
+    """
+    if len(keys) == 1:
+        return keys[0], descending[0]
+    if len(set(descending)) > 1:
+        keys = [k if d else -k.rank("dense").cast(pl.Int64) for k, d in zip(keys, descending,
+                                                                              strict=True)]
+        descending = [True] * len(keys)
+    down = descending[0]
+    fields = keys if down else [f for key in keys for f in (key.is_null(), key)]
+    return key_struct(fields), down
 
 
 def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.Expr:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank.evaluate import InvalidDataError
+from polars_rank.errors import InvalidDataError
 from polars_rank.stats import (
     TestResult,
     adjust,

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-    from polars_rank.evaluate import EvalTies, Missing
+    from polars_rank._evaluation.options import EvalTies, Missing
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate"]

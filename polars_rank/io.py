@@ -21,6 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
+from polars_rank.errors import TrecFormatError
+
 __all__ = ["TrecFormatError", "scan_run", "read_run", "scan_qrels", "read_qrels", "write_run"]
 
 PathLike = str | os.PathLike[str]
@@ -31,10 +33,6 @@ _RUN_LINE = (
     rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}(?:{_SEP}{_FIELD})?\s*$"
 )
 _QRELS_LINE = rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}\s*$"
-
-
-class TrecFormatError(ValueError):
-    """A line of a TREC file does not have the expected fields."""
 
 
 def _has_text(path: PathLike) -> bool:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
     from pyspark.sql import Column, DataFrame
 
-    from polars_rank.evaluate import EvalTies, Missing
+    from polars_rank._evaluation.options import EvalTies, Missing
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 import polars as pl
 
 from polars_rank._params import check_real, to_expr, to_exprs
+from polars_rank._rules import label_rules, score_rules
 
 if TYPE_CHECKING:
     from polars_rank._params import By, IntoExpr, Query
@@ -31,16 +32,13 @@ def problems(
 ) -> list[tuple[str, pl.Expr]]:
     """(description, row mask) for every kind of bad row, as expressions."""
     labels = to_expr(rel, "rel").cast(pl.Float64)
-    checks = [
-        ("negative relevance", labels < 0),
-        ("non-finite relevance (NaN or inf)", ~labels.is_finite()),
-    ]
     if max_grade is not None:
-        m = check_real(max_grade, "max_grade", low=1, allowed="a finite number >= 1 or None")
-        checks.append((f"relevance above max_grade={max_grade}", labels > m))
+        max_grade = check_real(max_grade, "max_grade", low=1,
+                               allowed="a finite number >= 1 or None")
+    checks = label_rules(labels, max_grade)
     if by is not None:
-        key = to_exprs(by, "by")[0]
-        checks.append(("NaN score in `by`", key.cast(pl.Float64, strict=False).is_nan()))
+        checks += [(f"{problem} in `by`", mask)
+                   for problem, mask in score_rules(to_exprs(by, "by")[0])]
     if doc is not None:
         ids = [*(to_exprs(query, "query") if query is not None else ()), to_expr(doc, "doc")]
         checks.append(("duplicate (query, doc) row", pl.struct(*ids).is_duplicated()))

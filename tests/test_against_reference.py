@@ -435,3 +435,55 @@ def test_namespace_equals_function(
         per_query = df.group_by("qid").agg(function, method.alias("method"))
         for _, a, b in per_query.iter_rows():
             assert same(b, a), (name, b, a)
+
+
+# ---------------------------------------------------------------------------- positions mode
+def positioned(rows: list[Row], params: Params, *, sparse: bool) -> pl.DataFrame:
+    """``frame`` with each row's position (``ties="first"``) and its score's tie bounds.
+
+    ``sparse``: as :func:`polars_rank.ranked` keeps them, only the judged rows and the
+    last retrieved row (positions mode reads a list's length as its largest rank).
+    """
+    df = frame(rows, params).with_columns(
+        pos=pl.col("score").rank("ordinal", descending=True).cast(pl.Int64),
+        first=pl.col("score").rank("min", descending=True).cast(pl.Int64),
+        last=pl.col("score").rank("max", descending=True).cast(pl.Int64),
+    )
+    if sparse:
+        df = df.filter(pl.col("rel").is_not_null() | (pl.col("pos") == pl.col("pos").max()))
+    return df
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["every row", "judged rows"])
+@pytest.mark.parametrize("name", list(METRICS))
+@settings(max_examples=150, deadline=None)
+@given(rows=rows_st, params=params_st)
+@pinned
+def test_positions_mode_matches_reference(name: str, sparse: bool, rows: list[Row],
+                                          params: Params) -> None:
+    """``rank=`` (positions from a ranking step) gives the oracle's values, also from
+    the judged rows alone; AUC reads tie bounds (a tied pair counts one half)."""
+    build, oracle = METRICS[name]
+    ranking: Ranking = {"rank": ("first", "last") if name == "auc" else "pos"}
+    got = positioned(rows, params, sparse=sparse).select(build(params, ranking)).item()
+    expected = oracle(Case(rows), params)
+    assert same(got, expected), f"{name}: got {got!r}, reference {expected!r} ({params})"
+
+
+def test_positions_mode_flags_what_is_not_a_position() -> None:
+    """A position below 1, a fraction, or repeated positions (dense ranks) give NaN."""
+    base = {"rel": [1.0, 0.0, 1.0]}
+    for ranks in ([0, 1, 2], [1.5, 2.0, 3.0], [1, 1, 2]):
+        df = pl.DataFrame({**base, "pos": ranks})
+        assert math.isnan(df.select(pr.ndcg("rel", rank="pos")).item()), ranks
+    ok = pl.DataFrame({**base, "pos": [3, 1, None]})  # a judged row not retrieved: fine
+    assert ok.select(pr.precision("rel", rank="pos")).item() == 1 / 3
+
+
+def test_positions_mode_needs_one_ranking() -> None:
+    with pytest.raises(ValueError, match=r"either by= .* or rank="):
+        pr.ndcg("rel", by="score", rank="pos")
+    with pytest.raises(ValueError, match="ranking step decides ties"):
+        pr.ndcg("rel", rank="pos", ties="expected")
+    with pytest.raises(TypeError, match="rank must be a column"):
+        pr.ndcg("rel", rank=("a", "b", "c"))  # type: ignore[arg-type]

@@ -30,6 +30,13 @@ Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
 
 
+def pipeline_module():
+    """The module holding evaluate()'s steps (its bucket size is patched in tests)."""
+    import importlib
+
+    return importlib.import_module("polars_rank._evaluation.pipeline")
+
+
 def make_case(seed: int) -> tuple[Run, Qrels]:
     """A small TREC case with every awkward feature trec_eval handles.
 
@@ -118,10 +125,9 @@ def test_eval_means_equal_trec_eval(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_eval_per_query_equals_trec_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          seed: int, memory: str,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib
 
     # --memory low: several buckets even on this small case
-    monkeypatch.setattr(importlib.import_module("polars_rank.evaluate"), "_BUCKET_ROWS", 5)
+    monkeypatch.setattr(pipeline_module(), "_BUCKET_ROWS", 5)
     run, qrels = make_case(seed)
     qrels_path, run_path = write_case(tmp_path, run, qrels)
     code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndcg_cut_10",

@@ -23,7 +23,7 @@ from polars.testing import assert_frame_equal
 from scipy import stats as sps
 
 import polars_rank as pr
-from polars_rank.evaluate import InvalidDataError
+from polars_rank.errors import InvalidDataError
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ["metric", "arm", "n", "mean", "baseline_mean", "delta", "lift", "ci_low",

@@ -54,6 +54,13 @@ SETTINGS = settings(
 )
 
 
+def pipeline_module():
+    """The module holding evaluate()'s steps (its bucket size is patched in tests)."""
+    import importlib
+
+    return importlib.import_module("polars_rank._evaluation.pipeline")
+
+
 def frames(run: dict, qrels: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
     run_df = pl.DataFrame(
         [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
@@ -405,13 +412,12 @@ def test_memory_low_equals_one_pass(
     monkeypatch: pytest.MonkeyPatch, case: tuple[dict, dict], missing: str, bucket_rows: int
 ) -> None:
     """Hash buckets of queries give the one-pass result (several buckets here)."""
-    import importlib
 
     run, qrels = case
     run_df, qrels_df = frames(run, qrels)
     metrics = [*TREC_METRICS, "auc"]  # auc: the dense path, bucketed too
     one = quiet_evaluate(run_df, qrels_df, metrics, per_query=True, missing=missing)
-    monkeypatch.setattr(importlib.import_module("polars_rank.evaluate"), "_BUCKET_ROWS",
+    monkeypatch.setattr(pipeline_module(), "_BUCKET_ROWS",
                         bucket_rows)
     low = quiet_evaluate(run_df.lazy(), qrels_df.lazy(), metrics, per_query=True,
                          missing=missing, memory="low")
@@ -421,9 +427,8 @@ def test_memory_low_equals_one_pass(
 
 
 def test_memory_low_warns_once_with_the_total_count(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib
 
-    monkeypatch.setattr(importlib.import_module("polars_rank.evaluate"), "_BUCKET_ROWS", 2)
+    monkeypatch.setattr(pipeline_module(), "_BUCKET_ROWS", 2)
     run = pl.DataFrame({"qid": [f"q{i}" for i in range(8)], "docid": "d", "score": 1.0})
     qrels = pl.DataFrame({"qid": ["q0"], "docid": ["d"], "rel": [1]})
     with pytest.warns(UserWarning, match=r"^7 run queries have no judgments") as record:
@@ -440,13 +445,12 @@ def test_memory_is_checked() -> None:
 
 def test_memory_low_warning_names_the_same_examples(monkeypatch: pytest.MonkeyPatch) -> None:
     """Integer ids: the examples are the smallest by value (9 before 10), in both modes."""
-    import importlib
 
     run = pl.DataFrame({"qid": [1, 9, 10, 11, 100], "docid": "d", "score": 1.0})
     qrels = pl.DataFrame({"qid": [1], "docid": ["d"], "rel": [1]})
     with pytest.warns(UserWarning, match="^4 run queries have no judgments") as one:
         pr.evaluate(run, qrels, ["map"])
-    monkeypatch.setattr(importlib.import_module("polars_rank.evaluate"), "_BUCKET_ROWS", 1)
+    monkeypatch.setattr(pipeline_module(), "_BUCKET_ROWS", 1)
     with pytest.warns(UserWarning, match="^4 run queries have no judgments") as low:
         pr.evaluate(run, qrels, ["map"], memory="low")
     assert str(one[0].message) == str(low[0].message)
@@ -530,8 +534,9 @@ def test_hash_collisions_do_not_match_run_and_qrels(
     metrics = list(TREC_METRICS)
     want = quiet_evaluate(run_df, qrels_df, metrics, group_by=groups, per_query=True)
     collide = pytest.MonkeyPatch()
-    module = importlib.import_module("polars_rank.evaluate")  # the function shadows it
-    collide.setattr(module, "_row_hash", lambda *_, **__: pl.lit(7, pl.UInt64))
+    for name in ("checks", "judged", "sorted_key"):  # every module hashing (query, doc)
+        module = importlib.import_module(f"polars_rank._evaluation.{name}")
+        collide.setattr(module, "row_hash", lambda *_, **__: pl.lit(7, pl.UInt64))
     try:
         got = quiet_evaluate(run_df, qrels_df, metrics, group_by=groups, per_query=True)
     finally:
@@ -587,7 +592,7 @@ def test_row_order_of_the_run_does_not_change_values(order: str) -> None:
         assert alone.equals(per.filter(arm=arm).drop("arm"))
 
 
-@pytest.mark.skipif(not importlib.import_module("polars_rank.evaluate")._HAS_BIT_CAST,
+@pytest.mark.skipif(not importlib.import_module("polars_rank._evaluation.sorted_key").HAS_BIT_CAST,
                     reason="Polars 1.x ranks with a window, without list numbers")
 def test_list_names_outlive_the_numbering_expression() -> None:
     """Polars frees a categorical's names with the last Series or expression of its
@@ -595,15 +600,18 @@ def test_list_names_outlive_the_numbering_expression() -> None:
     every number once the expression that numbered the rows is gone."""
     import gc
 
-    module = importlib.import_module("polars_rank.evaluate")
+    from polars_rank._evaluation.lists import list_code
+    from polars_rank._evaluation.options import LIST
+
     run = pl.LazyFrame({"qid": ["q9", "q2", "q9", None, "q5", "q2"]})
-    code = module._list_code(run, ["qid"])
-    numbered = run.with_columns(code.code.alias(module._LIST)).collect()
+    code = list_code(run, ["qid"])
+    assert code is not None
+    numbered = run.with_columns(code.code.alias(LIST)).collect()
     # the categorical's codes (first seen, first numbered; null last), not row blocks
-    assert numbered[module._LIST].to_list() == [0, 1, 0, 2**32 - 1, 2, 1]
+    assert numbered[LIST].to_list() == [0, 1, 0, 2**32 - 1, 2, 1]
     lists = code.lists
     del code
     gc.collect()
-    named = numbered.join(lists(numbered), on=module._LIST, how="left", suffix="_named")
+    named = numbered.join(lists(numbered), on=LIST, how="left", suffix="_named")
     assert named["qid_named"].to_list() == named["qid"].to_list()
     assert named["qid_named"].null_count() == 1  # the null list, and only it

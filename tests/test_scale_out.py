@@ -446,7 +446,7 @@ def test_low_memory_missing_zero_keeps_every_group(monkeypatch: pytest.MonkeyPat
     """memory="low" buckets are pieces too: a bucket without a group's rows still zeroes it."""
     import sys
 
-    module = sys.modules["polars_rank.evaluate"]
+    module = sys.modules["polars_rank._evaluation.pipeline"]
     options: dict[str, Any] = {"group_by": "arm", "per_query": True, "missing": "zero"}
     want, _ = local(RUN, QRELS, ["map", "ndcg@10"], **options)
     monkeypatch.setattr(module, "_BUCKET_ROWS", 50)  # dozens of buckets, some without an arm

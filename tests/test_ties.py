@@ -296,3 +296,31 @@ def test_evaluate_expected_fast_path_equals_the_expressions(
         expected = want.filter(pl.col("qid") == row["qid"]).row(0, named=True)
         for name in metrics:
             assert math.isclose(row[name], expected[name], rel_tol=TOL, abs_tol=TOL), name
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["every row", "judged rows"])
+@settings(max_examples=100, deadline=None)
+@given(rows=rows_st, params=params_st)
+@example(rows=PINNED[0][0], params=PINNED[0][1])
+@example(rows=PINNED[1][0], params=PINNED[1][1])
+def test_tie_bounds_give_the_expected_value(sparse: bool, rows: list[Row],
+                                            params: Params) -> None:
+    """``rank=(first, last)``, each row's tie bounds, is ``ties="expected"``: the brute
+    force mean, also from the judged rows alone (the last retrieved row kept)."""
+    df = frame(rows, params).with_columns(
+        first=pl.col("score").rank("min", descending=True).cast(pl.Int64),
+        last=pl.col("score").rank("max", descending=True).cast(pl.Int64),
+    )
+    if sparse:
+        df = df.filter(pl.col("rel").is_not_null() | (pl.col("last") == pl.col("last").max()))
+    names = [n for n in EXPECTED_METRICS if n != "mean_dwell"] + ["auc"]
+    exprs = [METRICS[n][0](params, {"rank": ("first", "last")}).alias(n) for n in names]
+    got = df.select(exprs).row(0, named=True)
+    for name in names:
+        if name == "auc":  # no ties parameter: its own tie rule, the oracle's
+            want = METRICS[name][1](Case(rows), params)
+            assert (got[name] is None) == (want is None), name
+            assert want is None or math.isclose(got[name], want, abs_tol=TOL), name
+            continue
+        want = brute_force(name, rows, params)
+        assert math.isclose(got[name], want, rel_tol=TOL, abs_tol=TOL), (name, got[name], want)

@@ -3,6 +3,8 @@
 * ``metrics.md``: the metric reference table, from :mod:`polars_rank.registry` (name,
   aliases, parameters, formula, trec_eval equivalent, paper) and, for the metrics
   that are expressions only (clicks), from :mod:`polars_rank.metrics`;
+* the method table of ``reference/namespace.md``, from the ``rank`` namespace's
+  signatures (each method is generated from a function of :mod:`polars_rank.metrics`);
 * ``img/*.svg``: the charts of the Plots page, saved by ``gallery.py`` (whose code the
   page shows).
 
@@ -128,6 +130,32 @@ def metric_table() -> str:
         lines.append(f"| [`{name}`][{_anchor(function)}] | {_cell(summary(function))} | "
                      f"{_math_cell(formula(function))} |")
     return "\n".join(lines) + "\n"
+
+
+NAMESPACE_TABLE = "<!-- namespace-table -->"
+
+
+def namespace_table() -> str:
+    """The Markdown table of the ``rank`` methods and the functions they call."""
+    from polars_rank import RankNameSpace, metrics
+
+    lines = ["| method | the function it calls |", "|---|---|"]
+    for name in metrics.__all__:
+        function = getattr(metrics, name)
+        shown: list[str] = []
+        for p in list(inspect.signature(getattr(RankNameSpace, name)).parameters.values())[1:]:
+            if p.kind is p.KEYWORD_ONLY and "*" not in shown:
+                shown.append("*")
+            shown.append(p.name)
+        note = {"map": " (MAP with `query=`)", "mrr": " (MRR with `query=`)"}.get(name, "")
+        lines.append(f"| `rank.{name}({', '.join(shown)})` | "
+                     f"[`polars_rank.{function.__name__}`][{_anchor(function)}]{note} |")
+    return "\n".join(lines) + "\n"
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    """Fill the generated tables into the pages that hold their markers."""
+    return markdown.replace(NAMESPACE_TABLE, namespace_table())
 
 
 def charts(folder: Path) -> dict[str, Any]:

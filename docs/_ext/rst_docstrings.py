@@ -41,7 +41,7 @@ PUBLIC_MODULES = (
     "polars_rank.metrics.binary",
     "polars_rank.metrics.pairwise",
     "polars_rank.metrics.clicks",
-    "polars_rank.evaluate",
+    "polars_rank.errors",
     "polars_rank.compare",
     "polars_rank.stats",
     "polars_rank.io",

@@ -17,7 +17,7 @@ from polars_rank._ranked import Ranked, by_parts_weights, count, cutoff, per_lis
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query
+    from polars_rank._params import By, IntoExpr, Query, Rank
 
 __all__ = [
     "precision",
@@ -37,7 +37,7 @@ def _threshold(threshold: float) -> float:
 
 
 def _hits(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
-    """1.0 / 0.0 relevance in rank order, first k, 0.0 on rows not retrieved."""
+    """1.0 / 0.0 relevance in rank order, first k, 0.0 on rows not retrieved (keys mode)."""
     return pl.when(r.retrieved(k)).then(r.ordered(r.relevant(threshold), k)).otherwise(0.0)
 
 
@@ -60,33 +60,45 @@ def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     return safe_div(2.0 * p * rc, p + rc)
 
 
-def _expected_precision_sum(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
+def _expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None) -> pl.Expr:
     """ties="expected": E[sum of precision at the relevant ranks within k].
 
-    Slot j of a group of n rows with m relevant ones, c relevant rows ranked above
-    the group: E[rel_j * (c + 1 + relevant among slots 1..j-1)] =
-    (m/n)(c + 1) + (j - 1) m (m - 1) / (n (n - 1)).
+    A tie group holds ranks lo..hi (n rows), m relevant rows, and c relevant rows
+    rank above it. At its slot j (rank p = lo + j - 1) the expected precision term is
+    E[rel_j (c + 1 + relevant among slots 1..j-1)] / p = (A + B (p - lo)) / p with
+    A = (m/n)(c + 1), B = m (m - 1) / (n (n - 1)); over the slots within k that is
+    (A - B lo) H + B s, H the sum of 1/p over them and s their number. Each relevant
+    row carries 1/m of its group's total; c and m are ranks among the relevant rows.
     """
-    relevant = r.sorted(r.relevant(threshold))
-    n = r.tie_size().cast(pl.Float64)
-    m = r.tie_sum(relevant)
-    c = r.tie_before(relevant)
-    j = r.tie_slot().cast(pl.Float64)
-    pairs = pl.when(n > 1.0).then((j - 1.0) * m * (m - 1.0) / (n * (n - 1.0))).otherwise(0.0)
-    term = m / n * (c + 1.0) + pairs
-    term = r.cut(term, k)
-    return (pl.when(r.retrieved(k)).then(term).otherwise(0.0) / r.positions(k)).sum()
+    lo, hi = r.bounds()
+    mask = (hits > 0) & lo.is_not_null()
+    lo_h, hi_h = lo.filter(mask), hi.filter(mask)
+    c = (lo_h.rank("min") - 1).cast(pl.Float64)
+    m = (lo_h.rank("max") - lo_h.rank("min") + 1).cast(pl.Float64)
+    n = (hi_h - lo_h + 1).cast(pl.Float64)
+    n_ret = r.n_retrieved().cast(pl.Int64)
+    limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
+    harmonic_table = r.prefix_sums(lambda p: 1.0 / p.cast(pl.Float64), limit)
+    harmonic = harmonic_table.gather(hi_h) - harmonic_table.gather(lo_h - 1)
+    slots = (pl.min_horizontal(hi_h, limit) - lo_h + 1).clip(lower_bound=0).cast(pl.Float64)
+    a = m / n * (c + 1.0)
+    b = pl.when(n > 1.0).then(m * (m - 1.0) / (n * (n - 1.0))).otherwise(0.0)
+    return (((a - b * lo_h.cast(pl.Float64)) * harmonic + b * slots) / m).sum()
 
 
 def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """AP@k of a ranked list (validated parameters)."""
     if r.ties == "expected":
-        return safe_div(_expected_precision_sum(r, k, threshold), r.n_relevant(threshold))
-    hits = _hits(r, k, threshold)
-    if r.given_positions is None:
-        return safe_div(_dense_precision_sum(hits, k), r.n_relevant(threshold))
-    precision_at_hits = hits * hits.cum_sum() / r.positions(k)
-    return safe_div(precision_at_hits.sum(), r.n_relevant(threshold))
+        total = _expected_precision_sum(r, r.relevant(threshold), k)
+    elif r.rank is not None:
+        # x = 1/rank at the hits within k, 0 elsewhere; sorted ascending, the sum of
+        # its running sums is sum_i i * x_(i), i = the hit's rank among the hits
+        inside = r.rank.is_not_null() if k is None else r.rank <= k
+        x = pl.when(inside).then(r.relevant(threshold) / r.rank).otherwise(0.0)
+        total = x.sort().cum_sum().sum()
+    else:
+        total = _dense_precision_sum(_hits(r, k, threshold), k)
+    return safe_div(total, r.n_relevant(threshold))
 
 
 def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
@@ -103,25 +115,26 @@ def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
 
 def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """RR@k of a ranked list (validated parameters)."""
-    if r.ties == "expected":
-        none_above, first_here = r.expected_first(r.relevant(threshold), k)
-        return (none_above * first_here / r.positions(k)).sum()
-    return (_hits(r, k, threshold) / r.positions(k)).max().fill_null(0.0)
+    return r.first_hit(r.relevant(threshold), k, lambda p: 1.0 / p)
 
 
 def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """Hit rate @k of a ranked list (validated parameters)."""
-    if r.ties == "expected":
-        none_above, first_here = r.expected_first(r.relevant(threshold), k)
-        return (none_above * first_here).sum()
-    return _hits(r, k, threshold).max().fill_null(0.0)
+    return r.first_hit(r.relevant(threshold), k, lambda p: p * 0.0 + 1.0)
 
 
 def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     """R-precision of a ranked list (validated parameters)."""
+    hits = r.relevant(threshold)
     n_rel = r.n_relevant(threshold)
-    hits = _hits(r, None, threshold)
-    in_top_r = pl.when(r.positions() <= n_rel).then(hits).otherwise(0.0)
+    if r.ties == "expected":  # the share of each row's tie group within the top R
+        lo, hi = r.bounds()
+        share = (pl.min_horizontal(hi, n_rel) - lo + 1).clip(lower_bound=0) / (hi - lo + 1)
+        in_top_r = (hits * share).fill_null(0.0)
+    elif r.rank is not None:
+        in_top_r = pl.when(r.rank <= n_rel).then(hits).otherwise(0.0)
+    else:
+        in_top_r = pl.when(r.positions() <= n_rel).then(_hits(r, None, threshold)).otherwise(0.0)
     return safe_div(in_top_r.sum(), n_rel)
 
 
@@ -159,6 +172,7 @@ def precision(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -183,6 +197,10 @@ def precision(
         Ranking key(s): a score (``descending=True``) or a rank (``descending=False``),
         optionally followed by tie-breaking keys; null = judged but not retrieved;
         ``None`` = the current row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -214,7 +232,7 @@ def precision(
     │ 0.5 ┆ 0.2 │
     └─────┴─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(precision_value(r, cutoff(k), _threshold(threshold)))
 
 
@@ -223,6 +241,7 @@ def recall(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -244,6 +263,10 @@ def recall(
         Cutoff. ``None`` = the whole ranked list.
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -275,7 +298,7 @@ def recall(
     │ 0.333333 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(recall_value(r, cutoff(k), _threshold(threshold)))
 
 
@@ -284,6 +307,7 @@ def f1(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -305,6 +329,10 @@ def f1(
         Cutoff. ``None`` = the whole ranked list.
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -336,7 +364,7 @@ def f1(
     │ 0.4 │
     └─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(f1_value(r, cutoff(k), _threshold(threshold)))
 
 
@@ -345,6 +373,7 @@ def average_precision(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -366,6 +395,10 @@ def average_precision(
         Cutoff. ``None`` = the whole ranked list.
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -399,7 +432,7 @@ def average_precision(
     │ 0.755556 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(average_precision_value(r, cutoff(k), _threshold(threshold)))
 
 
@@ -408,6 +441,7 @@ def reciprocal_rank(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -429,6 +463,10 @@ def reciprocal_rank(
         Cutoff. ``None`` = the whole ranked list.
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -460,7 +498,7 @@ def reciprocal_rank(
     │ 0.5 │
     └─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(reciprocal_rank_value(r, cutoff(k), _threshold(threshold)))
 
 
@@ -469,6 +507,7 @@ def hit_rate(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -490,6 +529,10 @@ def hit_rate(
         Cutoff. ``None`` = the whole ranked list.
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -522,7 +565,7 @@ def hit_rate(
     │ 2   ┆ 0.0 │
     └─────┴─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(hit_rate_value(r, cutoff(k), _threshold(threshold)))
 
 
@@ -530,6 +573,7 @@ def r_precision(
     rel: IntoExpr,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -549,6 +593,10 @@ def r_precision(
         Relevance label (null = unjudged, non-relevant).
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -580,7 +628,7 @@ def r_precision(
     │ 0.666667 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(r_precision_value(r, _threshold(threshold)))
 
 
@@ -590,6 +638,7 @@ def rbp(
     *,
     k: int | None = None,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -613,6 +662,10 @@ def rbp(
         Optional cutoff (the residual beyond k is not added). ``None`` = whole list.
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -644,7 +697,7 @@ def rbp(
     │ 0.625 │
     └───────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
     return r.finish(rbp_value(r, persistence, cutoff(k), _threshold(threshold)))
@@ -654,6 +707,7 @@ def bpref(
     rel: IntoExpr,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -674,6 +728,10 @@ def bpref(
         Relevance label (null = unjudged: neither relevant nor judged non-relevant).
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     threshold
@@ -705,5 +763,5 @@ def bpref(
     │ 0.5 │
     └─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(bpref_value(r, _threshold(threshold)))

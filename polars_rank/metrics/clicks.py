@@ -20,7 +20,7 @@ from polars_rank._ranked import Ranked, count, cutoff, safe_div
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Ties
+    from polars_rank._params import By, IntoExpr, Query, Rank, Ties
 
 __all__ = ["ctr", "abandonment", "first_click_rr", "clicks_per_query", "mean_dwell"]
 
@@ -30,6 +30,7 @@ def ctr(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties = "first",
@@ -52,6 +53,10 @@ def ctr(
     by
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     query
@@ -83,7 +88,7 @@ def ctr(
     │ 0.75    │
     └─────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(ctr_value(r, cutoff(k)))
 
 
@@ -100,25 +105,14 @@ def _is_click(r: Ranked) -> pl.Expr:
     return (r.labels > 0).fill_null(False).cast(pl.Float64)
 
 
-def _clicked(r: Ranked, k: int | None) -> pl.Expr:
-    """1.0 / 0.0 per shown row within k, in display order: the row was clicked."""
-    return pl.when(r.retrieved(k)).then(r.ordered(_is_click(r), k)).otherwise(0.0)
-
-
 def abandonment_value(r: Ranked, k: int | None = None) -> pl.Expr:
     """1 if no row within k was clicked (validated parameters)."""
-    if r.ties == "expected":
-        none_above, first_here = r.expected_first(_is_click(r), k)
-        return 1.0 - (none_above * first_here).sum()
-    return 1.0 - _clicked(r, k).max().fill_null(0.0)
+    return 1.0 - r.first_hit(_is_click(r), k, lambda p: p * 0.0 + 1.0)
 
 
 def first_click_rr_value(r: Ranked, k: int | None = None) -> pl.Expr:
     """1 / display rank of the first click within k, 0 without one (validated parameters)."""
-    if r.ties == "expected":
-        none_above, first_here = r.expected_first(_is_click(r), k)
-        return (none_above * first_here / r.positions(k)).sum()
-    return (_clicked(r, k) / r.positions(k)).max().fill_null(0.0)
+    return r.first_hit(_is_click(r), k, lambda p: 1.0 / p)
 
 
 def clicks_per_query_value(r: Ranked, k: int | None = None) -> pl.Expr:
@@ -131,6 +125,7 @@ def abandonment(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties = "first",
@@ -153,6 +148,10 @@ def abandonment(
     by
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     query
@@ -188,7 +187,7 @@ def abandonment(
     │ 0.333333 ┆ 0.666667 │
     └──────────┴──────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(abandonment_value(r, cutoff(k)))
 
 
@@ -197,6 +196,7 @@ def first_click_rr(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties = "first",
@@ -219,6 +219,10 @@ def first_click_rr(
     by
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     query
@@ -251,7 +255,7 @@ def first_click_rr(
     │ 0.611111 │
     └──────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(first_click_rr_value(r, cutoff(k)))
 
 
@@ -260,6 +264,7 @@ def clicks_per_query(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties = "first",
@@ -281,6 +286,10 @@ def clicks_per_query(
     by
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     query
@@ -315,7 +324,7 @@ def clicks_per_query(
     │ 3       ┆ 1.0     │
     └─────────┴─────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(clicks_per_query_value(r, cutoff(k)))
 
 
@@ -325,6 +334,7 @@ def mean_dwell(
     *,
     clicks: IntoExpr | None = None,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties = "first",
@@ -352,6 +362,10 @@ def mean_dwell(
     by
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     query
@@ -399,7 +413,7 @@ def mean_dwell(
     │ 36.0  │
     └───────┘
     """
-    r = Ranked.build(dwell, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(dwell, by=by, descending=descending, ties=ties, query=query, rank=rank)
     k = cutoff(k)
     if r.ties == "expected":
         if k is not None:  # a ratio of two counts within k: no closed form

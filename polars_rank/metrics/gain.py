@@ -12,7 +12,7 @@ from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query
+    from polars_rank._params import By, IntoExpr, Query, Rank
 
 __all__ = ["dcg", "ndcg", "err"]
 
@@ -53,7 +53,7 @@ def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
         raise NotImplementedError(msg)
     ranked = r.ordered(r.gains(), k)
     stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0 ** float(max_grade)
-    if r.given_positions is None:
+    if r.rank is None:
         return _dense_err(stop, r, k)
     reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
     contrib = stop * reach / r.positions(k).cast(pl.Float64)
@@ -80,6 +80,7 @@ def dcg(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "exponential",
     query: Query = None,
@@ -103,6 +104,10 @@ def dcg(
         (``descending=False``), optionally followed by tie-breaking keys. Rows whose
         first key is null are judged but not retrieved. ``None``: the current row
         order is the ranking.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     gain
@@ -137,7 +142,7 @@ def dcg(
     │ 9.392789 ┆ 4.76186 │
     └──────────┴─────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     check_choice(gain, "gain", GAINS)
     return r.finish(dcg_value(r, cutoff(k), gain))
 
@@ -147,6 +152,7 @@ def ndcg(
     k: int | None = None,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "exponential",
     query: Query = None,
@@ -170,6 +176,10 @@ def ndcg(
         Cutoff for both DCG and IDCG. ``None`` = the whole list.
     by
         Ranking key(s); see :func:`dcg`. Null = judged but not retrieved.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     gain
@@ -221,7 +231,7 @@ def ndcg(
     │ 0.614841 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     check_choice(gain, "gain", GAINS)
     return r.finish(ndcg_value(r, cutoff(k), gain))
 
@@ -232,6 +242,7 @@ def err(
     *,
     max_grade: float = 4,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties = "first",
@@ -257,6 +268,10 @@ def err(
         The highest possible label (>= 1).
     by
         Ranking key(s); see :func:`dcg`.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     query
@@ -286,6 +301,6 @@ def err(
     │ 0.6484375 │
     └───────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     m = check_real(max_grade, "max_grade", low=1, allowed="a finite number >= 1")
     return r.finish(err_value(r, cutoff(k), m), r.bad(r.labels > m))

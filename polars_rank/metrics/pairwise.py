@@ -13,7 +13,7 @@ from polars_rank._ranked import Ranked
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query
+    from polars_rank._params import By, IntoExpr, Query, Rank
 
 __all__ = ["rank_correlation", "auc"]
 
@@ -22,6 +22,7 @@ def rank_correlation(
     rel: IntoExpr,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties = "first",
@@ -47,6 +48,10 @@ def rank_correlation(
     by
         Ranking key(s); rows with a null first key are not retrieved and do not take
         part; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction, one bool or one per key of ``by``.
     query
@@ -77,30 +82,67 @@ def rank_correlation(
     │ 0.666667 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(rank_correlation_value(r))
 
 
 def rank_correlation_value(r: Ranked) -> pl.Expr:
-    """Rank correlation of a ranked list (needs every retrieved row)."""
+    """Rank correlation of a ranked list."""
+    if r.rank is not None:
+        return _positioned_rank_correlation(r)
     if r.ties == "expected":
         # linear in the count of discordant pairs: a tied pair with different labels
         # is discordant in exactly one of the two bounds, and in half of all orderings
         bounds = [rank_correlation_value(replace(r, ties=t)) for t in ("optimistic", "pessimistic")]
         return (bounds[0] + bounds[1]) / 2.0
-    ranked = r.ordered(r.gains())
-    labels = ranked.filter(r.retrieved())
-    # for every row, how many rows ranked above it have a smaller label
-    discordant = labels.cumulative_eval((pl.element().last() > pl.element()).sum()).sum()
+    labels = r.ordered(r.gains()).filter(r.retrieved())
     n = labels.len().cast(pl.Float64)
+    return _share_concordant(_discordant(labels), n)
+
+
+def _discordant(labels: pl.Expr) -> pl.Expr:
+    """Pairs of ``labels`` (rank order) whose upper one has the smaller label."""
+    return labels.cumulative_eval((pl.element().last() > pl.element()).sum()).sum()
+
+
+def _share_concordant(discordant: pl.Expr, n: pl.Expr) -> pl.Expr:
     pairs = n * (n - 1.0) / 2.0
     return pl.when(pairs > 0).then(1.0 - discordant / pairs).otherwise(1.0)
+
+
+def _positioned_rank_correlation(r: Ranked) -> pl.Expr:
+    """Rank correlation from given ranks: the rows left out are unjudged (label 0).
+
+    A row with a label above 0 is discordant with every left-out row above it: those
+    in the tie groups above (its first rank - 1, less the rows present there) and,
+    with tie bounds, in the pessimistic order those of its own group too. With tie
+    bounds the value is the mean of the optimistic and pessimistic orders' (a tied
+    pair of different labels is discordant in exactly one of them, and in half of
+    all orderings).
+    """
+    lo, hi = r.bounds()
+    shown = lo.is_not_null()
+    lo_p, hi_p, gains = lo.filter(shown), hi.filter(shown), r.gains().filter(shown)
+    above = (lo_p.rank("min") - 1).cast(pl.Int64)  # rows present in the groups above
+    in_group = (lo_p.rank("max") - lo_p.rank("min") + 1).cast(pl.Int64)
+    left_out_above = (lo_p - 1 - above).cast(pl.Float64)
+    left_out_in_group = (hi_p - lo_p + 1 - in_group).cast(pl.Float64)
+    positive = (gains > 0).cast(pl.Float64)
+    orders = [True] if r.rank_last is None else [True, False]  # optimistic, pessimistic
+    total = pl.lit(0.0)
+    for optimistic in orders:
+        labels = gains.sort_by([lo_p, gains], descending=[False, optimistic],
+                               maintain_order=True)
+        left_out = left_out_above if optimistic else left_out_above + left_out_in_group
+        total = total + _discordant(labels) + (positive * left_out).sum()
+    return _share_concordant(total / float(len(orders)), r.n_retrieved().cast(pl.Float64))
 
 
 def auc(
     rel: IntoExpr,
     *,
     by: By = None,
+    rank: Rank = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -131,6 +173,10 @@ def auc(
         Ranking key: a score (``descending=True``, higher is better) or a rank
         (``descending=False``); rows with a null key are not retrieved and do not
         take part. ``None``: row order (first row best).
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
     descending
         Sort direction of the first key.
     threshold
@@ -158,22 +204,31 @@ def auc(
     │ 0.875 │
     └───────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties="first", query=query)
+    r = Ranked.build(rel, by=by, descending=descending, ties="first", query=query, rank=rank)
     t = check_real(threshold, "threshold", allowed="a finite number")
     return r.finish(auc_value(r, t))
 
 
 def auc_value(r: Ranked, threshold: float = 1) -> pl.Expr:
-    """ROC AUC of a ranked list (needs every retrieved row and the scores)."""
-    if r.keys:
-        retrieved = r.keys[0].is_not_null()
-        # ascending rank of "goodness": the best row gets the highest rank
-        ranks = r.keys[0].filter(retrieved).rank("average", descending=not r.descending[0])
+    """ROC AUC of a ranked list: Mann-Whitney U from each row's (first, last) rank.
+
+    A relevant row whose tie group holds ranks lo..hi has, counted from the bottom,
+    the average rank n + 1 - (lo + hi) / 2 (ties one half). Keys mode reads the first
+    key only; positions mode the given ranks (strict positions have no ties).
+    """
+    if r.rank is not None:
+        lo, hi = r.bounds()
+        n = r.n_retrieved().cast(pl.Float64)
+    elif r.keys:
+        key, down = r.keys[0], r.descending[0]
+        lo, hi = key.rank("min", descending=down), key.rank("max", descending=down)
+        n = key.count().cast(pl.Float64)
     else:
-        retrieved = pl.lit(True)
-        ranks = pl.int_range(pl.len(), 0, -1).cast(pl.Float64)
-    positive = r.relevant(threshold).filter(retrieved)
+        lo = hi = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+        n = pl.len().cast(pl.Float64)
+    positive = pl.when(lo.is_not_null()).then(r.relevant(threshold)).otherwise(0.0)
     n_pos = positive.sum()
-    n_neg = positive.len() - n_pos
-    u = (ranks * positive).sum() - n_pos * (n_pos + 1.0) / 2.0
+    n_neg = n - n_pos
+    from_bottom = n + 1.0 - (lo + hi).cast(pl.Float64) / 2.0
+    u = (positive * from_bottom).fill_null(0.0).sum() - n_pos * (n_pos + 1.0) / 2.0
     return pl.when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos * n_neg)).otherwise(None)

@@ -1,0 +1,7 @@
+"""Evaluating runs against judgments, trec_eval's way, in steps (see :mod:`.pipeline`)."""
+
+from __future__ import annotations
+
+from polars_rank._evaluation.pipeline import evaluate, ranked
+
+__all__ = ["evaluate", "ranked"]

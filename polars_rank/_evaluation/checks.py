@@ -1,0 +1,128 @@
+"""The data checks of an evaluation, sharing one pass over the data with the ranking.
+
+:func:`check_data` raises :class:`~polars_rank.InvalidDataError` for the first row
+breaking a rule of :mod:`polars_rank._rules` (or a duplicate (query, doc) row, or a
+null query id), naming the query, before any metric is computed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._rules import label_rules, score_rules
+from polars_rank.errors import InvalidDataError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._evaluation.options import Options
+
+__all__ = ["check_data", "row_hash"]
+
+
+def _first_offender(frame: pl.LazyFrame, mask: pl.Expr, keys: list[str]) -> pl.LazyFrame:
+    return frame.filter(mask.fill_null(False)).select(keys).head(1)
+
+
+def row_hash(columns: Sequence[str], first_seed: int = 0) -> pl.Expr:
+    """A 64-bit hash of the values of ``columns`` in each row.
+
+    The columns' own hashes, each with its own seed, combined by xor: cheaper than
+    hashing a struct (which encodes every row first), and as good for the duplicate
+    check, which guards against collisions (:func:`_distinct_count`).
+    """
+    out = pl.col(columns[0]).hash(seed=first_seed)
+    for seed, column in enumerate(columns[1:], start=first_seed + 1):
+        out = out ^ pl.col(column).hash(seed=seed)
+    return out
+
+
+def _distinct_count(frame: pl.LazyFrame, key: pl.Expr) -> pl.LazyFrame:
+    """Rows and distinct 64-bit hashes ``key``: fewer hashes than rows flags duplicates.
+
+    Hashing is several times cheaper than an exact ``is_duplicated`` over strings;
+    a hash collision only sends the check down the exact (slow) path, which then finds
+    nothing.
+    """
+    return frame.select(pl.len().alias("rows"), key.n_unique().alias("hashes"))
+
+
+def check_data(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame | None,
+    o: Options,
+    *,
+    run_lists: pl.LazyFrame | None = None,
+    with_frames: Sequence[pl.LazyFrame] = (),
+    pair_hash: str | None = None,
+    beside_counts: Sequence[pl.LazyFrame] = (),
+) -> tuple[list[pl.DataFrame], pl.DataFrame]:
+    """Raise :class:`InvalidDataError` for the first problem found, before any metric.
+
+    In the same pass, count the run queries without judgments, and collect
+    ``with_frames`` (plans that share work with the checks). ``run_lists``, when
+    given, is one row per (group..., query) of the run; ``pair_hash``, a column that
+    both frames already hold with ``row_hash([query, doc])``. ``beside_counts``: plans
+    collected with the duplicate counts, on the in-memory engine (which runs them in
+    parallel), returned after ``with_frames``. Returns the collected
+    ``with_frames`` and a one-row frame (count, up to 3 example keys) of the
+    unjudged queries.
+    """
+    query, score, rel, groups = o.query, o.score, o.rel, o.groups
+    doc = o.doc if o.has_doc else None
+    labelled = run if qrels is None else qrels
+    where = "run" if qrels is None else "qrels"
+    checks: list[tuple[str, pl.LazyFrame]] = [
+        (f"{problem} in {where} column {rel!r}", _first_offender(labelled, mask, [query]))
+        for problem, mask in label_rules(pl.col(rel).cast(pl.Float64), o.max_grade)
+    ]
+    checks += [(f"{problem} in run column {score!r}", _first_offender(run, mask, [query]))
+               for problem, mask in score_rules(pl.col(score))]
+    for frame, name in ((run, "run"), (qrels, "qrels")):
+        if frame is not None:  # a row of no query: trec_eval has no such thing
+            shown = [doc] if doc is not None else [score if name == "run" else rel]
+            checks.append((f"null query id in {name} column {query!r}",
+                           _first_offender(frame, pl.col(query).is_null(), shown)))
+    # duplicates: (problem, frame, id columns, columns to report)
+    duplicates: list[tuple[str, pl.LazyFrame, pl.Expr, list[str], list[str]]] = []
+    if doc is not None:
+        pair = row_hash([query, doc]) if pair_hash is None else pl.col(pair_hash)
+        run_key = pair ^ row_hash(groups, first_seed=2) if groups else pair
+        duplicates.append(("duplicate (query, doc) rows in the run", run, run_key,
+                           [*groups, query, doc], [query, doc]))
+        if qrels is not None:
+            duplicates.append(("duplicate (query, doc) rows in the qrels", qrels, pair,
+                               [query, doc], [query, doc]))
+    query_keys = [*groups, query]
+    if qrels is None:
+        unjudged = run.group_by(query_keys).agg(pl.col(rel).is_not_null().any().alias("judged"))
+        unjudged = unjudged.filter(~pl.col("judged")).select(query_keys)
+    else:
+        lists = run.select(query_keys).unique() if run_lists is None else run_lists
+        unjudged = lists.join(qrels.select(query), on=query, how="anti")
+    summary = unjudged.select(pl.len(), pl.struct(query_keys).sort().head(3).implode().alias("e"))
+    plans = [frame for _, frame in checks]
+    # the hash counts run about twice as fast on the in-memory engine as on the
+    # streaming one (Polars 2.1: 0.14 s against 0.31 s for 7M rows); the rest the
+    # other way round
+    counted = [_distinct_count(f, key) for _, f, key, _, _ in duplicates]
+    beside = pl.collect_all([*counted, *beside_counts], engine="in-memory")
+    counts = beside[: len(counted)]
+    collected = pl.collect_all([*plans, summary, *with_frames])
+    found = collected[: len(checks)]
+    for (problem, _), rows in zip(checks, found, strict=True):
+        _raise_at(problem, rows)
+    for (problem, frame, _, ids, shown), count in zip(duplicates, counts, strict=True):
+        if count["hashes"].item() < count["rows"].item():
+            _raise_at(problem, _first_offender(frame, pl.struct(ids).is_duplicated(),
+                                               shown).collect())
+    return [*collected[len(plans) + 1 :], *beside[len(counted):]], collected[len(plans)]
+
+
+def _raise_at(problem: str, rows: pl.DataFrame) -> None:
+    if rows.height:
+        where = ", ".join(f"{c}={v!r}" for c, v in rows.row(0, named=True).items())
+        msg = f"{problem}: first at {where}"
+        raise InvalidDataError(msg)

@@ -1,0 +1,77 @@
+"""Step 4 of an evaluation: which queries count, and their means.
+
+trec_eval evaluates the run's queries that have judgments and something retrieved;
+``missing="zero"`` (``trec_eval -c``) adds, with every metric 0, the judged queries a
+list did not retrieve anything for and the qrels queries absent from the run.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import polars as pl
+
+from polars_rank._evaluation.options import JUDGED, RETRIEVED, Options
+
+__all__ = ["counted_queries", "means", "warn_unjudged"]
+
+
+def counted_queries(per: pl.LazyFrame, run: pl.LazyFrame, qrels: pl.LazyFrame | None,
+                    o: Options) -> pl.LazyFrame:
+    """The per-list values of the queries that count: keys, then the metric columns."""
+    columns = o.columns
+    if o.missing == "skip":
+        per = per.filter(pl.col(JUDGED) & pl.col(RETRIEVED))
+    else:
+        per = per.filter(pl.col(JUDGED)).with_columns(
+            pl.when(pl.col(RETRIEVED)).then(pl.col(c)).otherwise(0.0).alias(c) for c in columns
+        )
+        if qrels is not None:
+            retrieved = run.filter(pl.col(o.score).is_not_null())
+            per = pl.concat([per, _absent(retrieved, qrels, o, per.collect_schema())],
+                            how="vertical")
+    return per.select(*o.keys, *columns)
+
+
+def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
+            schema: pl.Schema) -> pl.LazyFrame:
+    """Zero rows for qrels queries absent from (each group of) the run: trec_eval -c."""
+    query, groups = o.query, o.groups
+    queries = qrels.select(query).unique()
+    all_groups = run.select(groups).unique() if o.all_groups is None else o.all_groups
+    keys = all_groups.join(queries, how="cross") if groups else queries
+    absent = keys.join(run.select(*groups, query).unique(), on=[*groups, query], how="anti")
+    return absent.with_columns(
+        *(pl.lit(0.0).alias(c) for c in o.columns),
+        pl.lit(True).alias(JUDGED),
+        pl.lit(False).alias(RETRIEVED),
+    ).select(pl.col(name).cast(dtype) for name, dtype in schema.items())
+
+
+def means(per: pl.LazyFrame, o: Options, *, per_query: bool) -> pl.LazyFrame:
+    """The output: per query (sorted by the keys), or the mean over each group's queries."""
+    if per_query:
+        return per.sort(o.keys)
+    if o.groups:
+        return per.group_by(o.groups).agg(pl.col(o.columns).mean()).sort(o.groups)
+    return per.select(pl.col(o.columns).mean())
+
+
+def warn_unjudged(summaries: list[pl.DataFrame], query: str, groups: list[str]) -> None:
+    """One warning for all run queries without judgments (summaries: count, examples)."""
+    count = sum(int(s.item(0, 0)) for s in summaries)
+    if not count:
+        return
+    # the same order as one pass's ``pl.struct(keys).sort()``: values, not their text
+    examples = sorted((e for s in summaries for e in s.item(0, 1)),
+                      key=lambda e: tuple((v is None, v) for v in e.values()))[:3]
+    shown = ", ".join(
+        repr(e[query]) if not groups else f"({', '.join(f'{k}={v!r}' for k, v in e.items())})"
+        for e in examples
+    )
+    warnings.warn(
+        f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments and "
+        f"{'is' if count == 1 else 'are'} not evaluated (e.g. {shown})",
+        UserWarning,
+        stacklevel=3,
+    )

@@ -1,0 +1,183 @@
+"""Step 1 of an evaluation: the arguments, checked, and the inputs as lazy frames.
+
+Every later step reads one :class:`Options` value; column names the steps add to
+frames are defined here, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from polars_rank._params import check_choice
+from polars_rank.errors import InvalidDataError
+from polars_rank.registry import Metric, parse_metric
+
+__all__ = ["Options", "check_arguments", "names"]
+
+EvalTies = Literal["trec_eval", "first", "optimistic", "pessimistic", "expected"]
+Missing = Literal["skip", "zero"]
+Memory = Literal["high", "low"]
+
+# columns the steps add; the public ones (RANK, RANK_LAST) are ranked()'s output
+RANK = "rank"
+RANK_LAST = "rank_last"
+LIST = "__polars_rank_list"
+"""A number per ranked list (UInt64 or UInt32): sorting and grouping on it is cheaper
+than on the id strings."""
+N_RET = "__polars_rank_n_retrieved"
+BOUND_FIRST = "__polars_rank_tie_first"
+BOUND_LAST = "__polars_rank_tie_last"
+"""The score's tie bounds (AUC counts a tied pair one half, whatever the tie policy)."""
+JUDGED = "__polars_rank_judged"
+RETRIEVED = "__polars_rank_retrieved"
+
+
+@dataclass(frozen=True)
+class Options:
+    """:func:`polars_rank.evaluate`'s checked arguments, passed down as one value."""
+
+    named: list[tuple[str, Metric]]
+    query: str
+    doc: str
+    score: str
+    rel: str
+    groups: list[str]
+    ties: str
+    missing: str
+    validate: bool
+    max_grade: float | None
+    has_doc: bool
+    all_groups: pl.LazyFrame | None = None  # missing="zero": groups of the whole run
+
+    @property
+    def keys(self) -> list[str]:
+        """The columns naming a ranked list: the groups, then the query."""
+        return [*self.groups, self.query]
+
+    @property
+    def columns(self) -> list[str]:
+        """The metric columns, named as given."""
+        return [name for name, _ in self.named]
+
+    @property
+    def needs_bounds(self) -> bool:
+        """Whether the score's tie bounds are needed beside the ranks (AUC)."""
+        return any(m.definition.name == "auc" for _, m in self.named)
+
+    def rank_of(self, metric: Metric) -> str | tuple[str, str]:
+        """The ``rank=`` a metric reads: tie bounds for AUC and ties="expected"."""
+        if self.ties == "expected":
+            return (RANK, RANK_LAST)
+        if metric.definition.name == "auc":
+            return (BOUND_FIRST, BOUND_LAST)
+        return RANK
+
+
+def names(value: str | Sequence[str] | None, what: str) -> list[str]:
+    """Column names given as one name, a list of them, or None."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return list(value)
+    msg = f"{what} must be a column name or a list of column names, got {value!r}"
+    raise TypeError(msg)
+
+
+def metric_list(metrics: str | Metric | Sequence[str | Metric]) -> list[tuple[str, Metric]]:
+    """(output name, parsed metric) for each metric asked, names unique."""
+    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if not items:
+        msg = "metrics must name at least one metric, e.g. ('ndcg@10', 'map')"
+        raise ValueError(msg)
+    out = [(str(m), parse_metric(m)) for m in items]
+    given = [name for name, _ in out]
+    if len(set(given)) != len(given):
+        msg = f"metrics has duplicate names: {given}"
+        raise ValueError(msg)
+    return out
+
+
+def _check_columns(frame: pl.LazyFrame, what: str, needed: dict[str, str]) -> pl.Schema:
+    """``needed``: column -> the evaluate() parameter that names it."""
+    schema = frame.collect_schema()
+    for column, param in needed.items():
+        if column not in schema:
+            msg = (f"{what} has no column {column!r} (named by {param}=); "
+                   f"its columns are {list(schema)}")
+            raise InvalidDataError(msg)
+    return schema
+
+
+def _check_numeric(schema: pl.Schema, column: str, what: str) -> None:
+    dtype = schema[column]
+    if not (dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null):
+        msg = f"{what} column {column!r} must be numeric, got {dtype}"
+        raise InvalidDataError(msg)
+
+
+def check_arguments(
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | None,
+    metrics: str | Metric | Sequence[str | Metric],
+    *,
+    query: str,
+    doc: str,
+    score: str,
+    rel: str,
+    group_by: str | Sequence[str] | None,
+    ties: str,
+    missing: str,
+    validate: bool,
+    memory: str = "high",
+    all_groups: pl.DataFrame | None = None,
+) -> tuple[Options, pl.LazyFrame, pl.LazyFrame | None]:
+    """Check the arguments and the columns; the options and the inputs as lazy frames.
+
+    Join keys whose types differ between run and qrels are cast to text on both sides.
+    """
+    named = metric_list(metrics)
+    check_choice(ties, "ties", ["trec_eval", "first", "optimistic", "pessimistic", "expected"])
+    check_choice(missing, "missing", ["skip", "zero"])
+    check_choice(memory, "memory", ["high", "low"])
+    groups = names(group_by, "group_by")
+    for column, param in ((query, "query"), (doc, "doc"), (score, "score"), (rel, "rel")):
+        if not isinstance(column, str):
+            msg = f"{param} must be a column name, got {column!r}"
+            raise TypeError(msg)
+    max_grades = [m.max_grade for _, m in named if m.max_grade is not None]
+
+    lazy_run = run.lazy()
+    needed = {query: "query", score: "score", **dict.fromkeys(groups, "group_by")}
+    if qrels is not None or ties == "trec_eval":
+        needed[doc] = "doc"
+    if qrels is None:
+        needed[rel] = "rel"
+    run_schema = _check_columns(lazy_run, "run", needed)
+    _check_numeric(run_schema, score, "run")
+    lazy_qrels = None
+    if qrels is not None:
+        lazy_qrels = qrels.lazy()
+        qrels_schema = _check_columns(lazy_qrels, "qrels",
+                                      {query: "query", doc: "doc", rel: "rel"})
+        _check_numeric(qrels_schema, rel, "qrels")
+        lazy_qrels = lazy_qrels.select(query, doc, rel)
+        for key in (query, doc):  # join keys: make differing id types agree
+            if run_schema[key] != qrels_schema[key]:
+                lazy_run = lazy_run.with_columns(pl.col(key).cast(pl.String))
+                lazy_qrels = lazy_qrels.with_columns(pl.col(key).cast(pl.String))
+        if rel in run_schema:
+            lazy_run = lazy_run.drop(rel)
+    else:
+        _check_numeric(run_schema, rel, "run")
+    options = Options(
+        named=named, query=query, doc=doc, score=score, rel=rel, groups=groups, ties=ties,
+        missing=missing, validate=validate, max_grade=min(max_grades) if max_grades else None,
+        has_doc=doc in run_schema, all_groups=None if all_groups is None else all_groups.lazy(),
+    )
+    return options, lazy_run, lazy_qrels

@@ -1,0 +1,355 @@
+"""``evaluate()`` and ``ranked()``: the steps of an evaluation, wired together.
+
+``ranked`` stops after the ranking step and hands its frame to the user;
+``evaluate`` goes on with the same frame through the public metric expressions:
+
+1. :mod:`~polars_rank._evaluation.options`: the arguments and columns, checked;
+2. :mod:`~polars_rank._evaluation.judged`: the judged rows of every list with their
+   ranks (the data checks share its pass over the data);
+3. :mod:`~polars_rank._evaluation.scoring`: every metric of every list;
+4. :mod:`~polars_rank._evaluation.means`: the queries that count, and their means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
+
+import polars as pl
+
+from polars_rank._evaluation.judged import judged_rows, rank_columns
+from polars_rank._evaluation.means import counted_queries, means, warn_unjudged
+from polars_rank._evaluation.options import (
+    LIST,
+    EvalTies,
+    Memory,
+    Missing,
+    Options,
+    check_arguments,
+)
+from polars_rank._evaluation.scoring import per_list
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank.registry import Metric
+
+__all__ = ["evaluate", "ranked", "per_query_values", "PerQuery"]
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+
+def evaluate(
+    run: FrameT,
+    qrels: pl.DataFrame | pl.LazyFrame | None = None,
+    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr@10"),
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    score: str = "score",
+    rel: str = "rel",
+    group_by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    ties: EvalTies = "trec_eval",
+    missing: Missing = "skip",
+    validate: bool = True,
+    memory: Memory = "high",
+) -> FrameT:
+    """Evaluate a run against relevance judgments, per group or per query.
+
+    Parameters
+    ----------
+    run
+        One row per (query, document) with a ``score`` (higher is better); with
+        ``qrels=None`` it also holds the ``rel`` column, and rows with a null score
+        are judged documents the run did not retrieve.
+    qrels
+        Judgments, one row per (query, document) with ``rel``; ``None`` when the run
+        already carries them. Documents judged but not in the run count for the
+        ideal ranking and for recall, as in trec_eval.
+    metrics
+        Metric strings (see :mod:`polars_rank.registry`): ``"ndcg@10"``, ``"map"``,
+        ``"mrr@10"``, ``"p@5"``, ``"err@20(max_grade=4)"``, trec_eval spellings such
+        as ``"ndcg_cut_10"`` (linear gain, as trec_eval) or ``"P_10"``.
+    query, doc, score, rel
+        Column names.
+    group_by
+        Slice / arm columns of the run: one output row per group, the mean over its
+        queries (each query weighted once).
+    per_query
+        ``True``: one row per (group..., query) instead of means.
+    ties
+        ``"trec_eval"`` (equal scores ordered by doc id descending, byte-wise, as
+        trec_eval; scores compared as 32-bit floats, as trec_eval stores them, so
+        1.348 and 1.3479999999999999 tie), ``"first"`` (the run's row order),
+        ``"optimistic"`` / ``"pessimistic"`` (relevant documents first / last among
+        ties), or ``"expected"``: the exact mean of each metric over every order of
+        the tied documents (no metric string of ERR or bpref: they have no closed
+        form and raise NotImplementedError). The last four rank the run with a
+        window per list, slower than trec_eval's sorted key (see the docs).
+    missing
+        Queries with judgments but nothing retrieved: ``"skip"`` (trec_eval), or
+        ``"zero"`` (every metric 0 for them, as ``trec_eval -c``).
+    validate
+        Check the data first and raise :class:`InvalidDataError` naming the problem
+        and the query (negative or non-finite relevance, NaN scores, null query
+        ids, duplicate (query, doc) rows, labels above ERR's ``max_grade``). The
+        checks share one pass over the data with the ranking of the run, which
+        therefore runs when ``evaluate`` is called (a LazyFrame result then only
+        holds the per-query arithmetic on the judged rows). ``validate=False`` skips
+        the checks; use it only for data you already checked.
+    memory
+        ``"high"`` (default): one pass over the data; the ranking is a window over
+        each query, which Polars computes in memory (the streaming engine falls back
+        for it), so the run must fit in RAM a few times over. ``"low"``: split the
+        queries into hash buckets of about 4M run rows and evaluate them one after
+        another, each reading the (ideally Parquet, scanned) inputs again with the
+        bucket as a filter; peak memory follows the bucket, not the data, at the cost
+        of one scan per bucket. The result is identical; it is computed when
+        ``evaluate`` is called.
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        The group columns (and the query column with ``per_query=True``), then one
+        Float64 column per metric, named as given. Lazy in, lazy out.
+
+    Warns
+    -----
+    UserWarning
+        When run queries have no judgments: they are not evaluated, and the warning
+        says how many.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> run = pl.DataFrame({
+    ...     "qid": ["q1", "q1", "q1", "q2", "q2"],
+    ...     "docid": ["a", "b", "c", "a", "d"],
+    ...     "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+    ... })
+    >>> qrels = pl.DataFrame({
+    ...     "qid": ["q1", "q1", "q2", "q2"],
+    ...     "docid": ["b", "z", "d", "a"],
+    ...     "rel": [2, 1, 1, 0],
+    ... })
+    >>> pr.evaluate(run, qrels, ["ndcg@10", "map", "P_10"])
+    shape: (1, 3)
+    ┌──────────┬───────┬──────┐
+    │ ndcg@10  ┆ map   ┆ P_10 │
+    │ ---      ┆ ---   ┆ ---  │
+    │ f64      ┆ f64   ┆ f64  │
+    ╞══════════╪═══════╪══════╡
+    │ 0.576113 ┆ 0.375 ┆ 0.1  │
+    └──────────┴───────┴──────┘
+    >>> pr.evaluate(run, qrels, ["recall@2"], per_query=True)
+    shape: (2, 2)
+    ┌─────┬──────────┐
+    │ qid ┆ recall@2 │
+    │ --- ┆ ---      │
+    │ str ┆ f64      │
+    ╞═════╪══════════╡
+    │ q1  ┆ 0.5      │
+    │ q2  ┆ 1.0      │
+    └─────┴──────────┘
+    """
+    per = per_query_values(
+        run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        ties=ties, missing=missing, validate=validate, memory=memory,
+    )
+    warn_unjudged(per.unjudged, query, per.options.groups)
+    out = means(per.frame, per.options, per_query=per_query)
+    return out if isinstance(run, pl.LazyFrame) else out.collect()
+
+
+def ranked(
+    run: FrameT,
+    qrels: pl.DataFrame | pl.LazyFrame | None = None,
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    score: str = "score",
+    rel: str = "rel",
+    group_by: str | Sequence[str] | None = None,
+    ties: EvalTies = "trec_eval",
+    validate: bool = True,
+) -> FrameT:
+    """The judged rows of each ranked list with their rank: the metrics' fast input.
+
+    The ranking step of :func:`evaluate`, stopped before the metrics: each list (a
+    query, within each ``group_by`` group) is ranked once, and the frame keeps what
+    a metric can read, the judged rows and the list's last retrieved row. Every
+    metric expression then reads the ranks with ``rank="rank"`` instead of ranking
+    each list itself, as plain sums, counts and minima, so any number of metrics in
+    one ``group_by().agg()`` cost little more than one:
+
+    .. code-block:: python
+
+        lists = pr.ranked(run, qrels)                      # rank once
+        lists.group_by("qid").agg(                         # then any metrics
+            pr.ndcg("rel", 10, rank="rank", gain="linear"),
+            pr.map("rel", rank="rank").alias("map"),
+        )
+
+    The semantics are :func:`evaluate`'s (trec_eval's): judged documents the run did
+    not retrieve are rows with a null rank; run rows with a null score are not
+    retrieved; the lists are the run's (group..., query) combinations that have
+    judgments (a warning names the others). A list's length is its largest rank.
+
+    Parameters
+    ----------
+    run
+        One row per (query, document) with a ``score`` (higher is better); with
+        ``qrels=None`` it also holds ``rel`` (null: unjudged).
+    qrels
+        Judgments, one row per (query, document) with ``rel``, or ``None``.
+    query, doc, score, rel
+        Column names.
+    group_by
+        Slice / arm columns of the run: each (group..., query) is one list.
+    ties
+        As :func:`evaluate`: ``"trec_eval"`` (equal scores by document id,
+        descending), ``"first"``, ``"optimistic"``, ``"pessimistic"`` give each row
+        its position in ``rank``; ``"expected"`` gives each row the first and last
+        position of its tie group, ``rank`` and ``rank_last``, to pass as
+        ``rank=("rank", "rank_last")``.
+    validate
+        Check the data first, as :func:`evaluate` does.
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        The group and query columns, ``doc``, ``rel`` and ``rank`` (Int64, 1-based;
+        null: judged but not retrieved), plus ``rank_last`` with ``ties="expected"``;
+        the lists' last rows have a null ``doc`` and ``rel`` when unjudged. Computed
+        when called; lazy in, lazy out.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> run = pl.DataFrame({"qid": ["q1"] * 4, "docid": ["a", "b", "c", "d"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"qid": ["q1"] * 3, "docid": ["b", "c", "z"], "rel": [1, 2, 1]})
+    >>> lists = pr.ranked(run, qrels)
+    >>> lists.sort("rank", nulls_last=True)
+    shape: (4, 4)
+    ┌─────┬───────┬──────┬──────┐
+    │ qid ┆ docid ┆ rel  ┆ rank │
+    │ --- ┆ ---   ┆ ---  ┆ ---  │
+    │ str ┆ str   ┆ f64  ┆ i64  │
+    ╞═════╪═══════╪══════╪══════╡
+    │ q1  ┆ b     ┆ 1.0  ┆ 2    │
+    │ q1  ┆ c     ┆ 2.0  ┆ 3    │
+    │ q1  ┆ null  ┆ null ┆ 4    │
+    │ q1  ┆ z     ┆ 1.0  ┆ null │
+    └─────┴───────┴──────┴──────┘
+    >>> lists.group_by("qid").agg(
+    ...     pr.precision("rel", 2, rank="rank").alias("p@2"),
+    ...     pr.recall("rel", rank="rank").alias("recall"),
+    ...     pr.map("rel", rank="rank").alias("map"),
+    ... )
+    shape: (1, 4)
+    ┌─────┬─────┬──────────┬──────────┐
+    │ qid ┆ p@2 ┆ recall   ┆ map      │
+    │ --- ┆ --- ┆ ---      ┆ ---      │
+    │ str ┆ f64 ┆ f64      ┆ f64      │
+    ╞═════╪═════╪══════════╪══════════╡
+    │ q1  ┆ 0.5 ┆ 0.666667 ┆ 0.388889 │
+    └─────┴─────┴──────────┴──────────┘
+    """
+    options, lazy_run, lazy_qrels = check_arguments(
+        run, qrels, ["p"], query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        ties=ties, missing="skip", validate=validate,
+    )
+    unjudged: list[pl.DataFrame] = []
+    judged = judged_rows(lazy_run, lazy_qrels, options, unjudged, doc=options.has_doc)
+    warn_unjudged(unjudged, query, options.groups)
+    ids = [doc] if options.has_doc else []
+    out = judged.rows.join(judged.lists.select(LIST, *options.keys), on=LIST, how="left")
+    out = out.select(*options.keys, *ids, options.rel, *rank_columns(options))
+    return out if isinstance(run, pl.LazyFrame) else out.collect()
+
+
+class PerQuery(NamedTuple):
+    """:func:`per_query_values`' result."""
+
+    frame: pl.LazyFrame
+    """One row per evaluated (group..., query): the keys, then the metrics."""
+    options: Options
+    unjudged: list[pl.DataFrame]
+    """Validation's one-row summaries: count, example keys."""
+
+
+def per_query_values(
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | None,
+    metrics: str | Metric | Sequence[str | Metric],
+    *,
+    query: str,
+    doc: str,
+    score: str,
+    rel: str,
+    group_by: str | Sequence[str] | None,
+    ties: EvalTies,
+    missing: Missing,
+    validate: bool,
+    memory: Memory = "high",
+    all_groups: pl.DataFrame | None = None,
+) -> PerQuery:
+    """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
+
+    The one code path behind :func:`evaluate` and the distributed front ends
+    (:mod:`polars_rank.spark`, :mod:`polars_rank.dask`), which call it on each piece
+    of data holding every run and qrels row of its queries, so local and distributed
+    numbers cannot drift. It checks the arguments and columns (the front ends call it
+    on empty frames with their schemas to raise those errors on the driver), validates
+    the data (raising :class:`~polars_rank.InvalidDataError`), and returns the
+    per-query values (not sorted) with the unjudged-query summaries, without warning.
+    ``all_groups``: the ``group_by`` combinations of the whole run's retrieved rows,
+    for ``missing="zero"`` when the piece holds only part of the run (default: the
+    piece's own).
+    """
+    options, lazy_run, lazy_qrels = check_arguments(
+        run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        ties=ties, missing=missing, validate=validate, memory=memory, all_groups=all_groups,
+    )
+    unjudged: list[pl.DataFrame] = []
+    if memory == "low":
+        frame = _bucketed(lazy_run, lazy_qrels, options, unjudged)
+    else:
+        frame = _evaluated(lazy_run, lazy_qrels, options, unjudged)
+    return PerQuery(frame, options, unjudged)
+
+
+def _evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
+               unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
+    """Steps 2 to 4 on data in memory: the per-query values of the queries that count."""
+    return counted_queries(per_list(judged_rows(run, qrels, o, unjudged), o), run, qrels, o)
+
+
+_BUCKET_ROWS = 4_000_000
+
+
+def _bucketed(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
+              unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
+    """``memory="low"``: evaluate hash buckets of query ids one after another.
+
+    Every row of a query lands in the same bucket (run and qrels alike), so each
+    bucket is a complete evaluation; only ~``_BUCKET_ROWS`` rows are in memory at
+    once. The per-query values are concatenated (they are few) and returned.
+    """
+    rows = run.select(pl.len()).collect().item()
+    n = max(1, -(-rows // _BUCKET_ROWS))
+    if o.missing == "zero" and o.groups and qrels is not None and o.all_groups is None:
+        # a bucket may hold no run row of a group: its absent queries need every group
+        retrieved = run.filter(pl.col(o.score).is_not_null())
+        o = replace(o, all_groups=retrieved.select(o.groups).unique().collect().lazy())
+    bucket = pl.col(o.query).hash() % n
+    parts = []
+    for i in range(n):
+        part_run = run.filter(bucket == i)
+        part_qrels = None if qrels is None else qrels.filter(bucket == i)
+        parts.append(_evaluated(part_run, part_qrels, o, unjudged).collect())
+    return pl.concat(parts, how="vertical").lazy()

@@ -1,0 +1,28 @@
+"""Step 3 of an evaluation: every metric of every list, from the judged rows.
+
+The metrics are the public expressions themselves, in positions mode (``rank=``):
+one ``group_by`` over the lists, each metric a few aggregations of the rows' ranks
+and labels.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._evaluation.options import JUDGED, LIST, N_RET, RETRIEVED, Options
+
+if TYPE_CHECKING:
+    from polars_rank._evaluation.judged import Judged
+
+__all__ = ["per_list"]
+
+
+def per_list(judged: Judged, o: Options) -> pl.LazyFrame:
+    """One row per list: its keys, a column per metric, and the JUDGED/RETRIEVED flags."""
+    per = judged.rows.group_by(LIST).agg(
+        m.expr(o.rel, rank=o.rank_of(m)).alias(name) for name, m in o.named
+    )
+    return per.join(judged.lists, on=LIST, how="left").select(
+        *o.keys, *o.columns, pl.lit(True).alias(JUDGED), (pl.col(N_RET) > 0).alias(RETRIEVED))
