@@ -27,14 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
 from polars_rank._params import GAINS, check_k
-from polars_rank.metrics import binary, gain, pairwise
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     import polars as pl
 
-    from polars_rank._ranked import Ranked
 
 __all__ = ["MetricDef", "Metric", "METRICS", "parse_metric"]
 
@@ -79,10 +77,6 @@ class MetricDef:
     trec_eval: str = ""
     summary: str = ""
     paper: str = ""
-    kernel: Callable[..., pl.Expr] | None = None
-    """The metric on a :class:`~polars_rank._ranked.Ranked` list, validated parameters."""
-    sparse: bool = True
-    """Computable from the ranks of the judged rows alone (evaluate's fast path)."""
 
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (``rel`` is ir_measures' name for ``threshold``)."""
@@ -95,63 +89,66 @@ THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are r
 METRICS: dict[str, MetricDef] = {
     m.name: m
     for m in [
-        MetricDef("ndcg", metrics.ndcg, ("ndcg_burges",), kernel=gain.ndcg_value,
+        MetricDef("ndcg", metrics.ndcg, ("ndcg_burges",),
                   options=(Option("gain", str, "exponential", GAINS, "gain of a label"),),
                   trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
                   paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005"),
-        MetricDef("dcg", metrics.dcg, kernel=gain.dcg_value,
+        MetricDef("dcg", metrics.dcg,
                   options=(Option("gain", str, "exponential", GAINS, "gain of a label"),),
                   trec_eval="dcg (trec_eval 10, gain=linear)",
                   summary="sum of gain(l_r) / log2(1 + r)",
                   paper="Järvelin & Kekäläinen, TOIS 2002"),
         MetricDef("map", metrics.average_precision, ("ap", "average_precision", "map_cut"),
-                  kernel=binary.average_precision_value,
                   options=(THRESHOLD,), trec_eval="map, map_cut.k",
                   summary="(1/R) sum of P@r at relevant ranks r <= k",
                   paper="Buckley & Voorhees, 2000"),
         MetricDef("mrr", metrics.reciprocal_rank, ("rr", "reciprocal_rank", "recip_rank"),
-                  kernel=binary.reciprocal_rank_value,
                   options=(THRESHOLD,), trec_eval="recip_rank (no cutoff)",
                   summary="1 / rank of the first relevant row within k",
                   paper="Voorhees, TREC-8 QA 1999"),
         MetricDef("p", metrics.precision, ("precision",), options=(THRESHOLD,),
-                  kernel=binary.precision_value,
                   trec_eval="P.k", summary="relevant in the top k / k",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("recall", metrics.recall, ("r",), options=(THRESHOLD,),
-                  kernel=binary.recall_value,
                   trec_eval="recall.k", summary="relevant in the top k / R",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("f1", metrics.f1, options=(THRESHOLD,), kernel=binary.f1_value,
+        MetricDef("f1", metrics.f1, options=(THRESHOLD,),
                   summary="harmonic mean of P@k and recall@k",
                   paper="van Rijsbergen, Information Retrieval, 1979"),
-        MetricDef("err", metrics.err, kernel=gain.err_value,
+        MetricDef("err", metrics.err,
                   options=(Option("max_grade", float, 4, description="highest label"),),
                   summary="expected reciprocal rank of a cascade user",
                   paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"),
         MetricDef("hit_rate", metrics.hit_rate, ("success", "hits"), options=(THRESHOLD,),
-                  kernel=binary.hit_rate_value,
                   trec_eval="success.k", summary="1 if a relevant row is within k",
                   paper="Deshpande & Karypis, TOIS 2004"),
         MetricDef("rprec", metrics.r_precision, ("r_precision", "r-prec"), cutoff=False,
-                  kernel=binary.r_precision_value,
                   options=(THRESHOLD,), trec_eval="Rprec", summary="precision at R",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("bpref", metrics.bpref, cutoff=False, options=(THRESHOLD,),
-                  kernel=binary.bpref_value,
                   trec_eval="bpref", summary="preference of judged relevant over non-relevant",
                   paper="Buckley & Voorhees, SIGIR 2004"),
-        MetricDef("rbp", metrics.rbp, kernel=binary.rbp_value,
+        MetricDef("rbp", metrics.rbp,
                   options=(Option("p", float, 0.8, description="persistence"), THRESHOLD),
                   summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
         MetricDef("rank_correlation", metrics.rank_correlation, ("rc",), cutoff=False,
-                  kernel=pairwise.rank_correlation_value, sparse=False,
                   summary="share of retrieved pairs ordered as their labels",
                   paper="Liu, Learning to Rank for IR, 2009"),
         MetricDef("auc", metrics.auc, ("gauc",), cutoff=False, options=(THRESHOLD,),
-                  kernel=pairwise.auc_value, sparse=False,
                   summary="ROC AUC of the ranking, ties 1/2",
                   paper="Hanley & McNeil, Radiology 1982; GAUC: Zhou et al., KDD 2018"),
+        # click metrics: the label column holds clicks (0/1 or counts)
+        MetricDef("ctr", metrics.ctr, summary="clicks in the top k / items shown in the top k",
+                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
+        MetricDef("abandonment", metrics.abandonment,
+                  summary="1 if nothing in the top k was clicked",
+                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
+        MetricDef("first_click_rr", metrics.first_click_rr, ("click_mrr",),
+                  summary="1 / rank of the first click within k",
+                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
+        MetricDef("clicks_per_query", metrics.clicks_per_query, ("clicks",),
+                  summary="number of clicks on the top k",
+                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
     ]
 }
 
@@ -222,16 +219,8 @@ class Metric:
             return None
         return float(self.options.get("max_grade", 4))
 
-    def value(self, ranked: Ranked) -> pl.Expr:
-        """The metric on a ranked list built by the caller (no NaN check, no name)."""
-        assert self.definition.kernel is not None  # every registered metric has one
-        params = dict(self.options)
-        if self.k is not None:
-            params["k"] = self.k
-        return self.definition.kernel(ranked, **params)
-
     def expr(self, rel: str | pl.Expr, **kwargs: Any) -> pl.Expr:
-        """The metric's expression, ``kwargs`` being by/descending/query/ties."""
+        """The metric's expression, ``kwargs`` being by/rank/descending/query/ties."""
         params = dict(self.options)
         if self.k is not None:
             params["k"] = self.k

@@ -148,9 +148,11 @@ def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options
     else:
         collected = pl.collect_all(frames)
     judged_df, sorted_keys = collected[0], collected[1][_KEY]
+    ids = [o.doc] if doc else []  # carried along only when shown (ranked())
     if qrels is not None:  # the exact comparison of the ids (hash collisions)
-        judged_df = judged_df.filter(
-            *(pl.col(c) == pl.col(q) for c, q in exact.items())).drop(query, *exact.values())
+        judged_df = judged_df.filter(*(pl.col(c) == pl.col(q) for c, q in exact.items()))
+    judged_df = judged_df.drop(*(c for c in (query, o.doc, *exact.values()) if c not in ids),
+                               strict=False)
     # the length of each list: its run of keys in the sorted column
     lengths = (sorted_keys // 2**32).rle().struct.unnest().select(
         pl.col("value").alias(LIST), pl.col("len").cast(pl.UInt32).alias(N_RET),
@@ -161,8 +163,7 @@ def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options
     if qrels is not None:  # a run row without a score is ignored
         lists = lists.filter(pl.col(N_RET) > 0)
     judged_df = _ranks(judged_df, sorted_keys, lengths, run_df, o.doc, bounds=o.needs_bounds)
-    unretrieved = _unretrieved(ranked, qrels, judged_df, lists, o)
-    ids = [o.doc] if doc else []
+    unretrieved = _unretrieved(ranked, qrels, judged_df, lists, o, ids)
     rows = pl.concat(
         [judged_df.lazy().select(LIST, *rank_columns(o), rel, *ids),
          unretrieved.select(LIST, rel, *ids)],
@@ -172,8 +173,8 @@ def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options
 
 
 def _unretrieved(ranked: pl.LazyFrame, qrels: pl.DataFrame | None, judged: pl.DataFrame,
-                 lists: pl.LazyFrame, o: Options) -> pl.LazyFrame:
-    """The judged rows each list did not retrieve (``LIST``, rel, doc)."""
+                 lists: pl.LazyFrame, o: Options, ids: list[str]) -> pl.LazyFrame:
+    """The judged rows each list did not retrieve (``LIST``, rel, and ``ids``)."""
     query, rel = o.query, o.rel
     if qrels is None:
         return ranked.filter(pl.col(_KEY).is_null() & pl.col(rel).is_not_null()).join(
@@ -181,7 +182,7 @@ def _unretrieved(ranked: pl.LazyFrame, qrels: pl.DataFrame | None, judged: pl.Da
     if not o.groups:  # one list per query: the qrels rows no list matched, with their list
         matched = judged[_QROW]
         return (
-            qrels.lazy().select(query, o.doc, _QROW, rel)
+            qrels.lazy().select(query, *ids, _QROW, rel)
             .filter(~pl.col(_QROW).is_in(matched.implode()))
             .join(lists.select(LIST, query), on=query, how="inner")
         )  # filtered before the join on the query ids: 4x cheaper for 10M rows
@@ -190,6 +191,6 @@ def _unretrieved(ranked: pl.LazyFrame, qrels: pl.DataFrame | None, judged: pl.Da
     matched = judged.select(pair).to_series()
     return (
         lists.select(LIST, query)
-        .join(qrels.lazy().select(query, o.doc, _QROW, rel), on=query, how="inner")
+        .join(qrels.lazy().select(query, *ids, _QROW, rel), on=query, how="inner")
         .filter(~pair.is_in(matched.implode()))
     )

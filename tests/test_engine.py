@@ -1,0 +1,165 @@
+"""One engine, every path: the same numbers whichever way a user asks.
+
+On random runs with tied scores and judged documents the run never retrieved, for
+every tie policy, id type (string, integer, Categorical, Enum) and mix of metrics:
+
+* ``evaluate()`` in memory and ``memory="low"`` (many small buckets);
+* ``ranked()`` then ``group_by(query).agg(metric(rank=...))`` and the ``query=``
+  mean of the same expressions (the documented fast forms);
+* the one-line expressions (``by=``, each list ranked by the metric itself) on the
+  full join of run and qrels.
+
+All agree to 1e-12. (pytrec_eval: ``test_evaluate.py`` and ``test_trec_parity.py``;
+Spark and Dask: ``test_scale_out.py``, against ``evaluate()``.)
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_rank as pr
+from polars_rank.registry import METRICS, parse_metric
+
+TOL = 1e-12
+TIES = ["trec_eval", "first", "optimistic", "pessimistic", "expected"]
+ID_TYPES = ["str", "int", "categorical", "enum"]
+# every registered metric, with options and cutoffs; ERR and bpref have no closed form
+# under ties="expected"
+SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2", "p@2",
+         "p", "recall@3", "f1@2", "err@3(max_grade=3)", "hit_rate@1", "rprec", "bpref",
+         "rbp(p=0.5)", "rank_correlation", "auc", "ctr@2", "abandonment@2",
+         "first_click_rr", "clicks_per_query@3"]
+NO_EXPECTED = {"err", "bpref"}
+
+
+def test_every_registered_metric_is_covered() -> None:
+    assert {parse_metric(s).definition.name for s in SPECS} == set(METRICS)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(run, qrels): up to 4 queries, few distinct scores (ties), unretrieved judgments."""
+    run_rows, qrels_rows = [], []
+    for q in range(draw(st.integers(1, 4))):
+        n_docs = draw(st.integers(0, 7))
+        for d in range(n_docs):
+            run_rows.append((q, d, draw(st.sampled_from([0.5, 1.0, 1.0, 2.0]))))
+        for d in range(n_docs + 2):  # the last two: judged, never retrieved
+            if draw(st.booleans()):
+                qrels_rows.append((q, d, draw(st.sampled_from([0, 1, 2, 3]))))
+    run = pl.DataFrame(run_rows, schema={"qid": pl.Int64, "docid": pl.Int64,
+                                         "score": pl.Float64}, orient="row")
+    qrels = pl.DataFrame(qrels_rows, schema={"qid": pl.Int64, "docid": pl.Int64,
+                                             "rel": pl.Int64}, orient="row")
+    shuffled = run.sample(fraction=1.0, shuffle=True, seed=draw(st.integers(0, 9)))
+    return shuffled, qrels
+
+
+def with_ids(run: pl.DataFrame, qrels: pl.DataFrame, kind: str) -> tuple[pl.DataFrame,
+                                                                          pl.DataFrame]:
+    """The id columns as ``kind``: text ids sort differently from numbers (9 > 10)."""
+    if kind == "int":
+        return run, qrels
+    ids = {"qid": [f"q{i}" for i in range(10)], "docid": [str(i) for i in range(10)]}
+    dtypes = {c: {"str": pl.String, "categorical": pl.Categorical,
+                  "enum": pl.Enum(v)}[kind] for c, v in ids.items()}
+
+    def cast(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.with_columns(
+            pl.col("qid").map_elements(lambda i: f"q{i}", return_dtype=pl.String),
+            pl.col("docid").cast(pl.String),
+        ).cast(dtypes)  # type: ignore[arg-type]
+
+    return cast(run), cast(qrels)
+
+
+def keys_mode_ranking(ties: str) -> dict[str, object]:
+    """The one-line expressions' ranking arguments for an evaluate() tie policy."""
+    if ties == "trec_eval":  # 32-bit scores, then doc ids as text, both descending
+        return {"by": [pl.col("score").cast(pl.Float32), pl.col("docid").cast(pl.String)],
+                "descending": True, "ties": "first"}
+    if ties == "first":  # the run's row order among equal scores
+        return {"by": ["score", "__row"], "descending": [True, False], "ties": "first"}
+    return {"by": "score", "ties": ties}
+
+
+def full_join(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
+    """Retrieved rows with their labels, then each query's judged rows not retrieved."""
+    ordered = run.with_row_index("__row")
+    unretrieved = qrels.join(run.select("qid", "docid"), on=["qid", "docid"], how="anti")
+    return pl.concat([ordered.join(qrels, on=["qid", "docid"], how="left"), unretrieved],
+                     how="diagonal_relaxed")
+
+
+def close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=TOL, abs_tol=TOL)
+
+
+def assert_same_values(got: pl.DataFrame, want: pl.DataFrame, names: list[str]) -> None:
+    got_rows = {str(r["qid"]): r for r in got.iter_rows(named=True)}
+    want_rows = {str(r["qid"]): r for r in want.iter_rows(named=True)}
+    assert set(got_rows) == set(want_rows)
+    for qid, row in want_rows.items():
+        for name in names:
+            assert close(got_rows[qid][name], row[name]), (qid, name, got_rows[qid][name],
+                                                           row[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ties", TIES)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(), kind=st.sampled_from(ID_TYPES), data=st.data())
+def test_every_path_gives_the_same_numbers(ties: str, case: tuple[pl.DataFrame, pl.DataFrame],
+                                           kind: str, data: st.DataObject) -> None:
+    run, qrels = with_ids(*case, kind)
+    usable = [s for s in SPECS if ties != "expected" or parse_metric(s).definition.name
+              not in NO_EXPECTED]
+    specs = data.draw(st.lists(st.sampled_from(usable), min_size=1, max_size=6, unique=True))
+    metrics = [parse_metric(s) for s in specs]
+    names = [str(m) for m in metrics]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # run queries without judgments
+        want = pr.evaluate(run, qrels, specs, per_query=True, ties=ties)  # type: ignore[arg-type]
+        with pytest.MonkeyPatch.context() as patch:
+            from polars_rank._evaluation import pipeline
+
+            patch.setattr(pipeline, "_BUCKET_ROWS", 3)  # several buckets
+            low = pr.evaluate(run.lazy(), qrels.lazy(), specs, per_query=True,
+                              ties=ties, memory="low").collect()  # type: ignore[arg-type]
+        lists = pr.ranked(run, qrels, ties=ties)  # type: ignore[arg-type]
+    assert_same_values(low, want, names)
+
+    # AUC counts a score tie one half; strict positions have no ties (tie bounds do)
+    rank = ("rank", "rank_last") if ties == "expected" else "rank"
+    shared = [(n, m) for n, m in zip(names, metrics, strict=True)
+              if ties == "expected" or m.definition.name != "auc"]
+    per_list = lists.group_by("qid").agg(m.expr("rel", rank=rank).alias(n) for n, m in shared)
+    assert_same_values(per_list, want, [n for n, _ in shared])
+    means = lists.select(m.expr("rel", rank=rank, query="qid").alias(n) for n, m in shared)
+    for name, _ in shared:
+        assert close(means[name].item(), want[name].mean()), name
+
+    joined = full_join(run, qrels).filter(pl.col("qid").is_in(want["qid"].implode()))
+    ranking = keys_mode_ranking(ties)
+    one_line = joined.group_by("qid").agg(
+        m.expr("rel", **({"by": "score"} if m.definition.name == "auc" else ranking)).alias(n)
+        for n, m in zip(names, metrics, strict=True))
+    assert_same_values(one_line, want, names)
+
+
+def test_tied_integer_ids_break_ties_as_text_with_any_metric_beside() -> None:
+    """trec_eval compares doc ids as text ("9" > "2" > "100" > "10"), on every path."""
+    run = pl.DataFrame({"qid": [1] * 4, "docid": [9, 10, 100, 2], "score": [1.0] * 4})
+    qrels = pl.DataFrame({"qid": [1] * 4, "docid": [10, 9, 100, 2], "rel": [1, 0, 0, 0]})
+    assert pr.evaluate(run, qrels, ["recip_rank"]).item() == 0.25
+    assert pr.evaluate(run, qrels, ["recip_rank", "auc"])["recip_rank"].item() == 0.25
+    lists = pr.ranked(run, qrels)
+    assert lists.select(pr.mrr("rel", rank="rank")).item() == 0.25
