@@ -66,50 +66,63 @@ def polars_rank_ndcg_only(run: Path, qrels: Path) -> dict:
     return polars_rank_evaluate(run, qrels, ["ndcg_cut_10"])
 
 
-def _joined(run: Path, qrels: Path) -> tuple:
-    """The raw-expression input: run and qrels fully joined, trec_eval's query universe
-    (queries of the run with judgments), and trec_eval's ranking keys."""
+EVALUATE_ONE = "polars-rank evaluate, ndcg@10 only"
+
+
+def _battery(ranking: dict, only_ndcg: bool = False) -> list:
+    """The five metrics (or ndcg@10 alone) as expressions with the ranking arguments."""
+    import polars_rank as pr
+
+    exprs = [pr.ndcg("rel", 10, gain="linear", **ranking).alias("ndcg@10")]
+    if not only_ndcg:
+        exprs += [
+            pr.map("rel", **ranking).alias("map"),
+            pr.mrr("rel", 10, **ranking).alias("mrr@10"),
+            pr.precision("rel", 10, **ranking).alias("p@10"),
+            pr.recall("rel", 100, **ranking).alias("recall@100"),
+        ]
+    return exprs
+
+
+def polars_rank_ranked(run: Path, qrels: Path, form: str, only_ndcg: bool = False) -> dict:
+    """The documented fast forms: rank once with ``pr.ranked``, then metrics on ``rank=``."""
+    import polars as pl
+
+    import polars_rank as pr
+
+    lists = pr.ranked(pl.scan_parquet(run), pl.scan_parquet(qrels))
+    if form == "group_by":
+        out = lists.group_by("qid").agg(_battery({"rank": "rank"}, only_ndcg))
+        out = out.select(pl.exclude("qid").mean())
+    else:
+        out = lists.select(_battery({"rank": "rank", "query": "qid"}, only_ndcg))
+    return out.collect().row(0, named=True)
+
+
+def _joined(run: Path, qrels: Path):
+    """The one-line forms' input: run and qrels fully joined, trec_eval's query universe
+    (queries of the run with judgments)."""
     import polars as pl
 
     r, q = pl.scan_parquet(run), pl.scan_parquet(qrels)
     in_run = r.select("qid").unique()
-    joined = r.join(
+    return r.join(
         q.join(in_run, on="qid", how="semi"), on=["qid", "docid"], how="full", coalesce=True
     ).filter(pl.col("qid").is_in(q.select("qid").unique().collect()["qid"].implode()))
-    return joined, [pl.col("score").cast(pl.Float32), pl.col("docid")]  # trec_eval's order
 
 
-def polars_rank_expressions(run: Path, qrels: Path, engine: str = "auto") -> dict:
-    """The raw-expression path: full join, then `query=` expressions in one select."""
-
-    import polars_rank as pr
-
-    joined, by = _joined(run, qrels)
-    out = joined.select(
-        pr.ndcg("rel", 10, by=by, gain="linear", query="qid").alias("ndcg@10"),
-        pr.map("rel", by=by, query="qid").alias("map"),
-        pr.mrr("rel", 10, by=by, query="qid").alias("mrr@10"),
-        pr.precision("rel", 10, by=by, query="qid").alias("p@10"),
-        pr.recall("rel", 100, by=by, query="qid").alias("recall@100"),
-    ).collect(engine=engine)  # type: ignore[arg-type]
-    return out.row(0, named=True)
-
-
-def polars_rank_expressions_group_by(run: Path, qrels: Path) -> dict:
-    """The same expressions without ``query=``: ``group_by(qid).agg(...)``, then means."""
+def polars_rank_one_line(run: Path, qrels: Path, form: str, only_ndcg: bool = False) -> dict:
+    """The card's one-line forms: each metric ranks its lists itself (``by="score"``,
+    ties in row order: not trec_eval's, so not compared with pytrec_eval)."""
     import polars as pl
 
-    import polars_rank as pr
-
-    joined, by = _joined(run, qrels)
-    out = joined.group_by("qid").agg(
-        pr.ndcg("rel", 10, by=by, gain="linear").alias("ndcg@10"),
-        pr.map("rel", by=by).alias("map"),
-        pr.mrr("rel", 10, by=by).alias("mrr@10"),
-        pr.precision("rel", 10, by=by).alias("p@10"),
-        pr.recall("rel", 100, by=by).alias("recall@100"),
-    ).select(pl.exclude("qid").mean()).collect()
-    return out.row(0, named=True)
+    joined = _joined(run, qrels)
+    if form == "group_by":
+        out = joined.group_by("qid").agg(_battery({"by": "score"}, only_ndcg))
+        out = out.select(pl.exclude("qid").mean())
+    else:
+        out = joined.select(_battery({"by": "score", "query": "qid"}, only_ndcg))
+    return out.collect().row(0, named=True)
 
 
 def plain_polars(run: Path, qrels: Path) -> dict:
@@ -246,19 +259,28 @@ LOW_MEMORY = "polars-rank evaluate, memory=low"
 GROUPED_OURS, GROUPED_TREC = ("polars-rank evaluate, run grouped by query",
                               "pytrec_eval, run grouped by query")
 BEYOND_RAM = {"50m", "100m"}
+RANKED_GB = "polars-rank ranked + group_by"
+RANKED_Q = "polars-rank ranked + query="
+ONE_LINE_GB = "polars-rank one-line group_by (by=score)"
+ONE_LINE_Q = "polars-rank one-line query= (by=score)"
+FORMS = ["polars-rank evaluate", RANKED_GB, RANKED_Q, ONE_LINE_GB, ONE_LINE_Q]
 TOOLS = {
     "polars-rank evaluate": polars_rank_evaluate,
-    "polars-rank evaluate, ndcg@10 only": polars_rank_ndcg_only,
+    EVALUATE_ONE: polars_rank_ndcg_only,
     "polars-rank evaluate, memory=low": polars_rank_low_memory,
     GROUPED_OURS: lambda r, q: polars_rank_evaluate(_grouped(r), q),
     "polars-rank evaluate, ties=first": lambda r, q: polars_rank_evaluate(r, q, ties="first"),
     "polars-rank evaluate, ties=expected": lambda r, q: polars_rank_evaluate(
         r, q, ties="expected"
     ),
-    "polars-rank expressions (query=)": polars_rank_expressions,
-    "polars-rank expressions (query=), in-memory engine": lambda r, q: polars_rank_expressions(
-        r, q, engine="in-memory"),
-    "polars-rank expressions (group_by, two steps)": polars_rank_expressions_group_by,
+    RANKED_GB: lambda r, q: polars_rank_ranked(r, q, "group_by"),
+    RANKED_GB + ", ndcg@10 only": lambda r, q: polars_rank_ranked(r, q, "group_by", True),
+    RANKED_Q: lambda r, q: polars_rank_ranked(r, q, "query"),
+    RANKED_Q + ", ndcg@10 only": lambda r, q: polars_rank_ranked(r, q, "query", True),
+    ONE_LINE_GB: lambda r, q: polars_rank_one_line(r, q, "group_by"),
+    ONE_LINE_GB + ", ndcg@10 only": lambda r, q: polars_rank_one_line(r, q, "group_by", True),
+    ONE_LINE_Q: lambda r, q: polars_rank_one_line(r, q, "query"),
+    ONE_LINE_Q + ", ndcg@10 only": lambda r, q: polars_rank_one_line(r, q, "query", True),
     "hand-written Polars": plain_polars,
     "pytrec_eval": pytrec_eval_tool,
     GROUPED_TREC: lambda r, q: pytrec_eval_tool(_grouped(r), q),
@@ -350,6 +372,25 @@ def measure(tools: list[str], size: str, repeat: int, timeout: float) -> dict[st
     return {tool: out[tool] for tool in tools}
 
 
+def form_ratios(results: dict[str, dict | None]) -> list[str]:
+    """Each form against evaluate() and pytrec_eval, and its five metrics against one."""
+    def seconds(name: str) -> float | None:
+        return (results.get(name) or {}).get("seconds")
+
+    evaluate, trec = seconds("polars-rank evaluate"), seconds("pytrec_eval")
+    out = ["| form | / evaluate() | / pytrec_eval | 5 metrics / ndcg@10 alone |",
+           "|---|---|---|---|"]
+    for form in FORMS:
+        five = seconds(form)
+        one = seconds(form + ", ndcg@10 only")
+        if not five:
+            continue
+        cells = [f"{five / evaluate:.2f}x" if evaluate else "",
+                 f"{five / trec:.2f}x" if trec else "", f"{five / one:.2f}x" if one else ""]
+        out.append(f"| {form} | {' | '.join(cells)} |")
+    return out
+
+
 def agreement(results: dict[str, dict | None]) -> list[str]:
     """Means must agree with pytrec_eval where definitions match (ranx: ties differ)."""
     notes = []
@@ -360,7 +401,7 @@ def agreement(results: dict[str, dict | None]) -> list[str]:
         if not res or not res.get("means") or tool == "pytrec_eval":
             continue
         for metric, value in res["means"].items():
-            if metric == "mrr@10" or metric not in ref or "ties=" in tool:
+            if metric == "mrr@10" or metric not in ref or "ties=" in tool or "by=" in tool:
                 continue  # pytrec_eval's recip_rank has no cutoff; other tie orders
             tol = 1e-3 if tool.startswith(("ranx", "ir_measures")) else 1e-9
             ok = abs(value - ref[metric]) <= tol
@@ -453,20 +494,7 @@ def main() -> None:
             to_warm = f"{res['seconds'] / warm:.2f}x" if warm else ""
             lines.append(f"| {tool} | {res['seconds']:.2f} | {res['work']:.2f} "
                          f"| {res['peak_mib']:.0f} | {ratio} | {work} | {to_warm} |")
-        ratios = {name: (results.get(name) or {}).get("seconds") for name in (
-            "polars-rank evaluate", "polars-rank evaluate, ndcg@10 only",
-            "polars-rank expressions (query=)",
-            "polars-rank expressions (query=), in-memory engine",
-            "polars-rank expressions (group_by, two steps)")}
-        five, one = ratios["polars-rank evaluate"], ratios["polars-rank evaluate, ndcg@10 only"]
-        if five and one:
-            lines += ["", f"5 metrics / ndcg@10 alone (evaluate): {five / one:.2f}x"]
-        two_step = ratios["polars-rank expressions (group_by, two steps)"]
-        if two_step:
-            for name in ("polars-rank expressions (query=)",
-                         "polars-rank expressions (query=), in-memory engine"):
-                if ratios[name]:
-                    lines += ["", f"{name} / two-step group_by: {ratios[name] / two_step:.2f}x"]
+        lines += ["", *form_ratios(results)]
         ours, theirs = (results.get(n) or {} for n in (GROUPED_OURS, GROUPED_TREC))
         if ours.get("seconds") and theirs.get("seconds"):
             lines += ["", f"Run grouped by query: polars-rank evaluate / pytrec_eval: "

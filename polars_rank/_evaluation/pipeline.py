@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import polars as pl
 
+from polars_rank._evaluation.buckets import buckets
 from polars_rank._evaluation.judged import in_rank_order, judged_rows, rank_columns
 from polars_rank._evaluation.means import counted_queries, means, warn_unjudged
 from polars_rank._evaluation.options import (
@@ -342,22 +343,15 @@ _BUCKET_ROWS = 4_000_000
 
 def _bucketed(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
               unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
-    """``memory="low"``: evaluate hash buckets of query ids one after another.
+    """``memory="low"``: evaluate hash buckets of queries one after another.
 
-    Every row of a query lands in the same bucket (run and qrels alike), so each
-    bucket is a complete evaluation; only ~``_BUCKET_ROWS`` rows are in memory at
-    once. The per-query values are concatenated (they are few) and returned.
+    :mod:`~polars_rank._evaluation.buckets` splits the run, ~``_BUCKET_ROWS`` rows a
+    bucket; the per-query values are concatenated (they are few) and returned.
     """
-    rows = run.select(pl.len()).collect().item()
-    n = max(1, -(-rows // _BUCKET_ROWS))
     if o.missing == "zero" and o.groups and qrels is not None and o.all_groups is None:
         # a bucket may hold no run row of a group: its absent queries need every group
         retrieved = run.filter(pl.col(o.score).is_not_null())
         o = replace(o, all_groups=retrieved.select(o.groups).unique().collect().lazy())
-    bucket = pl.col(o.query).hash() % n
-    parts = []
-    for i in range(n):
-        part_run = run.filter(bucket == i)
-        part_qrels = None if qrels is None else qrels.filter(bucket == i)
-        parts.append(_evaluated(part_run, part_qrels, o, unjudged).collect())
+    parts = [_evaluated(part_run, part_qrels, o, unjudged).collect()
+             for part_run, part_qrels in buckets(run, qrels, o.query, _BUCKET_ROWS)]
     return pl.concat(parts, how="vertical").lazy()

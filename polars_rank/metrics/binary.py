@@ -78,11 +78,11 @@ def _expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None) -> pl.Expr:
     n = (hi_h - lo_h + 1).cast(pl.Float64)
     n_ret = r.n_retrieved().cast(pl.Int64)
     limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
-    harmonic_table = r.prefix_sums(lambda p: 1.0 / p.cast(pl.Float64), limit)
-    harmonic = harmonic_table.gather(hi_h) - harmonic_table.gather(lo_h - 1)
-    slots = (pl.min_horizontal(hi_h, limit) - lo_h + 1).clip(lower_bound=0).cast(pl.Float64)
+    last = pl.min_horizontal(hi_h, limit)
+    harmonic = pl.int_ranges(lo_h, last + 1).list.eval(1.0 / pl.element()).list.sum()
+    slots = (last - lo_h + 1).clip(lower_bound=0).cast(pl.Float64)
     a = m / n * (c + 1.0)
-    b = pl.when(n > 1.0).then(m * (m - 1.0) / (n * (n - 1.0))).otherwise(0.0)
+    b = m * (m - 1.0) / (n * (n - 1.0)).clip(lower_bound=1.0)  # 0 when n = 1 (so m <= 1)
     return (((a - b * lo_h.cast(pl.Float64)) * harmonic + b * slots) / m).sum()
 
 
