@@ -113,7 +113,9 @@ def _rank_by_window(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
             lists.select(keys).join(qrels, on=query, how="inner")
             .join(judged.select(*keys, o.doc), on=[*keys, o.doc], how="anti")
         )
-    lists = lists.with_row_index(LIST)  # a number per list: cheaper to sort and group on
+    # a number per list, cheaper to sort and group on; collected, so that every plan
+    # reading the numbers sees the same (a group_by's row order changes between runs)
+    lists = lists.with_row_index(LIST).collect().lazy()
     rows = pl.concat(
         [judged, unretrieved.select(*keys, rel, *ids)], how="diagonal_relaxed",
     ).join(lists.select(LIST, *keys), on=keys, how="left")
