@@ -79,6 +79,8 @@ def _expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None) -> pl.Expr:
     n_ret = r.n_retrieved().cast(pl.Int64)
     limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
     last = pl.min_horizontal(hi_h, limit)
+    # Polars 2.1 workaround: gathering these sums from a prefix table (Ranked.prefix_sums)
+    # panics in a group_by of no rows (tests/test_workarounds.py tells when it stops)
     harmonic = pl.int_ranges(lo_h, last + 1).list.eval(1.0 / pl.element()).list.sum()
     slots = (last - lo_h + 1).clip(lower_bound=0).cast(pl.Float64)
     a = m / n * (c + 1.0)
