@@ -2,9 +2,9 @@
 
 Every row of a query lands in the same bucket (run and qrels alike), so each bucket
 is a complete evaluation, and only one bucket's rows are in memory at a time. The
-run is split in one streaming pass, written to a temporary folder of Parquet files,
-one per bucket: filtering the whole input again for every bucket (as before) read a
-100M-row run 25 times.
+run and the qrels are split in one streaming pass each, written to a temporary
+folder of Parquet files, one per bucket: filtering the whole input again for every
+bucket (as before) read a 100M-row run 25 times.
 """
 
 from __future__ import annotations
@@ -39,22 +39,29 @@ def buckets(run: pl.LazyFrame, qrels: pl.LazyFrame | None, query: str,
         yield run, qrels
         return
     bucket = (pl.col(query).hash() % n).cast(pl.Int64).alias(_BUCKET)
-    # the qrels (a tenth of a run's size, or less) are split in memory
-    judged = None if qrels is None else qrels.with_columns(bucket).collect()
-    judged_parts = {} if judged is None else judged.partition_by(_BUCKET, as_dict=True)
     with tempfile.TemporaryDirectory(prefix="polars_rank_") as folder:
-        target = _partitioned_sink(folder, _BUCKET)
-        if target is None:  # no partitioned sink: filter the input once per bucket
-            parts = run.with_columns(bucket)
-        else:
-            schema = run.collect_schema()
-            run.with_columns(bucket).sink_parquet(target, mkdir=True)  # type: ignore[call-overload, unused-ignore]
-            # read back with the input's types (Parquet keeps no Enum, for one)
-            parts = pl.scan_parquet(folder, hive_partitioning=True).cast(dict(schema.items()))
+        parts = {"run": _split(run, bucket, f"{folder}/run")}
+        if qrels is not None:
+            empty = qrels.select(pl.len()).collect().item() == 0  # a sink writes no file
+            parts["qrels"] = qrels.with_columns(bucket) if empty else _split(
+                qrels, bucket, f"{folder}/qrels")
         for i in range(n):
-            part_run = parts.filter(pl.col(_BUCKET) == i).drop(_BUCKET)
-            if judged is None:
-                yield part_run, None
-                continue
-            part = judged_parts.get((i,), judged.clear())
-            yield part_run, part.drop(_BUCKET).lazy()
+            part_run = parts["run"].filter(pl.col(_BUCKET) == i).drop(_BUCKET)
+            part_qrels = None if qrels is None else parts["qrels"].filter(
+                pl.col(_BUCKET) == i).drop(_BUCKET)
+            yield part_run, part_qrels
+
+
+def _split(frame: pl.LazyFrame, bucket: pl.Expr, folder: str) -> pl.LazyFrame:
+    """``frame`` with the ``bucket`` column, one Parquet file per bucket.
+
+    Written in one streaming pass and scanned back; without a partitioned sink
+    (an older Polars), the frame as it is, each bucket filtering it again.
+    """
+    target = _partitioned_sink(folder, _BUCKET)
+    if target is None:  # no partitioned sink: each bucket filters the input again
+        return frame.with_columns(bucket)
+    schema = frame.collect_schema()
+    frame.with_columns(bucket).sink_parquet(target, mkdir=True)  # type: ignore[call-overload, unused-ignore]
+    # read back with the input's types (Parquet keeps no Enum, for one)
+    return pl.scan_parquet(folder, hive_partitioning=True).cast(dict(schema.items()))
