@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from polars_rank._params import By, IntoExpr, Query, Rank
 
 NAN = float("nan")
-INF = float("inf")
 _SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
 _RANK_TABLE_MAX = 10_000  # the largest cutoff k whose ranks 1..k are a literal
 
@@ -120,11 +119,6 @@ class Ranked:
             raise ValueError(msg)
         return cls(labels, keys, desc, ties, query_exprs, name)
 
-    @property
-    def positioned(self) -> bool:
-        """Positions mode: the rows carry their ranks (``rank=``)."""
-        return self.rank is not None
-
     # ------------------------------------------------------------------ whole list
     def gains(self) -> pl.Expr:
         """Labels with unjudged as 0."""
@@ -141,8 +135,7 @@ class Ranked:
     def n_retrieved(self) -> pl.Expr:
         """Length of the ranked list: retrieved rows (keys), the largest rank (positions)."""
         if self.rank is not None:
-            last = self.rank if self.rank_last is None else self.rank_last
-            return last.max().cast(pl.Int64).fill_null(0)
+            return self.bounds()[1].max().fill_null(0)
         return self.keys[0].count() if self.keys else pl.len()
 
     def bad(self, *extra: pl.Expr) -> pl.Expr:
@@ -166,24 +159,6 @@ class Ranked:
         return out
 
     # ------------------------------------------------------------------ positions
-    def position(self) -> pl.Expr:
-        """Each row's rank, 1-based, input order (null: not retrieved); strict orders.
-
-        Positions mode: the given ranks. Keys mode: the ordinal rank of the keys (ties
-        in input order; ``optimistic`` / ``pessimistic`` order tied rows by gain),
-        computed per list, so name it once per metric.
-        """
-        if self.rank is not None:
-            return self.rank.cast(pl.Int64)
-        if not self.keys:
-            return pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
-        keys, desc = list(self.keys), list(self.descending)
-        if self.ties in ("optimistic", "pessimistic"):
-            keys.append(self.gains())
-            desc.append(self.ties == "optimistic")
-        key, down = rank_key(keys, desc)
-        return self._retrieved_only(key.rank("ordinal", descending=down).cast(pl.Int64))
-
     def bounds(self) -> tuple[pl.Expr, pl.Expr]:
         """``ties="expected"``: (first, last) rank of each row's tie group, input order.
 
@@ -201,7 +176,7 @@ class Ranked:
 
     def _retrieved_only(self, ranks: pl.Expr) -> pl.Expr:
         """``ranks`` where the first key is not null (a struct key ranks null rows too)."""
-        if len(self.keys) == 1 and self.ties not in ("optimistic", "pessimistic"):
+        if len(self.keys) == 1:
             return ranks  # a single key's rank is null where the key is
         return pl.when(self.keys[0].is_not_null()).then(ranks)
 
@@ -362,9 +337,9 @@ def _rank_columns(rank: Rank) -> tuple[pl.Expr, pl.Expr | None]:
 def rank_key(keys: list[pl.Expr], descending: list[bool]) -> tuple[pl.Expr, bool]:
     """The keys as one expression to ``rank()``, and its direction (nulls last).
 
-    One key ranks as it is. Several in one direction rank as a struct (descending, a
-    null field sorts last; ascending, each key is preceded by its null flag). Mixed
-    directions: each ascending key becomes minus its dense rank, so all descend.
+    One key ranks as it is; several in one direction as one struct
+    (:func:`_nulls_last_struct`); in mixed directions, each ascending key becomes minus
+    its dense rank, so all descend.
     """
     if len(keys) == 1:
         return keys[0], descending[0]
@@ -372,9 +347,7 @@ def rank_key(keys: list[pl.Expr], descending: list[bool]) -> tuple[pl.Expr, bool
         keys = [k if d else -k.rank("dense").cast(pl.Int64) for k, d in zip(keys, descending,
                                                                               strict=True)]
         descending = [True] * len(keys)
-    down = descending[0]
-    fields = keys if down else [f for key in keys for f in (key.is_null(), key)]
-    return key_struct(fields), down
+    return _nulls_last_struct(keys, descending[0]), descending[0]
 
 
 def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.Expr:
@@ -388,17 +361,24 @@ def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.
     windows of 7M rows, 0.98 and 0.39 s. The five-metric battery over 2M rows (in
     memory): 22-29% faster in a ``group_by`` with lists of 100-1000 rows, 4-8% slower
     with lists of 10 rows, and 1.8x slower for one list of all 2M rows in a
-    ``select``: metrics are mostly evaluated per group. A struct orders a null field
-    below every value: nulls last when sorting descending; ascending, each key is
-    preceded by its null flag.
+    ``select``: metrics are mostly evaluated per group (:func:`_nulls_last_struct`).
     """
     if len(keys) < 2 or len(set(descending)) > 1:
         return values.sort_by(keys, descending=descending, nulls_last=True,
                               maintain_order=True)
     down = descending[0]
-    fields = keys if down else [f for key in keys for f in (key.is_null(), key)]
-    return values.sort_by(key_struct(fields), descending=down, nulls_last=True,
+    return values.sort_by(_nulls_last_struct(keys, down), descending=down, nulls_last=True,
                           maintain_order=True)
+
+
+def _nulls_last_struct(keys: list[pl.Expr], descending: bool) -> pl.Expr:
+    """Keys of one direction as one struct key that orders a null key last.
+
+    A struct orders a null field below every value: last when sorting descending;
+    ascending, each key is preceded by its null flag.
+    """
+    fields = keys if descending else [f for key in keys for f in (key.is_null(), key)]
+    return key_struct(fields)
 
 
 def key_struct(keys: Sequence[pl.Expr]) -> pl.Expr:
@@ -408,6 +388,16 @@ def key_struct(keys: Sequence[pl.Expr]) -> pl.Expr:
     a struct may not.
     """
     return pl.struct(*(key.alias(f"_{i}") for i, key in enumerate(keys)))
+
+
+def reciprocal(rank: pl.Expr) -> pl.Expr:
+    """The weight of a first hit at ``rank`` for reciprocal rank: 1 / rank."""
+    return 1.0 / rank
+
+
+def reached(rank: pl.Expr) -> pl.Expr:
+    """The weight of a first hit for "any hit at all": 1 (null, no hit, stays null)."""
+    return rank * 0.0 + 1.0
 
 
 def cutoff(k: object) -> int | None:

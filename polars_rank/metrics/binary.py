@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import Ties, check_real
-from polars_rank._ranked import Ranked, by_parts_weights, count, cutoff, per_list, safe_div
+from polars_rank._ranked import (
+    Ranked,
+    by_parts_weights,
+    count,
+    cutoff,
+    per_list,
+    reached,
+    reciprocal,
+    safe_div,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -117,12 +126,12 @@ def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
 
 def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """RR@k of a ranked list (validated parameters)."""
-    return r.first_hit(r.relevant(threshold), k, lambda p: 1.0 / p)
+    return r.first_hit(r.relevant(threshold), k, reciprocal)
 
 
 def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """Hit rate @k of a ranked list (validated parameters)."""
-    return r.first_hit(r.relevant(threshold), k, lambda p: p * 0.0 + 1.0)
+    return r.first_hit(r.relevant(threshold), k, reached)
 
 
 def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import to_expr
-from polars_rank._ranked import Ranked, count, cutoff, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, reached, reciprocal, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -107,12 +107,12 @@ def _is_click(r: Ranked) -> pl.Expr:
 
 def abandonment_value(r: Ranked, k: int | None = None) -> pl.Expr:
     """1 if no row within k was clicked (validated parameters)."""
-    return 1.0 - r.first_hit(_is_click(r), k, lambda p: p * 0.0 + 1.0)
+    return 1.0 - r.first_hit(_is_click(r), k, reached)
 
 
 def first_click_rr_value(r: Ranked, k: int | None = None) -> pl.Expr:
     """1 / display rank of the first click within k, 0 without one (validated parameters)."""
-    return r.first_hit(_is_click(r), k, lambda p: 1.0 / p)
+    return r.first_hit(_is_click(r), k, reciprocal)
 
 
 def clicks_per_query_value(r: Ranked, k: int | None = None) -> pl.Expr:
