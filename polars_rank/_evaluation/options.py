@@ -124,7 +124,7 @@ def _check_numeric(schema: pl.Schema, column: str, what: str) -> None:
 def check_arguments(
     run: pl.DataFrame | pl.LazyFrame,
     qrels: pl.DataFrame | pl.LazyFrame | None,
-    metrics: str | Metric | Sequence[str | Metric],
+    named: list[tuple[str, Metric]],
     *,
     query: str,
     doc: str,
@@ -139,9 +139,9 @@ def check_arguments(
 ) -> tuple[Options, pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments and the columns; the options and the inputs as lazy frames.
 
-    Join keys whose types differ between run and qrels are cast to text on both sides.
+    ``named``: the metrics, from :func:`metric_list` (none for ``ranked()``). Join keys
+    whose types differ between run and qrels are cast to text on both sides.
     """
-    named = metric_list(metrics)
     check_choice(ties, "ties", ["trec_eval", "first", "optimistic", "pessimistic", "expected"])
     check_choice(missing, "missing", ["skip", "zero"])
     check_choice(memory, "memory", ["high", "low"])

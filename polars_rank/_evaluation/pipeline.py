@@ -27,6 +27,7 @@ from polars_rank._evaluation.options import (
     Missing,
     Options,
     check_arguments,
+    metric_list,
 )
 from polars_rank._evaluation.scoring import per_list
 
@@ -262,7 +263,7 @@ def ranked(
     └─────┴─────┴──────────┴──────────┘
     """
     options, lazy_run, lazy_qrels = check_arguments(
-        run, qrels, ["p"], query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        run, qrels, [], query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing="skip", validate=validate,
     )
     unjudged: list[pl.DataFrame] = []
@@ -321,8 +322,9 @@ def per_query_values(
     piece's own).
     """
     options, lazy_run, lazy_qrels = check_arguments(
-        run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
-        ties=ties, missing=missing, validate=validate, memory=memory, all_groups=all_groups,
+        run, qrels, metric_list(metrics), query=query, doc=doc, score=score, rel=rel,
+        group_by=group_by, ties=ties, missing=missing, validate=validate, memory=memory,
+        all_groups=all_groups,
     )
     unjudged: list[pl.DataFrame] = []
     if memory == "low":
