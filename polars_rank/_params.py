@@ -62,6 +62,11 @@ def check_k(k: object, name: str = "k") -> int | None:
     return k
 
 
+def check_threshold(threshold: object) -> float:
+    """A validated relevance threshold: labels >= it are relevant."""
+    return check_real(threshold, "threshold", allowed="a finite number")
+
+
 def check_real(value: object, name: str, *, low: float | None = None, low_open: bool = False,
                high: float | None = None, high_open: bool = False, allowed: str) -> float:
     """Return ``value`` as a float if it is a finite real number within the bounds."""

@@ -45,6 +45,7 @@ from polars_rank._params import (
     to_exprs,
 )
 from polars_rank._rules import label_rules, score_rules
+from polars_rank._sort_keys import rank_key, sort_by
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -127,6 +128,11 @@ class Ranked:
     def relevant(self, threshold: float) -> pl.Expr:
         """1.0 where the label is >= threshold, 0.0 otherwise (unjudged: 0.0)."""
         return (self.labels >= threshold).fill_null(False).cast(pl.Float64)
+
+    def hits(self, k: int | None, threshold: float) -> pl.Expr:
+        """1.0 / 0.0 relevance in rank order, first k, 0.0 on rows not retrieved."""
+        ordered = self.ordered(self.relevant(threshold), k)
+        return pl.when(self.retrieved(k)).then(ordered).otherwise(0.0)
 
     def n_relevant(self, threshold: float) -> pl.Expr:
         """Number of relevant rows, retrieved or not (R)."""
@@ -332,62 +338,6 @@ def _rank_columns(rank: Rank) -> tuple[pl.Expr, pl.Expr | None]:
     msg = ("rank must be a column of positions or a pair (first, last) of tie bounds, "
            f"got {rank!r}")
     raise TypeError(msg)
-
-
-def rank_key(keys: list[pl.Expr], descending: list[bool]) -> tuple[pl.Expr, bool]:
-    """The keys as one expression to ``rank()``, and its direction (nulls last).
-
-    One key ranks as it is; several in one direction as one struct
-    (:func:`_nulls_last_struct`); in mixed directions, each ascending key becomes minus
-    its dense rank, so all descend.
-    """
-    if len(keys) == 1:
-        return keys[0], descending[0]
-    if len(set(descending)) > 1:
-        keys = [k if d else -k.rank("dense").cast(pl.Int64) for k, d in zip(keys, descending,
-                                                                              strict=True)]
-        descending = [True] * len(keys)
-    return _nulls_last_struct(keys, descending[0]), descending[0]
-
-
-def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.Expr:
-    """``values`` sorted by ``keys`` (nulls last, ties in input order).
-
-    Several keys sorted in one direction become one struct key. In a ``group_by`` or
-    window context, a sort by a list of keys slows down with the number of chunks the
-    frame comes in (the streaming engine's morsels; a single key does not). Sorting
-    [score, docid] in the 100k windows of a 10M-row frame of 165 chunks took 1.55 s
-    as a list of keys and 0.98 s as a struct (rechunked: 0.95 and 0.88 s); in the 7k
-    windows of 7M rows, 0.98 and 0.39 s. The five-metric battery over 2M rows (in
-    memory): 22-29% faster in a ``group_by`` with lists of 100-1000 rows, 4-8% slower
-    with lists of 10 rows, and 1.8x slower for one list of all 2M rows in a
-    ``select``: metrics are mostly evaluated per group (:func:`_nulls_last_struct`).
-    """
-    if len(keys) < 2 or len(set(descending)) > 1:
-        return values.sort_by(keys, descending=descending, nulls_last=True,
-                              maintain_order=True)
-    down = descending[0]
-    return values.sort_by(_nulls_last_struct(keys, down), descending=down, nulls_last=True,
-                          maintain_order=True)
-
-
-def _nulls_last_struct(keys: list[pl.Expr], descending: bool) -> pl.Expr:
-    """Keys of one direction as one struct key that orders a null key last.
-
-    A struct orders a null field below every value: last when sorting descending;
-    ascending, each key is preceded by its null flag.
-    """
-    fields = keys if descending else [f for key in keys for f in (key.is_null(), key)]
-    return key_struct(fields)
-
-
-def key_struct(keys: Sequence[pl.Expr]) -> pl.Expr:
-    """The keys as one struct, its fields named by position.
-
-    Two keys may share a name (``by=["score", pl.col("score") * 2]``); two fields of
-    a struct may not.
-    """
-    return pl.struct(*(key.alias(f"_{i}") for i, key in enumerate(keys)))
 
 
 def reciprocal(rank: pl.Expr) -> pl.Expr:

@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-from polars_rank.metrics.binary import (
-    average_precision,
-    bpref,
-    f1,
-    hit_rate,
-    precision,
-    r_precision,
-    rbp,
-    recall,
-    reciprocal_rank,
-)
+from polars_rank.metrics.binary import average_precision, hit_rate, rbp, reciprocal_rank
 from polars_rank.metrics.clicks import (
     abandonment,
     clicks_per_query,
     ctr,
     first_click_rr,
-    mean_dwell,
 )
+from polars_rank.metrics.dwell import mean_dwell
 from polars_rank.metrics.gain import dcg, err, ndcg
+from polars_rank.metrics.incomplete import bpref
 from polars_rank.metrics.pairwise import auc, rank_correlation
+from polars_rank.metrics.sets import f1, precision, r_precision, recall
 
 map = average_precision  # the name users know (MAP with query=)
 mrr = reciprocal_rank

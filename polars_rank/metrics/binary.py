@@ -1,4 +1,4 @@
-"""Binary-relevance metrics: precision, recall, F1, AP, RR, hit rate, R-precision, RBP, bpref.
+"""Rank-sensitive binary metrics: average precision, reciprocal rank, hit rate, RBP.
 
 A row is *relevant* when its label is >= ``threshold`` (default 1, trec_eval's
 ``-l``); unjudged rows (null label) never are. R, the number of relevant rows,
@@ -11,13 +11,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._params import Ties, check_real
+from polars_rank._params import Ties, check_real, check_threshold
 from polars_rank._ranked import (
     Ranked,
     by_parts_weights,
-    count,
     cutoff,
-    per_list,
     reached,
     reciprocal,
     safe_div,
@@ -28,45 +26,7 @@ if TYPE_CHECKING:
 
     from polars_rank._params import By, IntoExpr, Query, Rank
 
-__all__ = [
-    "precision",
-    "recall",
-    "f1",
-    "average_precision",
-    "reciprocal_rank",
-    "hit_rate",
-    "r_precision",
-    "rbp",
-    "bpref",
-]
-
-
-def _threshold(threshold: float) -> float:
-    return check_real(threshold, "threshold", allowed="a finite number")
-
-
-def _hits(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
-    """1.0 / 0.0 relevance in rank order, first k, 0.0 on rows not retrieved (keys mode)."""
-    return pl.when(r.retrieved(k)).then(r.ordered(r.relevant(threshold), k)).otherwise(0.0)
-
-
-def precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """P@k of a ranked list (validated parameters)."""
-    hits = r.rank_sum(r.relevant(threshold), k, term_sum=count)
-    denominator = per_list(k) if k is not None else r.n_retrieved().cast(pl.Float64)
-    return safe_div(hits, denominator)
-
-
-def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """Recall@k of a ranked list (validated parameters)."""
-    return safe_div(r.rank_sum(r.relevant(threshold), k, term_sum=count),
-                    r.n_relevant(threshold))
-
-
-def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """F1@k of a ranked list (validated parameters)."""
-    p, rc = precision_value(r, k, threshold), recall_value(r, k, threshold)
-    return safe_div(2.0 * p * rc, p + rc)
+__all__ = ["average_precision", "reciprocal_rank", "hit_rate", "rbp"]
 
 
 def _expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None) -> pl.Expr:
@@ -108,7 +68,7 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
         x = pl.when(inside).then(r.relevant(threshold) / r.rank).otherwise(0.0)
         total = x.sort().cum_sum().sum()
     else:
-        total = _dense_precision_sum(_hits(r, k, threshold), k)
+        total = _dense_precision_sum(r.hits(k, threshold), k)
     return safe_div(total, r.n_relevant(threshold))
 
 
@@ -134,21 +94,6 @@ def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
     return r.first_hit(r.relevant(threshold), k, reached)
 
 
-def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
-    """R-precision of a ranked list (validated parameters)."""
-    hits = r.relevant(threshold)
-    n_rel = r.n_relevant(threshold)
-    if r.ties == "expected":  # the share of each row's tie group within the top R
-        lo, hi = r.bounds()
-        share = (pl.min_horizontal(hi, n_rel) - lo + 1).clip(lower_bound=0) / (hi - lo + 1)
-        in_top_r = (hits * share).fill_null(0.0)
-    elif r.rank is not None:
-        in_top_r = pl.when(r.rank <= n_rel).then(hits).otherwise(0.0)
-    else:
-        in_top_r = pl.when(r.positions() <= n_rel).then(_hits(r, None, threshold)).otherwise(0.0)
-    return safe_div(in_top_r.sum(), n_rel)
-
-
 def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """RBP of a ranked list (validated parameters)."""
     def term(hit: pl.Expr, rank: pl.Expr) -> pl.Expr:
@@ -158,225 +103,6 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
         return (pl.lit(float(p)).pow(lo - 1) - pl.lit(float(p)).pow(hi)) / (1.0 - p)
 
     return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
-
-
-def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
-    """Bpref of a ranked list (validated parameters)."""
-    if r.ties == "expected":
-        msg = ("bpref has no closed form under ties='expected' (its penalty is capped at R, "
-               "so it is not linear in the ranks); use 'first', 'optimistic' or 'pessimistic'")
-        raise NotImplementedError(msg)
-    non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
-    n_rel, n_non = r.n_relevant(threshold), non_relevant.sum()
-    ranked_rel = r.ordered(r.relevant(threshold))
-    ranked_non = r.ordered(non_relevant)
-    above = ranked_non.cum_sum() - ranked_non  # judged non-relevant ranked above
-    penalty = pl.when(above > 0).then(  # 0 without relevant rows (n_rel = 0)
-        safe_div(pl.min_horizontal(above, n_rel), pl.min_horizontal(n_rel, n_non))
-    ).otherwise(0.0)
-    contrib = pl.when(r.retrieved()).then(ranked_rel * (1.0 - penalty)).otherwise(0.0)
-    return safe_div(contrib.sum(), n_rel)
-
-
-def precision(
-    rel: IntoExpr,
-    k: int | None = None,
-    *,
-    by: By = None,
-    rank: Rank = None,
-    descending: bool | Sequence[bool] = True,
-    threshold: float = 1,
-    query: Query = None,
-    ties: Ties = "first",
-) -> pl.Expr:
-    r"""Precision at k: relevant rows among the top k, divided by k.
-
-    .. math:: \mathrm{P@k} = \frac{|\{r \le k : l_r \ge t\}|}{k}
-
-    As trec_eval's ``P.k``, it divides by k even when fewer than k rows were
-    retrieved (the missing ones count as non-relevant). With ``k=None`` it divides by
-    the number of retrieved rows. See Manning, Raghavan & Schütze, *Introduction to
-    Information Retrieval*, 2008, 8.4.
-
-    Parameters
-    ----------
-    rel
-        Relevance label (null = unjudged, non-relevant).
-    k
-        Cutoff. ``None`` = the whole ranked list.
-    by
-        Ranking key(s): a score (``descending=True``) or a rank (``descending=False``),
-        optionally followed by tie-breaking keys; null = judged but not retrieved;
-        ``None`` = the current row order.
-    rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
-    descending
-        Sort direction, one bool or one per key of ``by``.
-    threshold
-        Labels >= threshold are relevant.
-    query
-        Column(s) identifying a query: the mean over queries, each query once.
-    ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1]; NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"rel": [1, 0, 1], "score": [3.0, 2.0, 1.0]})
-    >>> df.select(p2=pr.precision("rel", 2, by="score"), p10=pr.precision("rel", 10, by="score"))
-    shape: (1, 2)
-    ┌─────┬─────┐
-    │ p2  ┆ p10 │
-    │ --- ┆ --- │
-    │ f64 ┆ f64 │
-    ╞═════╪═════╡
-    │ 0.5 ┆ 0.2 │
-    └─────┴─────┘
-    """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    return r.finish(precision_value(r, cutoff(k), _threshold(threshold)))
-
-
-def recall(
-    rel: IntoExpr,
-    k: int | None = None,
-    *,
-    by: By = None,
-    rank: Rank = None,
-    descending: bool | Sequence[bool] = True,
-    threshold: float = 1,
-    query: Query = None,
-    ties: Ties = "first",
-) -> pl.Expr:
-    r"""Recall at k: relevant rows among the top k, divided by all relevant rows (R).
-
-    .. math:: \mathrm{R@k} = \frac{|\{r \le k : l_r \ge t\}|}{R}
-
-    R counts relevant rows the ranking did not retrieve (null ``by``); 0 when R = 0,
-    as trec_eval's ``recall.k``. See Manning, Raghavan & Schütze, *Introduction to
-    Information Retrieval*, 2008, 8.3-8.4.
-
-    Parameters
-    ----------
-    rel
-        Relevance label (null = unjudged, non-relevant).
-    k
-        Cutoff. ``None`` = the whole ranked list.
-    by
-        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
-    rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
-    descending
-        Sort direction, one bool or one per key of ``by``.
-    threshold
-        Labels >= threshold are relevant.
-    query
-        Column(s) identifying a query: the mean over queries, each query once.
-    ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1]; NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [3.0, 2.0, 1.0, None]})
-    >>> df.select(pr.recall("rel", 2, by="score"))
-    shape: (1, 1)
-    ┌──────────┐
-    │ rel      │
-    │ ---      │
-    │ f64      │
-    ╞══════════╡
-    │ 0.333333 │
-    └──────────┘
-    """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    return r.finish(recall_value(r, cutoff(k), _threshold(threshold)))
-
-
-def f1(
-    rel: IntoExpr,
-    k: int | None = None,
-    *,
-    by: By = None,
-    rank: Rank = None,
-    descending: bool | Sequence[bool] = True,
-    threshold: float = 1,
-    query: Query = None,
-    ties: Ties = "first",
-) -> pl.Expr:
-    r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
-
-    .. math:: F_1\mathrm{@k} = \frac{2 \, P@k \, R@k}{P@k + R@k}
-
-    0 when both are 0 (ranx ``f1@k``; trec_eval only has the set-based ``set_F``).
-    The F-measure is van Rijsbergen's (*Information Retrieval*, 1979, ch. 7) with
-    beta = 1.
-
-    Parameters
-    ----------
-    rel
-        Relevance label (null = unjudged, non-relevant).
-    k
-        Cutoff. ``None`` = the whole ranked list.
-    by
-        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
-    rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
-    descending
-        Sort direction, one bool or one per key of ``by``.
-    threshold
-        Labels >= threshold are relevant.
-    query
-        Column(s) identifying a query: the mean over queries, each query once.
-    ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1]; NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [3.0, 2.0, 1.0, None]})
-    >>> df.select(pr.f1("rel", 2, by="score"))
-    shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 0.4 │
-    └─────┘
-    """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    return r.finish(f1_value(r, cutoff(k), _threshold(threshold)))
 
 
 def average_precision(
@@ -444,7 +170,7 @@ def average_precision(
     └──────────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    return r.finish(average_precision_value(r, cutoff(k), _threshold(threshold)))
+    return r.finish(average_precision_value(r, cutoff(k), check_threshold(threshold)))
 
 
 def reciprocal_rank(
@@ -510,7 +236,7 @@ def reciprocal_rank(
     └─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    return r.finish(reciprocal_rank_value(r, cutoff(k), _threshold(threshold)))
+    return r.finish(reciprocal_rank_value(r, cutoff(k), check_threshold(threshold)))
 
 
 def hit_rate(
@@ -577,70 +303,7 @@ def hit_rate(
     └─────┴─────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    return r.finish(hit_rate_value(r, cutoff(k), _threshold(threshold)))
-
-
-def r_precision(
-    rel: IntoExpr,
-    *,
-    by: By = None,
-    rank: Rank = None,
-    descending: bool | Sequence[bool] = True,
-    threshold: float = 1,
-    query: Query = None,
-    ties: Ties = "first",
-) -> pl.Expr:
-    r"""R-precision: precision at R, the number of relevant rows of the list.
-
-    .. math:: \mathrm{RPrec} = \frac{|\{r \le R : l_r \ge t\}|}{R}
-
-    As trec_eval's ``Rprec``: relevant rows among the top R retrieved, divided by R
-    (so rows never retrieved count as misses); 0 when R = 0. See Manning, Raghavan &
-    Schütze, *Introduction to Information Retrieval*, 2008, 8.4.
-
-    Parameters
-    ----------
-    rel
-        Relevance label (null = unjudged, non-relevant).
-    by
-        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
-    rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
-    descending
-        Sort direction, one bool or one per key of ``by``.
-    threshold
-        Labels >= threshold are relevant.
-    query
-        Column(s) identifying a query: the mean over queries, each query once.
-    ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1]; NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [4.0, 3.0, 2.0, None]})
-    >>> df.select(pr.r_precision("rel", by="score"))  # R = 3; top 3 holds 2 hits
-    shape: (1, 1)
-    ┌──────────┐
-    │ rel      │
-    │ ---      │
-    │ f64      │
-    ╞══════════╡
-    │ 0.666667 │
-    └──────────┘
-    """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    return r.finish(r_precision_value(r, _threshold(threshold)))
+    return r.finish(hit_rate_value(r, cutoff(k), check_threshold(threshold)))
 
 
 def rbp(
@@ -711,68 +374,6 @@ def rbp(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
-    return r.finish(rbp_value(r, persistence, cutoff(k), _threshold(threshold)))
+    return r.finish(rbp_value(r, persistence, cutoff(k), check_threshold(threshold)))
 
 
-def bpref(
-    rel: IntoExpr,
-    *,
-    by: By = None,
-    rank: Rank = None,
-    descending: bool | Sequence[bool] = True,
-    threshold: float = 1,
-    query: Query = None,
-    ties: Ties = "first",
-) -> pl.Expr:
-    r"""Binary preference (Buckley & Voorhees, SIGIR 2004), exactly as trec_eval's ``bpref``.
-
-    .. math:: \mathrm{bpref} = \frac{1}{R} \sum_{\text{relevant retrieved } r}
-              \left(1 - \frac{\min(n_r, R)}{\min(R, N)}\right)
-
-    where :math:`n_r` is the number of *judged* non-relevant rows ranked above r and
-    N the number of judged non-relevant rows of the list (retrieved or not).
-    Unjudged rows (null label) are ignored entirely. 0 when R = 0.
-
-    Parameters
-    ----------
-    rel
-        Relevance label (null = unjudged: neither relevant nor judged non-relevant).
-    by
-        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
-    rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
-    descending
-        Sort direction, one bool or one per key of ``by``.
-    threshold
-        Labels >= threshold are relevant; judged labels below it are non-relevant.
-    query
-        Column(s) identifying a query: the mean over queries, each query once.
-    ties
-        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"`` (relevant rows
-        first / last among ties). ``"expected"`` raises NotImplementedError: this
-        metric has no closed form for it.
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1]; NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"rel": [0, 1, None, 1, 0], "score": [5, 4, 3, 2, None]})
-    >>> df.select(pr.bpref("rel", by="score"))  # (1 - 1/2 + 1 - 1/2) / 2
-    shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 0.5 │
-    └─────┘
-    """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    return r.finish(bpref_value(r, _threshold(threshold)))

@@ -1,0 +1,71 @@
+"""Sort keys for ranking a list: several keys as one, nulls (not retrieved) last.
+
+A sort or ``rank()`` by one key is faster in Polars' group and window contexts than by
+a list of keys (measured in :func:`sort_by`), so the ranking step folds the keys of
+one direction into one struct key.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+def rank_key(keys: list[pl.Expr], descending: list[bool]) -> tuple[pl.Expr, bool]:
+    """The keys as one expression to ``rank()``, and its direction (nulls last).
+
+    One key ranks as it is; several in one direction as one struct
+    (:func:`_nulls_last_struct`); in mixed directions, each ascending key becomes minus
+    its dense rank, so all descend.
+    """
+    if len(keys) == 1:
+        return keys[0], descending[0]
+    if len(set(descending)) > 1:
+        keys = [k if d else -k.rank("dense").cast(pl.Int64) for k, d in zip(keys, descending,
+                                                                              strict=True)]
+        descending = [True] * len(keys)
+    return _nulls_last_struct(keys, descending[0]), descending[0]
+
+
+def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.Expr:
+    """``values`` sorted by ``keys`` (nulls last, ties in input order).
+
+    Several keys sorted in one direction become one struct key. In a ``group_by`` or
+    window context, a sort by a list of keys slows down with the number of chunks the
+    frame comes in (the streaming engine's morsels; a single key does not). Sorting
+    [score, docid] in the 100k windows of a 10M-row frame of 165 chunks took 1.55 s
+    as a list of keys and 0.98 s as a struct (rechunked: 0.95 and 0.88 s); in the 7k
+    windows of 7M rows, 0.98 and 0.39 s. The five-metric battery over 2M rows (in
+    memory): 22-29% faster in a ``group_by`` with lists of 100-1000 rows, 4-8% slower
+    with lists of 10 rows, and 1.8x slower for one list of all 2M rows in a
+    ``select``: metrics are mostly evaluated per group (:func:`_nulls_last_struct`).
+    """
+    if len(keys) < 2 or len(set(descending)) > 1:
+        return values.sort_by(keys, descending=descending, nulls_last=True,
+                              maintain_order=True)
+    down = descending[0]
+    return values.sort_by(_nulls_last_struct(keys, down), descending=down, nulls_last=True,
+                          maintain_order=True)
+
+
+def _nulls_last_struct(keys: list[pl.Expr], descending: bool) -> pl.Expr:
+    """Keys of one direction as one struct key that orders a null key last.
+
+    A struct orders a null field below every value: last when sorting descending;
+    ascending, each key is preceded by its null flag.
+    """
+    fields = keys if descending else [f for key in keys for f in (key.is_null(), key)]
+    return key_struct(fields)
+
+
+def key_struct(keys: Sequence[pl.Expr]) -> pl.Expr:
+    """The keys as one struct, its fields named by position.
+
+    Two keys may share a name (``by=["score", pl.col("score") * 2]``); two fields of
+    a struct may not.
+    """
+    return pl.struct(*(key.alias(f"_{i}") for i, key in enumerate(keys)))

@@ -1,0 +1,103 @@
+"""Metrics for incomplete judgments: bpref.
+
+They read the judged non-relevant rows apart from the unjudged ones, so a ranking is
+not penalised for retrieving documents nobody judged (Buckley & Voorhees, SIGIR 2004).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._params import Ties, check_threshold
+from polars_rank._ranked import Ranked, safe_div
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query, Rank
+
+__all__ = ["bpref"]
+
+
+def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
+    """Bpref of a ranked list (validated parameters)."""
+    if r.ties == "expected":
+        msg = ("bpref has no closed form under ties='expected' (its penalty is capped at R, "
+               "so it is not linear in the ranks); use 'first', 'optimistic' or 'pessimistic'")
+        raise NotImplementedError(msg)
+    non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
+    n_rel, n_non = r.n_relevant(threshold), non_relevant.sum()
+    ranked_rel = r.ordered(r.relevant(threshold))
+    ranked_non = r.ordered(non_relevant)
+    above = ranked_non.cum_sum() - ranked_non  # judged non-relevant ranked above
+    penalty = pl.when(above > 0).then(  # 0 without relevant rows (n_rel = 0)
+        safe_div(pl.min_horizontal(above, n_rel), pl.min_horizontal(n_rel, n_non))
+    ).otherwise(0.0)
+    contrib = pl.when(r.retrieved()).then(ranked_rel * (1.0 - penalty)).otherwise(0.0)
+    return safe_div(contrib.sum(), n_rel)
+
+
+def bpref(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Binary preference (Buckley & Voorhees, SIGIR 2004), exactly as trec_eval's ``bpref``.
+
+    .. math:: \mathrm{bpref} = \frac{1}{R} \sum_{\text{relevant retrieved } r}
+              \left(1 - \frac{\min(n_r, R)}{\min(R, N)}\right)
+
+    where :math:`n_r` is the number of *judged* non-relevant rows ranked above r and
+    N the number of judged non-relevant rows of the list (retrieved or not).
+    Unjudged rows (null label) are ignored entirely. 0 when R = 0.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged: neither relevant nor judged non-relevant).
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant; judged labels below it are non-relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"`` (relevant rows
+        first / last among ties). ``"expected"`` raises NotImplementedError: this
+        metric has no closed form for it.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [0, 1, None, 1, 0], "score": [5, 4, 3, 2, None]})
+    >>> df.select(pr.bpref("rel", by="score"))  # (1 - 1/2 + 1 - 1/2) / 2
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 0.5 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(bpref_value(r, check_threshold(threshold)))

@@ -1,0 +1,322 @@
+"""Set-based binary metrics: precision, recall and F1 at a cutoff, R-precision.
+
+They count the relevant rows in the top k (or the top R) without regard to their order
+there (Manning, Raghavan & Schütze, *Introduction to IR*, 2008, 8.3-8.4). A row is
+*relevant* when its label is >= ``threshold`` (default 1, trec_eval's ``-l``);
+unjudged rows (null label) never are. R counts judged rows the ranking did not
+retrieve (null ``by``), as trec_eval does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._params import Ties, check_threshold
+from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query, Rank
+
+__all__ = ["precision", "recall", "f1", "r_precision"]
+
+
+def precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """P@k of a ranked list (validated parameters)."""
+    hits = r.rank_sum(r.relevant(threshold), k, term_sum=count)
+    denominator = per_list(k) if k is not None else r.n_retrieved().cast(pl.Float64)
+    return safe_div(hits, denominator)
+
+
+def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """Recall@k of a ranked list (validated parameters)."""
+    return safe_div(r.rank_sum(r.relevant(threshold), k, term_sum=count),
+                    r.n_relevant(threshold))
+
+
+def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """F1@k of a ranked list (validated parameters)."""
+    p, rc = precision_value(r, k, threshold), recall_value(r, k, threshold)
+    return safe_div(2.0 * p * rc, p + rc)
+
+
+def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
+    """R-precision of a ranked list (validated parameters)."""
+    hits = r.relevant(threshold)
+    n_rel = r.n_relevant(threshold)
+    if r.ties == "expected":  # the share of each row's tie group within the top R
+        lo, hi = r.bounds()
+        share = (pl.min_horizontal(hi, n_rel) - lo + 1).clip(lower_bound=0) / (hi - lo + 1)
+        in_top_r = (hits * share).fill_null(0.0)
+    elif r.rank is not None:
+        in_top_r = pl.when(r.rank <= n_rel).then(hits).otherwise(0.0)
+    else:
+        in_top_r = pl.when(r.positions() <= n_rel).then(r.hits(None, threshold)).otherwise(0.0)
+    return safe_div(in_top_r.sum(), n_rel)
+
+
+def precision(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Precision at k: relevant rows among the top k, divided by k.
+
+    .. math:: \mathrm{P@k} = \frac{|\{r \le k : l_r \ge t\}|}{k}
+
+    As trec_eval's ``P.k``, it divides by k even when fewer than k rows were
+    retrieved (the missing ones count as non-relevant). With ``k=None`` it divides by
+    the number of retrieved rows. See Manning, Raghavan & Schütze, *Introduction to
+    Information Retrieval*, 2008, 8.4.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s): a score (``descending=True``) or a rank (``descending=False``),
+        optionally followed by tie-breaking keys; null = judged but not retrieved;
+        ``None`` = the current row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1], "score": [3.0, 2.0, 1.0]})
+    >>> df.select(p2=pr.precision("rel", 2, by="score"), p10=pr.precision("rel", 10, by="score"))
+    shape: (1, 2)
+    ┌─────┬─────┐
+    │ p2  ┆ p10 │
+    │ --- ┆ --- │
+    │ f64 ┆ f64 │
+    ╞═════╪═════╡
+    │ 0.5 ┆ 0.2 │
+    └─────┴─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(precision_value(r, cutoff(k), check_threshold(threshold)))
+
+
+def recall(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Recall at k: relevant rows among the top k, divided by all relevant rows (R).
+
+    .. math:: \mathrm{R@k} = \frac{|\{r \le k : l_r \ge t\}|}{R}
+
+    R counts relevant rows the ranking did not retrieve (null ``by``); 0 when R = 0,
+    as trec_eval's ``recall.k``. See Manning, Raghavan & Schütze, *Introduction to
+    Information Retrieval*, 2008, 8.3-8.4.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [3.0, 2.0, 1.0, None]})
+    >>> df.select(pr.recall("rel", 2, by="score"))
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.333333 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(recall_value(r, cutoff(k), check_threshold(threshold)))
+
+
+def f1(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
+
+    .. math:: F_1\mathrm{@k} = \frac{2 \, P@k \, R@k}{P@k + R@k}
+
+    0 when both are 0 (ranx ``f1@k``; trec_eval only has the set-based ``set_F``).
+    The F-measure is van Rijsbergen's (*Information Retrieval*, 1979, ch. 7) with
+    beta = 1.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [3.0, 2.0, 1.0, None]})
+    >>> df.select(pr.f1("rel", 2, by="score"))
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 0.4 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(f1_value(r, cutoff(k), check_threshold(threshold)))
+
+
+def r_precision(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""R-precision: precision at R, the number of relevant rows of the list.
+
+    .. math:: \mathrm{RPrec} = \frac{|\{r \le R : l_r \ge t\}|}{R}
+
+    As trec_eval's ``Rprec``: relevant rows among the top R retrieved, divided by R
+    (so rows never retrieved count as misses); 0 when R = 0. See Manning, Raghavan &
+    Schütze, *Introduction to Information Retrieval*, 2008, 8.4.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        Instead of ``by``: positions from a ranking step run once for every metric,
+        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+        of tie bounds; see :func:`polars_rank.ranked`.
+    descending
+        Sort direction, one bool or one per key of ``by``.
+    threshold
+        Labels >= threshold are relevant.
+    query
+        Column(s) identifying a query: the mean over queries, each query once.
+    ties
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+        first / last among ties) or ``"expected"`` (the exact mean over every order of
+        the tied rows; McSherry & Najork, ECIR 2008).
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [4.0, 3.0, 2.0, None]})
+    >>> df.select(pr.r_precision("rel", by="score"))  # R = 3; top 3 holds 2 hits
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.666667 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(r_precision_value(r, check_threshold(threshold)))
