@@ -324,6 +324,7 @@ class Ranked:
             # .median() of the one mean is the mean; it makes the streaming engine
             # compute every such metric of a select in one in-memory node, sharing
             # the query groups, instead of one node (and one hashing) per metric
+            # (a workaround: tests/test_workarounds.py tells when it is not needed)
             out = out.over(list(self.query), mapping_strategy="explode").mean().median()
         out = out.cast(pl.Float64)
         return out.alias(self.name) if self.name else out
@@ -384,7 +385,8 @@ def per_list(value: float) -> pl.Expr:
     Polars divides a column by a literal by multiplying with its reciprocal, which
     can be an ulp off the quotient: in a ``group_by``, P@10 with 3 hits came out as
     3 * (1/10) = 0.30000000000000004 where trec_eval prints 3 / 10 = 0.3. A value per
-    list (the list's length times 0, plus ``value``) is divided element by element.
+    list (the list's length times 0, plus ``value``) is divided element by element
+    (a Polars workaround: tests/test_workarounds.py tells when it is no longer needed).
     """
     return pl.len().cast(pl.Float64) * 0.0 + float(value)
 
@@ -399,6 +401,6 @@ def safe_div(num: pl.Expr, den: pl.Expr) -> pl.Expr:
     by the reciprocal (which a subnormal would make infinite). ``den`` appears once
     on purpose: in a ``group_by`` context Polars does not share a repeated
     sub-expression, and ``when(den > 0)`` (or ``fill_nan``) computed the ideal DCG,
-    a sort per list, twice.
+    a sort per list, twice (tests/test_workarounds.py tells when Polars shares it).
     """
     return num / den.clip(lower_bound=_SMALLEST_NORMAL)

@@ -5,6 +5,8 @@ When one fails, simplify the code it points to and delete the canary.
 
 from __future__ import annotations
 
+import gc
+
 import polars as pl
 import pytest
 
@@ -44,3 +46,53 @@ def test_prefix_table_in_a_group_by_of_no_rows_still_panics() -> None:
     # can gather from a prefix table again (a Rust panic is a BaseException)
     with pytest.raises(BaseException, match="cannot get ref"):
         empty.group_by("q").agg(_prefix_table_precision_sum())
+
+
+def test_division_by_a_literal_is_still_a_multiplication() -> None:
+    """``polars_rank._ranked.per_list``: Polars divides a column by a literal by
+    multiplying with its reciprocal, an ulp off trec_eval's 3 / 10 = 0.3."""
+    assert (pl.Series([3.0, 3.0]) / 10).to_list() == [0.30000000000000004] * 2
+
+
+def test_agg_still_recomputes_a_repeated_sub_expression() -> None:
+    """``polars_rank._ranked.safe_div`` and ``by_parts_weights`` name a ranked list once:
+    common sub-expressions are shared in a ``select`` but not inside ``group_by().agg``."""
+    frame = pl.LazyFrame({"g": [1, 1, 2], "x": [3.0, 1.0, 2.0]})
+    ranked = pl.col("x").sort()
+    shared = frame.select(a=ranked.sum(), b=ranked.cum_sum().sum()).explain()
+    grouped = frame.group_by("g").agg(a=ranked.sum(), b=ranked.cum_sum().sum()).explain()
+    assert "CSER" in shared
+    assert "CSER" not in grouped
+
+
+def test_categorical_names_still_die_with_their_last_series() -> None:
+    """``polars_rank._evaluation.lists.list_code`` keeps an empty Series of each
+    categorical type alive: the ``Categories`` object alone does not keep the names."""
+    dtype = pl.Categorical(pl.Categories.random()) if POLARS_2 else None
+    if dtype is None:
+        pytest.skip("Polars 1.x has one global string cache; list_code is 2.x-specific")
+    first = pl.Series(["a", "b"]).cast(dtype)
+    assert first.to_physical().to_list() == [0, 1]
+    del first
+    gc.collect()
+    assert pl.Series(["b"]).cast(dtype).to_physical().to_list() == [0]  # "a" was forgotten
+
+
+def test_streaming_still_runs_each_query_mean_in_a_node_of_its_own() -> None:
+    """``Ranked.finish`` ends a ``query=`` metric with ``.median()`` of its one mean: then
+    the streaming engine computes every such metric of a ``select`` in one in-memory
+    node (sharing the query groups); a plain ``.mean()`` makes one node per metric."""
+    frame = pl.LazyFrame({"q": [1, 1, 2], "x": [3.0, 1.0, 2.0]})
+    per_query = pl.col("x").sum().over("q", mapping_strategy="explode")
+
+    def nodes(*exprs: pl.Expr) -> int:
+        try:
+            dot = frame.select(*exprs).show_graph(engine="streaming", plan_stage="physical",
+                                                  raw_output=True, show=False)
+        except (TypeError, pl.exceptions.PolarsError) as exc:  # older Polars
+            pytest.skip(f"no physical streaming graph here: {exc}")
+        return str(dot).count("in-memory-map")
+
+    assert nodes(per_query.mean().median().alias("a"),
+                 (per_query * 2).mean().median().alias("b")) == 1
+    assert nodes(per_query.mean().alias("a"), (per_query * 2).mean().alias("b")) == 2

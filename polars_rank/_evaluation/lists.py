@@ -56,7 +56,8 @@ def list_code(frame: pl.LazyFrame, keys: list[str]) -> ListCode | None:
     # each string column a categorical of its own: codes 0, 1, ... as the rows are read.
     # Polars keeps a categorical's names only while a Series or an expression of its
     # type lives (neither the ``Categories`` object nor a bare dtype holds them): an
-    # empty Series of the type keeps them for :func:`_category_lists`
+    # empty Series of the type keeps them for :func:`_category_lists` (a workaround:
+    # tests/test_workarounds.py tells when Polars keeps them)
     anchors = {key: pl.Series(key, [], dtype=pl.Categorical(pl.Categories.random()))
                for key in keys if schema[key] == pl.String}
     for key in keys:
