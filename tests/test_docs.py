@@ -198,6 +198,20 @@ def test_every_metric_docstring_teaches(name: str, function: Any) -> None:
     assert re.search(r"\b(19|20)\d\d\b", doc), f"{name}: no paper (author, year)"
     assert "shape: (" in doc, f"{name}: no example printing a frame"
     assert "trec_eval" in doc, f"{name}: says nothing of trec_eval (its name, or that it has none)"
+    assert not re.search(r"^\s+\.\.\.$", doc, re.M), f"{name}: a parameter left as '...'"
+
+
+def test_shared_parameter_text_is_filled_in_everywhere() -> None:
+    """``...`` takes the shared description, for help() and in the docs' Griffe pass."""
+    from polars_rank._docs import SHARED, fill
+
+    doc = "Parameters\n----------\nquery\n    ...\nk\n    Cutoff.\n"
+    assert fill(doc) == f"Parameters\n----------\nquery\n    {SHARED['query']}\nk\n    Cutoff.\n"
+    source = inspect.getsource(metrics.precision)
+    assert "    query\n        ...\n" in source  # written once, in polars_rank/_docs.py
+    assert SHARED["query"] in (metrics.precision.__doc__ or "")
+    with pytest.raises(KeyError):
+        fill("unknown\n    ...\n")
 
 
 def test_rst_is_rewritten_as_markdown() -> None:

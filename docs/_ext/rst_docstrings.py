@@ -26,6 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from polars_rank._docs import fill
+
 try:
     from griffe import Extension
 except ImportError:  # the tests import rst_to_markdown without the docs extra
@@ -165,4 +167,4 @@ class RstDocstrings(Extension):  # type: ignore[misc,valid-type]
     def on_instance(self, *, obj: Object, **kwargs: Any) -> None:
         """Rewrite the docstring of ``obj`` (a module, class, function or attribute)."""
         if obj.docstring is not None:
-            obj.docstring.value = rst_to_markdown(obj.docstring.value)
+            obj.docstring.value = rst_to_markdown(fill(obj.docstring.value))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_real, check_threshold
 from polars_rank._ranked import (
     Ranked,
@@ -105,6 +106,7 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
     return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
 
 
+@shared_parameters
 def average_precision(
     rel: IntoExpr,
     k: int | None = None,
@@ -133,19 +135,15 @@ def average_precision(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
-        Labels >= threshold are relevant.
+        ...
     query
         Column(s) identifying a query: the mean over queries (MAP).
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------
@@ -173,6 +171,7 @@ def average_precision(
     return r.finish(average_precision_value(r, cutoff(k), check_threshold(threshold)))
 
 
+@shared_parameters
 def reciprocal_rank(
     rel: IntoExpr,
     k: int | None = None,
@@ -201,19 +200,15 @@ def reciprocal_rank(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
-        Labels >= threshold are relevant.
+        ...
     query
         Column(s) identifying a query: the mean over queries (MRR).
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------
@@ -239,6 +234,7 @@ def reciprocal_rank(
     return r.finish(reciprocal_rank_value(r, cutoff(k), check_threshold(threshold)))
 
 
+@shared_parameters
 def hit_rate(
     rel: IntoExpr,
     k: int | None = None,
@@ -267,19 +263,15 @@ def hit_rate(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
-        Labels >= threshold are relevant.
+        ...
     query
         Column(s) identifying a query: the share of queries with a hit.
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------
@@ -306,6 +298,7 @@ def hit_rate(
     return r.finish(hit_rate_value(r, cutoff(k), check_threshold(threshold)))
 
 
+@shared_parameters
 def rbp(
     rel: IntoExpr,
     p: float = 0.8,
@@ -337,19 +330,15 @@ def rbp(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
-        Labels >= threshold are relevant.
+        ...
     query
-        Column(s) identifying a query: the mean over queries, each query once.
+        ...
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------

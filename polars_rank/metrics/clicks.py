@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._ranked import Ranked, count, cutoff, reached, reciprocal, safe_div
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["ctr", "abandonment", "first_click_rr", "clicks_per_query"]
 
 
+@shared_parameters
 def ctr(
     clicks: IntoExpr,
     k: int | None = None,
@@ -52,11 +54,9 @@ def ctr(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     query
         Column(s) identifying an impression (query, session): the mean over them,
         each weighted once.
@@ -118,6 +118,7 @@ def clicks_per_query_value(r: Ranked, k: int | None = None) -> pl.Expr:
     return r.rank_sum(r.gains(), k, term_sum=count)
 
 
+@shared_parameters
 def abandonment(
     clicks: IntoExpr,
     k: int | None = None,
@@ -147,11 +148,9 @@ def abandonment(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     query
         Column(s) identifying an impression (query, session): the rate over them,
         each weighted once.
@@ -189,6 +188,7 @@ def abandonment(
     return r.finish(abandonment_value(r, cutoff(k)))
 
 
+@shared_parameters
 def first_click_rr(
     clicks: IntoExpr,
     k: int | None = None,
@@ -218,11 +218,9 @@ def first_click_rr(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     query
         Column(s) identifying an impression (query, session): the mean over them,
         each weighted once.
@@ -257,6 +255,7 @@ def first_click_rr(
     return r.finish(first_click_rr_value(r, cutoff(k)))
 
 
+@shared_parameters
 def clicks_per_query(
     clicks: IntoExpr,
     k: int | None = None,
@@ -285,11 +284,9 @@ def clicks_per_query(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     query
         Column(s) identifying an impression (query, session): the mean over them,
         each weighted once.

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import to_expr
 from polars_rank._ranked import Ranked, cutoff
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["mean_dwell"]
 
 
+@shared_parameters
 def mean_dwell(
     dwell: IntoExpr,
     k: int | None = None,
@@ -57,11 +59,9 @@ def mean_dwell(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     query
         Column(s) identifying an impression (query, session): the mean over the
         impressions with a dwell time, each weighted once.

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import GAINS, Gain, Ties, check_choice, check_real
 from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div
 
@@ -75,6 +76,7 @@ def _dense_err(stop: pl.Expr, r: Ranked, k: int | None) -> pl.Expr:
     return pl.when(m > 0).then(1.0 - reached).otherwise(0.0)
 
 
+@shared_parameters
 def dcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -105,11 +107,9 @@ def dcg(
         first key is null are judged but not retrieved. ``None``: the current row
         order is the ranking.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     gain
         ``"exponential"`` (2^l - 1) or ``"linear"`` (l).
     query
@@ -147,6 +147,7 @@ def dcg(
     return r.finish(dcg_value(r, cutoff(k), gain))
 
 
+@shared_parameters
 def ndcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -177,19 +178,15 @@ def ndcg(
     by
         Ranking key(s); see :func:`dcg`. Null = judged but not retrieved.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     gain
         ``"exponential"`` (2^l - 1, default) or ``"linear"`` (l, trec_eval).
     query
         Column(s) identifying a query: the mean of per-query NDCG, each query once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------
@@ -236,6 +233,7 @@ def ndcg(
     return r.finish(ndcg_value(r, cutoff(k), gain))
 
 
+@shared_parameters
 def err(
     rel: IntoExpr,
     k: int | None = None,
@@ -269,11 +267,9 @@ def err(
     by
         Ranking key(s); see :func:`dcg`.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     query
         Column(s) identifying a query: the mean over queries.
     ties

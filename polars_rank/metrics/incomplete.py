@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_threshold
 from polars_rank._ranked import Ranked, safe_div
 
@@ -39,6 +40,7 @@ def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     return safe_div(contrib.sum(), n_rel)
 
 
+@shared_parameters
 def bpref(
     rel: IntoExpr,
     *,
@@ -65,15 +67,13 @@ def bpref(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
         Labels >= threshold are relevant; judged labels below it are non-relevant.
     query
-        Column(s) identifying a query: the mean over queries, each query once.
+        ...
     ties
         ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"`` (relevant rows
         first / last among ties). ``"expected"`` raises NotImplementedError: this

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_real
 from polars_rank._ranked import Ranked
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["rank_correlation", "auc"]
 
 
+@shared_parameters
 def rank_correlation(
     rel: IntoExpr,
     *,
@@ -49,17 +51,13 @@ def rank_correlation(
         Ranking key(s); rows with a null first key are not retrieved and do not take
         part; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     query
-        Column(s) identifying a query: the mean over queries, each query once.
+        ...
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------
@@ -138,6 +136,7 @@ def _positioned_rank_correlation(r: Ranked) -> pl.Expr:
     return _share_concordant(total / float(len(orders)), r.n_retrieved().cast(pl.Float64))
 
 
+@shared_parameters
 def auc(
     rel: IntoExpr,
     *,
@@ -174,9 +173,7 @@ def auc(
         (``descending=False``); rows with a null key are not retrieved and do not
         take part. ``None``: row order (first row best).
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
         Sort direction of the first key.
     threshold

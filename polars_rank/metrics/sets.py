@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
 
@@ -58,6 +59,7 @@ def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     return safe_div(in_top_r.sum(), n_rel)
 
 
+@shared_parameters
 def precision(
     rel: IntoExpr,
     k: int | None = None,
@@ -85,23 +87,17 @@ def precision(
     k
         Cutoff. ``None`` = the whole ranked list.
     by
-        Ranking key(s): a score (``descending=True``) or a rank (``descending=False``),
-        optionally followed by tie-breaking keys; null = judged but not retrieved;
-        ``None`` = the current row order.
+        ...
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
-        Labels >= threshold are relevant.
+        ...
     query
-        Column(s) identifying a query: the mean over queries, each query once.
+        ...
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------
@@ -127,6 +123,7 @@ def precision(
     return r.finish(precision_value(r, cutoff(k), check_threshold(threshold)))
 
 
+@shared_parameters
 def recall(
     rel: IntoExpr,
     k: int | None = None,
@@ -155,19 +152,15 @@ def recall(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
-        Labels >= threshold are relevant.
+        ...
     query
-        Column(s) identifying a query: the mean over queries, each query once.
+        ...
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------
@@ -193,6 +186,7 @@ def recall(
     return r.finish(recall_value(r, cutoff(k), check_threshold(threshold)))
 
 
+@shared_parameters
 def f1(
     rel: IntoExpr,
     k: int | None = None,
@@ -221,19 +215,15 @@ def f1(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
-        Labels >= threshold are relevant.
+        ...
     query
-        Column(s) identifying a query: the mean over queries, each query once.
+        ...
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------
@@ -259,6 +249,7 @@ def f1(
     return r.finish(f1_value(r, cutoff(k), check_threshold(threshold)))
 
 
+@shared_parameters
 def r_precision(
     rel: IntoExpr,
     *,
@@ -284,19 +275,15 @@ def r_precision(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
-        Instead of ``by``: positions from a ranking step run once for every metric,
-        a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-        of tie bounds; see :func:`polars_rank.ranked`.
+        ...
     descending
-        Sort direction, one bool or one per key of ``by``.
+        ...
     threshold
-        Labels >= threshold are relevant.
+        ...
     query
-        Column(s) identifying a query: the mean over queries, each query once.
+        ...
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order of
-        the tied rows; McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------

@@ -1,0 +1,55 @@
+"""Parameter descriptions shared by the metric functions, written once.
+
+A numpydoc entry whose description is ``...`` takes the shared text of its parameter:
+at import for ``help()`` (:func:`shared_parameters`), and in the API reference through
+the docs' Griffe extension, which calls :func:`fill` on the source docstring.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+F = TypeVar("F", bound="Callable[..., object]")
+
+SHARED = {
+    "by": """\
+Ranking key(s): a score (``descending=True``) or a rank (``descending=False``),
+optionally followed by tie-breaking keys; null = judged but not retrieved;
+``None`` = the current row order.""",
+    "rank": """\
+Instead of ``by``: positions from a ranking step run once for every metric,
+a column of 1-based ranks (null = not retrieved), or the pair (first, last)
+of tie bounds; see :func:`polars_rank.ranked`.""",
+    "descending": "Sort direction, one bool or one per key of ``by``.",
+    "threshold": "Labels >= threshold are relevant.",
+    "query": "Column(s) identifying a query: the mean over queries, each query once.",
+    "ties": """\
+``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+first / last among ties) or ``"expected"`` (the exact mean over every order of
+the tied rows; McSherry & Najork, ECIR 2008).""",
+}
+"""Parameter name -> its description, unindented."""
+
+_ENTRY = re.compile(r"^(?P<indent>[ \t]*)(?P<name>\w+)\n(?P=indent)[ \t]+\.\.\.[ \t]*$", re.M)
+
+
+def fill(doc: str) -> str:
+    """``doc`` with each ``...`` parameter description replaced by its shared text."""
+
+    def entry(match: re.Match[str]) -> str:
+        indent, name = match["indent"], match["name"]
+        return f"{indent}{name}\n" + textwrap.indent(SHARED[name], indent + "    ")
+
+    return _ENTRY.sub(entry, doc)
+
+
+def shared_parameters(function: F) -> F:
+    """Fill ``function``'s docstring with the shared parameter descriptions."""
+    if function.__doc__:
+        function.__doc__ = fill(function.__doc__)
+    return function
