@@ -1,0 +1,1 @@
+"""The steps of :func:`polars_rank.compare` (the docs are there)."""

@@ -1,0 +1,196 @@
+"""The per-query frame: checked, reshaped, split into one pair of arrays per comparison."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import polars as pl
+
+from polars_rank.errors import InvalidDataError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy as np
+    import numpy.typing as npt
+
+_METRIC = "__polars_rank_metric"
+_VALUE = "__polars_rank_value"
+_ARM_VALUE = "__polars_rank_a"
+_BASE_VALUE = "__polars_rank_b"
+
+_EXAMPLES = 3
+
+
+def _describe(groups: list[str], key: tuple[Any, ...]) -> str:
+    if not groups:
+        return "all rows"
+    return ", ".join(f"{g}={v!r}" for g, v in zip(groups, key, strict=True))
+
+
+def _examples(values: list[Any]) -> str:
+    shown = ", ".join(repr(v) for v in values[:_EXAMPLES])
+    return f"e.g. {shown}" + (", ..." if len(values) > _EXAMPLES else "")
+
+
+@dataclass
+class _Notes:
+    """What compare() reports in warnings, gathered over all comparisons."""
+
+    dropped: list[str]
+    empty: list[str]
+    too_few: list[str]
+
+    def emit(self, paired: bool) -> None:
+        if self.dropped:
+            msg = ("compare(paired=True) left out queries that do not have a value in both "
+                   "the arm and the baseline: " + "; ".join(self.dropped))
+            warnings.warn(msg, UserWarning, stacklevel=3)
+        if self.empty:
+            msg = ("compare(): nothing to compare (no values for the arm or the baseline in "
+                   "the slice); these rows have n = 0 and null statistics: "
+                   + "; ".join(self.empty))
+            warnings.warn(msg, UserWarning, stacklevel=3)
+        if self.too_few:
+            what = "pairs" if paired else "values in each arm"
+            msg = (f"compare(): fewer than 2 {what}, so no test or interval; these rows "
+                   f"have null p-values and intervals: " + "; ".join(self.too_few))
+            warnings.warn(msg, UserWarning, stacklevel=3)
+
+
+def _check_arms(frame: pl.DataFrame, arm: str, baseline: Any) -> list[Any]:
+    if frame[arm].null_count():
+        msg = f"arm column {arm!r} has null values"
+        raise InvalidDataError(msg)
+    arms: list[Any] = frame[arm].unique().sort().to_list()
+    if baseline not in arms:
+        msg = f"baseline {baseline!r} is not a value of column {arm!r}; its values are {arms}"
+        raise ValueError(msg)
+    if len(arms) < 2:
+        msg = f"column {arm!r} holds only the baseline {baseline!r}: nothing to compare"
+        raise ValueError(msg)
+    return arms
+
+
+def _check_unique(frame: pl.DataFrame, keys: list[str]) -> None:
+    duplicated = frame.filter(pl.struct(keys).is_duplicated()).select(keys)
+    if duplicated.height:
+        first = duplicated.row(0, named=True)
+        msg = (f"per_query has {duplicated.height} rows whose ({', '.join(keys)}) is not "
+               f"unique, first {first}: give one row per query and arm (and slice)")
+        raise InvalidDataError(msg)
+
+
+def _long(frame: pl.DataFrame, keys: list[str], metrics: list[str]) -> pl.DataFrame:
+    """One row per (key..., metric): the value as Float64, nulls kept."""
+    return frame.select(
+        *keys, *(pl.col(m).cast(pl.Float64) for m in metrics)
+    ).unpivot(index=keys, on=metrics, variable_name=_METRIC, value_name=_VALUE)
+
+
+def _check_finite(long: pl.DataFrame, arm: str, queries: list[str]) -> None:
+    bad = long.filter(~pl.col(_VALUE).is_finite())
+    if bad.height:
+        row = bad.row(0, named=True)
+        where = ", ".join(f"{q}={row[q]!r}" for q in queries)
+        msg = (f"metric {row[_METRIC]!r} has {bad.height} non-finite values (NaN or inf: "
+               f"data the metric could not score), first at {arm}={row[arm]!r}"
+               + (f", {where}" if where else "")
+               + "; find the offending rows with polars_rank.validate()")
+        raise InvalidDataError(msg)
+
+
+Arrays: TypeAlias = "tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]"
+Lookup: TypeAlias = "Callable[[tuple[Any, ...], str, Any], Arrays]"
+"""(slice key, metric, arm) -> (arm values, baseline values)."""
+
+
+def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any],
+                   queries: list[str], groups: list[str], notes: _Notes) -> Lookup:
+    """(slice, metric, arm) -> aligned (arm, baseline) values over the shared queries."""
+    import numpy as np
+
+    base = (long.filter(pl.col(arm) == baseline).drop(arm)
+            .rename({_VALUE: _BASE_VALUE})
+            .join(pl.DataFrame({arm: others}, schema={arm: long.schema[arm]}), how="cross"))
+    arm_rows = long.filter(pl.col(arm) != baseline).rename({_VALUE: _ARM_VALUE})
+    on = [*groups, arm, _METRIC, *queries]
+    joined = arm_rows.join(base, on=on, how="full", coalesce=True, nulls_equal=True)
+    a_null, b_null = pl.col(_ARM_VALUE).is_null(), pl.col(_BASE_VALUE).is_null()
+    # per (slice, arm): the queries that lack a value on one side only (for some metric),
+    # unless that side has no value at all in the slice (reported as empty instead)
+    side = [*groups, arm]
+    present = joined.group_by(side).agg(
+        (~a_null).any().alias("has_a"), (~b_null).any().alias("has_b"))
+    lost = (
+        joined.filter(a_null ^ b_null)
+        .join(present, on=side, nulls_equal=True)
+        .group_by([*side, *queries])
+        .agg(
+            (a_null & ~b_null & pl.col("has_a")).any().alias("no_arm"),
+            (b_null & ~a_null & pl.col("has_b")).any().alias("no_base"),
+        )
+        .filter(pl.col("no_arm") | pl.col("no_base"))
+        .sort([*side, *queries], nulls_last=True)
+    )
+    query_id = pl.struct(queries) if len(queries) > 1 else pl.col(queries[0])
+    totals = joined.group_by(side).agg(pl.struct(queries).n_unique().alias("n_total"))
+    summary = (
+        lost.group_by(side).agg(
+            query_id.filter(pl.col("no_arm")).alias("no_arm"),
+            query_id.filter(pl.col("no_base")).alias("no_base"),
+            pl.len().alias("n_lost"),
+        )
+        .join(totals, on=side, how="left", nulls_equal=True)
+        .sort(side, nulls_last=True)
+    )
+    for row in summary.iter_rows(named=True):
+        key = tuple(row[g] for g in groups)
+        parts = []
+        if row["no_arm"]:
+            parts.append(f"{len(row['no_arm'])} without a value for {row[arm]!r} "
+                         f"({_examples(row['no_arm'])})")
+        if row["no_base"]:
+            parts.append(f"{len(row['no_base'])} without a value for the baseline "
+                         f"{baseline!r} ({_examples(row['no_base'])})")
+        notes.dropped.append(f"[{_describe(groups, key)}] {row[arm]!r} vs {baseline!r}: "
+                             f"{row['n_lost']} of {row['n_total']} queries, "
+                             f"{' and '.join(parts)}")
+
+    # sorted by value: resamples, hence results, do not depend on row order or query ids
+    pairs = joined.filter(~a_null & ~b_null).sort(_ARM_VALUE, _BASE_VALUE)
+    parts_by_key = pairs.partition_by([*groups, _METRIC, arm], as_dict=True,
+                                      include_key=False)
+    empty = np.empty(0, dtype=np.float64)
+
+    def lookup(key: tuple[Any, ...], metric: str, other: Any) -> Arrays:
+        part = parts_by_key.get((*key, metric, other))
+        if part is None:
+            return empty, empty
+        return (part[_ARM_VALUE].to_numpy().astype(np.float64),
+                part[_BASE_VALUE].to_numpy().astype(np.float64))
+
+    return lookup
+
+
+def _unpaired_arrays(long: pl.DataFrame, arm: str, baseline: Any,
+                     groups: list[str]) -> Lookup:
+    """(slice, metric, arm) -> (arm values, baseline values), nulls dropped."""
+    import numpy as np
+
+    # sorted by value: resamples, hence results, do not depend on row order
+    values = long.filter(pl.col(_VALUE).is_not_null()).sort(_VALUE)
+    parts_by_key = values.partition_by([*groups, _METRIC, arm], as_dict=True,
+                                       include_key=False)
+    empty = np.empty(0, dtype=np.float64)
+
+    def get(key: tuple[Any, ...]) -> npt.NDArray[np.float64]:
+        part = parts_by_key.get(key)
+        return empty if part is None else part[_VALUE].to_numpy().astype(np.float64)
+
+    def lookup(key: tuple[Any, ...], metric: str, other: Any) -> Arrays:
+        return get((*key, metric, other)), get((*key, metric, baseline))
+
+    return lookup

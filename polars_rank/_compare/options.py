@@ -1,0 +1,83 @@
+"""compare()'s options and result columns, and the checks of its arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+TESTS: tuple[str, ...] = ("t", "randomization", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", None)
+
+RESULT_COLUMNS = ("metric", "n", "mean", "baseline_mean", "delta", "lift", "ci_low",
+                  "ci_high", "lift_low", "lift_high", "p_value", "p_adjusted", "significant")
+_FLOATS = ("mean", "baseline_mean", "delta", "lift", "ci_low", "ci_high", "lift_low",
+           "lift_high", "p_value", "p_adjusted")
+
+
+def _names(value: str | Sequence[str] | None, param: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    msg = f"{param} must be a column name or a non-empty list of column names, got {value!r}"
+    raise TypeError(msg)
+
+
+def _check_options(*, test: object, correction: object, alpha: object, n_resamples: object,
+                   seed: object, paired: object, interval: object) -> None:
+    if test not in TESTS:
+        msg = f"test must be one of {', '.join(map(repr, TESTS))}, got {test!r}"
+        raise ValueError(msg)
+    if correction not in CORRECTIONS:
+        msg = f"correction must be one of 'holm', 'bonferroni', None, got {correction!r}"
+        raise ValueError(msg)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        msg = f"alpha must be a number strictly between 0 and 1, got {alpha!r}"
+        raise ValueError(msg)
+    if (isinstance(n_resamples, bool) or not isinstance(n_resamples, int)
+            or n_resamples < 1):
+        msg = f"n_resamples must be a positive int, got {n_resamples!r}"
+        raise ValueError(msg)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        msg = f"seed must be a non-negative int or None (fresh randomness), got {seed!r}"
+        raise ValueError(msg)
+    if not isinstance(paired, bool):
+        msg = f"paired must be True or False, got {paired!r}"
+        raise TypeError(msg)
+    if interval not in ("bca", "percentile"):
+        msg = f"interval must be one of 'bca', 'percentile', got {interval!r}"
+        raise ValueError(msg)
+    if interval != "bca" and test != "bootstrap":
+        msg = f"interval={interval!r} applies to test='bootstrap' only, got test={test!r}"
+        raise ValueError(msg)
+
+
+def _metric_columns(schema: pl.Schema, metrics: str | Sequence[str] | None,
+                    keys: list[str]) -> list[str]:
+    if metrics is None:
+        names = [c for c, t in schema.items()
+                 if c not in keys and (t.is_numeric() or t == pl.Boolean)]
+        if not names:
+            msg = (f"per_query has no numeric metric column besides {keys}; "
+                   f"columns: {list(schema)}")
+            raise ValueError(msg)
+        return names
+    names = _names(metrics, "metrics")
+    if len(set(names)) != len(names):
+        msg = f"metrics has duplicate names: {names}"
+        raise ValueError(msg)
+    for m in names:
+        if m not in schema:
+            msg = f"per_query has no metric column {m!r}; columns: {list(schema)}"
+            raise ValueError(msg)
+        if m in keys:
+            msg = f"metric column {m!r} is also the arm, a query or a group_by column"
+            raise ValueError(msg)
+        dtype = schema[m]
+        if not (dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null):
+            msg = f"metric column {m!r} must be numeric, got {dtype}"
+            raise TypeError(msg)
+    return names

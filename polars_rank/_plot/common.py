@@ -1,0 +1,62 @@
+"""What the charts share: Altair on demand, input frames, labels, sizes, intervals."""
+
+from __future__ import annotations
+
+import statistics
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank.plot import Frame
+
+INSTALL_HINT = 'pip install "polars-rank[plot]"'
+"""How to install the optional plotting dependencies (Altair and vl-convert-python)."""
+
+_SEP = " / "
+_WIDTH = 300
+_HEIGHT = 200
+
+
+def _altair(purpose: str) -> Any:
+    """Import Altair or raise an ``ImportError`` saying how to install it."""
+    try:
+        import altair
+    except ImportError as exc:
+        msg = (f"{purpose} needs altair, which is not installed; install the plotting "
+               f"extra: {INSTALL_HINT}")
+        raise ImportError(msg) from exc
+    return altair
+
+
+def _collect(frame: Frame, param: str) -> pl.DataFrame:
+    if isinstance(frame, pl.LazyFrame):
+        return frame.collect()
+    if isinstance(frame, pl.DataFrame):
+        return frame
+    msg = f"{param} must be a polars DataFrame or LazyFrame, got {type(frame).__name__}"
+    raise TypeError(msg)
+
+
+def _require_columns(frame: pl.DataFrame, columns: Sequence[str], param: str) -> None:
+    for column in columns:
+        if column not in frame.columns:
+            msg = f"{param} has no column {column!r}; its columns are {frame.columns}"
+            raise ValueError(msg)
+
+
+def _label(columns: list[str]) -> pl.Expr:
+    """One text label from one or several key columns: ``"mobile / treatment"``."""
+    if not columns:
+        return pl.lit("all")
+    return pl.concat_str([pl.col(c).cast(pl.String).fill_null("null") for c in columns],
+                         separator=_SEP)
+
+
+def _z(level: float) -> float:
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        msg = f"level must be a number strictly between 0 and 1, got {level!r}"
+        raise ValueError(msg)
+    return statistics.NormalDist().inv_cdf(0.5 + level / 2)
