@@ -34,29 +34,8 @@ from polars_rank._namespace import RankNameSpace
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, write_run
-from polars_rank.metrics import (
-    abandonment,
-    auc,
-    average_precision,
-    bpref,
-    clicks_per_query,
-    ctr,
-    dcg,
-    err,
-    f1,
-    first_click_rr,
-    hit_rate,
-    map,
-    mean_dwell,
-    mrr,
-    ndcg,
-    precision,
-    r_precision,
-    rank_correlation,
-    rbp,
-    recall,
-    reciprocal_rank,
-)
+from polars_rank.metrics import *  # noqa: F403 (every metric, listed once)
+from polars_rank.metrics import __all__ as _metric_names
 from polars_rank.registry import parse_metric
 from polars_rank.validate import validate
 
@@ -64,28 +43,8 @@ __version__ = "0.1.0"
 
 _namespace.install()
 
-__all__ = [
-    "dcg",
-    "ndcg",
-    "err",
-    "precision",
-    "recall",
-    "f1",
-    "average_precision",
-    "map",
-    "reciprocal_rank",
-    "mrr",
-    "hit_rate",
-    "r_precision",
-    "rbp",
-    "bpref",
-    "rank_correlation",
-    "auc",
-    "ctr",
-    "abandonment",
-    "first_click_rr",
-    "clicks_per_query",
-    "mean_dwell",
+__all__ = [  # the metrics are named once, in polars_rank.metrics
+    *_metric_names,
     "validate",
     "evaluate",
     "ranked",

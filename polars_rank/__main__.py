@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank import datasets
+from polars_rank._cli_eval import asked, evaluate_files, print_trec_eval
 from polars_rank._evaluation import evaluate
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
-from polars_rank.io import scan_qrels, scan_run
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
 from polars_rank.registry import METRICS
 
@@ -31,20 +31,23 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 EVAL_HELP = """\
-Evaluate TREC runs against qrels, like trec_eval.
+Evaluate TREC runs against qrels, like trec_eval (and with trec_eval's flags).
 
-Metric strings (-m, repeatable): name, name@k, name(option=value), case-insensitive:
-  ndcg@10            NDCG, exponential gain (2^l - 1)
-  ndcg@10(gain=linear), ndcg_cut_10, ndcg_cut.10    trec_eval's NDCG (linear gain)
-  map, map@10, AP    average precision (divides by all relevant documents)
-  mrr, mrr@10, recip_rank, RR@10
-  p@10, P_10, P.10   precision;  recall@100, recall_100, R@100
-  err@20(max_grade=4), hit_rate@10 (success_10), rprec (Rprec), bpref, rbp(p=0.8), f1@10
-Run `polars-rank metrics` for the full list.
+Measures (-m, repeatable), in trec_eval's dialect: trec_eval's names and parameters
+  official (the default), all_trec, P.5,10, ndcg_cut.10, iprec_at_recall..1,.5, map,
+  gm_map, Rprec, bpref, recip_rank, ndcg, rbp (trec_eval 10's: p=0.9, graded), ...
+and polars-rank metric strings: name, name@k, name(option=value), case-insensitive:
+  ndcg@10            NDCG, linear gain as trec_eval (ndcg_burges@10: exponential)
+  map, map@10, AP, mrr@10, RR@10, p@10, recall@100, R@100, hits@10, hit_rate@10,
+  err@20(max_grade=4), f1@10, rbp(p=0.8) (ir_measures' binary RBP)
+Run `polars-rank metrics` for the full list. Measures trec_eval has and polars-rank
+does not compute yet are left out, with a note on stderr.
 
-Queries evaluated: those of the run that have judgments (--missing zero adds qrels
-queries absent from a run with every metric 0, as trec_eval -c). Equal scores are
-ordered by document id, descending, as trec_eval does (--ties first: file order).
+One run prints trec_eval's own lines (measure, query or all, value); several runs a
+table side by side. Queries evaluated: those of the run that have judgments (-c adds
+qrels queries absent from a run with every measure 0, as trec_eval -c; trec_eval 10
+without -c stops on them). Equal scores are ordered by document id, descending, as
+trec_eval does (--ties first: file order).
 """
 
 
@@ -61,13 +64,21 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("runs", type=Path, nargs="+", metavar="run",
                     help="TREC run file(s): qid Q0 docid rank score tag")
     ev.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
-                    help="metric string, repeatable (default: ndcg@10, map, mrr@10)")
+                    help="measure or metric string, repeatable (default: official)")
     ev.add_argument("-q", "--per-query", action="store_true",
                     help="also print one line per query (as trec_eval -q)")
-    ev.add_argument("--format", choices=["table", "csv", "json"], default="table",
-                    help="output format (default: table, 4 decimals like trec_eval)")
+    ev.add_argument("-n", "--no-summary", action="store_true",
+                    help="no summary lines (as trec_eval -n)")
+    ev.add_argument("-l", "--level", type=int, metavar="L",
+                    help="labels >= L are relevant for binary measures (trec_eval -l)")
+    ev.add_argument("-M", "--max-ret", type=int, metavar="N",
+                    help="evaluate each query's first N documents only (trec_eval -M)")
+    ev.add_argument("--format", choices=["trec_eval", "table", "csv", "json"],
+                    help="output format (default: trec_eval for one run, else table)")
+    ev.add_argument("-c", dest="missing", action="store_const", const="zero", default="skip",
+                    help="score qrels queries absent from a run 0 (as trec_eval -c)")
     ev.add_argument("--missing", choices=["skip", "zero"], default="skip",
-                    help="qrels queries absent from a run: skip, or zero (trec_eval -c)")
+                    help="qrels queries absent from a run: skip, or zero (-c)")
     ev.add_argument("--ties", default="trec_eval", help="order among equal scores",
                     choices=["trec_eval", "first", "optimistic", "pessimistic", "expected"])
     ev.add_argument("--memory", choices=["high", "low"], default="high",
@@ -91,40 +102,34 @@ def _run_names(paths: Sequence[Path]) -> list[str]:
     return names
 
 
-def evaluate_files(
-    qrels: Path,
-    runs: Sequence[Path],
-    metrics: Sequence[str],
-    *,
-    per_query: bool = False,
-    missing: str = "skip",
-    ties: str = "trec_eval",
-    memory: str = "high",
-) -> pl.DataFrame:
-    """Long results: ``metric, qid`` (``all`` for the mean), one column per run."""
-    judgments = scan_qrels(qrels)
-    merged: pl.DataFrame | None = None
-    for name, path in zip(_run_names(runs), runs, strict=True):
-        per = evaluate(scan_run(path), judgments, metrics, per_query=True,
-                       missing=missing, ties=ties,  # type: ignore[arg-type]
-                       memory=memory).collect()  # type: ignore[arg-type]
-        columns = [c for c in per.columns if c != "qid"]
-        means = per.select(pl.lit("all").alias("qid"), pl.col(columns).mean())
-        rows = pl.concat([per, means]) if per_query else means
-        long = rows.unpivot(index="qid", variable_name="metric", value_name=name)
-        merged = long if merged is None else merged.join(long, on=["metric", "qid"],
-                                                         how="full", coalesce=True)
-    assert merged is not None  # runs is non-empty (argparse nargs="+")
-    order = {m: i for i, m in enumerate(metrics)}
-    return (
-        merged.with_columns(
-            pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias("__m"),
-            (pl.col("qid") == "all").alias("__all"),
-        )
-        .sort("__m", "__all", "qid")
-        .drop("__m", "__all")
-        .select("metric", "qid", pl.exclude("metric", "qid"))
-    )
+def _eval(args: argparse.Namespace) -> None:
+    """``polars-rank eval``."""
+    measures = asked(args.metrics, args.level)
+    if measures.skipped:
+        print("polars-rank: note: not computed (not in polars-rank yet): "
+              + ", ".join(measures.skipped), file=sys.stderr)
+    options = {"missing": args.missing, "ties": args.ties, "memory": args.memory,
+               "max_ret": args.max_ret}
+    fmt = args.format or ("trec_eval" if len(args.runs) == 1 else "table")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if fmt == "trec_eval":
+            if len(args.runs) > 1:
+                msg = "--format trec_eval prints one run; give one, or --format table"
+                raise ValueError(msg)
+            print_trec_eval(args.qrels, args.runs[0], measures, per_query=args.per_query,
+                            summary=not args.no_summary, **options)
+        else:
+            result = evaluate_files(args.qrels, args.runs, _run_names(args.runs), measures,
+                                    per_query=args.per_query, **options)
+            if fmt == "csv":
+                sys.stdout.write(result.write_csv())
+            elif fmt == "json":
+                sys.stdout.write(result.write_json() + "\n")
+            else:
+                _print_table(result)
+    for w in caught:
+        print(f"polars-rank: warning: {w.message}", file=sys.stderr)
 
 
 def _print_table(frame: pl.DataFrame) -> None:
@@ -250,21 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         if args.command == "eval":
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                result = evaluate_files(
-                    args.qrels, args.runs, args.metrics or ["ndcg@10", "map", "mrr@10"],
-                    per_query=args.per_query, missing=args.missing, ties=args.ties,
-                    memory=args.memory,
-                )
-            for w in caught:
-                print(f"polars-rank: warning: {w.message}", file=sys.stderr)
-            if args.format == "csv":
-                sys.stdout.write(result.write_csv())
-            elif args.format == "json":
-                sys.stdout.write(result.write_json() + "\n")
-            else:
-                _print_table(result)
+            _eval(args)
         elif args.command == "demo":
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._evaluation.options import EvalTies, Missing
+    from polars_rank._summaries import Summary
 
 SIDE = "__polars_rank_is_qrels"
 """True on the qrels rows of a combined piece, false on the run's."""
@@ -52,6 +53,8 @@ class Plan:
     missing: Missing
     validate: bool
     columns: tuple[str, ...]
+    summaries: tuple[Summary, ...]
+    """How each column's per-query values become one number (the registry's)."""
     all_groups: pl.DataFrame | None = None
 
     @property
@@ -106,6 +109,7 @@ def make_plan(
         query=query, doc=doc, score=score, rel=rel, groups=tuple(groups),
         run_columns=tuple(dict.fromkeys(wanted)), with_qrels=qrels is not None, ties=ties,
         missing=missing, validate=validate, columns=tuple(per.options.columns),
+        summaries=tuple(m.definition.over_queries for _, m in per.options.named),
     )
 
 

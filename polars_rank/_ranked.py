@@ -46,11 +46,13 @@ from polars_rank._params import (
 )
 from polars_rank._rules import label_rules, score_rules
 from polars_rank._sort_keys import rank_key, sort_by
+from polars_rank._summaries import summarize
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._summaries import Summary
 
 NAN = float("nan")
 _SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
@@ -316,8 +318,9 @@ class Ranked:
         return inside.sum()
 
     # ------------------------------------------------------------------ finishing
-    def finish(self, value: pl.Expr, bad: pl.Expr | None = None) -> pl.Expr:
-        """NaN for unscorable lists, mean over queries with ``query=``, Float64, named."""
+    def finish(self, value: pl.Expr, bad: pl.Expr | None = None,
+               summary: Summary = "mean") -> pl.Expr:
+        """NaN for unscorable lists, ``summary`` over queries with ``query=``, named."""
         flag = self.bad() if bad is None else bad
         out = pl.when(flag).then(pl.lit(NAN)).otherwise(value.cast(pl.Float64))
         if self.query:  # one value per query ("explode": no broadcast back to rows)
@@ -325,7 +328,8 @@ class Ranked:
             # compute every such metric of a select in one in-memory node, sharing
             # the query groups, instead of one node (and one hashing) per metric
             # (a workaround: tests/test_workarounds.py tells when it is not needed)
-            out = out.over(list(self.query), mapping_strategy="explode").mean().median()
+            per_query = out.over(list(self.query), mapping_strategy="explode")
+            out = summarize(per_query, summary).median()
         out = out.cast(pl.Float64)
         return out.alias(self.name) if self.name else out
 

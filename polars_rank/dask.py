@@ -35,9 +35,11 @@ from polars_rank._distributed import (
     needs_all_groups,
     warn_unjudged,
 )
+from polars_rank._summaries import GEOMETRIC_FLOOR
 
 try:
     import dask.dataframe as dd
+    import numpy as np
 except ImportError as error:  # pragma: no cover - depends on the environment
     msg = f"polars_rank.dask needs Dask: pip install 'polars-rank[dask]' ({error})"
     raise ImportError(msg) from error
@@ -169,13 +171,20 @@ def evaluate(
     if per_query:
         return per.sort_values(keys, na_position="first")
     columns = list(plan.columns)
+    how = dict(zip(columns, plan.summaries, strict=True))
+    geometric = [c for c in columns if how[c] == "geometric"]
+    if geometric:  # the geometric mean is exp of the mean of logs (values floored)
+        per = per.assign(**{c: np.log(per[c].clip(lower=GEOMETRIC_FLOOR)) for c in geometric})
+    aggregations = {c: "sum" if how[c] == "sum" else "mean" for c in columns}
     if plan.groups:
         groups = list(plan.groups)
-        means = per.groupby(groups, dropna=False)[columns].mean().reset_index()
+        means = per.groupby(groups, dropna=False).agg(aggregations).reset_index()
     else:
-        means = per.assign(__polars_rank_all=0).groupby("__polars_rank_all")[columns].mean()
+        means = per.assign(__polars_rank_all=0).groupby("__polars_rank_all").agg(aggregations)
         means = means.reset_index(drop=True)
         groups = []
+    if geometric:
+        means = means.assign(**{c: np.exp(means[c]) for c in geometric})
     means = means.repartition(npartitions=1)
     return means.map_partitions(_sorted, groups, meta=means._meta)
 

@@ -30,7 +30,8 @@ PathLike = str | os.PathLike[str]
 _FIELD = r"(\S+)"
 _SEP = r"\s+"
 _RUN_LINE = (
-    rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}(?:{_SEP}{_FIELD})?\s*$"
+    rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}"
+    rf"(?:{_SEP}{_FIELD}(?:{_SEP}.*)?)?\s*$"  # text after the tag: ignored, as trec_eval
 )
 _QRELS_LINE = rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}\s*$"
 
@@ -103,8 +104,9 @@ def scan_run(path: PathLike) -> pl.LazyFrame:
     Raises
     ------
     TrecFormatError
-        A line without 5 or 6 fields, or a non-numeric rank or score; the message
-        names the file, the line number and the line.
+        A line with fewer than 5 fields, or a non-numeric rank or score; the message
+        names the file, the line number and the line. Text after the tag is ignored,
+        as trec_eval ignores it.
 
     Examples
     --------

@@ -1,19 +1,20 @@
 """The metric registry: one entry per metric drives strings, aliases, the CLI and the docs.
 
 A *metric string* is ``name``, ``name@k`` and/or ``name(option=value, ...)``,
-case-insensitive: ``ndcg@10``, ``map``, ``err@20(max_grade=4)``,
-``ndcg@10(gain=linear)``, ``rbp(p=0.8)``. Names use polars-rank's defaults
-(``ndcg@10`` has exponential gain), with ir_measures spellings as aliases
-(``nDCG@10``, ``AP``, ``RR@10``, ``R@100``, ``P(rel=2)@10``) and trec_eval's own
-spellings meaning exactly what trec_eval computes (``ndcg_cut_10`` and
-``ndcg_cut.10`` are ``ndcg@10(gain=linear)``, ``P_10`` / ``P.10`` are ``p@10``,
-``recip_rank`` is ``mrr``, ``map_cut_10``, ``recall_100``, ``Rprec``,
-``success_10``).
+case-insensitive: ``ndcg@10``, ``map``, ``err@20(max_grade=4)``, ``rbp(p=0.8)``.
+A spelling borrowed from another tool gives that tool's number: NDCG and DCG strings
+are linear gain (trec_eval, ir_measures, ranx, scikit-learn), ``ndcg_burges@10`` or
+``ndcg@10(gain=exponential)`` the exponential form the functions default to;
+ir_measures spellings are aliases (``nDCG@10``, ``AP``, ``RR@10``, ``R@100``,
+``P(rel=2)@10``, ``IPrec@0.5``, ``SetP``) and trec_eval's mean what trec_eval computes
+(``ndcg_cut_10``, ``P_10`` / ``P.10``, ``recip_rank``, ``map_cut_10``, ``Rprec``,
+``success_10``, ``iprec_at_recall_0.50``, ``num_rel_ret``, ``gm_map``, ``set_F``).
+Where two tools share a spelling for different numbers, :data:`DIALECTS` says which.
 
 >>> from polars_rank.registry import parse_metric
 >>> m = parse_metric("ndcg_cut.10")
->>> str(m), m.k, m.options
-('ndcg@10(gain=linear)', 10, {'gain': 'linear'})
+>>> str(m), m.k, m.expr("rel").meta.output_name()
+('ndcg@10', 10, 'rel')
 >>> str(parse_metric("ERR@20(max_grade=3)"))
 'err@20(max_grade=3)'
 """
@@ -27,14 +28,17 @@ from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
 from polars_rank._params import GAINS, check_k
+from polars_rank.metrics.rbp import RBP_GAINS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     import polars as pl
 
+    from polars_rank._summaries import Summary
 
-__all__ = ["MetricDef", "Metric", "METRICS", "parse_metric"]
+
+__all__ = ["MetricDef", "Metric", "METRICS", "DIALECTS", "parse_metric"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,10 @@ class MetricDef:
     trec_eval: str = ""
     summary: str = ""
     paper: str = ""
+    over_queries: Summary = "mean"
+    """How the per-query values become one number: trec_eval sums its counts."""
+    at: str | None = None
+    """The option ``@x`` sets instead of a cutoff (``iprec_at_recall@0.5``: the recall)."""
 
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (``rel`` is ir_measures' name for ``threshold``)."""
@@ -85,16 +93,19 @@ class MetricDef:
 
 
 THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are relevant")
+LINEAR = Option("gain", str, "linear", GAINS,
+                "gain of a label: linear in strings, as every tool's ndcg; the functions' "
+                "default is exponential")
 
 METRICS: dict[str, MetricDef] = {
     m.name: m
     for m in [
-        MetricDef("ndcg", metrics.ndcg, ("ndcg_burges",),
-                  options=(Option("gain", str, "exponential", GAINS, "gain of a label"),),
+        MetricDef("ndcg", metrics.ndcg,
+                  options=(LINEAR,),
                   trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
                   paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005"),
         MetricDef("dcg", metrics.dcg,
-                  options=(Option("gain", str, "exponential", GAINS, "gain of a label"),),
+                  options=(LINEAR,),
                   trec_eval="dcg (trec_eval 10, gain=linear)",
                   summary="sum of gain(l_r) / log2(1 + r)",
                   paper="Järvelin & Kekäläinen, TOIS 2002"),
@@ -102,6 +113,9 @@ METRICS: dict[str, MetricDef] = {
                   options=(THRESHOLD,), trec_eval="map, map_cut.k",
                   summary="(1/R) sum of P@r at relevant ranks r <= k",
                   paper="Buckley & Voorhees, 2000"),
+        MetricDef("gm_map", metrics.gm_map, ("gmap",), options=(THRESHOLD,),
+                  trec_eval="gm_map", summary="AP, geometric mean over queries (floor 1e-5)",
+                  paper="Robertson, CIKM 2006", over_queries="geometric"),
         MetricDef("mrr", metrics.reciprocal_rank, ("rr", "reciprocal_rank", "recip_rank"),
                   options=(THRESHOLD,), trec_eval="recip_rank (no cutoff)",
                   summary="1 / rank of the first relevant row within k",
@@ -119,9 +133,12 @@ METRICS: dict[str, MetricDef] = {
                   options=(Option("max_grade", float, 4, description="highest label"),),
                   summary="expected reciprocal rank of a cascade user",
                   paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"),
-        MetricDef("hit_rate", metrics.hit_rate, ("success", "hits"), options=(THRESHOLD,),
+        MetricDef("hit_rate", metrics.hit_rate, ("success",), options=(THRESHOLD,),
                   trec_eval="success.k", summary="1 if a relevant row is within k",
                   paper="Deshpande & Karypis, TOIS 2004"),
+        MetricDef("hits", metrics.hits, options=(THRESHOLD,),
+                  summary="number of relevant rows within k (ranx)",
+                  paper="Bassani, ECIR 2022"),
         MetricDef("rprec", metrics.r_precision, ("r_precision", "r-prec"), cutoff=False,
                   options=(THRESHOLD,), trec_eval="Rprec", summary="precision at R",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
@@ -129,8 +146,34 @@ METRICS: dict[str, MetricDef] = {
                   trec_eval="bpref", summary="preference of judged relevant over non-relevant",
                   paper="Buckley & Voorhees, SIGIR 2004"),
         MetricDef("rbp", metrics.rbp,
-                  options=(Option("p", float, 0.8, description="persistence"), THRESHOLD),
+                  options=(Option("p", float, 0.8, description="persistence"), THRESHOLD,
+                           Option("gain", str, "binary", RBP_GAINS, "binary or graded")),
+                  trec_eval="rbp (dialect='trec_eval': p=0.9, gain=graded)",
                   summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
+        MetricDef("iprec_at_recall", metrics.iprec_at_recall, ("iprec",), cutoff=False,
+                  options=(Option("recall", float, 0.0, description="recall level"),
+                           THRESHOLD),
+                  at="recall", trec_eval="iprec_at_recall_x",
+                  summary="best precision at recall >= x",
+                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
+        MetricDef("11pt_avg", metrics.eleven_point_average, ("eleven_point_average",),
+                  cutoff=False, options=(THRESHOLD,), trec_eval="11pt_avg",
+                  summary="mean interpolated precision at recall 0, 0.1, ..., 1",
+                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
+        MetricDef("num_ret", metrics.num_ret, ("numret",), cutoff=False, trec_eval="num_ret",
+                  summary="rows retrieved (summed over queries)",
+                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
+        MetricDef("num_rel", metrics.num_rel, ("numrel",), cutoff=False, options=(THRESHOLD,),
+                  trec_eval="num_rel", summary="relevant rows (summed over queries)",
+                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
+        MetricDef("num_rel_ret", metrics.num_rel_ret, ("numrelret",), cutoff=False,
+                  options=(THRESHOLD,), trec_eval="num_rel_ret",
+                  summary="relevant rows retrieved (summed over queries)",
+                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
+        MetricDef("num_nonrel_judged_ret", metrics.num_nonrel_judged_ret, cutoff=False,
+                  options=(THRESHOLD,), trec_eval="num_nonrel_judged_ret",
+                  summary="judged non-relevant rows retrieved (summed over queries)",
+                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
         MetricDef("rank_correlation", metrics.rank_correlation, ("rc",), cutoff=False,
                   summary="share of retrieved pairs ordered as their labels",
                   paper="Liu, Learning to Rank for IR, 2009"),
@@ -158,7 +201,7 @@ _BY_ALIAS: dict[str, MetricDef] = {
 
 # trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
 _TREC: dict[str, tuple[str, dict[str, Any]]] = {
-    "ndcg_cut": ("ndcg", {"gain": "linear"}),
+    "ndcg_cut": ("ndcg", {}),
     "map_cut": ("map", {}),
     "p": ("p", {}),
     "recall": ("recall", {}),
@@ -166,12 +209,41 @@ _TREC: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 _SYNTAX = re.compile(
-    r"^(?P<name>[a-z][a-z0-9_\-]*?)"
+    r"^(?P<name>[a-z0-9][a-z0-9_\-]*?)"
     r"(?:\((?P<opts1>[^()]*)\))?"
     r"(?:@(?P<k>[^()]+))?"
     r"(?:\((?P<opts2>[^()]*)\))?$"
 )
 _TREC_CUT = re.compile(r"^(?P<name>[a-z_]+?)[._](?P<k>\d+)$")
+_TREC_RECALL = re.compile(r"^iprec_at_recall[._](?P<x>\d*\.?\d+)$")
+
+# trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
+_WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
+    "set_p": ("p", {}),
+    "setp": ("p", {}),
+    "set_recall": ("recall", {}),
+    "setr": ("recall", {}),
+    "set_f": ("f1", {}),
+    "setf": ("f1", {}),
+    "ndcg_burges": ("ndcg", {"gain": "exponential"}),
+    "dcg_burges": ("dcg", {"gain": "exponential"}),
+}
+
+# an option value in another tool's spelling: (option, value) -> (option, value)
+_OPTION_SPELLINGS = {
+    ("dcg", "exp-log2"): ("gain", "exponential"),
+    ("dcg", "log2"): ("gain", "linear"),
+}
+
+DIALECTS: dict[str, dict[str, dict[str, Any]]] = {
+    "polars-rank": {},
+    "trec_eval": {"rbp": {"p": 0.9, "gain": "graded"}},
+}
+"""Where two tools spell one metric for different numbers: a dialect's option defaults.
+
+``rbp`` is ir_measures' (p = 0.8, binary) unless ``dialect="trec_eval"`` (p = 0.9,
+graded, as trec_eval 10's ``rbp``). The command line speaks trec_eval's dialect.
+"""
 
 
 @dataclass(frozen=True)
@@ -189,10 +261,13 @@ class Metric:
 
     def __str__(self) -> str:
         out = self.definition.name + (f"@{self.k}" if self.k is not None else "")
+        at = self.definition.at
+        if at is not None and at in self.options:
+            out += f"@{self._format(self.options[at])}"
         given = [
             f"{o.name}={self._format(self.options[o.name])}"
             for o in self.definition.options
-            if o.name in self.options
+            if o.name in self.options and o.name != at
         ]
         return out + (f"({','.join(given)})" if given else "")
 
@@ -220,8 +295,12 @@ class Metric:
         return float(self.options.get("max_grade", 4))
 
     def expr(self, rel: str | pl.Expr, **kwargs: Any) -> pl.Expr:
-        """The metric's expression, ``kwargs`` being by/rank/descending/query/ties."""
-        params = dict(self.options)
+        """The metric's expression, ``kwargs`` being by/rank/descending/query/ties.
+
+        Every option is passed, given or not: a metric string's defaults are the
+        registry's (``ndcg@10`` is linear gain; the function's default is exponential).
+        """
+        params = {o.name: self.options.get(o.name, o.default) for o in self.definition.options}
         if self.k is not None:
             params["k"] = self.k
         if self.definition.name == "auc":
@@ -235,6 +314,7 @@ def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, An
         return out
     for part in text.split(","):
         key, eq, raw = part.partition("=")
+        key, raw = _OPTION_SPELLINGS.get((key.strip(), raw.strip().strip("'\"")), (key, raw))
         option = definition.option(key.strip())
         if not eq or option is None:
             allowed = ", ".join(o.name for o in definition.options) or "none"
@@ -252,14 +332,21 @@ def _unknown(spec: str, name: str) -> ValueError:
     return ValueError(f"unknown metric {spec!r}{hint} Known metrics: {', '.join(METRICS)}")
 
 
-def parse_metric(spec: str | Metric) -> Metric:
+def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
     """Parse a metric string (case-insensitive) into a :class:`Metric`.
+
+    A spelling borrowed from another tool gives that tool's number: NDCG and DCG
+    strings are linear gain unless they say otherwise (``ndcg_burges@10``,
+    ``ndcg@10(gain=exponential)``), as in trec_eval, ir_measures and ranx.
 
     Parameters
     ----------
     spec
         ``name``, ``name@k``, ``name(option=value)``, ``name@k(option=value)``, or a
-        trec_eval spelling such as ``ndcg_cut_10`` / ``P.10``.
+        trec_eval spelling such as ``ndcg_cut_10`` / ``P.10`` / ``iprec_at_recall_0.50``.
+    dialect
+        ``"polars-rank"`` or ``"trec_eval"``: which tool's number a spelling two tools
+        share means (:data:`DIALECTS`; today ``rbp``). Options given in the string win.
 
     Returns
     -------
@@ -269,25 +356,43 @@ def parse_metric(spec: str | Metric) -> Metric:
     Raises
     ------
     ValueError
-        Unknown metric (with the nearest valid names), bad cutoff or bad option.
+        Unknown metric (with the nearest valid names), bad cutoff, option or dialect.
 
     Examples
     --------
     >>> from polars_rank import parse_metric
     >>> [str(parse_metric(s)) for s in ["nDCG@10", "P_5", "recip_rank", "rbp(p=0.9)"]]
     ['ndcg@10', 'p@5', 'mrr', 'rbp(p=0.9)']
-    >>> parse_metric("ndcg_cut_10") == parse_metric("ndcg@10(gain=linear)")
+    >>> parse_metric("ndcg_cut_10") == parse_metric("ndcg@10") == parse_metric("nDCG@10")
     True
+    >>> str(parse_metric("ndcg_burges@10")), str(parse_metric("rbp", dialect="trec_eval"))
+    ('ndcg@10(gain=exponential)', 'rbp(p=0.9,gain=graded)')
     >>> parse_metric("ndgc@10")
     Traceback (most recent call last):
     ...
     ValueError: unknown metric 'ndgc@10'; did you mean ndcg...
     """
+    if dialect not in DIALECTS:
+        msg = f"dialect must be one of {', '.join(DIALECTS)}, got {dialect!r}"
+        raise ValueError(msg)
     if isinstance(spec, Metric):
         return spec
     if not isinstance(spec, str):
         msg = f"a metric must be a string such as 'ndcg@10', got {spec!r}"
         raise TypeError(msg)
+    metric = _parse(spec)
+    defaults = DIALECTS[dialect].get(metric.definition.name, {})
+    if defaults:
+        metric = Metric(metric.definition, metric.k, {**defaults, **metric.options})
+    try:  # the function's own parameter checks, now
+        metric.expr("rel")
+    except (TypeError, ValueError) as exc:
+        msg = f"{spec!r}: {exc}"
+        raise ValueError(msg) from None
+    return metric
+
+
+def _parse(spec: str) -> Metric:
     text = spec.strip().lower().replace(" ", "")
     if "," in text and "(" not in text:
         msg = f"{spec!r}: one cutoff per metric string (write 'p@5' and 'p@10')"
@@ -296,29 +401,31 @@ def parse_metric(spec: str | Metric) -> Metric:
     if trec and trec["name"] in _TREC:
         name, options = _TREC[trec["name"]]
         return Metric(METRICS[name], check_k(int(trec["k"]), f"{spec!r}: cutoff"), options)
+    level = _TREC_RECALL.match(text)
+    if level:
+        return Metric(METRICS["iprec_at_recall"], None, {"recall": float(level["x"])})
     match = _SYNTAX.match(text)
     if match is None:
         raise _unknown(spec, text)
-    definition = _BY_ALIAS.get(match["name"])
+    name, fixed = _WHOLE_LIST.get(match["name"], (match["name"], {}))
+    definition = _BY_ALIAS.get(name)
     if definition is None:
         raise _unknown(spec, match["name"])
     k: int | None = None
+    options = dict(fixed)
     if match["k"] is not None:
-        if not definition.cutoff:
+        if definition.at is not None:
+            at = definition.option(definition.at)
+            assert at is not None  # the registry names an option of its own
+            options[at.name] = at.coerce(match["k"], spec)
+        elif not definition.cutoff or (fixed and match["name"].startswith("set")):
             msg = f"{spec!r}: {definition.name} takes no cutoff"
             raise ValueError(msg)
-        if not match["k"].isdigit():
+        elif not match["k"].isdigit():
             msg = f"{spec!r}: the cutoff after '@' must be a positive int, got {match['k']!r}"
             raise ValueError(msg)
-        k = check_k(int(match["k"]), f"{spec!r}: cutoff")
-    options = _options(match["opts1"], definition, spec)
+        else:
+            k = check_k(int(match["k"]), f"{spec!r}: cutoff")
+    options.update(_options(match["opts1"], definition, spec))
     options.update(_options(match["opts2"], definition, spec))
-    if match["name"] == "ndcg_burges":
-        options.setdefault("gain", "exponential")
-    metric = Metric(definition, k, options)
-    try:  # the function's own parameter checks, now
-        metric.expr("rel")
-    except (TypeError, ValueError) as exc:
-        msg = f"{spec!r}: {exc}"
-        raise ValueError(msg) from None
-    return metric
+    return Metric(definition, k, options)

@@ -31,6 +31,7 @@ from polars_rank._distributed import (
     needs_all_groups,
     warn_unjudged,
 )
+from polars_rank._summaries import GEOMETRIC_FLOOR
 
 try:
     from pyspark.sql import functions as classic_functions
@@ -182,7 +183,8 @@ def evaluate(
     keys = [_col(k) for k in plan.keys]
     if per_query:
         return per.orderBy(*keys)
-    means = [F.avg(_col(c)).alias(c) for c in plan.columns]
+    means = [_summary(F, _col(c), how).alias(c)
+             for c, how in zip(plan.columns, plan.summaries, strict=True)]
     if plan.groups:
         groups = keys[:-1]
         return per.groupBy(*groups).agg(*means).orderBy(*groups)
@@ -244,3 +246,12 @@ def _map_partition(batches: Iterator[pa.RecordBatch], plan: Plan) -> Iterator[pa
         pa.field(UNJUDGED, pa.int64()),
     ])
     yield from out.to_arrow().cast(schema).to_batches()
+
+
+def _summary(F: Any, column: Column, how: str) -> Column:
+    """Spark's form of :func:`polars_rank._summaries.summarize`."""
+    if how == "sum":
+        return F.sum(column)
+    if how == "geometric":
+        return F.exp(F.avg(F.log(F.greatest(column, F.lit(GEOMETRIC_FLOOR)))))
+    return F.avg(column)

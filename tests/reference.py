@@ -395,3 +395,65 @@ def auc(scores: Sequence[float], labels: Sequence[Label], threshold: float = 1) 
             elif pos == neg:
                 wins += 0.5
     return wins / (len(positives) * len(negatives))
+
+
+# --------------------------------------------------------------------------
+# counts and trec_eval's interpolated precision, written from trec_eval 10.0's C source
+# --------------------------------------------------------------------------
+def hits(ranked: Sequence[Label], k: int | None = None, threshold: float = 1) -> float:
+    """ranx's hits@k: relevant documents among the top k."""
+    return float(_num_relevant(_top(ranked, k), threshold))
+
+
+def num_rel(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
+            threshold: float = 1) -> float:
+    """trec_eval's num_rel: R, retrieved or not."""
+    return float(_num_relevant([*ranked, *unretrieved], threshold))
+
+
+def num_nonrel_judged_ret(ranked: Sequence[Label], threshold: float = 1) -> float:
+    """trec_eval's num_nonrel_judged_ret: judged documents below the threshold retrieved."""
+    return float(sum(1 for label in ranked if label is not None and label < threshold))
+
+
+def iprec_at_recall(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
+                    recall: float = 0.0, threshold: float = 1) -> float:
+    """m_iprec_at_recall.c (10.0): walk the ranking, then the interpolation from the end.
+
+    c = lround(recall * R); precision at each rank; the answer is the largest precision
+    at a rank at or after the c-th relevant retrieved one (any rank when c = 0).
+    """
+    big_r = _num_relevant([*ranked, *unretrieved], threshold)
+    if big_r == 0:
+        return 0.0
+    wanted = recall * big_r
+    c = math.floor(wanted + 0.5) if wanted - math.floor(wanted) != 0.5 else math.floor(wanted) + 1
+    found, best_after, precisions, nth = 0, 0.0, [], {}
+    for rank, label in enumerate(ranked, start=1):
+        if _is_relevant(label, threshold):
+            found += 1
+            nth[found] = rank
+        precisions.append(found / rank)
+    if c > found:
+        return 0.0
+    start = 1 if c == 0 else nth[c]
+    for rank in range(start, len(ranked) + 1):
+        best_after = max(best_after, precisions[rank - 1])
+    return best_after
+
+
+def eleven_point_average(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
+                         threshold: float = 1) -> float:
+    """trec_eval's 11pt_avg: the mean of iprec_at_recall at 0.0, 0.1, ..., 1.0."""
+    levels = [i / 10 for i in range(11)]
+    return sum(iprec_at_recall(ranked, unretrieved, x, threshold) for x in levels) / 11
+
+
+def rbp_graded(ranked: Sequence[Label], unretrieved: Sequence[Label] = (), p: float = 0.9,
+               k: int | None = None) -> float:
+    """m_rbp.c (10.0): gains = labels, rescaled by the largest judged label when it is > 1."""
+    judged = [_as_number(label) for label in [*ranked, *unretrieved] if label is not None]
+    top = max([0.0, *judged])
+    scale = top if top > 1 else 1.0
+    return (1 - p) * sum(_as_number(label) / scale * p ** (rank - 1)
+                         for rank, label in enumerate(_top(ranked, k), start=1))

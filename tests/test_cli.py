@@ -281,15 +281,30 @@ def test_format_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         assert float(cells[2]) == pytest.approx(mean, abs=5e-5)
 
 
-def test_format_table_is_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_one_run_prints_trec_eval_official_set_by_default(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run, qrels = make_case(4)
     qrels_path, run_path = write_case(tmp_path, run, qrels)
-    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path)  # default metrics
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path)  # no -m: trec_eval's official
+    assert code == 0
+    lines = out.splitlines()
+    names = [line.split("\t")[0].strip() for line in lines]
+    assert names[:7] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map"]
+    assert "iprec_at_recall_0.50" in names and "P_1000" in names
+    assert all(re.fullmatch(r"\S+ *\tall\t\S+", line) for line in lines)
+    assert all(re.search(r"\t\d\.\d{4}$", line) for line in lines[5:])
+
+
+def test_two_runs_print_a_table_by_default(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    run, qrels = make_case(4)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", "-m", "map", "-m", "P.5,10", qrels_path, run_path,
+                           run_path)
     assert code == 0
     header, *lines = out.splitlines()
     assert "metric" in header
-    assert len(lines) == 3
-    assert all(re.search(r"\d\.\d{4}$", line) for line in lines)
+    assert [line.split()[0] for line in lines] == ["map", "P_5", "P_10"]
 
 
 # --------------------------------------------------------------------------------- errors

@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 import polars_rank as pr
+from polars_rank.registry import METRICS as REGISTRY
 
 Build = Callable[..., pl.Expr]
 
@@ -48,6 +49,14 @@ METRICS: dict[str, Build] = {
     "ndcg_secondary_key": lambda **kw: pr.ndcg("rel", 3, by=["score", "doc"], **kw),
     "ndcg_row_order": lambda **kw: pr.ndcg("rel", 3, **kw),
     "ap_optimistic": lambda **kw: pr.average_precision("rel", by="score", ties="optimistic", **kw),
+    "gm_map": lambda **kw: pr.gm_map("rel", by="score", **kw),
+    "hits": lambda **kw: pr.hits("rel", 3, by="score", **kw),
+    "num_ret": lambda **kw: pr.num_ret("rel", by="score", **kw),
+    "num_rel": lambda **kw: pr.num_rel("rel", by="score", threshold=2, **kw),
+    "num_rel_ret": lambda **kw: pr.num_rel_ret("rel", by="score", **kw),
+    "num_nonrel_judged_ret": lambda **kw: pr.num_nonrel_judged_ret("rel", by="score", **kw),
+    "iprec_at_recall": lambda **kw: pr.iprec_at_recall("rel", 0.4, by="score", **kw),
+    "eleven_point_average": lambda **kw: pr.eleven_point_average("rel", by="score", **kw),
 }
 
 
@@ -85,9 +94,18 @@ def close(a: float | None, b: float | None) -> bool:
     return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
 
 
-def mean_defined(values: list[float | None]) -> float | None:
+def mean_defined(values: list[float | None], build: Build) -> float | None:
+    """The ``query=`` value over the queries: their mean, or the metric's own summary."""
     defined = [v for v in values if v is not None]
-    return sum(defined) / len(defined) if defined else None
+    if not defined:
+        return None
+    how = next((m.over_queries for name, m in REGISTRY.items() if METRICS.get(name) is build),
+               "mean")
+    if how == "sum":
+        return math.fsum(defined)
+    if how == "geometric":
+        return math.exp(math.fsum(math.log(max(v, 1e-5)) for v in defined) / len(defined))
+    return sum(defined) / len(defined)
 
 
 def per_query(build: Build, frame: pl.DataFrame, keys: list[str]) -> dict[tuple, float | None]:
@@ -116,7 +134,7 @@ def test_select_on_one_list_equals_group_by(build: Build) -> None:
 
 def test_query_in_select_is_the_mean_over_queries(build: Build) -> None:
     a = DF.filter(arm="A")
-    expected = mean_defined(list(per_query(build, a, ["qid"]).values()))
+    expected = mean_defined(list(per_query(build, a, ["qid"]).values()), build)
     assert close(a.select(build(query="qid").alias("m")).item(), expected)
 
 
@@ -124,13 +142,13 @@ def test_query_in_group_by_arm(build: Build) -> None:
     per = per_query(build, DF, ["arm", "qid"])
     got = DF.group_by("arm").agg(build(query="qid").alias("m"))
     for arm, value in got.iter_rows():
-        assert close(value, mean_defined([v for (a, _), v in per.items() if a == arm]))
+        assert close(value, mean_defined([v for (a, _), v in per.items() if a == arm], build))
 
 
 def test_multi_column_query_ids(build: Build) -> None:
     per = per_query(build, DF, ["arm", "qid"])
     got = DF.select(build(query=["arm", "qid"]).alias("m")).item()
-    assert close(got, mean_defined(list(per.values())))
+    assert close(got, mean_defined(list(per.values()), build))
     # a query expression works as well as names
     as_expr = DF.select(build(query=[pl.col("arm"), pl.col("qid")]).alias("m")).item()
     assert close(as_expr, got)

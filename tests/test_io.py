@@ -212,7 +212,6 @@ PREFIX_QRELS = ["# header", GOOD_QRELS, "", "# comment", "\t", "q1 0 d2 0"]
 BAD_RUN = {
     "too few fields": "q1 Q0 d3 3",
     "one field": "garbage",
-    "too many fields": "q1 Q0 d3 3 1.0 tag extra",
     "non-numeric score": "q1 Q0 d3 3 high tag",
     "non-numeric score, no tag": "q1 Q0 d3 3 high",
     "non-numeric rank": "q1 Q0 d3 third 1.0 tag",
@@ -359,3 +358,12 @@ def test_write_run_integer_scores_and_ids(tmp_path: Path) -> None:
     back = pr.read_run(path)
     assert back.select("qid", "docid", "score", "rank").rows() == [
         ("1", "9", 7.0, 1), ("1", "10", 5.0, 2), ("2", "3", 1.0, 1)]
+
+
+def test_run_text_after_the_tag_is_ignored_as_trec_eval(tmp_path: Path) -> None:
+    """trec_eval skips the rest of a run line after the tag (its test file results.trunc
+    has such lines); so does the reader."""
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 bm25 more junk at\nq1 Q0 d2 2 1.5 bm25\n")
+    run = pr.read_run(path)
+    assert run.select("docid", "score", "tag").rows() == [("d1", 2.5, "bm25"), ("d2", 1.5, "bm25")]

@@ -82,11 +82,12 @@ def test_at_k_joins_several_series_columns(experiment: pl.DataFrame) -> None:
 
 
 def test_at_k_trec_eval_spellings_are_their_own_metric() -> None:
+    """trec_eval's ndcg_cut is linear gain, as ndcg@k strings are; ndcg_burges is not."""
     results = pl.DataFrame({"run": ["a"], "ndcg_cut_5": [0.5], "ndcg_cut_10": [0.6],
-                            "ndcg@10": [0.7]})
+                            "ndcg_burges@10": [0.7]})
     data = plot.metric_at_k_data(results)
     assert data.select("metric", "k", "value").rows() == [
-        ("ndcg", 10, 0.7), ("ndcg(gain=linear)", 5, 0.5), ("ndcg(gain=linear)", 10, 0.6)]
+        ("ndcg", 5, 0.5), ("ndcg", 10, 0.6), ("ndcg(gain=exponential)", 10, 0.7)]
 
 
 def test_at_k_bad_input() -> None:

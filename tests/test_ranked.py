@@ -57,7 +57,8 @@ def test_labelled_frame_per_arm() -> None:
     df = pr.datasets.synthetic_experiment(200, seed=1)
     lists = pr.ranked(df, group_by="arm")
     got = lists.group_by("arm").agg(
-        pr.ndcg("rel", 10, rank="rank", query="qid").alias("ndcg@10"),
+        # metric strings are linear gain (as trec_eval); the functions default to 2^l - 1
+        pr.ndcg("rel", 10, rank="rank", gain="linear", query="qid").alias("ndcg@10"),
         pr.mrr("rel", 10, rank="rank", query="qid").alias("mrr@10"),
     ).sort("arm")
     want = pr.evaluate(df, metrics=["ndcg@10", "mrr@10"], group_by="arm")

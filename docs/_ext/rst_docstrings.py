@@ -43,6 +43,9 @@ PUBLIC_MODULES = (
     "polars_rank.metrics.binary",
     "polars_rank.metrics.sets",
     "polars_rank.metrics.incomplete",
+    "polars_rank.metrics.rbp",
+    "polars_rank.metrics.interpolated",
+    "polars_rank.metrics.counts",
     "polars_rank.metrics.pairwise",
     "polars_rank.metrics.clicks",
     "polars_rank.metrics.dwell",
@@ -76,7 +79,10 @@ def public_names(module_name: str) -> list[str]:
     for node in ast.parse(Path(spec.origin).read_text()).body:
         targets = node.targets if isinstance(node, ast.Assign) else []
         if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-            return list(ast.literal_eval(node.value))
+            try:
+                return list(ast.literal_eval(node.value))
+            except ValueError:  # built from another module's (polars_rank: the metrics')
+                return list(importlib.import_module(module_name).__all__)
     return []
 
 

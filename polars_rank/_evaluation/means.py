@@ -12,6 +12,7 @@ import warnings
 import polars as pl
 
 from polars_rank._evaluation.options import JUDGED, RETRIEVED, Options
+from polars_rank._summaries import summarize
 
 __all__ = ["counted_queries", "means", "warn_unjudged"]
 
@@ -41,20 +42,32 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
     all_groups = run.select(groups).unique() if o.all_groups is None else o.all_groups
     keys = all_groups.join(queries, how="cross") if groups else queries
     absent = keys.join(run.select(*groups, query).unique(), on=[*groups, query], how="anti")
+    # every metric 0, but R is what the qrels say (trec_eval -c prints num_rel so)
+    counts = {name: m.options.get("threshold", 1) for name, m in o.named
+              if m.definition.name == "num_rel"}
+    if counts:
+        relevant = qrels.group_by(query).agg(
+            (pl.col(o.rel) >= t).sum().cast(pl.Float64).alias(name)
+            for name, t in counts.items())
+        absent = absent.join(relevant, on=query, how="left")
     return absent.with_columns(
-        *(pl.lit(0.0).alias(c) for c in o.columns),
+        *(pl.lit(0.0).alias(c) for c in o.columns if c not in counts),
         pl.lit(True).alias(JUDGED),
         pl.lit(False).alias(RETRIEVED),
     ).select(pl.col(name).cast(dtype) for name, dtype in schema.items())
 
 
 def means(per: pl.LazyFrame, o: Options, *, per_query: bool) -> pl.LazyFrame:
-    """The output: per query (sorted by the keys), or the mean over each group's queries."""
+    """The output: per query (sorted by the keys), or each group's summary of its queries.
+
+    The mean, or what the metric's registry entry says (trec_eval sums its counts).
+    """
     if per_query:
         return per.sort(o.keys)
+    summaries = [summarize(pl.col(name), m.definition.over_queries) for name, m in o.named]
     if o.groups:
-        return per.group_by(o.groups).agg(pl.col(o.columns).mean()).sort(o.groups)
-    return per.select(pl.col(o.columns).mean())
+        return per.group_by(o.groups).agg(summaries).sort(o.groups)
+    return per.select(summaries)
 
 
 def warn_unjudged(summaries: list[pl.DataFrame], query: str, groups: list[str]) -> None:

@@ -89,13 +89,14 @@ def names(value: str | Sequence[str] | None, what: str) -> list[str]:
     raise TypeError(msg)
 
 
-def metric_list(metrics: str | Metric | Sequence[str | Metric]) -> list[tuple[str, Metric]]:
+def metric_list(metrics: str | Metric | Sequence[str | Metric],
+                dialect: str = "polars-rank") -> list[tuple[str, Metric]]:
     """(output name, parsed metric) for each metric asked, names unique."""
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         msg = "metrics must name at least one metric, e.g. ('ndcg@10', 'map')"
         raise ValueError(msg)
-    out = [(str(m), parse_metric(m)) for m in items]
+    out = [(str(m), parse_metric(m, dialect)) for m in items]
     given = [name for name, _ in out]
     if len(set(given)) != len(given):
         msg = f"metrics has duplicate names: {given}"

@@ -57,6 +57,7 @@ def evaluate(
     missing: Missing = "skip",
     validate: bool = True,
     memory: Memory = "high",
+    dialect: str = "polars-rank",
 ) -> FrameT:
     """Evaluate a run against relevance judgments, per group or per query.
 
@@ -73,7 +74,10 @@ def evaluate(
     metrics
         Metric strings (see :mod:`polars_rank.registry`): ``"ndcg@10"``, ``"map"``,
         ``"mrr@10"``, ``"p@5"``, ``"err@20(max_grade=4)"``, trec_eval spellings such
-        as ``"ndcg_cut_10"`` (linear gain, as trec_eval) or ``"P_10"``.
+        as ``"ndcg_cut_10"`` or ``"P_10"``. NDCG strings are linear gain, as in
+        every tool they come from; ``"ndcg_burges@10"`` is exponential. Each metric's
+        values are averaged over queries, except trec_eval's counts (``num_ret``,
+        ``num_rel``, ``num_rel_ret``: summed) and ``gm_map`` (geometric mean).
     query, doc, score, rel
         Column names.
     group_by
@@ -110,6 +114,9 @@ def evaluate(
         bucket as a filter; peak memory follows the bucket, not the data, at the cost
         of one scan per bucket. The result is identical; it is computed when
         ``evaluate`` is called.
+    dialect
+        Which tool's number a spelling two tools share means (``"polars-rank"`` or
+        ``"trec_eval"``; see :data:`polars_rank.registry.DIALECTS`).
 
     Returns
     -------
@@ -159,7 +166,7 @@ def evaluate(
     """
     per = per_query_values(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
-        ties=ties, missing=missing, validate=validate, memory=memory,
+        ties=ties, missing=missing, validate=validate, memory=memory, dialect=dialect,
     )
     warn_unjudged(per.unjudged, query, per.options.groups)
     out = means(per.frame, per.options, per_query=per_query)
@@ -307,6 +314,7 @@ def per_query_values(
     validate: bool,
     memory: Memory = "high",
     all_groups: pl.DataFrame | None = None,
+    dialect: str = "polars-rank",
 ) -> PerQuery:
     """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
 
@@ -322,7 +330,7 @@ def per_query_values(
     piece's own).
     """
     options, lazy_run, lazy_qrels = check_arguments(
-        run, qrels, metric_list(metrics), query=query, doc=doc, score=score, rel=rel,
+        run, qrels, metric_list(metrics, dialect), query=query, doc=doc, score=score, rel=rel,
         group_by=group_by, ties=ties, missing=missing, validate=validate, memory=memory,
         all_groups=all_groups,
     )

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from polars_rank.metrics.binary import average_precision, hit_rate, rbp, reciprocal_rank
+from polars_rank.metrics.binary import average_precision, gm_map, hit_rate, reciprocal_rank
 from polars_rank.metrics.clicks import (
     abandonment,
     clicks_per_query,
     ctr,
     first_click_rr,
 )
+from polars_rank.metrics.counts import hits, num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
 from polars_rank.metrics.dwell import mean_dwell
 from polars_rank.metrics.gain import dcg, err, ndcg
 from polars_rank.metrics.incomplete import bpref
+from polars_rank.metrics.interpolated import eleven_point_average, iprec_at_recall
 from polars_rank.metrics.pairwise import auc, rank_correlation
+from polars_rank.metrics.rbp import rbp
 from polars_rank.metrics.sets import f1, precision, r_precision, recall
 
 map = average_precision  # the name users know (MAP with query=)
@@ -27,12 +30,20 @@ __all__ = [
     "f1",
     "average_precision",
     "map",
+    "gm_map",
     "reciprocal_rank",
     "mrr",
     "hit_rate",
+    "hits",
     "r_precision",
     "rbp",
     "bpref",
+    "iprec_at_recall",
+    "eleven_point_average",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonrel_judged_ret",
     "rank_correlation",
     "auc",
     "ctr",

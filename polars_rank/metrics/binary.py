@@ -1,4 +1,4 @@
-"""Rank-sensitive binary metrics: average precision, reciprocal rank, hit rate, RBP.
+"""Rank-sensitive binary metrics: average precision (and GMAP), reciprocal rank, hit rate.
 
 A row is *relevant* when its label is >= ``threshold`` (default 1, trec_eval's
 ``-l``); unjudged rows (null label) never are. R, the number of relevant rows,
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_real, check_threshold
+from polars_rank._params import Ties, check_threshold
 from polars_rank._ranked import (
     Ranked,
     by_parts_weights,
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from polars_rank._params import By, IntoExpr, Query, Rank
 
-__all__ = ["average_precision", "reciprocal_rank", "hit_rate", "rbp"]
+__all__ = ["average_precision", "gm_map", "reciprocal_rank", "hit_rate"]
 
 
 def _expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None) -> pl.Expr:
@@ -95,17 +95,6 @@ def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
     return r.first_hit(r.relevant(threshold), k, reached)
 
 
-def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """RBP of a ranked list (validated parameters)."""
-    def term(hit: pl.Expr, rank: pl.Expr) -> pl.Expr:
-        return hit * pl.lit(float(p)).pow(rank - 1)
-
-    def term_sum(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:  # p^(lo-1) + ... + p^(hi-1)
-        return (pl.lit(float(p)).pow(lo - 1) - pl.lit(float(p)).pow(hi)) / (1.0 - p)
-
-    return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
-
-
 @shared_parameters
 def average_precision(
     rel: IntoExpr,
@@ -169,6 +158,70 @@ def average_precision(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(average_precision_value(r, cutoff(k), check_threshold(threshold)))
+
+
+@shared_parameters
+def gm_map(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Geometric mean average precision, trec_eval's ``gm_map``: AP, its geometric mean.
+
+    .. math:: \mathrm{GMAP} = \exp\Big(\frac{1}{|Q|} \sum_q \ln \max(\mathrm{AP}_q, 10^{-5})\Big)
+
+    Per list it is :func:`average_precision`; with ``query=`` the queries' values are
+    floored at 1e-5 and averaged geometrically, as trec_eval does (Robertson, "On
+    GMAP", CIKM 2006).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"q": [1, 1, 2, 2], "rel": [1, 0, 0, 1]})
+    >>> df.select(pr.gm_map("rel", query="q"))  # sqrt(1 * 0.5)
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.707107 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    value = average_precision_value(r, cutoff(k), check_threshold(threshold))
+    return r.finish(value, summary="geometric")
 
 
 @shared_parameters
@@ -296,73 +349,3 @@ def hit_rate(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(hit_rate_value(r, cutoff(k), check_threshold(threshold)))
-
-
-@shared_parameters
-def rbp(
-    rel: IntoExpr,
-    p: float = 0.8,
-    *,
-    k: int | None = None,
-    by: By = None,
-    rank: Rank = None,
-    descending: bool | Sequence[bool] = True,
-    threshold: float = 1,
-    query: Query = None,
-    ties: Ties = "first",
-) -> pl.Expr:
-    r"""Rank-biased precision (Moffat & Zobel, TOIS 2008), binary relevance.
-
-    .. math:: \mathrm{RBP} = (1 - p) \sum_{r=1}^{k} \mathrm{rel}_r \, p^{r-1}
-
-    A user reads rank r + 1 with probability ``p`` after rank r. ``rel_r`` is 1 when
-    the label is >= ``threshold`` (ranx ``rbp.p``; trec_eval 10's graded ``rbp`` is
-    not this). The default p = 0.8 is ir_measures'.
-
-    Parameters
-    ----------
-    rel
-        Relevance label (null = unjudged, non-relevant).
-    p
-        Persistence, 0 < p < 1.
-    k
-        Optional cutoff (the residual beyond k is not added). ``None`` = whole list.
-    by
-        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
-    rank
-        ...
-    descending
-        ...
-    threshold
-        ...
-    query
-        ...
-    ties
-        ...
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1); NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"rel": [1, 0, 1]})
-    >>> df.select(pr.rbp("rel", 0.5))  # 0.5 * (1 + 0.25)
-    shape: (1, 1)
-    ┌───────┐
-    │ rel   │
-    │ ---   │
-    │ f64   │
-    ╞═══════╡
-    │ 0.625 │
-    └───────┘
-    """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
-    persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
-                             allowed="a number strictly between 0 and 1")
-    return r.finish(rbp_value(r, persistence, cutoff(k), check_threshold(threshold)))
-
-

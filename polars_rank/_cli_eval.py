@@ -1,0 +1,170 @@
+r"""``polars-rank eval``: TREC files in, trec_eval's measures and output out.
+
+The command line speaks trec_eval's dialect (``-m P.5,10``, ``-m official``, ``-q``,
+``-c``, ``-l``, ``-M``, ``-n``; ``rbp`` is trec_eval 10's) and, for one run, prints
+trec_eval's own lines (``%-22s\t%s\t%6.4f``, counts as integers), so its output can
+be diffed against trec_eval's. polars-rank metric strings (``ndcg@10``) mix in.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank import _trec_measures as trec
+from polars_rank._evaluation import evaluate
+from polars_rank._summaries import summarize
+from polars_rank.io import scan_qrels, scan_run
+from polars_rank.registry import Metric, parse_metric
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+__all__ = ["Asked", "asked", "evaluate_files", "print_trec_eval"]
+
+_META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries
+
+
+class Asked:
+    """The measures asked: printed names, their metrics, and what was left out."""
+
+    def __init__(self, specs: Sequence[str], level: int | None) -> None:
+        self.names: list[str] = []
+        self.metrics: dict[str, Metric] = {}
+        self.skipped: list[str] = []
+        for spec in specs:
+            try:
+                expanded = trec.expand(spec)
+            except ValueError as exc:
+                self.skipped.append(str(exc))
+                continue
+            for name in expanded if expanded is not None else [spec]:
+                measure = trec.printed(name) if expanded is not None else None
+                if name in self.names:
+                    continue
+                if measure in trec.UNSUPPORTED:
+                    if measure not in self.skipped:
+                        self.skipped.append(measure)
+                    continue
+                self.names.append(name)
+                if name not in _META:
+                    self.metrics[name] = _with_level(parse_metric(name, "trec_eval"), level)
+        rank = {m: i for i, m in enumerate(trec.ORDER)}
+        last = len(rank)
+        # trec_eval's measures in its order; polars-rank strings after them, as asked
+        self.names.sort(key=lambda n: rank.get(trec.printed(n), last))
+
+    def unique(self) -> list[Metric]:
+        """The distinct metrics to evaluate (two spellings may name one)."""
+        return list(dict.fromkeys(self.metrics.values()))
+
+
+def _with_level(metric: Metric, level: int | None) -> Metric:
+    """trec_eval's ``-l``: the relevance threshold of every binary measure not given one."""
+    if level is None or metric.definition.option("threshold") is None:
+        return metric
+    if "threshold" in metric.options:
+        return metric
+    return Metric(metric.definition, metric.k, {**metric.options, "threshold": level})
+
+
+def asked(specs: Sequence[str] | None, level: int | None = None) -> Asked:
+    """Parse the ``-m`` arguments (default: trec_eval's ``official`` set)."""
+    return Asked(list(specs) if specs else ["official"], level)
+
+
+def _top(run: pl.LazyFrame, max_ret: int) -> pl.LazyFrame:
+    """trec_eval's ``-M``: each query's first ``max_ret`` documents in trec_eval's order."""
+    key = [pl.col("score").cast(pl.Float32), pl.col("docid")]
+    best_first = pl.int_range(pl.len()).sort_by(key, descending=True)  # rows, best first
+    position = best_first.arg_sort()  # the inverse permutation: each row's place
+    return run.filter(position.over("qid") < max_ret)
+
+
+def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties: str,
+               memory: str, max_ret: int | None) -> tuple[pl.DataFrame, str]:
+    """Per-query values (a column per printed name) and the run's tag."""
+    run = scan_run(path)
+    if max_ret is not None:
+        run = _top(run, max_ret)
+    metrics = a.unique()
+    per = evaluate(run, qrels, metrics, per_query=True, missing=missing,  # type: ignore[arg-type]
+                   ties=ties, memory=memory).collect()  # type: ignore[arg-type]
+    column = {m: str(m) for m in metrics}
+    per = per.select("qid", *(pl.col(column[m]).alias(n) for n, m in a.metrics.items()))
+    tag = scan_run(path).select(pl.col("tag").last()).collect().item()
+    return per.sort("qid"), "" if tag is None else str(tag)
+
+
+def _summary(per: pl.DataFrame, a: Asked) -> pl.DataFrame:
+    return per.select(pl.lit("all").alias("qid"), *(
+        summarize(pl.col(n), m.definition.over_queries).alias(n) for n, m in a.metrics.items()))
+
+
+def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked, *,
+                   per_query: bool = False, missing: str = "skip", ties: str = "trec_eval",
+                   memory: str = "high", max_ret: int | None = None) -> pl.DataFrame:
+    """Long results: ``metric, qid`` (``all`` for the summary), one column per run."""
+    judgments = scan_qrels(qrels)
+    merged: pl.DataFrame | None = None
+    evaluated: dict[str, int] = {}
+    queries: list[set[str]] = []
+    for name, path in zip(names, runs, strict=True):
+        per, _ = _per_query(path, judgments, a, missing=missing, ties=ties, memory=memory,
+                            max_ret=max_ret)
+        evaluated[name] = per.height
+        queries.append(set(per["qid"]))
+        rows = pl.concat([per, _summary(per, a)]) if per_query else _summary(per, a)
+        long = rows.unpivot(index="qid", variable_name="metric", value_name=name)
+        merged = long if merged is None else merged.join(long, on=["metric", "qid"],
+                                                         how="full", coalesce=True)
+    assert merged is not None  # runs is non-empty (argparse nargs="+")
+    if any(q != queries[0] for q in queries):
+        counts = ", ".join(f"{n}: {c}" for n, c in evaluated.items())
+        print(f"polars-rank: note: the runs were evaluated over different queries ({counts}); "
+              "each mean is over its run's own queries (-c scores absent queries 0)",
+              file=sys.stderr)
+    order = {m: i for i, m in enumerate(a.metrics)}
+    return (
+        merged.with_columns(
+            pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias("__m"),
+            (pl.col("qid") == "all").alias("__all"),
+        )
+        .sort("__m", "__all", "qid")
+        .drop("__m", "__all")
+        .select("metric", "qid", pl.exclude("metric", "qid"))
+    )
+
+
+def _line(name: str, qid: str, value: float | str | None) -> str:
+    if isinstance(value, str):
+        text = value
+    elif value is None:
+        text = ""
+    elif trec.printed(name) in trec.COUNTS:
+        text = str(round(value))
+    else:
+        text = f"{value:6.4f}"
+    return f"{name:<22}\t{qid}\t{text}"
+
+
+def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False,
+                    summary: bool = True, missing: str = "skip", ties: str = "trec_eval",
+                    memory: str = "high", max_ret: int | None = None) -> None:
+    """One run, printed exactly as trec_eval prints it."""
+    per, tag = _per_query(run, scan_qrels(qrels), a, missing=missing, ties=ties,
+                          memory=memory, max_ret=max_ret)
+    lines = []
+    if per_query:
+        for row in per.iter_rows(named=True):
+            lines += [_line(n, row["qid"], row[n]) for n in a.names
+                      if n in a.metrics and trec.printed(n) not in trec.SUMMARY_ONLY]
+    if summary:
+        means = _summary(per, a).row(0, named=True)
+        meta: dict[str, float | str] = {"runid": tag, "num_q": float(per.height)}
+        lines += [_line(n, "all", meta[n] if n in meta else means[n]) for n in a.names]
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")

@@ -1,0 +1,330 @@
+"""Counts of a ranked list: hits@k (ranx), and trec_eval's num_ret, num_rel, num_rel_ret.
+
+trec_eval prints its counts as integers and *sums* them over queries (meas_avg.c);
+with ``query=`` these expressions do the same. ``hits`` is ranx's: the number of
+relevant rows in the top k, averaged over queries.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._docs import shared_parameters
+from polars_rank._params import Ties, check_threshold
+from polars_rank._ranked import Ranked, count, cutoff
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query, Rank
+
+__all__ = ["hits", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"]
+
+
+def hits_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """Relevant rows within the top k (all retrieved rows without k)."""
+    return r.rank_sum(r.relevant(threshold), k, term_sum=count)
+
+
+def num_nonrel_judged_ret_value(r: Ranked, threshold: float = 1) -> pl.Expr:
+    """Judged rows below the threshold that were retrieved."""
+    judged_non = (r.labels < threshold).fill_null(False).cast(pl.Float64)
+    return r.rank_sum(judged_non, None, term_sum=count)
+
+
+@shared_parameters
+def hits(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Hits at k: the number of relevant rows in the top k (ranx's ``hits``).
+
+    .. math:: \mathrm{hits@k} = |\{r \le k : l_r \ge t\}|
+
+    ranx (Bassani, ECIR 2022) averages it over queries, as ``query=`` does here;
+    trec_eval's ``num_rel_ret`` is the same count without k, summed over queries
+    (:func:`num_rel_ret`). ``hit_rate`` is the 0/1 version.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 count; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1], "score": [3.0, 2.0, 1.0]})
+    >>> df.select(pr.hits("rel", 2, by="score"))
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 1.0 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(hits_value(r, cutoff(k), check_threshold(threshold)))
+
+
+@shared_parameters
+def num_ret(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Number of retrieved rows, trec_eval's ``num_ret``; summed over queries.
+
+    .. math:: \mathrm{num\_ret} = n
+
+    Rows with a null ``by`` (judged, not retrieved) do not count. trec_eval
+    (Buckley, 1991-2006 and NIST) prints it as an integer and sums it over queries,
+    as ``query=`` does.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (only its list's length is read).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 count.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"q": [1, 1, 2], "rel": [1, 0, 1], "score": [3.0, None, 1.0]})
+    >>> df.select(pr.num_ret("rel", by="score", query="q"))
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 2.0 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(r.n_retrieved(), summary="sum")
+
+
+@shared_parameters
+def num_rel(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Number of relevant rows, retrieved or not (R), trec_eval's ``num_rel``.
+
+    .. math:: \mathrm{num\_rel} = R = |\{d : l_d \ge t\}|
+
+    Summed over queries, as trec_eval (Buckley, 1991-2006 and NIST) does.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 count.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [2, 0, 1], "score": [3.0, 2.0, None]})
+    >>> df.select(pr.num_rel("rel", by="score"), pr.num_rel("rel", threshold=2).alias("r2"))
+    shape: (1, 2)
+    ┌─────┬─────┐
+    │ rel ┆ r2  │
+    │ --- ┆ --- │
+    │ f64 ┆ f64 │
+    ╞═════╪═════╡
+    │ 2.0 ┆ 1.0 │
+    └─────┴─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(r.n_relevant(check_threshold(threshold)), summary="sum")
+
+
+@shared_parameters
+def num_rel_ret(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Number of relevant rows retrieved, trec_eval's ``num_rel_ret``; summed over queries.
+
+    .. math:: \mathrm{num\_rel\_ret} = |\{r \le n : l_r \ge t\}|
+
+    As trec_eval (Buckley, 1991-2006 and NIST); :func:`hits` is the same count at a
+    cutoff, averaged over queries as ranx does.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 count.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [2, 0, 1], "score": [3.0, 2.0, None]})
+    >>> df.select(pr.num_rel_ret("rel", by="score"))
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 1.0 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(hits_value(r, None, check_threshold(threshold)), summary="sum")
+
+
+@shared_parameters
+def num_nonrel_judged_ret(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Judged non-relevant rows retrieved, trec_eval's ``num_nonrel_judged_ret``.
+
+    .. math:: |\{r \le n : 0 \le l_r < t\}|
+
+    Unjudged rows (null label) do not count. Summed over queries, as trec_eval
+    (Buckley, 1991-2006 and NIST) does.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 count.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [2, 0, None], "score": [3.0, 2.0, 1.0]})
+    >>> df.select(pr.num_nonrel_judged_ret("rel", by="score"))
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 1.0 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(num_nonrel_judged_ret_value(r, check_threshold(threshold)), summary="sum")

@@ -1,0 +1,179 @@
+"""Interpolated precision at recall levels: trec_eval's iprec_at_recall and 11pt_avg.
+
+The interpolated precision at recall x is the best precision at any rank where recall
+is at least x (Manning, Raghavan & Schütze, *Introduction to IR*, 2008, 8.4). As
+trec_eval 10 (m_iprec_at_recall.c:70-99), x becomes a number of relevant rows
+c = round(x R), half away from zero; the value is the best precision at or after the
+c-th relevant row (the first, when c = 0), 0 when fewer than c were retrieved or R = 0.
+Precision only rises at a relevant row, so that best is a maximum over relevant rows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._docs import shared_parameters
+from polars_rank._params import Ties, check_real, check_threshold
+from polars_rank._ranked import Ranked
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query, Rank
+
+__all__ = ["iprec_at_recall", "eleven_point_average"]
+
+ELEVEN_POINTS = tuple(i / 10 for i in range(11))
+"""trec_eval's default recall levels, 0.0, 0.1, ..., 1.0."""
+
+
+def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
+    """The ranks of the relevant retrieved rows, ascending."""
+    if r.ties == "expected":
+        msg = ("iprec_at_recall has no closed form under ties='expected' (a maximum over "
+               "ranks); use 'first', 'optimistic' or 'pessimistic'")
+        raise NotImplementedError(msg)
+    if r.rank is not None:
+        inside = r.rank.is_not_null() & (r.relevant(threshold) > 0)
+        return r.rank.filter(inside).sort().cast(pl.Float64)
+    return r.positions().filter(r.hits(None, threshold) > 0).cast(pl.Float64)
+
+
+def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1) -> pl.Expr:
+    """Interpolated precision at ``recall`` of a ranked list (validated parameters)."""
+    ranks = _relevant_ranks(r, threshold)
+    found = pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(pl.Float64)
+    wanted = r.n_relevant(threshold) * recall
+    c = wanted.floor() + (wanted - wanted.floor() >= 0.5).cast(pl.Float64)  # C's lround
+    best = (found / ranks).filter(found >= pl.max_horizontal(c, pl.lit(1.0))).max()
+    return best.fill_null(0.0)
+
+
+@shared_parameters
+def iprec_at_recall(
+    rel: IntoExpr,
+    recall: float = 0.0,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Interpolated precision at a recall level, trec_eval's ``iprec_at_recall_x``.
+
+    .. math:: \mathrm{iprec}(x) = \max_{i \ge \max(1, c)} \frac{i}{r_i},\quad
+        c = \mathrm{round}(x R)
+
+    with :math:`r_i` the rank of the i-th relevant row retrieved; 0 when fewer than
+    c relevant rows were retrieved. trec_eval 10 rounds c half away from zero (9.x
+    rounded up from 0.1: pytrec_eval can differ). 11-point averages are the mean of
+    the eleven levels 0.0, 0.1, ..., 1.0 (Manning, Raghavan & Schütze, 2008, 8.4).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    recall
+        The recall level x, in [0, 1].
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [0, 1, 0, 1], "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> df.select(pr.iprec_at_recall("rel", 0.5, by="score").alias("at 0.5"),
+    ...           pr.iprec_at_recall("rel", 1.0, by="score").alias("at 1.0"))
+    shape: (1, 2)
+    ┌────────┬────────┐
+    │ at 0.5 ┆ at 1.0 │
+    │ ---    ┆ ---    │
+    │ f64    ┆ f64    │
+    ╞════════╪════════╡
+    │ 0.5    ┆ 0.5    │
+    └────────┴────────┘
+    """
+    level = check_real(recall, "recall", low=0, high=1, allowed="a recall level in [0, 1]")
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(iprec_at_recall_value(r, level, check_threshold(threshold)))
+
+
+@shared_parameters
+def eleven_point_average(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""11-point interpolated average precision, trec_eval's ``11pt_avg``.
+
+    .. math:: \frac{1}{11} \sum_{x \in \{0, 0.1, \ldots, 1\}} \mathrm{iprec}(x)
+
+    The mean of :func:`iprec_at_recall` at the eleven recall levels (Manning,
+    Raghavan & Schütze, *Introduction to IR*, 2008, 8.4; trec_eval's m_11pt_avg.c).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 0, 1], "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> df.select(pr.eleven_point_average("rel", by="score"))  # (8 x 1 + 3 x 1/2) / 11
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.863636 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    t = check_threshold(threshold)
+    total = pl.sum_horizontal(iprec_at_recall_value(r, x, t) for x in ELEVEN_POINTS)
+    return r.finish(total / len(ELEVEN_POINTS))

@@ -1,0 +1,118 @@
+"""Rank-biased precision: a user who reads on with probability p (Moffat & Zobel, 2008).
+
+Two tools spell it ``rbp`` for different numbers: ir_measures' ``RBP`` (p = 0.8,
+binary relevance at ``rel``) and trec_eval 10's ``rbp`` (p = 0.9, graded: labels over
+the list's largest). :func:`rbp` computes both (``gain=``); the metric string
+``rbp`` is the first, ``dialect="trec_eval"`` the second.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._docs import shared_parameters
+from polars_rank._params import Ties, check_choice, check_real, check_threshold
+from polars_rank._ranked import Ranked, cutoff
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query, Rank
+
+__all__ = ["rbp"]
+
+RBP_GAINS = ("binary", "graded")
+
+
+def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1,
+              gain: str = "binary") -> pl.Expr:
+    """RBP of a ranked list (validated parameters)."""
+    def term(hit: pl.Expr, rank: pl.Expr) -> pl.Expr:
+        return hit * pl.lit(float(p)).pow(rank - 1)
+
+    def term_sum(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:  # p^(lo-1) + ... + p^(hi-1)
+        return (pl.lit(float(p)).pow(lo - 1) - pl.lit(float(p)).pow(hi)) / (1.0 - p)
+
+    if gain == "graded":  # trec_eval 10 (m_rbp.c:66-83): labels over the list's largest
+        labels = r.labels.fill_null(0.0)
+        values = labels / pl.max_horizontal(labels.max(), pl.lit(1.0))
+    else:
+        values = r.relevant(threshold)
+    return (1.0 - p) * r.rank_sum(values, k, term, term_sum)
+
+
+@shared_parameters
+def rbp(
+    rel: IntoExpr,
+    p: float = 0.8,
+    *,
+    k: int | None = None,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    gain: str = "binary",
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Rank-biased precision (Moffat & Zobel, TOIS 2008).
+
+    .. math:: \mathrm{RBP} = (1 - p) \sum_{r=1}^{k} \mathrm{rel}_r \, p^{r-1}
+
+    A user reads rank r + 1 with probability ``p`` after rank r. With
+    ``gain="binary"`` ``rel_r`` is 1 when the label is >= ``threshold``
+    (ir_measures' ``RBP(rel=1)``; its default p = 0.8 is this one's). With
+    ``gain="graded"`` it is the label divided by the largest label of the list
+    (when that exceeds 1), ``threshold`` unused: trec_eval 10's ``rbp``, whose
+    default p is 0.9 (the metric string ``rbp`` with ``dialect="trec_eval"``).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    p
+        Persistence, 0 < p < 1.
+    k
+        Optional cutoff (the residual beyond k is not added). ``None`` = whole list.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    gain
+        ``"binary"`` (labels >= threshold count 1) or ``"graded"`` (trec_eval 10).
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1); NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1]})
+    >>> df.select(pr.rbp("rel", 0.5))  # 0.5 * (1 + 0.25)
+    shape: (1, 1)
+    ┌───────┐
+    │ rel   │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.625 │
+    └───────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
+                             allowed="a number strictly between 0 and 1")
+    check_choice(gain, "gain", RBP_GAINS)
+    return r.finish(rbp_value(r, persistence, cutoff(k), check_threshold(threshold), gain))
