@@ -42,9 +42,7 @@ COUNTS = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_ju
 """Printed as integers."""
 SUMMARY_ONLY = frozenset({"runid", "num_q", "gm_map", "gm_bpref"})
 """Never printed per query."""
-UNSUPPORTED = frozenset({"relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG",
-                         "G", "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map",
-                         "unj", "rbp_resid"})
+UNSUPPORTED = frozenset({"relstring", "infAP", "binG", "G", "ndcg_rel", "Rndcg"})
 """trec_eval measures polars-rank does not compute yet (issue 22)."""
 
 

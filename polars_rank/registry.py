@@ -150,6 +150,33 @@ METRICS: dict[str, MetricDef] = {
                            Option("gain", str, "binary", RBP_GAINS, "binary or graded")),
                   trec_eval="rbp (dialect='trec_eval': p=0.9, gain=graded)",
                   summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
+        MetricDef("rbp_resid", metrics.rbp_residual, ("rbp_residual",), cutoff=False,
+                  options=(Option("p", float, 0.8, description="persistence"),),
+                  trec_eval="rbp_resid (dialect='trec_eval': p=0.9)",
+                  summary="what unjudged rows could add to RBP",
+                  paper="Moffat & Zobel, TOIS 2008"),
+        MetricDef("utility", metrics.utility, cutoff=False, options=(THRESHOLD,),
+                  trec_eval="utility (weights 1,-1,0,0)",
+                  summary="relevant retrieved - non-relevant retrieved",
+                  paper="Hull & Robertson, TREC-8, 1999"),
+        MetricDef("gm_bpref", metrics.gm_bpref, cutoff=False, options=(THRESHOLD,),
+                  trec_eval="gm_bpref", summary="bpref, geometric mean over queries",
+                  paper="Buckley & Voorhees, SIGIR 2004", over_queries="geometric"),
+        MetricDef("unj", metrics.unjudged, ("unjudged",), trec_eval="unj.k",
+                  summary="unjudged rows in the top k / k", paper="Sakai, SIGIR 2007"),
+        MetricDef("relative_p", metrics.relative_precision, ("relative_precision",),
+                  options=(THRESHOLD,), trec_eval="relative_P.k, set_relative_P",
+                  summary="relevant in the top k / min(k, R)",
+                  paper="Buckley & Voorhees, SIGIR 2000"),
+        MetricDef("rprec_mult", metrics.r_precision_multiple, ("r_precision_multiple",),
+                  cutoff=False, at="multiple",
+                  options=(Option("multiple", float, 1.0, description="x: depth x R"),
+                           THRESHOLD),
+                  trec_eval="Rprec_mult_x", summary="precision at depth x R (rounded up)",
+                  paper="Buckley & Voorhees, SIGIR 2000"),
+        MetricDef("set_map", metrics.set_map, ("setap",), cutoff=False, options=(THRESHOLD,),
+                  trec_eval="set_map", summary="set precision x set recall",
+                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.3"),
         MetricDef("iprec_at_recall", metrics.iprec_at_recall, ("iprec",), cutoff=False,
                   options=(Option("recall", float, 0.0, description="recall level"),
                            THRESHOLD),
@@ -201,6 +228,8 @@ _BY_ALIAS: dict[str, MetricDef] = {
 
 # trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
 _TREC: dict[str, tuple[str, dict[str, Any]]] = {
+    "relative_p": ("relative_p", {}),
+    "unj": ("unj", {}),
     "ndcg_cut": ("ndcg", {}),
     "map_cut": ("map", {}),
     "p": ("p", {}),
@@ -215,7 +244,8 @@ _SYNTAX = re.compile(
     r"(?:\((?P<opts2>[^()]*)\))?$"
 )
 _TREC_CUT = re.compile(r"^(?P<name>[a-z_]+?)[._](?P<k>\d+)$")
-_TREC_RECALL = re.compile(r"^iprec_at_recall[._](?P<x>\d*\.?\d+)$")
+_RANX_RBP = re.compile(r"^rbp\.(?P<digits>\d+)$")
+_TREC_LEVEL = re.compile(r"^(?P<name>iprec_at_recall|rprec_mult)[._](?P<x>\d*\.?\d+)$")
 
 # trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
 _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
@@ -225,6 +255,7 @@ _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
     "setr": ("recall", {}),
     "set_f": ("f1", {}),
     "setf": ("f1", {}),
+    "set_relative_p": ("relative_p", {}),
     "ndcg_burges": ("ndcg", {"gain": "exponential"}),
     "dcg_burges": ("dcg", {"gain": "exponential"}),
 }
@@ -237,12 +268,13 @@ _OPTION_SPELLINGS = {
 
 DIALECTS: dict[str, dict[str, dict[str, Any]]] = {
     "polars-rank": {},
-    "trec_eval": {"rbp": {"p": 0.9, "gain": "graded"}},
+    "trec_eval": {"rbp": {"p": 0.9, "gain": "graded"}, "rbp_resid": {"p": 0.9}},
 }
 """Where two tools spell one metric for different numbers: a dialect's option defaults.
 
-``rbp`` is ir_measures' (p = 0.8, binary) unless ``dialect="trec_eval"`` (p = 0.9,
-graded, as trec_eval 10's ``rbp``). The command line speaks trec_eval's dialect.
+``rbp`` is binary RBP with p = 0.8 (ir_measures' ``RBP(rel=1)``, Moffat & Zobel's
+form) unless ``dialect="trec_eval"`` (p = 0.9, graded, as trec_eval 10's ``rbp``;
+likewise ``rbp_resid``). The command line speaks trec_eval's dialect.
 """
 
 
@@ -401,9 +433,14 @@ def _parse(spec: str) -> Metric:
     if trec and trec["name"] in _TREC:
         name, options = _TREC[trec["name"]]
         return Metric(METRICS[name], check_k(int(trec["k"]), f"{spec!r}: cutoff"), options)
-    level = _TREC_RECALL.match(text)
+    persistence = _RANX_RBP.match(text)  # ranx: rbp.95 is p = 0.95
+    if persistence:
+        return Metric(METRICS["rbp"], None, {"p": float(f"0.{persistence['digits']}")})
+    level = _TREC_LEVEL.match(text)
     if level:
-        return Metric(METRICS["iprec_at_recall"], None, {"recall": float(level["x"])})
+        by_level = METRICS[level["name"]]
+        assert by_level.at is not None
+        return Metric(by_level, None, {by_level.at: float(level["x"])})
     match = _SYNTAX.match(text)
     if match is None:
         raise _unknown(spec, text)

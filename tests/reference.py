@@ -457,3 +457,56 @@ def rbp_graded(ranked: Sequence[Label], unretrieved: Sequence[Label] = (), p: fl
     scale = top if top > 1 else 1.0
     return (1 - p) * sum(_as_number(label) / scale * p ** (rank - 1)
                          for rank, label in enumerate(_top(ranked, k), start=1))
+
+
+def relative_precision(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
+                       k: int | None = None, threshold: float = 1) -> float:
+    """m_rel_P.c / m_set_rel_P.c: relevant in the top k over min(k, R) (k = n without k)."""
+    big_r = _num_relevant([*ranked, *unretrieved], threshold)
+    depth = len(ranked) if k is None else k
+    if big_r == 0 or depth == 0:
+        return 0.0
+    return _num_relevant(_top(ranked, k), threshold) / min(depth, big_r)
+
+
+def r_precision_multiple(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
+                         multiple: float = 1.0, threshold: float = 1) -> float:
+    """m_Rprec_mult.c: P at depth (long)(x R + 0.9), 0 at depth 0."""
+    big_r = _num_relevant([*ranked, *unretrieved], threshold)
+    depth = int(multiple * big_r + 0.9)
+    if depth == 0:
+        return 0.0
+    return _num_relevant(ranked[:depth], threshold) / depth
+
+
+def set_map(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
+            threshold: float = 1) -> float:
+    """m_set_map.c: rel_ret^2 / (ret x R)."""
+    big_r = _num_relevant([*ranked, *unretrieved], threshold)
+    found = _num_relevant(ranked, threshold)
+    if not ranked or big_r == 0:
+        return 0.0
+    return found * found / (len(ranked) * big_r)
+
+
+def unjudged(ranked: Sequence[Label], k: int) -> float:
+    """m_unjudged.c: unjudged documents in the top k, over k."""
+    return sum(1 for label in _top(ranked, k) if label is None) / k
+
+
+def rbp_residual(ranked: Sequence[Label], p: float = 0.8) -> float:
+    """m_rbp_resid.c: p^n + (1 - p) sum over unjudged ranks of p^(i-1); 0 if none unjudged."""
+    unjudged_ranks = [i for i, label in enumerate(ranked, start=1) if label is None]
+    if not unjudged_ranks:
+        return 0.0
+    return p ** len(ranked) + (1 - p) * sum(p ** (i - 1) for i in unjudged_ranks)
+
+
+def utility(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
+            weights: tuple[float, float, float, float] = (1, -1, 0, 0), num_docs: int = 0,
+            threshold: float = 1) -> float:
+    """m_utility.c: a rr + b (n - rr) + c (R - rr) + d (N + rr - n - R)."""
+    a, b, c, d = weights
+    rr, n = _num_relevant(ranked, threshold), len(ranked)
+    big_r = _num_relevant([*ranked, *unretrieved], threshold)
+    return float(a * rr + b * (n - rr) + c * (big_r - rr) + d * (num_docs + rr - n - big_r))

@@ -215,6 +215,35 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
         lambda p, by: pr.eleven_point_average("rel", threshold=p.threshold, **by),
         lambda c, p: ref.eleven_point_average(c.ranked, c.unretrieved, p.threshold),
     ),
+    "gm_bpref": (  # per list it is bpref
+        lambda p, by: pr.gm_bpref("rel", threshold=p.threshold, **by),
+        lambda c, p: ref.bpref(c.ranked, c.unretrieved, threshold=p.threshold),
+    ),
+    "unjudged": (
+        lambda p, by: pr.unjudged("rel", p.k or 10, **by),
+        lambda c, p: ref.unjudged(c.ranked, p.k or 10),
+    ),
+    "rbp_residual": (
+        lambda p, by: pr.rbp_residual("rel", p.p, **by),
+        lambda c, p: ref.rbp_residual(c.ranked, p.p),
+    ),
+    "relative_precision": (
+        lambda p, by: pr.relative_precision("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.relative_precision(c.ranked, c.unretrieved, p.k, p.threshold),
+    ),
+    "r_precision_multiple": (  # x from p: 0.5, 0.8 or 0.95 times 2
+        lambda p, by: pr.r_precision_multiple("rel", 2 * p.p, threshold=p.threshold, **by),
+        lambda c, p: ref.r_precision_multiple(c.ranked, c.unretrieved, 2 * p.p, p.threshold),
+    ),
+    "utility": (
+        lambda p, by: pr.utility("rel", (1, -2, 0.5, 0.25), num_docs=30, threshold=p.threshold,
+                                 **by),
+        lambda c, p: ref.utility(c.ranked, c.unretrieved, (1, -2, 0.5, 0.25), 30, p.threshold),
+    ),
+    "set_map": (
+        lambda p, by: pr.set_map("rel", threshold=p.threshold, **by),
+        lambda c, p: ref.set_map(c.ranked, c.unretrieved, p.threshold),
+    ),
     "bpref": (
         lambda p, by: pr.bpref("rel", threshold=p.threshold, **by),
         lambda c, p: ref.bpref(c.ranked, c.unretrieved, threshold=p.threshold),

@@ -290,7 +290,8 @@ def test_one_run_prints_trec_eval_official_set_by_default(
     lines = out.splitlines()
     names = [line.split("\t")[0].strip() for line in lines]
     assert names[:7] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map"]
-    assert "iprec_at_recall_0.50" in names and "P_1000" in names
+    assert "iprec_at_recall_0.50" in names
+    assert "P_1000" in names
     assert all(re.fullmatch(r"\S+ *\tall\t\S+", line) for line in lines)
     assert all(re.search(r"\t\d\.\d{4}$", line) for line in lines[5:])
 

@@ -57,6 +57,13 @@ METRICS: dict[str, Build] = {
     "num_nonrel_judged_ret": lambda **kw: pr.num_nonrel_judged_ret("rel", by="score", **kw),
     "iprec_at_recall": lambda **kw: pr.iprec_at_recall("rel", 0.4, by="score", **kw),
     "eleven_point_average": lambda **kw: pr.eleven_point_average("rel", by="score", **kw),
+    "gm_bpref": lambda **kw: pr.gm_bpref("rel", by="score", **kw),
+    "unjudged": lambda **kw: pr.unjudged("rel", 3, by="score", **kw),
+    "rbp_residual": lambda **kw: pr.rbp_residual("rel", 0.7, by="score", **kw),
+    "relative_precision": lambda **kw: pr.relative_precision("rel", 2, by="score", **kw),
+    "r_precision_multiple": lambda **kw: pr.r_precision_multiple("rel", 1.4, by="score", **kw),
+    "set_map": lambda **kw: pr.set_map("rel", by="score", **kw),
+    "utility": lambda **kw: pr.utility("rel", by="score", **kw),
 }
 
 

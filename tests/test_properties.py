@@ -157,13 +157,21 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
         "num_nonrel_judged_ret": pr.num_nonrel_judged_ret("rel", threshold=t, **ranking),
         "iprec_at_recall": pr.iprec_at_recall("rel", params.p / 2, threshold=t, **ranking),
         "eleven_point_average": pr.eleven_point_average("rel", threshold=t, **ranking),
+        "gm_bpref": pr.gm_bpref("rel", threshold=t, **ranking),
+        "unjudged": pr.unjudged("rel", k or 10, **ranking),
+        "rbp_residual": pr.rbp_residual("rel", params.p, **ranking),
+        "relative_precision": pr.relative_precision("rel", k, threshold=t, **ranking),
+        "r_precision_multiple": pr.r_precision_multiple("rel", 2 * params.p, threshold=t,
+                                                        **ranking),
+        "set_map": pr.set_map("rel", threshold=t, **ranking),
+        "utility": pr.utility("rel", (1, 0, 0, 0), threshold=t, **ranking),  # = num_rel_ret
     }
     return {name: expr.alias(name) for name, expr in exprs.items()}
 
 
 NAMES = list(metrics(Params(None, "exponential", 1, 0.8)))
 UNBOUNDED = ("dcg", "clicks_per_query", "mean_dwell", "hits", "num_ret", "num_rel",
-             "num_rel_ret", "num_nonrel_judged_ret")
+             "num_rel_ret", "num_nonrel_judged_ret", "utility")
 # trec_eval sums its counts and takes the geometric mean of gm_map (the registry says so)
 SUMMARY = {name: METRICS[name].over_queries for name in NAMES if name in METRICS}
 

@@ -9,13 +9,21 @@ from polars_rank.metrics.clicks import (
     ctr,
     first_click_rr,
 )
-from polars_rank.metrics.counts import hits, num_nonrel_judged_ret, num_rel, num_rel_ret, num_ret
+from polars_rank.metrics.counts import (
+    hits,
+    num_nonrel_judged_ret,
+    num_rel,
+    num_rel_ret,
+    num_ret,
+    utility,
+)
 from polars_rank.metrics.dwell import mean_dwell
 from polars_rank.metrics.gain import dcg, err, ndcg
-from polars_rank.metrics.incomplete import bpref
+from polars_rank.metrics.incomplete import bpref, gm_bpref, unjudged
 from polars_rank.metrics.interpolated import eleven_point_average, iprec_at_recall
 from polars_rank.metrics.pairwise import auc, rank_correlation
-from polars_rank.metrics.rbp import rbp
+from polars_rank.metrics.rbp import rbp, rbp_residual
+from polars_rank.metrics.relative import r_precision_multiple, relative_precision, set_map
 from polars_rank.metrics.sets import f1, precision, r_precision, recall
 
 map = average_precision  # the name users know (MAP with query=)
@@ -38,12 +46,19 @@ __all__ = [
     "r_precision",
     "rbp",
     "bpref",
+    "gm_bpref",
+    "unjudged",
+    "rbp_residual",
+    "relative_precision",
+    "r_precision_multiple",
+    "set_map",
     "iprec_at_recall",
     "eleven_point_average",
     "num_ret",
     "num_rel",
     "num_rel_ret",
     "num_nonrel_judged_ret",
+    "utility",
     "rank_correlation",
     "auc",
     "ctr",

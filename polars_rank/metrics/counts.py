@@ -1,4 +1,4 @@
-"""Counts of a ranked list: hits@k (ranx), and trec_eval's num_ret, num_rel, num_rel_ret.
+"""Counts of a ranked list: hits@k (ranx), trec_eval's num_ret, num_rel, num_rel_ret, utility.
 
 trec_eval prints its counts as integers and *sums* them over queries (meas_avg.c);
 with ``query=`` these expressions do the same. ``hits`` is ranx's: the number of
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_threshold
+from polars_rank._params import Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from polars_rank._params import By, IntoExpr, Query, Rank
 
-__all__ = ["hits", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"]
+__all__ = ["hits", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility"]
 
 
 def hits_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
@@ -328,3 +328,80 @@ def num_nonrel_judged_ret(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(num_nonrel_judged_ret_value(r, check_threshold(threshold)), summary="sum")
+
+
+@shared_parameters
+def utility(
+    rel: IntoExpr,
+    weights: tuple[float, float, float, float] = (1.0, -1.0, 0.0, 0.0),
+    *,
+    num_docs: int = 0,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Linear utility of the retrieved set, trec_eval's ``utility``.
+
+    .. math:: a\,|rr| + b\,(n - |rr|) + c\,(R - |rr|) + d\,(N + |rr| - n - R)
+
+    with rr the relevant rows retrieved, n the rows retrieved, R the relevant rows and
+    N the collection size (``num_docs``, trec_eval's ``-N``, default 0). trec_eval's
+    default weights (1, -1, 0, 0) give relevant retrieved minus non-relevant retrieved
+    (TREC filtering track; Hull & Robertson, TREC-8, 1999). Averaged over queries.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    weights
+        (a, b, c, d): the worth of a relevant retrieved row, a non-relevant retrieved
+        one, a relevant missed one and a non-relevant missed one.
+    num_docs
+        N, the number of documents in the collection.
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [4.0, 3.0, 2.0, None]})
+    >>> df.select(pr.utility("rel", by="score"))  # 2 relevant - 1 non-relevant retrieved
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 1.0 │
+    └─────┘
+    """
+    if len(weights) != 4:
+        msg = f"weights must be four numbers (a, b, c, d), got {weights!r}"
+        raise ValueError(msg)
+    a, b, c, d = (check_real(w, "weights", allowed="four finite numbers") for w in weights)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    t = check_threshold(threshold)
+    found, shown = hits_value(r, None, t), r.n_retrieved().cast(pl.Float64)
+    relevant = r.n_relevant(t)
+    value = (a * found + b * (shown - found) + c * (relevant - found)
+             + d * (num_docs + found - shown - relevant))
+    return r.finish(value)

@@ -1,7 +1,8 @@
-"""Metrics for incomplete judgments: bpref.
+"""Metrics for incomplete judgments: bpref (and its geometric mean), unjudged@k.
 
-They read the judged non-relevant rows apart from the unjudged ones, so a ranking is
-not penalised for retrieving documents nobody judged (Buckley & Voorhees, SIGIR 2004).
+bpref reads the judged non-relevant rows apart from the unjudged ones, so a ranking is
+not penalised for retrieving documents nobody judged (Buckley & Voorhees, SIGIR 2004);
+unjudged@k says how much of the top k nobody judged.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_threshold
-from polars_rank._ranked import Ranked, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._params import By, IntoExpr, Query, Rank
 
-__all__ = ["bpref"]
+__all__ = ["bpref", "gm_bpref", "unjudged"]
 
 
 def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
@@ -101,3 +102,133 @@ def bpref(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
     return r.finish(bpref_value(r, check_threshold(threshold)))
+
+
+def unjudged_value(r: Ranked, k: int) -> pl.Expr:
+    """Retrieved rows within k without a label, over k."""
+    judged = r.rank_sum(r.labels.is_not_null().cast(pl.Float64), k, term_sum=count)
+    shown = pl.min_horizontal(r.n_retrieved(), pl.lit(k)).cast(pl.Float64)
+    return safe_div(shown - judged, per_list(k))
+
+
+@shared_parameters
+def gm_bpref(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Bpref with a geometric mean over queries, trec_eval's ``gm_bpref``.
+
+    .. math:: \exp\Big(\frac{1}{|Q|} \sum_q \ln \max(\mathrm{bpref}_q, 10^{-5})\Big)
+
+    Per list it is :func:`bpref`; with ``query=`` the values are floored at 1e-5 and
+    averaged geometrically, as trec_eval does (Buckley & Voorhees, SIGIR 2004).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"q": [1, 1, 2, 2], "rel": [1, 0, 0, 1], "score": [2.0, 1.0] * 2})
+    >>> df.select(pr.gm_bpref("rel", by="score", query="q"))  # sqrt(1 x 1e-5)
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.003162 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(bpref_value(r, check_threshold(threshold)), summary="geometric")
+
+
+@shared_parameters
+def unjudged(
+    rel: IntoExpr,
+    k: int = 10,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Unjudged rows in the top k, over k: trec_eval's ``unj.k``.
+
+    .. math:: \frac{|\{r \le k : l_r \text{ unjudged}\}|}{k}
+
+    The share of the top k nobody judged (null label); missing ranks count as judged,
+    the denominator is k. ir_measures' ``Judged@k`` is 1 minus this when k rows were
+    retrieved (trec_eval 10.0, m_unjudged.c; Sakai, SIGIR 2007).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged).
+    k
+        Cutoff.
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, None, 0, None], "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> df.select(pr.unjudged("rel", 5, by="score"))  # 2 of 5
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 0.4 │
+    └─────┘
+    """
+    depth = cutoff(k)
+    if depth is None:
+        msg = "unjudged needs a cutoff k (a positive int)"
+        raise ValueError(msg)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(unjudged_value(r, depth))

@@ -1,9 +1,9 @@
 """Rank-biased precision: a user who reads on with probability p (Moffat & Zobel, 2008).
 
-Two tools spell it ``rbp`` for different numbers: ir_measures' ``RBP`` (p = 0.8,
-binary relevance at ``rel``) and trec_eval 10's ``rbp`` (p = 0.9, graded: labels over
-the list's largest). :func:`rbp` computes both (``gain=``); the metric string
-``rbp`` is the first, ``dialect="trec_eval"`` the second.
+Tools spell it ``rbp`` for different numbers: ir_measures' ``RBP(rel=1)`` (p = 0.8,
+binary relevance) and trec_eval 10's ``rbp`` (p = 0.9, graded: labels over the list's
+largest). :func:`rbp` computes both (``gain=``); the metric string ``rbp`` is the
+first, ``dialect="trec_eval"`` the second.
 """
 
 from __future__ import annotations
@@ -14,27 +14,34 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_choice, check_real, check_threshold
-from polars_rank._ranked import Ranked, cutoff
+from polars_rank._ranked import Ranked, count, cutoff
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from polars_rank._params import By, IntoExpr, Query, Rank
 
-__all__ = ["rbp"]
+__all__ = ["rbp", "rbp_residual"]
 
 RBP_GAINS = ("binary", "graded")
+
+
+def _discount(p: float) -> tuple[Callable[[pl.Expr, pl.Expr], pl.Expr],
+                                  Callable[[pl.Expr, pl.Expr], pl.Expr]]:
+    """RBP's term at a rank, value x p^(rank - 1), and its sum over ranks lo..hi."""
+    def term(value: pl.Expr, rank: pl.Expr) -> pl.Expr:
+        return value * pl.lit(float(p)).pow(rank - 1)
+
+    def term_sum(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:  # p^(lo-1) + ... + p^(hi-1)
+        return (pl.lit(float(p)).pow(lo - 1) - pl.lit(float(p)).pow(hi)) / (1.0 - p)
+
+    return term, term_sum
 
 
 def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1,
               gain: str = "binary") -> pl.Expr:
     """RBP of a ranked list (validated parameters)."""
-    def term(hit: pl.Expr, rank: pl.Expr) -> pl.Expr:
-        return hit * pl.lit(float(p)).pow(rank - 1)
-
-    def term_sum(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:  # p^(lo-1) + ... + p^(hi-1)
-        return (pl.lit(float(p)).pow(lo - 1) - pl.lit(float(p)).pow(hi)) / (1.0 - p)
-
+    term, term_sum = _discount(p)
     if gain == "graded":  # trec_eval 10 (m_rbp.c:66-83): labels over the list's largest
         labels = r.labels.fill_null(0.0)
         values = labels / pl.max_horizontal(labels.max(), pl.lit(1.0))
@@ -116,3 +123,78 @@ def rbp(
                              allowed="a number strictly between 0 and 1")
     check_choice(gain, "gain", RBP_GAINS)
     return r.finish(rbp_value(r, persistence, cutoff(k), check_threshold(threshold), gain))
+
+
+def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
+    """The RBP unjudged rows could add (m_rbp_resid.c), 0 when every row retrieved is judged.
+
+    p^n + (1 - p) sum over unjudged ranks i of p^(i-1) is 1 - (1 - p) times the sum over
+    the judged ranks: the judged rows suffice (evaluate() keeps only those).
+    """
+    term, term_sum = _discount(p)
+    judged = r.labels.is_not_null().cast(pl.Float64)
+    n_judged = r.rank_sum(judged, None, term_sum=count)
+    residual = 1.0 - (1.0 - p) * r.rank_sum(judged, None, term, term_sum)
+    return pl.when(n_judged < r.n_retrieved()).then(residual).otherwise(0.0)
+
+
+@shared_parameters
+def rbp_residual(
+    rel: IntoExpr,
+    p: float = 0.8,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""RBP's residual: what unjudged rows and the rest of the list could still add.
+
+    .. math:: p^n + (1 - p) \sum_{i \le n,\ l_i \text{ unjudged}} p^{i-1}
+
+    0 when every retrieved row is judged, as trec_eval 10's ``rbp_resid`` (whose
+    default p is 0.9: the metric string with ``dialect="trec_eval"``). RBP lies in
+    [rbp, rbp + residual] (Moffat & Zobel, TOIS 2008).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged).
+    p
+        Persistence, 0 < p < 1.
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, None, 0], "score": [3.0, 2.0, 1.0]})
+    >>> df.select(pr.rbp_residual("rel", 0.5, by="score"))  # 0.5^3 + 0.5 x 0.5
+    shape: (1, 1)
+    ┌───────┐
+    │ rel   │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.375 │
+    └───────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
+                             allowed="a number strictly between 0 and 1")
+    return r.finish(rbp_residual_value(r, persistence))

@@ -44,19 +44,24 @@ def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     return safe_div(2.0 * p * rc, p + rc)
 
 
+def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
+    """Relevant rows ranked within a depth computed per list (R, or a multiple of it)."""
+    hits = r.relevant(threshold)
+    if r.ties == "expected":  # the share of each row's tie group within the depth
+        lo, hi = r.bounds()
+        share = (pl.min_horizontal(hi, depth) - lo + 1).clip(lower_bound=0) / (hi - lo + 1)
+        inside = (hits * share).fill_null(0.0)
+    elif r.rank is not None:
+        inside = pl.when(r.rank <= depth).then(hits).otherwise(0.0)
+    else:
+        inside = pl.when(r.positions() <= depth).then(r.hits(None, threshold)).otherwise(0.0)
+    return inside.sum()
+
+
 def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     """R-precision of a ranked list (validated parameters)."""
-    hits = r.relevant(threshold)
     n_rel = r.n_relevant(threshold)
-    if r.ties == "expected":  # the share of each row's tie group within the top R
-        lo, hi = r.bounds()
-        share = (pl.min_horizontal(hi, n_rel) - lo + 1).clip(lower_bound=0) / (hi - lo + 1)
-        in_top_r = (hits * share).fill_null(0.0)
-    elif r.rank is not None:
-        in_top_r = pl.when(r.rank <= n_rel).then(hits).otherwise(0.0)
-    else:
-        in_top_r = pl.when(r.positions() <= n_rel).then(r.hits(None, threshold)).otherwise(0.0)
-    return safe_div(in_top_r.sum(), n_rel)
+    return safe_div(relevant_within(r, n_rel, threshold), n_rel)
 
 
 @shared_parameters

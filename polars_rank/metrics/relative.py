@@ -1,0 +1,230 @@
+"""Precision relative to R: trec_eval's relative_P, set_relative_P, Rprec_mult, set_map.
+
+R-precision (:func:`polars_rank.r_precision`) reads the top R rows; these read the top
+k rows against min(k, R), the top multiple of R, or the retrieved set as a whole
+(trec_eval 10.0: m_rel_P.c, m_set_rel_P.c, m_Rprec_mult.c, m_set_map.c). A row is
+relevant when its label is >= ``threshold``; R counts unretrieved relevant rows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._docs import shared_parameters
+from polars_rank._params import Ties, check_real, check_threshold
+from polars_rank._ranked import Ranked, count, cutoff, safe_div
+from polars_rank.metrics.sets import relevant_within
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._params import By, IntoExpr, Query, Rank
+
+__all__ = ["relative_precision", "r_precision_multiple", "set_map"]
+
+
+def relative_precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """Relevant rows in the top k over min(k, R) (k = the list's length without k)."""
+    found = r.rank_sum(r.relevant(threshold), k, term_sum=count)
+    shown = r.n_retrieved().cast(pl.Float64) if k is None else pl.lit(float(k))
+    return safe_div(found, pl.min_horizontal(shown, r.n_relevant(threshold)))
+
+
+def r_precision_multiple_value(r: Ranked, multiple: float, threshold: float = 1) -> pl.Expr:
+    """P at depth (long)(multiple * R + 0.9), 0 at depth 0 (m_Rprec_mult.c:66)."""
+    depth = (r.n_relevant(threshold) * multiple + 0.9).floor()
+    return safe_div(relevant_within(r, depth, threshold), depth)
+
+
+def set_map_value(r: Ranked, threshold: float = 1) -> pl.Expr:
+    """Relevant retrieved squared over (retrieved x R): set precision times set recall."""
+    found = r.rank_sum(r.relevant(threshold), None, term_sum=count)
+    return safe_div(found * found, r.n_retrieved().cast(pl.Float64) * r.n_relevant(threshold))
+
+
+@shared_parameters
+def relative_precision(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Relative precision at k, trec_eval's ``relative_P.k`` (``set_relative_P`` without k).
+
+    .. math:: \frac{|\{r \le k : l_r \ge t\}|}{\min(k, R)}
+
+    Precision that a perfect ranking can reach at any k: 1 when the top k holds as
+    many relevant rows as it can. Without k, k is the number retrieved. 0 when R = 0
+    (trec_eval 10.0, m_rel_P.c; Buckley & Voorhees, SIGIR 2000).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list (``set_relative_P``).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 0], "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> df.select(pr.relative_precision("rel", 3, by="score"))  # 2 / min(3, 2)
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 1.0 │
+    └─────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(relative_precision_value(r, cutoff(k), check_threshold(threshold)))
+
+
+@shared_parameters
+def r_precision_multiple(
+    rel: IntoExpr,
+    multiple: float = 1.0,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Precision at a multiple of R, trec_eval's ``Rprec_mult_x``.
+
+    .. math:: \mathrm{P@}d,\quad d = \lfloor x R + 0.9 \rfloor
+
+    The depth rounds as trec_eval 10.0 does (m_Rprec_mult.c:66; its recall levels
+    round otherwise); missing ranks count as non-relevant, and a depth of 0 gives 0.
+    ``multiple=1`` is R-precision for R >= 1 (Buckley & Voorhees, SIGIR 2000).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    multiple
+        x, a positive number (trec_eval's defaults: 0.2, 0.4, ..., 2.0).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 0], "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> df.select(pr.r_precision_multiple("rel", 2.0, by="score"))  # P@4
+    shape: (1, 1)
+    ┌─────┐
+    │ rel │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 0.5 │
+    └─────┘
+    """
+    x = check_real(multiple, "multiple", low=0, low_open=True, allowed="a positive number")
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(r_precision_multiple_value(r, x, check_threshold(threshold)))
+
+
+@shared_parameters
+def set_map(
+    rel: IntoExpr,
+    *,
+    by: By = None,
+    rank: Rank = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties = "first",
+) -> pl.Expr:
+    r"""Set MAP, trec_eval's ``set_map``: set precision times set recall.
+
+    .. math:: \frac{|\mathrm{rel} \cap \mathrm{ret}|^2}{|\mathrm{ret}|\, R}
+
+    The retrieved rows as an unordered set; 0 when nothing was retrieved or R = 0
+    (trec_eval 10.0, m_set_map.c; Manning, Raghavan & Schütze, 2008, 8.3).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    by
+        ...
+    rank
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 0], "score": [4.0, 3.0, None, 1.0]})
+    >>> df.select(pr.set_map("rel", by="score"))  # 1^2 / (3 x 2)
+    shape: (1, 1)
+    ┌──────────┐
+    │ rel      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.166667 │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    return r.finish(set_map_value(r, check_threshold(threshold)))
