@@ -78,10 +78,9 @@ def asked(specs: Sequence[str] | None, level: int | None = None) -> Asked:
 
 def _top(run: pl.LazyFrame, max_ret: int) -> pl.LazyFrame:
     """trec_eval's ``-M``: each query's first ``max_ret`` documents in trec_eval's order."""
-    key = [pl.col("score").cast(pl.Float32), pl.col("docid")]
-    best_first = pl.int_range(pl.len()).sort_by(key, descending=True)  # rows, best first
-    position = best_first.arg_sort()  # the inverse permutation: each row's place
-    return run.filter(position.over("qid") < max_ret)
+    order = run.sort(["qid", pl.col("score").cast(pl.Float32), "docid"],
+                     descending=[False, True, True], nulls_last=True)
+    return order.filter(pl.int_range(pl.len()).over("qid") < max_ret)
 
 
 def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties: str,

@@ -44,7 +44,7 @@ from polars_rank._params import (
     to_expr,
     to_exprs,
 )
-from polars_rank._rules import label_rules, score_rules
+from polars_rank._rules import id_rules, label_rules, score_rules
 from polars_rank._sort_keys import rank_key, sort_by
 from polars_rank._summaries import summarize
 
@@ -148,7 +148,7 @@ class Ranked:
 
     def bad(self, *extra: pl.Expr) -> pl.Expr:
         """True when the list holds a value no metric can score."""
-        rules = label_rules(self.labels)
+        rules = label_rules(self.labels) + id_rules(list(self.query))
         if self.keys:
             rules += score_rules(self.keys[0])
         flag = functools.reduce(operator.or_, (mask for _, mask in rules))

@@ -10,9 +10,14 @@ Null relevance (unjudged) and a null score (judged but not retrieved) are valid.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-__all__ = ["label_rules", "score_rules"]
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["id_rules", "label_rules", "score_rules"]
 
 
 def label_rules(label: pl.Expr, max_grade: float | None = None) -> list[tuple[str, pl.Expr]]:
@@ -31,5 +36,23 @@ def label_rules(label: pl.Expr, max_grade: float | None = None) -> list[tuple[st
 
 
 def score_rules(score: pl.Expr) -> list[tuple[str, pl.Expr]]:
-    """(problem, row mask) for a ranking score (any type; only floats can be NaN)."""
-    return [("NaN score", score.cast(pl.Float64, strict=False).is_nan())]
+    """(problem, row mask) for a ranking score (any type; only floats can be NaN).
+
+    A text score would rank alphabetically ("9.0" above "10.0"). An expression has no
+    type before it runs, so the check reads one value: a string's largest value cast
+    to text is itself (equal hashes); a number's is not. One ``max`` per list.
+    """
+    top = score.max()
+    text = (top.cast(pl.String, strict=False).hash() == top.hash()) & top.is_not_null()
+    return [
+        ("NaN score", score.cast(pl.Float64, strict=False).is_nan()),
+        ("text score (it would rank alphabetically; cast it to a number)", text),
+    ]
+
+
+def id_rules(query: Sequence[pl.Expr], doc: pl.Expr | None = None) -> list[tuple[str, pl.Expr]]:
+    """(problem, row mask) for the ids: a row of no query, or of no document."""
+    rules = [("null query id", pl.any_horizontal(q.is_null() for q in query))] if query else []
+    if doc is not None:
+        rules.append(("null document id", doc.is_null()))
+    return rules

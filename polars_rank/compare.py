@@ -28,6 +28,7 @@ from polars_rank._compare.options import _FLOATS, _check_options, _metric_column
 from polars_rank._compare.options import CORRECTIONS as CORRECTIONS
 from polars_rank._compare.options import RESULT_COLUMNS as RESULT_COLUMNS
 from polars_rank._compare.options import TESTS as TESTS
+from polars_rank._frames import as_polars
 from polars_rank.errors import InvalidDataError
 from polars_rank.stats import adjust, require
 
@@ -95,7 +96,8 @@ def compare(
     ----------
     per_query
         One row per (slice..., arm, query) with one column per metric, e.g.
-        ``evaluate(..., per_query=True, group_by="arm")``. Lazy frames are collected.
+        ``evaluate(..., per_query=True, group_by="arm")``. Lazy frames are collected;
+        a pandas DataFrame, pyarrow Table or dict of columns is read as a frame.
     arm
         The column naming the system or A/B arm.
     baseline
@@ -183,9 +185,7 @@ def compare(
     require("numpy", f"compare(test={test!r})")
     if test == "t":
         require("scipy", "compare(test='t')")
-    if not isinstance(per_query, (pl.DataFrame, pl.LazyFrame)):
-        msg = f"per_query must be a polars DataFrame or LazyFrame, got {type(per_query).__name__}"
-        raise TypeError(msg)
+    per_query = as_polars(per_query, "per_query")  # pandas, Arrow, dicts too
     if not isinstance(arm, str):
         msg = f"arm must be a column name, got {arm!r}"
         raise TypeError(msg)

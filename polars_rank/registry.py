@@ -14,7 +14,7 @@ Where two tools share a spelling for different numbers, :data:`DIALECTS` says wh
 >>> from polars_rank.registry import parse_metric
 >>> m = parse_metric("ndcg_cut.10")
 >>> str(m), m.k, m.expr("rel").meta.output_name()
-('ndcg@10', 10, 'rel')
+('ndcg@10', 10, 'ndcg@10')
 >>> str(parse_metric("ERR@20(max_grade=3)"))
 'err@20(max_grade=3)'
 """
@@ -85,6 +85,8 @@ class MetricDef:
     """How the per-query values become one number: trec_eval sums its counts."""
     at: str | None = None
     """The option ``@x`` sets instead of a cutoff (``iprec_at_recall@0.5``: the recall)."""
+    of_unjudged: bool = False
+    """A metric of the unjudged rows: undefined under ties that order relevant rows only."""
 
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (``rel`` is ir_measures' name for ``threshold``)."""
@@ -152,7 +154,7 @@ METRICS: dict[str, MetricDef] = {
                   summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
         MetricDef("rbp_resid", metrics.rbp_residual, ("rbp_residual",), cutoff=False,
                   options=(Option("p", float, 0.8, description="persistence"),),
-                  trec_eval="rbp_resid (dialect='trec_eval': p=0.9)",
+                  trec_eval="rbp_resid (dialect='trec_eval': p=0.9)", of_unjudged=True,
                   summary="what unjudged rows could add to RBP",
                   paper="Moffat & Zobel, TOIS 2008"),
         MetricDef("utility", metrics.utility, cutoff=False, options=(THRESHOLD,),
@@ -162,7 +164,7 @@ METRICS: dict[str, MetricDef] = {
         MetricDef("gm_bpref", metrics.gm_bpref, cutoff=False, options=(THRESHOLD,),
                   trec_eval="gm_bpref", summary="bpref, geometric mean over queries",
                   paper="Buckley & Voorhees, SIGIR 2004", over_queries="geometric"),
-        MetricDef("unj", metrics.unjudged, ("unjudged",), trec_eval="unj.k",
+        MetricDef("unj", metrics.unjudged, ("unjudged",), trec_eval="unj.k", of_unjudged=True,
                   summary="unjudged rows in the top k / k", paper="Sakai, SIGIR 2007"),
         MetricDef("relative_p", metrics.relative_precision, ("relative_precision",),
                   options=(THRESHOLD,), trec_eval="relative_P.k, set_relative_P",
@@ -337,7 +339,8 @@ class Metric:
             params["k"] = self.k
         if self.definition.name == "auc":
             kwargs.pop("ties", None)
-        return self.definition.function(rel, **params, **kwargs)
+        # named after the metric, so several metrics fit in one select or agg
+        return self.definition.function(rel, **params, **kwargs).alias(str(self))
 
 
 def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:

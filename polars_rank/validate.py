@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
+from polars_rank._frames import as_polars
 from polars_rank._params import check_real, to_expr, to_exprs
-from polars_rank._rules import label_rules, score_rules
+from polars_rank._rules import id_rules, label_rules, score_rules
 
 if TYPE_CHECKING:
     from polars_rank._params import By, IntoExpr, Query
@@ -39,8 +40,11 @@ def problems(
     if by is not None:
         checks += [(f"{problem} in `by`", mask)
                    for problem, mask in score_rules(to_exprs(by, "by")[0])]
-    if doc is not None:
-        ids = [*(to_exprs(query, "query") if query is not None else ()), to_expr(doc, "doc")]
+    queries = list(to_exprs(query, "query")) if query is not None else []
+    doc_expr = to_expr(doc, "doc") if doc is not None else None
+    checks += id_rules(queries, doc_expr)
+    if doc_expr is not None:
+        ids = [*queries, doc_expr]
         checks.append(("duplicate (query, doc) row", pl.struct(*ids).is_duplicated()))
     return [(what, mask.fill_null(False)) for what, mask in checks]
 
@@ -56,9 +60,11 @@ def validate(
 ) -> FrameT:
     """List the rows that make a metric NaN, one row per (row, problem).
 
-    Checks: negative or non-finite relevance; a NaN in the first ``by`` key; with
-    ``max_grade``, relevance above it (ERR); with ``doc``, duplicate (query, doc)
-    rows. Null relevance (unjudged) and null ``by`` (not retrieved) are valid.
+    Checks: negative or non-finite relevance; a NaN or text first ``by`` key; with
+    ``max_grade``, relevance above it (ERR); with ``query``, a null query id; with
+    ``doc``, a null document id and duplicate (query, doc) rows. Null relevance
+    (unjudged) and null ``by`` (not retrieved) are valid. The same rules make
+    :func:`evaluate` raise and a metric expression NaN.
 
     Parameters
     ----------
@@ -98,6 +104,7 @@ def validate(
     │ b   ┆ 2.0  ┆ NaN   ┆ NaN score in `by`  │
     └─────┴──────┴───────┴────────────────────┘
     """
+    frame = as_polars(frame, "frame")
     lazy = frame.lazy()
     parts = [
         lazy.filter(mask).with_columns(problem=pl.lit(what))

@@ -398,7 +398,7 @@ def test_bad_data() -> None:
     with pytest.raises(InvalidDataError, match="query column 'qid' has null values"):
         pr.compare(df.with_columns(pl.when(pl.col("qid") == "q001").then(None)
                                    .otherwise(pl.col("qid")).alias("qid")), baseline="A")
-    with pytest.raises(TypeError, match="per_query must be a polars DataFrame or LazyFrame"):
+    with pytest.raises(TypeError, match="per_query must be a Polars DataFrame or LazyFrame"):
         pr.compare(df.to_dicts(), baseline="A")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="may not be named like result columns"):
         pr.compare(df.rename({"arm": "metric"}), arm="metric", baseline="A")

@@ -158,14 +158,15 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
         "iprec_at_recall": pr.iprec_at_recall("rel", params.p / 2, threshold=t, **ranking),
         "eleven_point_average": pr.eleven_point_average("rel", threshold=t, **ranking),
         "gm_bpref": pr.gm_bpref("rel", threshold=t, **ranking),
-        "unjudged": pr.unjudged("rel", k or 10, **ranking),
-        "rbp_residual": pr.rbp_residual("rel", params.p, **ranking),
         "relative_precision": pr.relative_precision("rel", k, threshold=t, **ranking),
         "r_precision_multiple": pr.r_precision_multiple("rel", 2 * params.p, threshold=t,
                                                         **ranking),
         "set_map": pr.set_map("rel", threshold=t, **ranking),
         "utility": pr.utility("rel", (1, 0, 0, 0), threshold=t, **ranking),  # = num_rel_ret
     }
+    if ranking.get("ties") not in ("optimistic", "pessimistic"):  # they leave it open
+        exprs["unjudged"] = pr.unjudged("rel", k or 10, **ranking)  # type: ignore[arg-type]
+        exprs["rbp_residual"] = pr.rbp_residual("rel", params.p, **ranking)  # type: ignore[arg-type]
     return {name: expr.alias(name) for name, expr in exprs.items()}
 
 

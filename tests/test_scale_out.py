@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 REQUIRED = os.environ.get("POLARS_RANK_SCALE_OUT") == "1"
 
 SPARSE = ["ndcg@10", "map", "mrr@10", "P_10", "ndcg_cut.10", "recall@5", "rprec", "bpref",
-          "err@10(max_grade=3)", "hit_rate@3", "rbp(p=0.8)", "f1@5"]
+          "err@10(max_grade=3)", "hit_rate@3", "rbp(p=0.8)", "f1@5", "num_rel_ret", "gm_map",
+          "unj@5"]
 EXPECTED_OK = ["ndcg@10", "map", "mrr@10", "P_10", "ndcg_cut.10", "recall@5", "rprec"]
 DENSE = ["ndcg@10", "map", "auc", "dcg@5", "P_5"]
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._rules import label_rules, score_rules
+from polars_rank._rules import id_rules, label_rules, score_rules
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -81,10 +81,15 @@ def check_data(
     checks += [(f"{problem} in run column {score!r}", _first_offender(run, mask, [query]))
                for problem, mask in score_rules(pl.col(score))]
     for frame, name in ((run, "run"), (qrels, "qrels")):
-        if frame is not None:  # a row of no query: trec_eval has no such thing
-            shown = [doc] if doc is not None else [score if name == "run" else rel]
-            checks.append((f"null query id in {name} column {query!r}",
-                           _first_offender(frame, pl.col(query).is_null(), shown)))
+        if frame is None:  # a row of no query or no document: trec_eval has neither
+            continue
+        other = score if name == "run" else rel
+        reported = {"null query id": [doc] if doc is not None else [other],
+                    "null document id": [query, other]}
+        for problem, mask in id_rules([pl.col(query)], None if doc is None else pl.col(doc)):
+            column = query if problem == "null query id" else doc
+            checks.append((f"{problem} in {name} column {column!r}",
+                           _first_offender(frame, mask, reported[problem])))
     # duplicates: (problem, frame, id columns, columns to report)
     duplicates: list[tuple[str, pl.LazyFrame, pl.Expr, list[str], list[str]]] = []
     if doc is not None:

@@ -12,8 +12,10 @@ from typing import Literal
 
 import polars as pl
 
+from polars_rank._frames import as_polars
 from polars_rank._params import check_choice
 from polars_rank.errors import InvalidDataError
+from polars_rank.metrics.incomplete import check_unjudged_order
 from polars_rank.registry import Metric, parse_metric
 
 __all__ = ["Options", "check_arguments", "names"]
@@ -140,10 +142,16 @@ def check_arguments(
 ) -> tuple[Options, pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments and the columns; the options and the inputs as lazy frames.
 
+    The inputs may be any frame :func:`polars_rank._frames.as_polars` reads (pandas,
+    Arrow, a dict of columns).
+
     ``named``: the metrics, from :func:`metric_list` (none for ``ranked()``). Join keys
     whose types differ between run and qrels are cast to text on both sides.
     """
     check_choice(ties, "ties", ["trec_eval", "first", "optimistic", "pessimistic", "expected"])
+    for _, metric in named:  # the ranking step decides ties: the metrics cannot check
+        if metric.definition.of_unjudged:
+            check_unjudged_order(ties, str(metric))
     check_choice(missing, "missing", ["skip", "zero"])
     check_choice(memory, "memory", ["high", "low"])
     groups = names(group_by, "group_by")
@@ -153,6 +161,8 @@ def check_arguments(
             raise TypeError(msg)
     max_grades = [m.max_grade for _, m in named if m.max_grade is not None]
 
+    run = as_polars(run, "run")
+    qrels = None if qrels is None else as_polars(qrels, "qrels")
     lazy_run = run.lazy()
     needed = {query: "query", score: "score", **dict.fromkeys(groups, "group_by")}
     if qrels is not None or ties == "trec_eval":

@@ -104,8 +104,23 @@ def bpref(
     return r.finish(bpref_value(r, check_threshold(threshold)))
 
 
+UNJUDGED_ORDER = ("optimistic", "pessimistic")
+"""Tie policies that order only relevant rows: where unjudged rows fall among tied
+non-relevant ones is left open, so metrics of the unjudged rows are undefined there."""
+
+
+def check_unjudged_order(ties: str, metric: str) -> None:
+    """Raise for a metric of the unjudged rows under a tie policy that leaves them open."""
+    if ties in UNJUDGED_ORDER:
+        msg = (f"{metric} depends on where unjudged rows fall among ties, which "
+               f"ties={ties!r} leaves open (it orders relevant rows only); use 'first', "
+               "'trec_eval' or 'expected'")
+        raise ValueError(msg)
+
+
 def unjudged_value(r: Ranked, k: int) -> pl.Expr:
     """Retrieved rows within k without a label, over k."""
+    check_unjudged_order(r.ties, "unjudged")
     judged = r.rank_sum(r.labels.is_not_null().cast(pl.Float64), k, term_sum=count)
     shown = pl.min_horizontal(r.n_retrieved(), pl.lit(k)).cast(pl.Float64)
     return safe_div(shown - judged, per_list(k))

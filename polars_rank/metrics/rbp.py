@@ -15,6 +15,7 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_choice, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff
+from polars_rank.metrics.incomplete import check_unjudged_order
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -131,6 +132,7 @@ def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
     p^n + (1 - p) sum over unjudged ranks i of p^(i-1) is 1 - (1 - p) times the sum over
     the judged ranks: the judged rows suffice (evaluate() keeps only those).
     """
+    check_unjudged_order(r.ties, "rbp_residual")
     term, term_sum = _discount(p)
     judged = r.labels.is_not_null().cast(pl.Float64)
     n_judged = r.rank_sum(judged, None, term_sum=count)
