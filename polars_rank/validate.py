@@ -13,7 +13,7 @@ import polars as pl
 
 from polars_rank._frames import as_polars
 from polars_rank._params import check_real, to_expr, to_exprs
-from polars_rank._rules import id_rules, label_rules, score_rules
+from polars_rank._rules import id_rules, label_rules, score_rules, type_rules
 
 if TYPE_CHECKING:
     from polars_rank._params import By, IntoExpr, Query
@@ -39,7 +39,8 @@ def problems(
     checks = label_rules(labels, max_grade)
     if by is not None:
         checks += [(f"{problem} in `by`", mask)
-                   for problem, mask in score_rules(to_exprs(by, "by")[0])]
+                   for problem, mask in [*score_rules(to_exprs(by, "by")[0]),
+                                         *type_rules(to_exprs(by, "by")[0])]]
     queries = list(to_exprs(query, "query")) if query is not None else []
     doc_expr = to_expr(doc, "doc") if doc is not None else None
     checks += id_rules(queries, doc_expr)
