@@ -44,11 +44,12 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
     """RBP of a ranked list (validated parameters)."""
     term, term_sum = _discount(p)
     if gain == "graded":  # trec_eval 10 (m_rbp.c:66-83): labels over the list's largest
+        # RBP is linear in the gains: divide the sum, not the rows. A row value divided
+        # by its list's maximum, then ranked, took other lists' rows on Polars 1.36
         labels = r.labels.fill_null(0.0)
-        values = labels / pl.max_horizontal(labels.max(), pl.lit(1.0))
-    else:
-        values = r.relevant(threshold)
-    return (1.0 - p) * r.rank_sum(values, k, term, term_sum)
+        total = r.rank_sum(labels, k, term, term_sum) / r.labels.max().clip(lower_bound=1.0)
+        return (1.0 - p) * total.fill_null(0.0)
+    return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
 
 
 @shared_parameters
