@@ -14,6 +14,7 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff
+from polars_rank.metrics.sets import hits_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -21,11 +22,6 @@ if TYPE_CHECKING:
     from polars_rank._params import By, IntoExpr, Query, Rank
 
 __all__ = ["hits", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility"]
-
-
-def hits_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """Relevant rows within the top k (all retrieved rows without k)."""
-    return r.rank_sum(r.relevant(threshold), k, term_sum=count)
 
 
 def num_nonrel_judged_ret_value(r: Ranked, threshold: float = 1) -> pl.Expr:

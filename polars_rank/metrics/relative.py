@@ -14,8 +14,8 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._params import Ties, check_real, check_threshold
-from polars_rank._ranked import Ranked, count, cutoff, safe_div
-from polars_rank.metrics.sets import relevant_within
+from polars_rank._ranked import Ranked, cutoff, safe_div
+from polars_rank.metrics.sets import hits_value, relevant_within
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -27,7 +27,7 @@ __all__ = ["relative_precision", "r_precision_multiple", "set_map"]
 
 def relative_precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """Relevant rows in the top k over min(k, R) (k = the list's length without k)."""
-    found = r.rank_sum(r.relevant(threshold), k, term_sum=count)
+    found = hits_value(r, k, threshold)
     shown = r.n_retrieved().cast(pl.Float64) if k is None else pl.lit(float(k))
     return safe_div(found, pl.min_horizontal(shown, r.n_relevant(threshold)))
 
@@ -40,7 +40,7 @@ def r_precision_multiple_value(r: Ranked, multiple: float, threshold: float = 1)
 
 def set_map_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     """Relevant retrieved squared over (retrieved x R): set precision times set recall."""
-    found = r.rank_sum(r.relevant(threshold), None, term_sum=count)
+    found = hits_value(r, None, threshold)
     return safe_div(found * found, r.n_retrieved().cast(pl.Float64) * r.n_relevant(threshold))
 
 

@@ -25,17 +25,20 @@ if TYPE_CHECKING:
 __all__ = ["precision", "recall", "f1", "r_precision"]
 
 
+def hits_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """Relevant rows within the top k (all retrieved rows without k)."""
+    return r.rank_sum(r.relevant(threshold), k, term_sum=count)
+
+
 def precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """P@k of a ranked list (validated parameters)."""
-    hits = r.rank_sum(r.relevant(threshold), k, term_sum=count)
     denominator = per_list(k) if k is not None else r.n_retrieved().cast(pl.Float64)
-    return safe_div(hits, denominator)
+    return safe_div(hits_value(r, k, threshold), denominator)
 
 
 def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
     """Recall@k of a ranked list (validated parameters)."""
-    return safe_div(r.rank_sum(r.relevant(threshold), k, term_sum=count),
-                    r.n_relevant(threshold))
+    return safe_div(hits_value(r, k, threshold), r.n_relevant(threshold))
 
 
 def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
