@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Asked", "asked", "evaluate_files", "print_trec_eval"]
 
-_META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries
+_META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
 
 
 class Asked:
@@ -84,8 +84,8 @@ def _top(run: pl.LazyFrame, max_ret: int) -> pl.LazyFrame:
 
 
 def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties: str,
-               memory: str, max_ret: int | None) -> tuple[pl.DataFrame, str]:
-    """Per-query values (a column per printed name) and the run's tag."""
+               memory: str, max_ret: int | None) -> pl.DataFrame:
+    """Per-query values, a column per printed name, sorted by query."""
     run = scan_run(path)
     if max_ret is not None:
         run = _top(run, max_ret)
@@ -94,8 +94,7 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties:
                    ties=ties, memory=memory).collect()  # type: ignore[arg-type]
     column = {m: str(m) for m in metrics}
     per = per.select("qid", *(pl.col(column[m]).alias(n) for n, m in a.metrics.items()))
-    tag = scan_run(path).select(pl.col("tag").last()).collect().item()
-    return per.sort("qid"), "" if tag is None else str(tag)
+    return per.sort("qid")
 
 
 def _summary(per: pl.DataFrame, a: Asked) -> pl.DataFrame:
@@ -109,20 +108,18 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     """Long results: ``metric, qid`` (``all`` for the summary), one column per run."""
     judgments = scan_qrels(qrels)
     merged: pl.DataFrame | None = None
-    evaluated: dict[str, int] = {}
-    queries: list[set[str]] = []
+    queries: dict[str, set[str]] = {}  # each run's evaluated queries
     for name, path in zip(names, runs, strict=True):
-        per, _ = _per_query(path, judgments, a, missing=missing, ties=ties, memory=memory,
-                            max_ret=max_ret)
-        evaluated[name] = per.height
-        queries.append(set(per["qid"]))
+        per = _per_query(path, judgments, a, missing=missing, ties=ties, memory=memory,
+                         max_ret=max_ret)
+        queries[name] = set(per["qid"])
         rows = pl.concat([per, _summary(per, a)]) if per_query else _summary(per, a)
         long = rows.unpivot(index="qid", variable_name="metric", value_name=name)
         merged = long if merged is None else merged.join(long, on=["metric", "qid"],
                                                          how="full", coalesce=True)
     assert merged is not None  # runs is non-empty (argparse nargs="+")
-    if any(q != queries[0] for q in queries):
-        counts = ", ".join(f"{n}: {c}" for n, c in evaluated.items())
+    if len({frozenset(q) for q in queries.values()}) > 1:
+        counts = ", ".join(f"{n}: {len(q)}" for n, q in queries.items())
         print(f"polars-rank: note: the runs were evaluated over different queries ({counts}); "
               "each mean is over its run's own queries (-c scores absent queries 0)",
               file=sys.stderr)
@@ -138,32 +135,45 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     )
 
 
-def _line(name: str, qid: str, value: float | str | None) -> str:
+def _line(name: str, qid: str, value: float | str | None, a: Asked) -> str:
+    """One trec_eval line: a count (a metric summed over queries) as an integer."""
+    metric = a.metrics.get(name)
     if isinstance(value, str):
         text = value
     elif value is None:
         text = ""
-    elif trec.printed(name) in trec.COUNTS:
+    elif name == "num_q" or (metric is not None and metric.definition.over_queries == "sum"):
         text = str(round(value))
     else:
         text = f"{value:6.4f}"
     return f"{name:<22}\t{qid}\t{text}"
 
 
+def _per_query_line(metric: Metric) -> bool:
+    """Whether trec_eval prints a measure per query: not its geometric means.
+
+    It keeps their logs per query (meas_avg.c:68-87) and prints only the summary.
+    """
+    return metric.definition.over_queries != "geometric"
+
+
 def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False,
                     summary: bool = True, missing: str = "skip", ties: str = "trec_eval",
                     memory: str = "high", max_ret: int | None = None) -> None:
     """One run, printed exactly as trec_eval prints it."""
-    per, tag = _per_query(run, scan_qrels(qrels), a, missing=missing, ties=ties,
-                          memory=memory, max_ret=max_ret)
+    per = _per_query(run, scan_qrels(qrels), a, missing=missing, ties=ties, memory=memory,
+                     max_ret=max_ret)
     lines = []
     if per_query:
+        shown = [n for n in a.names if n in a.metrics and _per_query_line(a.metrics[n])]
         for row in per.iter_rows(named=True):
-            lines += [_line(n, row["qid"], row[n]) for n in a.names
-                      if n in a.metrics and trec.printed(n) not in trec.SUMMARY_ONLY]
+            lines += [_line(n, row["qid"], row[n], a) for n in shown]
     if summary:
         means = _summary(per, a).row(0, named=True)
-        meta: dict[str, float | str] = {"runid": tag, "num_q": float(per.height)}
-        lines += [_line(n, "all", meta[n] if n in meta else means[n]) for n in a.names]
+        meta: dict[str, float | str] = {"num_q": float(per.height)}
+        if "runid" in a.names:  # the tag of the run's last line, as trec_eval
+            tag = scan_run(run).select(pl.col("tag").last()).collect().item()
+            meta["runid"] = "" if tag is None else str(tag)
+        lines += [_line(n, "all", meta[n] if n in meta else means[n], a) for n in a.names]
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")

@@ -9,7 +9,7 @@ trec_eval's own table (measures.c:120-178), whatever the order asked.
 
 from __future__ import annotations
 
-__all__ = ["ORDER", "SETS", "COUNTS", "SUMMARY_ONLY", "UNSUPPORTED", "expand", "printed"]
+__all__ = ["ORDER", "SETS", "UNSUPPORTED", "expand", "printed"]
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALLS = tuple(i / 10 for i in range(11))
@@ -38,10 +38,6 @@ SETS["all_trec"] = (*SETS["official"], "relstring", "recall", "unj", "rbp", "rbp
                     "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
                     "set_F", "num_nonrel_judged_ret")
 
-COUNTS = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"})
-"""Printed as integers."""
-SUMMARY_ONLY = frozenset({"runid", "num_q", "gm_map", "gm_bpref"})
-"""Never printed per query."""
 UNSUPPORTED = frozenset({"relstring", "infAP", "binG", "G", "ndcg_rel", "Rndcg"})
 """trec_eval measures polars-rank does not compute yet (issue 22)."""
 
