@@ -19,8 +19,13 @@ F = TypeVar("F", bound="Callable[..., object]")
 SHARED = {
     "by": """\
 Ranking key(s): a score (``descending=True``) or a rank (``descending=False``),
-optionally followed by tie-breaking keys; null = judged but not retrieved;
-``None`` = the current row order.""",
+optionally followed by tie-breaking keys; null = judged but not retrieved.
+Required unless ``rank`` is given: ``by=None`` ranks the rows in their current
+order (an impression log already in display order), said explicitly.""",
+    "doc": """\
+Document id column: a list holding a document twice is NaN, and equal scores
+are ordered by doc id, descending, as trec_eval and :func:`polars_rank.evaluate`
+do (``ties="trec_eval"``, the default with ``doc``).""",
     "rank": """\
 Instead of ``by``: positions from a ranking step run once for every metric,
 a column of 1-based ranks (null = not retrieved), or the pair (first, last)
@@ -29,7 +34,9 @@ of tie bounds; see :func:`polars_rank.ranked`.""",
     "threshold": "Labels >= threshold are relevant.",
     "query": "Column(s) identifying a query: the mean over queries, each query once.",
     "ties": """\
-``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (relevant rows
+``"first"`` (input order; the default without ``doc``), ``"trec_eval"`` (by
+doc id, descending, scores as 32-bit floats; the default with ``doc``),
+``"optimistic"`` / ``"pessimistic"`` (relevant rows
 first / last among ties) or ``"expected"`` (the exact mean over every order of
 the tied rows; McSherry & Najork, ECIR 2008).""",
 }

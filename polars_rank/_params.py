@@ -7,6 +7,7 @@ a bad ``k`` never reaches a query plan.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Sequence
 from typing import Literal, TypeAlias, get_args
@@ -14,7 +15,7 @@ from typing import Literal, TypeAlias, get_args
 import polars as pl
 
 Gain: TypeAlias = Literal["exponential", "linear"]
-Ties: TypeAlias = Literal["first", "optimistic", "pessimistic", "expected"]
+Ties: TypeAlias = Literal["first", "optimistic", "pessimistic", "expected", "trec_eval"]
 
 IntoExpr: TypeAlias = "str | pl.Expr"
 """A column name or an expression."""
@@ -24,6 +25,21 @@ Query: TypeAlias = "str | pl.Expr | Sequence[str | pl.Expr] | None"
 """Column(s) identifying a query."""
 Rank: TypeAlias = "str | pl.Expr | tuple[str | pl.Expr, str | pl.Expr] | None"
 """Positions given by a ranking step: a column of 1-based ranks, or (first, last) tie bounds."""
+
+
+
+class Unset(enum.Enum):
+    """The type of :data:`UNSET`."""
+
+    UNSET = "unset"
+
+    def __repr__(self) -> str:
+        return "<by= or rank=>"
+
+
+UNSET = Unset.UNSET
+"""``by``'s default: a metric needs ``by=`` (keys) or ``rank=`` (positions); the row
+order is ``by=None``, said explicitly, never an accident of a forgotten argument."""
 
 GAINS: tuple[str, ...] = get_args(Gain)
 TIES: tuple[str, ...] = get_args(Ties)

@@ -38,6 +38,7 @@ import polars as pl
 
 from polars_rank._params import (
     TIES,
+    UNSET,
     check_choice,
     check_descending,
     check_k,
@@ -51,7 +52,7 @@ from polars_rank._summaries import summarize
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
     from polars_rank._summaries import Summary
 
 NAN = float("nan")
@@ -84,20 +85,37 @@ class Ranked:
     :attr:`rank_last`, the first position of the row's tie group."""
     rank_last: pl.Expr | None = None
     """Positions mode, ``ties="expected"``: the last position of the row's tie group."""
+    doc: pl.Expr | None = None
+    """Document ids (``doc=``): a list repeating one is unscorable."""
+    score: pl.Expr | None = None
+    """The first ranking key as given (``keys[0]`` may be its 32-bit form)."""
+    label: pl.Expr | None = None
+    """The label as given (:attr:`labels` is it cast to Float64)."""
 
     @classmethod
     def build(
         cls,
         rel: IntoExpr,
         *,
-        by: By,
+        by: By | Unset,
         descending: bool | Sequence[bool],
-        ties: str,
+        ties: str | None,
         query: Query,
         rank: Rank = None,
+        doc: IntoExpr | None = None,
     ) -> Ranked:
         """Validate the common parameters and describe the list."""
         rel_expr = to_expr(rel, "rel")
+        if by is UNSET:
+            if rank is None:
+                msg = ("a metric needs by= (the column to rank by, e.g. a score, highest "
+                       "first) or rank= (each row's position); by=None ranks the rows in "
+                       "their current order")
+                raise TypeError(msg)
+            by = None
+        doc_expr = None if doc is None else to_expr(doc, "doc")
+        if ties is None:  # with doc ids, break ties as trec_eval and evaluate() do
+            ties = "trec_eval" if doc_expr is not None and rank is None else "first"
         check_choice(ties, "ties", TIES)
         query_exprs = () if query is None else to_exprs(query, "query")
         name = rel_expr.meta.output_name(raise_if_undetermined=False)
@@ -114,13 +132,24 @@ class Ranked:
                 raise ValueError(msg)
             first, last = _rank_columns(rank)
             return cls(labels, (), (), "expected" if last is not None else "first",
-                       query_exprs, name, first, last)
+                       query_exprs, name, first, last, doc=doc_expr, label=rel_expr)
         keys = () if by is None else to_exprs(by, "by")
         desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
         if ties == "expected" and not keys:
             msg = "ties='expected' needs a ranking key `by` (without one, rows cannot tie)"
             raise ValueError(msg)
-        return cls(labels, keys, desc, ties, query_exprs, name)
+        score = keys[0] if keys else None
+        if ties == "trec_eval":
+            if doc_expr is None or not keys:
+                msg = ("ties='trec_eval' orders equal scores by document id, descending: "
+                       "it needs by= (the score) and doc= (the document id column)")
+                raise ValueError(msg)
+            # trec_eval compares scores as 32-bit floats and doc ids as text, byte-wise
+            keys = (keys[0].cast(pl.Float32), *keys[1:], doc_expr.cast(pl.String))
+            desc = (*desc, True)
+            ties = "first"
+        return cls(labels, keys, desc, ties, query_exprs, name, doc=doc_expr, score=score,
+                   label=rel_expr)
 
     # ------------------------------------------------------------------ whole list
     def gains(self) -> pl.Expr:
@@ -148,9 +177,9 @@ class Ranked:
 
     def bad(self, *extra: pl.Expr) -> pl.Expr:
         """True when the list holds a value no metric can score."""
-        rules = label_rules(self.labels) + id_rules(list(self.query))
-        if self.keys:
-            rules += score_rules(self.keys[0])
+        rules = label_rules(self.labels) + id_rules(list(self.query), self.doc)
+        if self.score is not None:
+            rules += score_rules(self.score)
         flag = functools.reduce(operator.or_, (mask for _, mask in rules))
         if self.rank is not None:  # positions are whole numbers >= 1 (null: not retrieved)
             first = self.rank.cast(pl.Float64)
@@ -159,12 +188,29 @@ class Ranked:
                 flag = flag | (self.rank_last.cast(pl.Float64) < first)
         for e in extra:
             flag = flag | e
-        out = flag.any()  # type_rules (a text score) would cost 10-70% of a one-line
-        # group_by at 1M rows (measured), so only validate() and evaluate() check them
+        out = flag.any() | self._type_probe()
+        if self.doc is not None:  # a document twice in one list
+            out = out | self.doc.is_duplicated().any()
         if self.rank is not None and self.rank_last is None:
             # distinct positions 1..n: at least as large a largest one as there are
             # positions (catches dense ranks; rank("ordinal") and ranked() give distinct)
             out = out | (self.rank.max() < self.rank.count())
+        return out
+
+    def _type_probe(self) -> pl.Expr:
+        """False, but a text label or score makes the plan fail when it is resolved.
+
+        ``x * 1.0`` is "arithmetic on dtypes str and dyn float", an error before any
+        row is read, where a cast would parse "1" and a sort put "9.0" above "10.0".
+        It reads one value per list: the same check on every row cost a one-line
+        ``group_by`` of five metrics 15-20% at 1M rows (Polars 2.1, measured).
+        """
+        probes = [] if self.label is None else [self.label.first() * 1.0]
+        if self.score is not None:  # dates and numbers rank; physical: a date's days
+            probes.append(self.score.first().to_physical() * 1.0)
+        out = pl.lit(False)
+        for probe in probes:  # NaN is a bad value anyway: the probe adds no new rule
+            out = out | probe.is_nan().fill_null(False)
         return out
 
     # ------------------------------------------------------------------ positions

@@ -17,7 +17,7 @@ import polars as pl
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["id_rules", "label_rules", "score_rules", "type_rules"]
+__all__ = ["id_rules", "label_rules", "score_rules", "slice_rules", "type_rules"]
 
 
 def label_rules(label: pl.Expr, max_grade: float | None = None) -> list[tuple[str, pl.Expr]]:
@@ -36,23 +36,41 @@ def label_rules(label: pl.Expr, max_grade: float | None = None) -> list[tuple[st
 
 
 def score_rules(score: pl.Expr) -> list[tuple[str, pl.Expr]]:
-    """(problem, row mask) for a ranking score (any type; only floats can be NaN)."""
+    """(problem, row mask) for a ranking score (numbers, dates, booleans).
+
+    Only floats can be NaN; text is read as numbers (a text score is a type error:
+    ``evaluate()`` checks the column type, an expression fails when its plan is
+    resolved, and :func:`validate` names it with :func:`type_rules`).
+    """
     return [("NaN score", score.cast(pl.Float64, strict=False).is_nan())]
 
 
-def type_rules(score: pl.Expr) -> list[tuple[str, pl.Expr]]:
-    """(problem, one flag per list) for the type of a ranking score.
+def type_rules(score: pl.Expr | None, label: pl.Expr) -> list[tuple[str, pl.Expr]]:
+    """(problem, row mask) for text where a number belongs, for :func:`validate`.
 
-    A text score would rank alphabetically ("9.0" above "10.0"); ``evaluate()`` checks
-    the column's type, but an expression has none before it runs, so the check reads
-    one value: a string's largest value cast to text is itself (equal hashes), a
-    number's is not. :func:`polars_rank.validate` uses it; the metric expressions do
-    not: one ``max``, cast and hash per list cost a one-line ``group_by`` of five
-    metrics 10-70% at 1M rows (45% as a row mask), measured on Polars 2.1.
+    A text score would rank alphabetically ("9.0" above "10.0") and a text label
+    would be parsed; ``evaluate()`` checks the column types and the expressions fail
+    on them when the plan is resolved, but ``validate`` lists rows: a value is text
+    when casting it to text leaves it as it is (equal hashes).
     """
-    top = score.max()
-    text = (top.cast(pl.String, strict=False).hash() == top.hash()) & top.is_not_null()
-    return [("text score (it would rank alphabetically; cast it to a number)", text)]
+    def text(e: pl.Expr) -> pl.Expr:
+        return (e.cast(pl.String, strict=False).hash() == e.hash()) & e.is_not_null()
+
+    rules = [("text relevance (cast it to a number)", text(label))]
+    if score is not None:
+        rules.append(("text score (it would rank alphabetically; cast it to a number)",
+                      text(score)))
+    return rules
+
+
+def slice_rules(slices: Sequence[pl.Expr], query: Sequence[pl.Expr]) -> list[tuple[str, pl.Expr]]:
+    """(problem, row mask): a slice column that varies within a query's rows.
+
+    A slice (segment, locale) describes a query; one that describes rows (a
+    document's category) would split a query's list in two, each scored alone.
+    """
+    return [(f"slice column {s.meta.output_name()!r} varies within the query",
+             s.n_unique().over(list(query)) > 1) for s in slices]
 
 
 def id_rules(query: Sequence[pl.Expr], doc: pl.Expr | None = None) -> list[tuple[str, pl.Expr]]:

@@ -17,6 +17,7 @@ from polars_rank._compare.comparison import _one, _rng_key
 from polars_rank._compare.data import (
     _check_arms,
     _check_finite,
+    _check_slices,
     _check_unique,
     _describe,
     _long,
@@ -35,6 +36,7 @@ from polars_rank.stats import adjust, require
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._frames import FrameLike
     from polars_rank.stats import Correction, Interval
 
 __all__ = ["compare"]
@@ -43,7 +45,7 @@ Test: TypeAlias = Literal["t", "randomization", "bootstrap"]
 
 
 def compare(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     arm: str = "arm",
     baseline: Any,
@@ -185,7 +187,8 @@ def compare(
     require("numpy", f"compare(test={test!r})")
     if test == "t":
         require("scipy", "compare(test='t')")
-    per_query = as_polars(per_query, "per_query")  # pandas, Arrow, dicts too
+    per_query = as_polars(per_query, "per_query",  # pandas, Arrow, dicts too
+                          query=query if isinstance(query, str) else "qid")
     if not isinstance(arm, str):
         msg = f"arm must be a column name, got {arm!r}"
         raise TypeError(msg)
@@ -218,6 +221,8 @@ def compare(
             raise InvalidDataError(msg)
     if queries:
         _check_unique(frame, [*groups, arm, *queries])
+        if groups:
+            _check_slices(frame, groups, queries)
     long = _long(frame, keys, metric_names)
     _check_finite(long, arm, queries)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 __all__ = ["InvalidDataError", "TrecFormatError"]
 
 
@@ -11,3 +14,18 @@ class InvalidDataError(ValueError):
 
 class TrecFormatError(ValueError):
     """A line of a TREC file does not have the expected fields."""
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of a warning that points at the first caller outside the package.
+
+    For a ``warnings.warn`` in the function calling this: how deep the entry point
+    (``evaluate``, ``compare``, ...) is nested does not matter.
+    """
+    package = os.path.dirname(__file__)
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

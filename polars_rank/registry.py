@@ -13,7 +13,7 @@ Where two tools share a spelling for different numbers, :data:`DIALECTS` says wh
 
 >>> from polars_rank.registry import parse_metric
 >>> m = parse_metric("ndcg_cut.10")
->>> str(m), m.k, m.expr("rel").meta.output_name()
+>>> str(m), m.k, m.expr("rel", by="score").meta.output_name()
 ('ndcg@10', 10, 'ndcg@10')
 >>> str(parse_metric("ERR@20(max_grade=3)"))
 'err@20(max_grade=3)'
@@ -343,6 +343,27 @@ class Metric:
         return self.definition.function(rel, **params, **kwargs).alias(str(self))
 
 
+_BY_FUNCTION: dict[str, MetricDef] = {m.function.__name__: m for m in METRICS.values()}
+
+
+def expression_name(function: str, arguments: Mapping[str, Any]) -> str:
+    """The metric string a metric function's call computes: the name of its expression.
+
+    ``function`` is the function's ``__name__``, ``arguments`` its bound arguments
+    (defaults applied). Options equal to the metric string's default are left out, so
+    ``ndcg(k=10)`` (exponential gain) is ``ndcg@10(gain=exponential)`` and
+    ``ndcg(k=10, gain="linear")`` is ``ndcg@10``. A function with no metric string
+    is named after itself.
+    """
+    definition = _BY_FUNCTION.get(function)
+    k = arguments.get("k")
+    if definition is None:
+        return function + (f"@{k}" if k is not None else "")
+    options = {o.name: arguments[o.name] for o in definition.options
+               if o.name in arguments and arguments[o.name] != o.default}
+    return str(Metric(definition, k if definition.cutoff else None, options))
+
+
 def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not text or not text.strip():
@@ -420,7 +441,7 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
     if defaults:
         metric = Metric(metric.definition, metric.k, {**defaults, **metric.options})
     try:  # the function's own parameter checks, now
-        metric.expr("rel")
+        metric.expr("rel", by=None)
     except (TypeError, ValueError) as exc:
         msg = f"{spec!r}: {exc}"
         raise ValueError(msg) from None

@@ -52,16 +52,24 @@ def test_validate_names_a_null_document_id() -> None:
 
 
 # ----------------------------------------------------------------------------- text scores
-def test_validate_names_a_text_score() -> None:
-    """evaluate() refuses a text score; validate() names it (expressions do not check:
-    the check would cost a one-line group_by 10-70%)."""
+def test_a_text_score_or_label_is_never_parsed() -> None:
+    """Issue 23, case 3: score ["10.0", "9.0", "2.0"] ranked alphabetically gave MRR
+    0.333 instead of 1.0; now the expression fails when its plan is resolved, evaluate()
+    names the column and validate() lists the rows."""
     df = pl.DataFrame({"score": ["10.0", "9.0", "2.0"], "rel": [1, 0, 0]})
     assert set(pr.validate(df, by="score")["problem"].str.slice(0, 10)) == {"text score"}
+    with pytest.raises(pl.exceptions.InvalidOperationError, match="str"):
+        df.select(pr.mrr("rel", by="score"))
     with pytest.raises(pr.InvalidDataError, match="must be numeric"):
         pr.evaluate(df.with_columns(qid=pl.lit(1), docid=pl.Series(["a", "b", "c"])),
                     metrics=["mrr"])
     numbers = df.with_columns(pl.col("score").cast(pl.Float64))
     assert numbers.select(pr.mrr("rel", by="score")).item() == 1.0
+    labels = numbers.with_columns(pl.col("rel").cast(pl.String))  # "a text rel is cast"
+    with pytest.raises(pl.exceptions.InvalidOperationError, match="str"):
+        labels.select(pr.mrr("rel", by="score"))
+    assert set(pr.validate(labels, by="score")["problem"]) == {
+        "text relevance (cast it to a number)"}
 
 
 def test_numeric_and_boolean_scores_are_not_text() -> None:
@@ -107,3 +115,100 @@ def test_other_objects_are_refused_by_name() -> None:
     with pytest.raises(TypeError, match="run must be a Polars DataFrame or LazyFrame, a "
                                         "pandas DataFrame, a pyarrow Table"):
         pr.evaluate([1, 2, 3], QRELS)  # type: ignore[arg-type]
+
+
+def test_two_metric_functions_fit_in_one_agg_without_alias() -> None:
+    """Issue 23, case 6: every expression was named 'rel' (DuplicateError)."""
+    df = pl.DataFrame({"q": [1, 1, 2], "rel": [1, 0, 1], "score": [2.0, 1.0, 1.0]})
+    out = df.group_by("q", maintain_order=True).agg(
+        pr.map("rel", by="score"), pr.ndcg("rel", k=10, by="score"),
+        pr.ndcg("rel", k=10, by="score", gain="linear"), pl.col("rel").rank.precision(
+            k=1, by="score"), pr.mrr("rel", by="score").alias("mine"))
+    assert out.columns == ["q", "map", "ndcg@10(gain=exponential)", "ndcg@10", "p@1", "mine"]
+
+
+def test_a_function_name_parses_back_to_the_same_number() -> None:
+    df = pl.DataFrame({"qid": [1, 1, 1, 2, 2], "docid": ["a", "b", "c", "a", "b"],
+                       "rel": [2, 0, 1, 0, 3], "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    for expr in (pr.ndcg("rel", k=2, by="score"), pr.rbp("rel", 0.9, by="score"),
+                 pr.iprec_at_recall("rel", 0.5, by="score"), pr.err("rel", 3, by="score")):
+        name = expr.meta.output_name()
+        again = pr.parse_metric(name).expr("rel", by="score")
+        assert df.group_by("qid").agg(expr).sort("qid").equals(
+            df.group_by("qid").agg(again).sort("qid")), name
+
+
+# ----------------------------------------------------------------------------- by= and doc=
+def test_a_forgotten_by_is_an_error_and_row_order_is_said() -> None:
+    """Issue 23, case 5: no by= ranked by row order, silently."""
+    df = pl.DataFrame({"rel": [0, 1], "score": [1.0, 2.0]})
+    with pytest.raises(TypeError, match="needs by="):
+        df.select(pr.ndcg("rel", k=10))
+    with pytest.raises(TypeError, match="needs by="):
+        df.select(pl.col("rel").rank.mrr())
+    assert df.select(pr.mrr("rel", by=None)).item() == 0.5  # the rows' order, explicitly
+    assert df.select(pr.mrr("rel", by="score")).item() == 1.0
+    assert df.with_columns(pos=pl.Series([2, 1])).select(pr.mrr("rel", rank="pos")).item() == 1.0
+
+
+def test_doc_breaks_ties_as_evaluate_does() -> None:
+    """Issue 23, case 5: expressions ("first") and evaluate() ("trec_eval") disagreed on
+    tied scores by default; with doc= the expressions break ties as trec_eval."""
+    df = pl.DataFrame({"qid": ["q"] * 4, "docid": ["d1", "d3", "d2", "d4"],
+                       "rel": [1, 0, 1, 0], "score": [1.0, 1.0, 1.0, 0.5]})
+    # trec_eval: score descending, then doc id descending: d3, d2, d1, d4
+    assert df.select(pr.mrr("rel", by="score", doc="docid")).item() == 0.5
+    assert df.select(pr.mrr("rel", by="score")).item() == 1.0  # input order: d1 first
+    evaluated = pr.evaluate(df, None, ["mrr", "map", "ndcg@3"])
+    exprs = df.select(pr.mrr("rel", by="score", doc="docid"),
+                      pr.map("rel", by="score", doc="docid"),
+                      pr.ndcg("rel", k=3, by="score", doc="docid", gain="linear"))
+    assert exprs.rows() == evaluated.rows()
+    # 32-bit scores, as trec_eval stores them: 1.348 and 1.3479999999999999 tie
+    near = pl.DataFrame({"docid": ["a", "b"], "rel": [1, 0],
+                         "score": [1.3479999999999999, 1.348]})
+    assert near.select(pr.mrr("rel", by="score", doc="docid")).item() == 0.5
+    with pytest.raises(ValueError, match=r"needs by= .* and doc="):
+        df.select(pr.mrr("rel", by="score", ties="trec_eval"))
+
+
+def test_doc_finds_duplicates_and_a_query_that_forgot_the_arm() -> None:
+    """Issue 23, case 5: duplicate rows counted twice; a query= without the arm merged
+    two arms' lists. With doc= both make the list NaN."""
+    arm = pl.DataFrame({"qid": ["q", "q"], "docid": ["a", "b"], "rel": [0, 1],
+                        "score": [2.0, 1.0]})
+    arms = pl.concat([arm.with_columns(arm=pl.lit("A")), arm.with_columns(arm=pl.lit("B"))])
+    merged = arms.select(pr.mrr("rel", by="score", query="qid", doc="docid")).item()
+    assert math.isnan(merged)
+    right = arms.group_by("arm").agg(pr.mrr("rel", by="score", query="qid", doc="docid"))
+    assert right["mrr"].to_list() == [0.5, 0.5]
+    twice = pl.concat([arm, arm.head(1)])
+    assert math.isnan(twice.select(pr.map("rel", by="score", doc="docid")).item())
+
+
+# ----------------------------------------------------------------------------- slices
+SPLIT = pl.DataFrame({"qid": ["q"] * 6, "docid": list("abcdef"), "seg": ["x", "y"] * 3,
+                      "score": [6.0, 5.0, 4.0, 3.0, 2.0, 1.0], "rel": [0, 0, 1, 0, 0, 0]})
+
+
+def test_a_slice_that_varies_within_a_query_is_named() -> None:
+    """Issue 23, case 4: rows alternating between segments gave MRR 0.5 and 0.0 (the
+    issue's 0.5 and 0.5 on its data); the query's MRR is 0.333."""
+    assert pr.evaluate(SPLIT, None, ["mrr"]).item() == pytest.approx(1 / 3)
+    with pytest.warns(UserWarning, match=r"1 query has rows in several groups of "
+                                         r"group_by='seg' that share no document"):
+        pr.evaluate(SPLIT, None, ["mrr"], group_by="seg")
+    found = pr.validate(SPLIT, by="score", query="qid", group_by="seg")
+    assert found.height == 6
+    assert set(found["problem"]) == {"slice column 'seg' varies within the query"}
+    per_query = pl.DataFrame({"arm": ["A", "A", "B", "B"], "qid": ["1", "2", "1", "2"],
+                              "seg": ["x", "y", "y", "y"], "mrr": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(pr.InvalidDataError, match="slice column 'seg' varies within the "
+                                                  "query at qid='1'"):
+        pr.compare(per_query, baseline="A", group_by="seg")
+
+
+def test_arms_that_share_documents_are_not_a_split() -> None:
+    arms = pl.concat([SPLIT.with_columns(seg=pl.lit(a)) for a in ("A", "B")])
+    out = pr.evaluate(arms, None, ["mrr"], group_by="seg")  # warnings are errors here
+    assert out["mrr"].to_list() == pytest.approx([1 / 3, 1 / 3])

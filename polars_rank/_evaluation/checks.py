@@ -7,12 +7,13 @@ null query id), naming the query, before any metric is computed.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank._rules import id_rules, label_rules, score_rules
-from polars_rank.errors import InvalidDataError
+from polars_rank.errors import InvalidDataError, user_stacklevel
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -109,13 +110,16 @@ def check_data(
         unjudged = lists.join(qrels.select(query), on=query, how="anti")
     summary = unjudged.select(pl.len(), pl.struct(query_keys).sort().head(3).implode().alias("e"))
     plans = [frame for _, frame in checks]
+    split = [] if doc is None or not groups else [_split_queries(run, o, doc)]
     # the hash counts run about twice as fast on the in-memory engine as on the
     # streaming one (Polars 2.1: 0.14 s against 0.31 s for 7M rows); the rest the
     # other way round
     counted = [_distinct_count(f, key) for _, f, key, _, _ in duplicates]
     beside = pl.collect_all([*counted, *beside_counts], engine="in-memory")
     counts = beside[: len(counted)]
-    collected = pl.collect_all([*plans, summary, *with_frames])
+    collected = pl.collect_all([*plans, summary, *with_frames, *split])
+    if split:
+        _warn_split(collected.pop(), query, groups)
     found = collected[: len(checks)]
     for (problem, _), rows in zip(checks, found, strict=True):
         _raise_at(problem, rows)
@@ -124,6 +128,39 @@ def check_data(
             _raise_at(problem, _first_offender(frame, pl.struct(ids).is_duplicated(),
                                                shown).collect())
     return [*collected[len(plans) + 1 :], *beside[len(counted):]], collected[len(plans)]
+
+
+def _split_queries(run: pl.LazyFrame, o: Options, doc: str) -> pl.LazyFrame:
+    """Queries whose rows fall in several groups that share no document.
+
+    Arms rank the same query's documents, so they mostly share some; a group column
+    that describes rows (a document's category) splits one list into parts that
+    share none. Which one a column is cannot be known from the data, so this warns.
+    """
+    shared = o.query
+    counts = run.group_by(shared).agg(
+        row_hash(o.groups, first_seed=2).n_unique().alias("groups"),
+        pl.col(doc).n_unique().alias("docs"), pl.len().alias("rows"))
+    split = counts.filter((pl.col("groups") > 1) & (pl.col("docs") == pl.col("rows")))
+    return split.select(pl.len(), pl.col(shared).sort().head(3).implode().alias("e"))
+
+
+def _warn_split(found: pl.DataFrame, query: str, groups: Sequence[str]) -> None:
+    count = int(found.item(0, 0))
+    if not count:
+        return
+    columns = ", ".join(repr(g) for g in groups)
+    examples = ", ".join(repr(q) for q in found.item(0, 1))
+    warnings.warn(
+        f"{count} quer{'y has' if count == 1 else 'ies have'} rows in several groups of "
+        f"group_by={columns} that share no document (e.g. {query}={examples}): if a group "
+        "column describes rows (a document's category), each such query was split and "
+        "its parts scored as separate lists. Slice columns must be constant within a "
+        "query (validate(..., group_by=...) lists the rows); arms whose lists share no "
+        "document are fine.",
+        UserWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _raise_at(problem: str, rows: pl.DataFrame) -> None:
