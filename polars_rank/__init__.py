@@ -33,7 +33,7 @@ from polars_rank._evaluation import evaluate, ranked
 from polars_rank._namespace import RankNameSpace
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
-from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, write_run
+from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, to_dict, write_run
 from polars_rank.metrics import *  # noqa: F403 (every metric, listed once)
 from polars_rank.metrics import __all__ as _metric_names
 from polars_rank.registry import parse_metric
@@ -55,6 +55,7 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "scan_qrels",
     "read_qrels",
     "write_run",
+    "to_dict",
     "InvalidDataError",
     "TrecFormatError",
     "RankNameSpace",

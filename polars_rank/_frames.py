@@ -1,39 +1,101 @@
-"""The frames users already have, as Polars frames: pandas, Arrow, dicts of columns.
+"""The frames users already have, as Polars frames.
 
 Every entry point that takes data (``evaluate``, ``ranked``, ``validate``, ``compare``)
-passes it through :func:`as_polars`; a Polars frame is returned as it is (lazy stays
-lazy), anything else becomes an eager DataFrame, so the result is eager too.
+passes it through :func:`as_polars`:
+
+* a Polars DataFrame or LazyFrame: returned as it is (lazy stays lazy);
+* a pandas DataFrame, a pyarrow Table or RecordBatch, any Arrow PyCapsule producer
+  (``__arrow_c_stream__``): an eager DataFrame, by Polars' own readers;
+* a pyarrow Dataset: a lazy scan (``pl.scan_pyarrow_dataset``), read when the result
+  is computed, with only the columns and rows the query needs;
+* a dict of columns (``{"qid": [...], "docid": [...], ...}``): an eager DataFrame;
+* a pytrec_eval dict of dicts (``{qid: {docid: value}}``), or a ranx ``Run`` or
+  ``Qrels``: an eager DataFrame of three columns, the query and document ids as
+  strings and the value (the run's score, the qrels' label), one row per pair.
+
+The entry points return an eager result for anything but a LazyFrame (``validate``
+returns a LazyFrame for a pyarrow Dataset, whose scan it filters).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from itertools import chain, repeat
+from typing import Any, TypeAlias
 
 import polars as pl
 
-__all__ = ["as_polars"]
+__all__ = ["FrameLike", "as_polars"]
 
-ACCEPTED = ("a Polars DataFrame or LazyFrame, a pandas DataFrame, a pyarrow Table or "
-            "RecordBatch, or a dict of columns")
+FrameLike: TypeAlias = "pl.DataFrame | pl.LazyFrame | Any"
+"""What the entry points take as data: a Polars DataFrame or LazyFrame, or (typed
+``Any``: their libraries are optional) any other input :func:`as_polars` reads: a
+pandas DataFrame, a pyarrow Table, RecordBatch or Dataset, an Arrow PyCapsule
+producer, a dict of columns, a pytrec_eval dict of dicts, a ranx Run or Qrels."""
+
+ACCEPTED = ("a Polars DataFrame or LazyFrame, a pandas DataFrame, a pyarrow Table, "
+            "RecordBatch or Dataset, an Arrow PyCapsule producer, a dict of columns, "
+            "a pytrec_eval dict of dicts {qid: {docid: value}}, or a ranx Run or Qrels")
 
 
-def as_polars(frame: Any, what: str) -> Any:
-    """``frame`` as a Polars DataFrame or LazyFrame; TypeError naming ``what`` otherwise."""
+def as_polars(frame: Any, what: str, *, query: str = "qid", doc: str = "docid",
+              value: str = "score") -> pl.DataFrame | pl.LazyFrame:
+    """``frame`` as a Polars DataFrame or LazyFrame; TypeError naming ``what`` otherwise.
+
+    ``query``, ``doc`` and ``value`` name the three columns of a dict of dicts (or a
+    ranx Run or Qrels): the run's score or the qrels' label is ``value``.
+    """
     if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         return frame
-    if isinstance(frame, Mapping):
-        return pl.DataFrame(dict(frame))
+    if _is_ranx(frame):
+        frame = frame.to_dict()
     library = type(frame).__module__.split(".")[0]
     try:
+        if isinstance(frame, Mapping):
+            return _from_mapping(frame, query=query, doc=doc, value=value)
         if library == "pandas":
-            return pl.from_pandas(frame)
-        if library == "pyarrow":
-            return pl.from_arrow(frame)
-        if hasattr(frame, "__arrow_c_stream__"):  # any Arrow PyCapsule producer
+            out = pl.from_pandas(frame)
+            if isinstance(out, pl.DataFrame):  # a pandas Series is no frame
+                return out
+        elif library == "pyarrow":
+            import pyarrow.dataset  # only for pyarrow input
+
+            if isinstance(frame, pyarrow.dataset.Dataset):
+                return pl.scan_pyarrow_dataset(frame)
+            arrow = pl.from_arrow(frame)
+            if isinstance(arrow, pl.DataFrame):  # an Array is no frame
+                return arrow
+        elif hasattr(frame, "__arrow_c_stream__"):  # any Arrow PyCapsule producer
             return pl.DataFrame(frame)
     except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
         msg = f"{what}: could not read the {type(frame).__name__} as a frame ({exc})"
         raise TypeError(msg) from None
     msg = f"{what} must be {ACCEPTED}; got {type(frame).__name__}"
     raise TypeError(msg)
+
+
+def _is_ranx(frame: Any) -> bool:
+    """A ranx ``Run`` or ``Qrels`` (told by its class: ranx is not imported)."""
+    return any(cls.__module__.split(".")[0] == "ranx" and cls.__name__ in ("Run", "Qrels")
+               for cls in type(frame).__mro__)
+
+
+def _from_mapping(frame: Mapping[Any, Any], *, query: str, doc: str,
+                  value: str) -> pl.DataFrame:
+    """A dict of columns, or a dict of dicts ``{qid: {docid: value}}`` (ids as text)."""
+    nested = [isinstance(inner, Mapping) for inner in frame.values()]
+    if nested and not any(nested):
+        return pl.DataFrame(dict(frame))
+    if not all(nested):
+        msg = ("a dict holds either columns (lists, Series, arrays) or, as pytrec_eval's, "
+               "one dict {docid: value} per query; this one mixes both")
+        raise TypeError(msg)
+    queries = chain.from_iterable(repeat(str(q), len(inner)) for q, inner in frame.items())
+    docs = [str(d) for inner in frame.values() for d in inner]
+    values = [v for inner in frame.values() for v in inner.values()]
+    return pl.DataFrame([
+        pl.Series(query, list(queries), dtype=pl.String),
+        pl.Series(doc, docs, dtype=pl.String),
+        pl.Series(value, values, strict=False) if values
+        else pl.Series(value, [], dtype=pl.Float64),
+    ])

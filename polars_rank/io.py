@@ -4,7 +4,10 @@ Formats (whitespace separated: tabs, repeated spaces and trailing blanks are fin
 blank lines and lines starting with ``#`` are skipped):
 
 * run: ``qid Q0 docid rank score [tag]`` -> columns ``qid, docid, score, rank, tag``
-* qrels: ``qid iter docid rel`` -> columns ``qid, docid, rel``
+* qrels: ``qid iter docid rel`` (TREC), ``qid docid rel`` (three columns, no
+  iteration), or BEIR's TSV with its header line ``query-id corpus-id score``
+  -> columns ``qid, docid, rel``. The number of fields of the first line that is not
+  blank, a comment or BEIR's header tells the layout; every line must then have it.
 
 Ids are strings. A negative qrels label means "in the pool, not judged" to
 trec_eval: the readers map it to null (unjudged), so it is not bad input.
@@ -12,18 +15,27 @@ trec_eval: the readers map it to null (unjudged), so it is not bad input.
 The ``scan_*`` functions check the file's format when called (one fast pass with
 Polars), so a malformed line raises :class:`TrecFormatError` naming the file, the
 line number and the line, then return a lazy scan.
+
+:func:`to_dict` turns a run or qrels frame into pytrec_eval's dict of dicts
+``{qid: {docid: value}}``; :func:`polars_rank.evaluate` reads those dicts back.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank.errors import TrecFormatError
+from polars_rank._frames import as_polars
+from polars_rank.errors import InvalidDataError, TrecFormatError
 
-__all__ = ["TrecFormatError", "scan_run", "read_run", "scan_qrels", "read_qrels", "write_run"]
+if TYPE_CHECKING:
+    from polars_rank._frames import FrameLike
+
+__all__ = ["TrecFormatError", "scan_run", "read_run", "scan_qrels", "read_qrels", "write_run",
+           "to_dict"]
 
 PathLike = str | os.PathLike[str]
 
@@ -34,6 +46,8 @@ _RUN_LINE = (
     rf"(?:{_SEP}{_FIELD}(?:{_SEP}.*)?)?\s*$"  # text after the tag: ignored, as trec_eval
 )
 _QRELS_LINE = rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}\s*$"
+_QRELS3_LINE = rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}\s*$"
+_BEIR_HEADER = ["query-id", "corpus-id", "score"]  # the first line of BEIR's qrels TSV
 
 
 def _has_text(path: PathLike) -> bool:
@@ -61,8 +75,11 @@ def _lines(path: PathLike) -> pl.LazyFrame:
 
 
 def _parse(path: PathLike, pattern: str, fields: dict[str, pl.DataType | None],
-           expected: str) -> pl.LazyFrame:
-    """Parse each line with ``pattern``; fields typed as given (None: dropped)."""
+           expected: str, *, header: int | None = None) -> pl.LazyFrame:
+    """Parse each line with ``pattern``; fields typed as given (None: dropped).
+
+    ``header``: the number of a header line, skipped.
+    """
     names = list(fields)
     parts = pl.col("line").str.extract_groups(pattern).struct.rename_fields(names)
     typed = [
@@ -70,7 +87,10 @@ def _parse(path: PathLike, pattern: str, fields: dict[str, pl.DataType | None],
         for name, dtype in fields.items() if dtype is not None
     ]
     raw = [parts.struct.field(name).alias(f"__raw_{name}") for name in names]
-    parsed = _lines(path).select("line_no", "line", *typed, *raw)
+    lines = _lines(path)
+    if header is not None:
+        lines = lines.filter(pl.col("line_no") != header)
+    parsed = lines.select("line_no", "line", *typed, *raw)
     ok = pl.all_horizontal(
         pl.col(f"__raw_{name}").is_not_null() for name in names
         if name != "tag"
@@ -167,9 +187,13 @@ def read_run(path: PathLike) -> pl.DataFrame:
 
 
 def scan_qrels(path: PathLike) -> pl.LazyFrame:
-    r"""Lazily read a TREC qrels file: ``qid iter docid rel``.
+    r"""Lazily read a qrels file: ``qid iter docid rel``, ``qid docid rel`` or BEIR's TSV.
 
-    Negative labels ("in the pool, not judged" to trec_eval) become null: unjudged.
+    The first line that is not blank or a comment tells the layout: 4 fields, TREC's
+    ``qid iter docid rel`` (the iteration is ignored); 3 fields, ``qid docid rel``;
+    BEIR's header ``query-id corpus-id score`` (skipped), then ``qid docid rel``
+    lines. Negative labels ("in the pool, not judged" to trec_eval) become null:
+    unjudged.
 
     Parameters
     ----------
@@ -184,7 +208,8 @@ def scan_qrels(path: PathLike) -> pl.LazyFrame:
     Raises
     ------
     TrecFormatError
-        A line without 4 fields or a non-integer label.
+        A line without the first line's number of fields (4 or 3), or a non-integer
+        label; the message names the file, the line number and the line.
 
     Examples
     --------
@@ -203,16 +228,39 @@ def scan_qrels(path: PathLike) -> pl.LazyFrame:
     │ q1  ┆ d2    ┆ 0    │
     │ q1  ┆ d3    ┆ null │
     └─────┴───────┴──────┘
+
+    BEIR's qrels (``qrels/test.tsv``), or any ``qid docid rel`` file, read the same:
+
+    >>> _ = path.write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\n")
+    >>> pr.read_qrels(path)
+    shape: (2, 3)
+    ┌─────┬───────┬─────┐
+    │ qid ┆ docid ┆ rel │
+    │ --- ┆ ---   ┆ --- │
+    │ str ┆ str   ┆ i64 │
+    ╞═════╪═══════╪═════╡
+    │ q1  ┆ d1    ┆ 2   │
+    │ q1  ┆ d2    ┆ 0   │
+    └─────┴───────┴─────┘
     """
-    fields: dict[str, pl.DataType | None] = {
-        "qid": pl.String(), "iter": None, "docid": pl.String(), "rel": pl.Int64(),
-    }
-    lf = _parse(path, _QRELS_LINE, fields, "qid iter docid rel")
+    first = _lines(path).head(1).collect()
+    words = first["line"][0].split() if first.height else []
+    if len(words) == len(_BEIR_HEADER):  # qid docid rel, after BEIR's header if any
+        number = first["line_no"][0]
+        header = number if words == _BEIR_HEADER else None
+        layout = "after BEIR's header" if header is not None else f"the 3 fields of line {number}"
+        fields: dict[str, pl.DataType | None] = {
+            "qid": pl.String(), "docid": pl.String(), "rel": pl.Int64(),
+        }
+        lf = _parse(path, _QRELS3_LINE, fields, f"qid docid rel ({layout})", header=header)
+    else:
+        fields = {"qid": pl.String(), "iter": None, "docid": pl.String(), "rel": pl.Int64()}
+        lf = _parse(path, _QRELS_LINE, fields, "qid iter docid rel")
     return lf.with_columns(pl.when(pl.col("rel") >= 0).then(pl.col("rel")).alias("rel"))
 
 
 def read_qrels(path: PathLike) -> pl.DataFrame:
-    r"""Read a TREC qrels file eagerly; see :func:`scan_qrels`.
+    r"""Read a qrels file eagerly (TREC, ``qid docid rel`` or BEIR); see :func:`scan_qrels`.
 
     Parameters
     ----------
@@ -300,3 +348,84 @@ def write_run(
     )
     out.write_csv(Path(path), separator=" ", include_header=False, quote_style="never")
 
+
+
+def to_dict(
+    frame: FrameLike,
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    value: str = "score",
+) -> dict[str, dict[str, float | int]]:
+    """A run or qrels frame as pytrec_eval's dict of dicts ``{qid: {docid: value}}``.
+
+    The shape ``pytrec_eval.RelevanceEvaluator`` takes (qrels) and evaluates (runs),
+    and that ranx's ``Run`` and ``Qrels`` are built from; :func:`polars_rank.evaluate`
+    reads it back. Ids become strings; queries and documents keep the frame's order.
+
+    Parameters
+    ----------
+    frame
+        One row per (query, document): a Polars DataFrame or LazyFrame, or any input
+        :func:`polars_rank.evaluate` takes.
+    query, doc
+        The id columns.
+    value
+        The value column: the run's score (``"score"``), or the qrels' label
+        (``value="rel"``). Floats, or ints when the column is an integer column (as
+        pytrec_eval wants qrels). Rows with a null value (not retrieved, unjudged)
+        are left out.
+
+    Returns
+    -------
+    dict
+        ``{qid: {docid: value}}``.
+
+    Raises
+    ------
+    TypeError
+        A value column that is not numeric.
+    InvalidDataError
+        A null query or document id, or a (query, document) pair on two rows (a dict
+        holds one value per pair).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> run = pl.DataFrame({"qid": [1, 1, 2], "docid": ["a", "b", "a"],
+    ...                     "score": [2.0, 1.5, 0.25]})
+    >>> pr.to_dict(run)
+    {'1': {'a': 2.0, 'b': 1.5}, '2': {'a': 0.25}}
+    >>> qrels = pl.DataFrame({"qid": ["1", "1", "2"], "docid": ["a", "c", "b"],
+    ...                       "rel": [1, None, 1]})
+    >>> pr.to_dict(qrels, value="rel")  # None: unjudged, left out
+    {'1': {'a': 1}, '2': {'b': 1}}
+    >>> pr.evaluate(pr.to_dict(run), pr.to_dict(qrels, value="rel"), ["P@1"])["P@1"][0]
+    0.5
+    """
+    lazy = as_polars(frame, "frame", query=query, doc=doc, value=value).lazy()
+    dtype = lazy.collect_schema()[value]
+    if not dtype.is_numeric() and dtype != pl.Boolean:
+        msg = f"to_dict: the value column {value!r} must be numeric, not {dtype}"
+        raise TypeError(msg)
+    cast = pl.Int64 if dtype.is_integer() or dtype == pl.Boolean else pl.Float64
+    rows = (
+        lazy.select(pl.col(query).cast(pl.String), pl.col(doc).cast(pl.String),
+                    pl.col(value).cast(cast))
+        .filter(pl.col(value).is_not_null())
+        .collect()
+    )
+    if rows.select(pl.any_horizontal(pl.col(query, doc).is_null().any())).item():
+        msg = f"to_dict: a null {query!r} or {doc!r} (a dict key must be an id)"
+        raise InvalidDataError(msg)
+    repeated = rows.filter(pl.struct(query, doc).is_duplicated())
+    if repeated.height:
+        q, d = repeated.row(0)[:2]
+        msg = (f"to_dict: query {q!r}, document {d!r} is on more than one row; a dict "
+               "holds one value per (query, document)")
+        raise InvalidDataError(msg)
+    out: dict[str, dict[str, float | int]] = {}
+    for q, d, v in rows.iter_rows():
+        out.setdefault(q, {})[d] = v
+    return out

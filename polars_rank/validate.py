@@ -7,7 +7,7 @@ traced to a query and a row.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import polars as pl
 
@@ -16,6 +16,7 @@ from polars_rank._params import check_real, to_expr, to_exprs
 from polars_rank._rules import id_rules, label_rules, score_rules, type_rules
 
 if TYPE_CHECKING:
+    from polars_rank._frames import FrameLike
     from polars_rank._params import By, IntoExpr, Query
 
 __all__ = ["validate"]
@@ -50,15 +51,35 @@ def problems(
     return [(what, mask.fill_null(False)) for what, mask in checks]
 
 
+@overload
 def validate(
     frame: FrameT,
+    rel: IntoExpr = ...,
+    *,
+    by: By = ...,
+    query: Query = ...,
+    doc: IntoExpr | None = ...,
+    max_grade: float | None = ...,
+) -> FrameT: ...
+@overload
+def validate(  # pandas, Arrow, dicts, ranx (typed Any): a DataFrame (Dataset: LazyFrame)
+    frame: FrameLike,
+    rel: IntoExpr = ...,
+    *,
+    by: By = ...,
+    query: Query = ...,
+    doc: IntoExpr | None = ...,
+    max_grade: float | None = ...,
+) -> Any: ...
+def validate(
+    frame: FrameLike,
     rel: IntoExpr = "rel",
     *,
     by: By = None,
     query: Query = None,
     doc: IntoExpr | None = None,
     max_grade: float | None = None,
-) -> FrameT:
+) -> pl.DataFrame | pl.LazyFrame:
     """List the rows that make a metric NaN, one row per (row, problem).
 
     Checks: negative or non-finite relevance; a NaN or text first ``by`` key; with
@@ -105,7 +126,9 @@ def validate(
     │ b   ┆ 2.0  ┆ NaN   ┆ NaN score in `by`  │
     └─────┴──────┴───────┴────────────────────┘
     """
-    frame = as_polars(frame, "frame")
+    frame = as_polars(frame, "frame", query=query if isinstance(query, str) else "qid",
+                      doc=doc if isinstance(doc, str) else "docid",
+                      value=rel if isinstance(rel, str) else "rel")
     lazy = frame.lazy()
     parts = [
         lazy.filter(mask).with_columns(problem=pl.lit(what))

@@ -161,8 +161,8 @@ def check_arguments(
             raise TypeError(msg)
     max_grades = [m.max_grade for _, m in named if m.max_grade is not None]
 
-    run = as_polars(run, "run")
-    qrels = None if qrels is None else as_polars(qrels, "qrels")
+    run = as_polars(run, "run", query=query, doc=doc, value=score)
+    qrels = None if qrels is None else as_polars(qrels, "qrels", query=query, doc=doc, value=rel)
     lazy_run = run.lazy()
     needed = {query: "query", score: "score", **dict.fromkeys(groups, "group_by")}
     if qrels is not None or ties == "trec_eval":

@@ -34,6 +34,7 @@ from polars_rank._evaluation.scoring import per_list
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._frames import FrameLike
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate", "ranked", "per_query_values", "PerQuery"]
@@ -44,7 +45,7 @@ _ORDER = "__polars_rank_key_order"
 
 def evaluate(
     run: FrameT,
-    qrels: pl.DataFrame | pl.LazyFrame | None = None,
+    qrels: FrameLike | None = None,
     metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr@10"),
     *,
     query: str = "qid",
