@@ -29,36 +29,36 @@ def test_non_int_k_raises_type_error(k: object) -> None:
 
 def test_rbp_keyword_k_is_validated() -> None:
     with pytest.raises(ValueError, match="k must be"):
-        pr.rbp("rel", 0.8, k=0)
+        pr.rbp("rel", 0.8, k=0, by="score")
 
 
 def test_unknown_gain() -> None:
     with pytest.raises(ValueError, match=r"gain must be one of 'exponential', 'linear', got 'exp'"):
-        pr.ndcg("rel", 10, gain="exp")  # type: ignore[arg-type]
+        pr.ndcg("rel", 10, gain="exp", by="score")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("max_grade", [0, 0.5, -1, math.inf])
 def test_max_grade_below_one(max_grade: float) -> None:
     with pytest.raises(ValueError, match=r"max_grade must be a finite number >= 1"):
-        pr.err("rel", max_grade=max_grade)
+        pr.err("rel", max_grade=max_grade, by="score")
 
 
 @pytest.mark.parametrize("p", [0, 1, 1.5, -0.1, math.nan])
 def test_rbp_p_outside_unit_interval(p: float) -> None:
     with pytest.raises(ValueError, match=r"p must be a number strictly between 0 and 1"):
-        pr.rbp("rel", p)
+        pr.rbp("rel", p, by="score")
 
 
 def test_unknown_ties_policy() -> None:
     with pytest.raises(ValueError, match=r"ties must be one of 'first', .*got 'random'"):
-        pr.ndcg("rel", ties="random")  # type: ignore[arg-type]
+        pr.ndcg("rel", ties="random", by="score")  # type: ignore[arg-type]
 
 
 def test_threshold_must_be_a_number() -> None:
     with pytest.raises(TypeError, match="threshold must be a finite number"):
-        pr.precision("rel", 5, threshold="1")  # type: ignore[arg-type]
+        pr.precision("rel", 5, threshold="1", by="score")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="threshold must be a finite number"):
-        pr.precision("rel", 5, threshold=math.nan)
+        pr.precision("rel", 5, threshold=math.nan, by="score")
 
 
 def test_descending_length_must_match_by() -> None:
@@ -70,7 +70,7 @@ def test_by_and_query_types() -> None:
     with pytest.raises(TypeError, match="by must be"):
         pr.ndcg("rel", by=3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="query must be"):
-        pr.ndcg("rel", query=[])
+        pr.ndcg("rel", by="score", query=[])
 
 
 # --- bad data: NaN for the affected list, never a plausible number, never null --------
@@ -108,9 +108,9 @@ def test_one_bad_query_makes_the_mean_nan(name: str) -> None:
 
 def test_label_above_max_grade_gives_nan_for_err_only() -> None:
     df = pl.DataFrame({"rel": [5, 1, 0]})
-    assert math.isnan(df.select(pr.err("rel", max_grade=4)).item())
-    assert not math.isnan(df.select(pr.err("rel", max_grade=5)).item())
-    assert not math.isnan(df.select(pr.ndcg("rel")).item())
+    assert math.isnan(df.select(pr.err("rel", max_grade=4, by=None)).item())
+    assert not math.isnan(df.select(pr.err("rel", max_grade=5, by=None)).item())
+    assert not math.isnan(df.select(pr.ndcg("rel", by=None)).item())
 
 
 def test_validate_lists_every_offending_row() -> None:

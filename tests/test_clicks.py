@@ -148,8 +148,8 @@ def test_rows_not_shown_are_ignored() -> None:
 def test_bad_clicks_give_nan(name: str, bad: float) -> None:
     log = pl.DataFrame({"s": [1, 1, 2], "pos": [1, 2, 1], "clicked": [1.0, bad, 1.0]})
     per = log.group_by("s").agg(getattr(pr, name)("clicked", **SHOWN)).sort("s")
-    assert math.isnan(per["clicked"][0])
-    assert not math.isnan(per["clicked"][1])
+    assert math.isnan(per[name][0])  # the column is named after its metric
+    assert not math.isnan(per[name][1])
     mean = log.select(getattr(pr, name)("clicked", **SHOWN, query="s")).item()
     assert math.isnan(mean)
 
@@ -189,4 +189,4 @@ def test_bad_k_raises_when_built(name: str, k: int) -> None:
 
 def test_clicks_must_be_a_column_or_expression() -> None:
     with pytest.raises(TypeError, match="clicks must be a column name or a polars expression"):
-        pr.mean_dwell("dwell", clicks=3)  # type: ignore[arg-type]
+        pr.mean_dwell("dwell", clicks=3, **SHOWN)  # type: ignore[arg-type]

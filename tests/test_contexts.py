@@ -47,7 +47,7 @@ METRICS: dict[str, Build] = {
     "mean_dwell_by_score": lambda **kw: pr.mean_dwell("dwell", by="score", **kw),
     "ndcg_by_rank": lambda **kw: pr.ndcg("rel", 3, by="pos", descending=False, **kw),
     "ndcg_secondary_key": lambda **kw: pr.ndcg("rel", 3, by=["score", "doc"], **kw),
-    "ndcg_row_order": lambda **kw: pr.ndcg("rel", 3, **kw),
+    "ndcg_row_order": lambda **kw: pr.ndcg("rel", 3, by=None, **kw),
     "ap_optimistic": lambda **kw: pr.average_precision("rel", by="score", ties="optimistic", **kw),
     "gm_map": lambda **kw: pr.gm_map("rel", by="score", **kw),
     "hits": lambda **kw: pr.hits("rel", 3, by="score", **kw),

@@ -77,7 +77,7 @@ def test_import_twice_and_reload_is_harmless() -> None:
     got = DATA.select(pl.col("x").rank("dense"))["x"].to_list()
     assert got == [3, 1, 2, 2, None, 4]
     df = pl.DataFrame({"rel": [1, 0]})
-    assert df.select(pl.col("rel").rank.mrr()).item() == 1.0
+    assert df.select(pl.col("rel").rank.mrr(by=None)).item() == 1.0
 
 
 def test_typo_suggests_the_metric() -> None:
@@ -108,7 +108,7 @@ def test_import_in_fresh_interpreter_after_another_namespace() -> None:
         "    def __init__(self, e): self.e = e\n"
         "import polars_rank, polars_rank\n"
         "df = pl.DataFrame({'rel': [0, 1]})\n"
-        "mrr = df.select(pl.col('rel').rank.mrr()).item()\n"
+        "mrr = df.select(pl.col('rel').rank.mrr(by=None)).item()\n"
         "print(mrr, df.select(pl.col('rel').rank()).item(0, 0))\n"
     )
     out = subprocess.check_output([sys.executable, "-c", code], text=True)

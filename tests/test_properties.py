@@ -170,7 +170,7 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
     return {name: expr.alias(name) for name, expr in exprs.items()}
 
 
-NAMES = list(metrics(Params(None, "exponential", 1, 0.8)))
+NAMES = list(metrics(Params(None, "exponential", 1, 0.8), by=None))
 UNBOUNDED = ("dcg", "clicks_per_query", "mean_dwell", "hits", "num_ret", "num_rel",
              "num_rel_ret", "num_nonrel_judged_ret", "utility")
 # trec_eval sums its counts and takes the geometric mean of gm_map (the registry says so)

@@ -167,7 +167,7 @@ def test_mean_dwell_expected_without_cutoff_is_order_free() -> None:
 
 def test_expected_needs_a_ranking_key() -> None:
     with pytest.raises(ValueError, match="ties='expected' needs"):
-        pr.ndcg("rel", ties="expected")
+        pr.ndcg("rel", by=None, ties="expected")
 
 
 @pytest.mark.parametrize("ties", ["first", "optimistic", "pessimistic", "expected"])

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_threshold
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties, check_threshold
 from polars_rank._ranked import (
     Ranked,
     by_parts_weights,
@@ -25,7 +26,7 @@ from polars_rank._ranked import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["average_precision", "gm_map", "reciprocal_rank", "hit_rate"]
 
@@ -96,16 +97,18 @@ def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
 
 
 @shared_parameters
+@named_after_metric
 def average_precision(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Average precision (AP; MAP with ``query=``), as trec_eval's ``map`` / ``map_cut.k``.
 
@@ -124,6 +127,8 @@ def average_precision(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -146,31 +151,34 @@ def average_precision(
     >>> import polars as pl
     >>> import polars_rank as pr
     >>> df = pl.DataFrame({"rel": [1, 0, 1, 0, 1]})
-    >>> df.select(pr.average_precision("rel"))  # (1 + 2/3 + 3/5) / 3
+    >>> df.select(pr.average_precision("rel", by=None))  # (1 + 2/3 + 3/5) / 3
     shape: (1, 1)
     ┌──────────┐
-    │ rel      │
+    │ map      │
     │ ---      │
     │ f64      │
     ╞══════════╡
     │ 0.755556 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(average_precision_value(r, cutoff(k), check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def gm_map(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Geometric mean average precision, trec_eval's ``gm_map``: AP, its geometric mean.
 
@@ -189,6 +197,8 @@ def gm_map(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -209,32 +219,35 @@ def gm_map(
     >>> import polars as pl
     >>> import polars_rank as pr
     >>> df = pl.DataFrame({"q": [1, 1, 2, 2], "rel": [1, 0, 0, 1]})
-    >>> df.select(pr.gm_map("rel", query="q"))  # sqrt(1 * 0.5)
+    >>> df.select(pr.gm_map("rel", by=None, query="q"))  # sqrt(1 * 0.5)
     shape: (1, 1)
     ┌──────────┐
-    │ rel      │
+    │ gm_map   │
     │ ---      │
     │ f64      │
     ╞══════════╡
     │ 0.707107 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     value = average_precision_value(r, cutoff(k), check_threshold(threshold))
     return r.finish(value, summary="geometric")
 
 
 @shared_parameters
+@named_after_metric
 def reciprocal_rank(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Reciprocal rank of the first relevant row (MRR with ``query=``).
 
@@ -253,6 +266,8 @@ def reciprocal_rank(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -273,31 +288,34 @@ def reciprocal_rank(
     >>> import polars as pl
     >>> import polars_rank as pr
     >>> df = pl.DataFrame({"qid": [1, 1, 2, 2, 3], "rel": [0, 1, 1, 0, 0]})
-    >>> df.select(pr.reciprocal_rank("rel", query="qid"))  # (1/2 + 1 + 0) / 3
+    >>> df.select(pr.reciprocal_rank("rel", by=None, query="qid"))  # (1/2 + 1 + 0) / 3
     shape: (1, 1)
     ┌─────┐
-    │ rel │
+    │ mrr │
     │ --- │
     │ f64 │
     ╞═════╡
     │ 0.5 │
     └─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(reciprocal_rank_value(r, cutoff(k), check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def hit_rate(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Hit rate at k: 1 if any relevant row is ranked within k, else 0.
 
@@ -316,6 +334,8 @@ def hit_rate(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -338,14 +358,15 @@ def hit_rate(
     >>> df = pl.DataFrame({"qid": [1, 1, 2, 2], "rel": [0, 1, 0, 0], "score": [2, 1, 2, 1]})
     >>> df.group_by("qid", maintain_order=True).agg(pr.hit_rate("rel", 2, by="score"))
     shape: (2, 2)
-    ┌─────┬─────┐
-    │ qid ┆ rel │
-    │ --- ┆ --- │
-    │ i64 ┆ f64 │
-    ╞═════╪═════╡
-    │ 1   ┆ 1.0 │
-    │ 2   ┆ 0.0 │
-    └─────┴─────┘
+    ┌─────┬────────────┐
+    │ qid ┆ hit_rate@2 │
+    │ --- ┆ ---        │
+    │ i64 ┆ f64        │
+    ╞═════╪════════════╡
+    │ 1   ┆ 1.0        │
+    │ 2   ┆ 0.0        │
+    └─────┴────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(hit_rate_value(r, cutoff(k), check_threshold(threshold)))

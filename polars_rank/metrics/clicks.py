@@ -14,26 +14,30 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET
 from polars_rank._ranked import Ranked, count, cutoff, reached, reciprocal, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank, Ties
+    from polars_rank._params import By, IntoExpr, Query, Rank, Ties, Unset
 
 __all__ = ["ctr", "abandonment", "first_click_rr", "clicks_per_query"]
 
 
 @shared_parameters
+@named_after_metric
 def ctr(
     clicks: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Click-through rate at k: clicks within the top k / items shown within the top k.
 
@@ -54,6 +58,8 @@ def ctr(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -78,15 +84,16 @@ def ctr(
     ...                     "clicked": [0, 1, 0, 1, 1]})
     >>> log.select(pr.ctr("clicked", 2, by="pos", descending=False, query="session"))
     shape: (1, 1)
-    ┌─────────┐
-    │ clicked │
-    │ ---     │
-    │ f64     │
-    ╞═════════╡
-    │ 0.75    │
-    └─────────┘
+    ┌───────┐
+    │ ctr@2 │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.75  │
+    └───────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(ctr_value(r, cutoff(k)))
 
 
@@ -119,15 +126,17 @@ def clicks_per_query_value(r: Ranked, k: int | None = None) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def abandonment(
     clicks: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Abandonment: 1 if no result within the top k was clicked, else 0.
 
@@ -148,6 +157,8 @@ def abandonment(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -184,20 +195,23 @@ def abandonment(
     │ 0.333333 ┆ 0.666667 │
     └──────────┴──────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(abandonment_value(r, cutoff(k)))
 
 
 @shared_parameters
+@named_after_metric
 def first_click_rr(
     clicks: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Reciprocal rank of the first click: 1 / rank of the first clicked result within k.
 
@@ -218,6 +232,8 @@ def first_click_rr(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -243,28 +259,31 @@ def first_click_rr(
     >>> log.select(pr.first_click_rr("clicked", by="pos", descending=False,
     ...                              query="session"))  # (1/3 + 1/2 + 1) / 3
     shape: (1, 1)
-    ┌──────────┐
-    │ clicked  │
-    │ ---      │
-    │ f64      │
-    ╞══════════╡
-    │ 0.611111 │
-    └──────────┘
+    ┌────────────────┐
+    │ first_click_rr │
+    │ ---            │
+    │ f64            │
+    ╞════════════════╡
+    │ 0.611111       │
+    └────────────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(first_click_rr_value(r, cutoff(k)))
 
 
 @shared_parameters
+@named_after_metric
 def clicks_per_query(
     clicks: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Clicks per query: the number of clicks on the top k results.
 
@@ -284,6 +303,8 @@ def clicks_per_query(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -309,15 +330,16 @@ def clicks_per_query(
     >>> log.group_by("session", maintain_order=True).agg(
     ...     pr.clicks_per_query("clicked", by="pos", descending=False))
     shape: (3, 2)
-    ┌─────────┬─────────┐
-    │ session ┆ clicked │
-    │ ---     ┆ ---     │
-    │ i64     ┆ f64     │
-    ╞═════════╪═════════╡
-    │ 1       ┆ 2.0     │
-    │ 2       ┆ 0.0     │
-    │ 3       ┆ 1.0     │
-    └─────────┴─────────┘
+    ┌─────────┬──────────────────┐
+    │ session ┆ clicks_per_query │
+    │ ---     ┆ ---              │
+    │ i64     ┆ f64              │
+    ╞═════════╪══════════════════╡
+    │ 1       ┆ 2.0              │
+    │ 2       ┆ 0.0              │
+    │ 3       ┆ 1.0              │
+    └─────────┴──────────────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(clicks_per_query_value(r, cutoff(k)))

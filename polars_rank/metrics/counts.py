@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_real, check_threshold
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff
 from polars_rank.metrics.sets import hits_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["hits", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility"]
 
@@ -31,16 +32,18 @@ def num_nonrel_judged_ret_value(r: Ranked, threshold: float = 1) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def hits(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Hits at k: the number of relevant rows in the top k (ranx's ``hits``).
 
@@ -59,6 +62,8 @@ def hits(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -81,27 +86,30 @@ def hits(
     >>> df = pl.DataFrame({"rel": [1, 0, 1], "score": [3.0, 2.0, 1.0]})
     >>> df.select(pr.hits("rel", 2, by="score"))
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 1.0 │
-    └─────┘
+    ┌────────┐
+    │ hits@2 │
+    │ ---    │
+    │ f64    │
+    ╞════════╡
+    │ 1.0    │
+    └────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(hits_value(r, cutoff(k), check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def num_ret(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Number of retrieved rows, trec_eval's ``num_ret``; summed over queries.
 
@@ -118,6 +126,8 @@ def num_ret(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -138,28 +148,31 @@ def num_ret(
     >>> df = pl.DataFrame({"q": [1, 1, 2], "rel": [1, 0, 1], "score": [3.0, None, 1.0]})
     >>> df.select(pr.num_ret("rel", by="score", query="q"))
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 2.0 │
-    └─────┘
+    ┌─────────┐
+    │ num_ret │
+    │ ---     │
+    │ f64     │
+    ╞═════════╡
+    │ 2.0     │
+    └─────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(r.n_retrieved(), summary="sum")
 
 
 @shared_parameters
+@named_after_metric
 def num_rel(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Number of relevant rows, retrieved or not (R), trec_eval's ``num_rel``.
 
@@ -174,6 +187,8 @@ def num_rel(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -194,30 +209,34 @@ def num_rel(
     >>> import polars as pl
     >>> import polars_rank as pr
     >>> df = pl.DataFrame({"rel": [2, 0, 1], "score": [3.0, 2.0, None]})
-    >>> df.select(pr.num_rel("rel", by="score"), pr.num_rel("rel", threshold=2).alias("r2"))
+    >>> df.select(pr.num_rel("rel", by="score"),
+    ...           pr.num_rel("rel", by="score", threshold=2).alias("r2"))
     shape: (1, 2)
-    ┌─────┬─────┐
-    │ rel ┆ r2  │
-    │ --- ┆ --- │
-    │ f64 ┆ f64 │
-    ╞═════╪═════╡
-    │ 2.0 ┆ 1.0 │
-    └─────┴─────┘
+    ┌─────────┬─────┐
+    │ num_rel ┆ r2  │
+    │ ---     ┆ --- │
+    │ f64     ┆ f64 │
+    ╞═════════╪═════╡
+    │ 2.0     ┆ 1.0 │
+    └─────────┴─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(r.n_relevant(check_threshold(threshold)), summary="sum")
 
 
 @shared_parameters
+@named_after_metric
 def num_rel_ret(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Number of relevant rows retrieved, trec_eval's ``num_rel_ret``; summed over queries.
 
@@ -233,6 +252,8 @@ def num_rel_ret(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -255,28 +276,31 @@ def num_rel_ret(
     >>> df = pl.DataFrame({"rel": [2, 0, 1], "score": [3.0, 2.0, None]})
     >>> df.select(pr.num_rel_ret("rel", by="score"))
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 1.0 │
-    └─────┘
+    ┌─────────────┐
+    │ num_rel_ret │
+    │ ---         │
+    │ f64         │
+    ╞═════════════╡
+    │ 1.0         │
+    └─────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(hits_value(r, None, check_threshold(threshold)), summary="sum")
 
 
 @shared_parameters
+@named_after_metric
 def num_nonrel_judged_ret(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Judged non-relevant rows retrieved, trec_eval's ``num_nonrel_judged_ret``.
 
@@ -292,6 +316,8 @@ def num_nonrel_judged_ret(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -314,30 +340,33 @@ def num_nonrel_judged_ret(
     >>> df = pl.DataFrame({"rel": [2, 0, None], "score": [3.0, 2.0, 1.0]})
     >>> df.select(pr.num_nonrel_judged_ret("rel", by="score"))
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 1.0 │
-    └─────┘
+    ┌───────────────────────┐
+    │ num_nonrel_judged_ret │
+    │ ---                   │
+    │ f64                   │
+    ╞═══════════════════════╡
+    │ 1.0                   │
+    └───────────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(num_nonrel_judged_ret_value(r, check_threshold(threshold)), summary="sum")
 
 
 @shared_parameters
+@named_after_metric
 def utility(
     rel: IntoExpr,
     weights: tuple[float, float, float, float] = (1.0, -1.0, 0.0, 0.0),
     *,
     num_docs: int = 0,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Linear utility of the retrieved set, trec_eval's ``utility``.
 
@@ -361,6 +390,8 @@ def utility(
         ...
     rank
         ...
+    doc
+        ...
     descending
         ...
     threshold
@@ -382,19 +413,20 @@ def utility(
     >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [4.0, 3.0, 2.0, None]})
     >>> df.select(pr.utility("rel", by="score"))  # 2 relevant - 1 non-relevant retrieved
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 1.0 │
-    └─────┘
+    ┌─────────┐
+    │ utility │
+    │ ---     │
+    │ f64     │
+    ╞═════════╡
+    │ 1.0     │
+    └─────────┘
     """
     if len(weights) != 4:
         msg = f"weights must be four numbers (a, b, c, d), got {weights!r}"
         raise ValueError(msg)
     a, b, c, d = (check_real(w, "weights", allowed="four finite numbers") for w in weights)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     t = check_threshold(threshold)
     found, shown = hits_value(r, None, t), r.n_retrieved().cast(pl.Float64)
     relevant = r.n_relevant(t)

@@ -12,28 +12,31 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import to_expr
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, to_expr
 from polars_rank._ranked import Ranked, cutoff
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank, Ties
+    from polars_rank._params import By, IntoExpr, Query, Rank, Ties, Unset
 
 __all__ = ["mean_dwell"]
 
 
 @shared_parameters
+@named_after_metric
 def mean_dwell(
     dwell: IntoExpr,
     k: int | None = None,
     *,
     clicks: IntoExpr | None = None,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Mean dwell time of the clicked results within the top k.
 
@@ -59,6 +62,8 @@ def mean_dwell(
         Display position (``descending=False``) or score; rows with a null first key
         were not shown. ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -87,27 +92,28 @@ def mean_dwell(
     >>> log.group_by("session", maintain_order=True).agg(
     ...     pr.mean_dwell("dwell", clicks="clicked", by="pos", descending=False))
     shape: (3, 2)
-    ┌─────────┬───────┐
-    │ session ┆ dwell │
-    │ ---     ┆ ---   │
-    │ i64     ┆ f64   │
-    ╞═════════╪═══════╡
-    │ 1       ┆ 60.0  │
-    │ 2       ┆ null  │
-    │ 3       ┆ 12.0  │
-    └─────────┴───────┘
+    ┌─────────┬────────────┐
+    │ session ┆ mean_dwell │
+    │ ---     ┆ ---        │
+    │ i64     ┆ f64        │
+    ╞═════════╪════════════╡
+    │ 1       ┆ 60.0       │
+    │ 2       ┆ null       │
+    │ 3       ┆ 12.0       │
+    └─────────┴────────────┘
     >>> log.select(pr.mean_dwell("dwell", clicks="clicked", by="pos", descending=False,
     ...                          query="session"))  # (60 + 12) / 2
     shape: (1, 1)
-    ┌───────┐
-    │ dwell │
-    │ ---   │
-    │ f64   │
-    ╞═══════╡
-    │ 36.0  │
-    └───────┘
+    ┌────────────┐
+    │ mean_dwell │
+    │ ---        │
+    │ f64        │
+    ╞════════════╡
+    │ 36.0       │
+    └────────────┘
     """
-    r = Ranked.build(dwell, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(dwell, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     k = cutoff(k)
     if r.ties == "expected":
         if k is not None:  # a ratio of two counts within k: no closed form

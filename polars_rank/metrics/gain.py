@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import GAINS, Gain, Ties, check_choice, check_real
+from polars_rank._naming import named_after_metric
+from polars_rank._params import GAINS, UNSET, Gain, Ties, check_choice, check_real
 from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["dcg", "ndcg", "err"]
 
@@ -77,16 +78,18 @@ def _dense_err(stop: pl.Expr, r: Ranked, k: int | None) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def dcg(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "exponential",
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Discounted cumulative gain (Järvelin & Kekäläinen, TOIS 2002).
 
@@ -107,6 +110,8 @@ def dcg(
         first key is null are judged but not retrieved. ``None``: the current row
         order is the ranking.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -134,30 +139,33 @@ def dcg(
     >>> df = pl.DataFrame({"rel": [3, 2, 1], "score": [0.9, 0.8, 0.1]})
     >>> df.select(pr.dcg("rel", by="score"), pr.dcg("rel", by="score", gain="linear").alias("lin"))
     shape: (1, 2)
-    ┌──────────┬─────────┐
-    │ rel      ┆ lin     │
-    │ ---      ┆ ---     │
-    │ f64      ┆ f64     │
-    ╞══════════╪═════════╡
-    │ 9.392789 ┆ 4.76186 │
-    └──────────┴─────────┘
+    ┌───────────────────────┬─────────┐
+    │ dcg(gain=exponential) ┆ lin     │
+    │ ---                   ┆ ---     │
+    │ f64                   ┆ f64     │
+    ╞═══════════════════════╪═════════╡
+    │ 9.392789              ┆ 4.76186 │
+    └───────────────────────┴─────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     check_choice(gain, "gain", GAINS)
     return r.finish(dcg_value(r, cutoff(k), gain))
 
 
 @shared_parameters
+@named_after_metric
 def ndcg(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "exponential",
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Normalised discounted cumulative gain (Järvelin & Kekäläinen, TOIS 2002).
 
@@ -178,6 +186,8 @@ def ndcg(
     by
         Ranking key(s); see :func:`dcg`. Null = judged but not retrieved.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -206,44 +216,47 @@ def ndcg(
     ... )
     >>> df.group_by("qid", maintain_order=True).agg(pl.col("rel").rank.ndcg(k=3, by="score"))
     shape: (2, 2)
-    ┌─────┬──────────┐
-    │ qid ┆ rel      │
-    │ --- ┆ ---      │
-    │ i64 ┆ f64      │
-    ╞═════╪══════════╡
-    │ 1   ┆ 0.842828 │
-    │ 2   ┆ 0.386853 │
-    └─────┴──────────┘
+    ┌─────┬──────────────────────────┐
+    │ qid ┆ ndcg@3(gain=exponential) │
+    │ --- ┆ ---                      │
+    │ i64 ┆ f64                      │
+    ╞═════╪══════════════════════════╡
+    │ 1   ┆ 0.842828                 │
+    │ 2   ┆ 0.386853                 │
+    └─────┴──────────────────────────┘
 
     The second query's unretrieved relevant row (null score) still counts for the
     ideal. With ``query=`` the same expression gives the mean over queries:
 
     >>> df.select(pl.col("rel").rank.ndcg(k=3, by="score", query="qid"))
     shape: (1, 1)
-    ┌──────────┐
-    │ rel      │
-    │ ---      │
-    │ f64      │
-    ╞══════════╡
-    │ 0.614841 │
-    └──────────┘
+    ┌──────────────────────────┐
+    │ ndcg@3(gain=exponential) │
+    │ ---                      │
+    │ f64                      │
+    ╞══════════════════════════╡
+    │ 0.614841                 │
+    └──────────────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     check_choice(gain, "gain", GAINS)
     return r.finish(ndcg_value(r, cutoff(k), gain))
 
 
 @shared_parameters
+@named_after_metric
 def err(
     rel: IntoExpr,
     k: int | None = None,
     *,
     max_grade: float = 4,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Expected reciprocal rank (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009).
 
@@ -268,6 +281,8 @@ def err(
         Ranking key(s); see :func:`dcg`.
     rank
         ...
+    doc
+        ...
     descending
         ...
     query
@@ -289,14 +304,15 @@ def err(
     >>> df = pl.DataFrame({"rel": [2, 3, 0], "rank": [1, 2, 3]})
     >>> df.select(pr.err("rel", max_grade=3, by="rank", descending=False))
     shape: (1, 1)
-    ┌───────────┐
-    │ rel       │
-    │ ---       │
-    │ f64       │
-    ╞═══════════╡
-    │ 0.6484375 │
-    └───────────┘
+    ┌──────────────────┐
+    │ err(max_grade=3) │
+    │ ---              │
+    │ f64              │
+    ╞══════════════════╡
+    │ 0.6484375        │
+    └──────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     m = check_real(max_grade, "max_grade", low=1, allowed="a finite number >= 1")
     return r.finish(err_value(r, cutoff(k), m), r.bad(r.labels > m))

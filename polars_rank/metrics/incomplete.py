@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_threshold
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["bpref", "gm_bpref", "unjudged"]
 
@@ -42,15 +43,17 @@ def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def bpref(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Binary preference (Buckley & Voorhees, SIGIR 2004), exactly as trec_eval's ``bpref``.
 
@@ -68,6 +71,8 @@ def bpref(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -92,15 +97,16 @@ def bpref(
     >>> df = pl.DataFrame({"rel": [0, 1, None, 1, 0], "score": [5, 4, 3, 2, None]})
     >>> df.select(pr.bpref("rel", by="score"))  # (1 - 1/2 + 1 - 1/2) / 2
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 0.5 │
-    └─────┘
+    ┌───────┐
+    │ bpref │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.5   │
+    └───────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(bpref_value(r, check_threshold(threshold)))
 
 
@@ -127,15 +133,17 @@ def unjudged_value(r: Ranked, k: int) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def gm_bpref(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Bpref with a geometric mean over queries, trec_eval's ``gm_bpref``.
 
@@ -151,6 +159,8 @@ def gm_bpref(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -174,27 +184,30 @@ def gm_bpref(
     >>> df.select(pr.gm_bpref("rel", by="score", query="q"))  # sqrt(1 x 1e-5)
     shape: (1, 1)
     ┌──────────┐
-    │ rel      │
+    │ gm_bpref │
     │ ---      │
     │ f64      │
     ╞══════════╡
     │ 0.003162 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(bpref_value(r, check_threshold(threshold)), summary="geometric")
 
 
 @shared_parameters
+@named_after_metric
 def unjudged(
     rel: IntoExpr,
     k: int = 10,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Unjudged rows in the top k, over k: trec_eval's ``unj.k``.
 
@@ -213,6 +226,8 @@ def unjudged(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -233,17 +248,18 @@ def unjudged(
     >>> df = pl.DataFrame({"rel": [1, None, 0, None], "score": [4.0, 3.0, 2.0, 1.0]})
     >>> df.select(pr.unjudged("rel", 5, by="score"))  # 2 of 5
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 0.4 │
-    └─────┘
+    ┌───────┐
+    │ unj@5 │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.4   │
+    └───────┘
     """
     depth = cutoff(k)
     if depth is None:
         msg = "unjudged needs a cutoff k (a positive int)"
         raise ValueError(msg)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(unjudged_value(r, depth))

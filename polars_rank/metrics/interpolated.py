@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_real, check_threshold
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["iprec_at_recall", "eleven_point_average"]
 
@@ -52,16 +53,18 @@ def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1) -> pl.
 
 
 @shared_parameters
+@named_after_metric
 def iprec_at_recall(
     rel: IntoExpr,
     recall: float = 0.0,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Interpolated precision at a recall level, trec_eval's ``iprec_at_recall_x``.
 
@@ -82,6 +85,8 @@ def iprec_at_recall(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -114,20 +119,23 @@ def iprec_at_recall(
     └────────┴────────┘
     """
     level = check_real(recall, "recall", low=0, high=1, allowed="a recall level in [0, 1]")
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(iprec_at_recall_value(r, level, check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def eleven_point_average(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""11-point interpolated average precision, trec_eval's ``11pt_avg``.
 
@@ -143,6 +151,8 @@ def eleven_point_average(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -166,14 +176,15 @@ def eleven_point_average(
     >>> df.select(pr.eleven_point_average("rel", by="score"))  # (8 x 1 + 3 x 1/2) / 11
     shape: (1, 1)
     ┌──────────┐
-    │ rel      │
+    │ 11pt_avg │
     │ ---      │
     │ f64      │
     ╞══════════╡
     │ 0.863636 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     t = check_threshold(threshold)
     total = pl.sum_horizontal(iprec_at_recall_value(r, x, t) for x in ELEVEN_POINTS)
     return r.finish(total / len(ELEVEN_POINTS))

@@ -8,26 +8,29 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_real
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties, check_real
 from polars_rank._ranked import Ranked
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["rank_correlation", "auc"]
 
 
 @shared_parameters
+@named_after_metric
 def rank_correlation(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Rank correlation with the ideal ordering (Kendall-type).
 
@@ -52,6 +55,8 @@ def rank_correlation(
         part; ``None`` = row order.
     rank
         ...
+    doc
+        ...
     descending
         ...
     query
@@ -70,17 +75,18 @@ def rank_correlation(
 
     >>> import polars as pl
     >>> import polars_rank as pr
-    >>> pl.DataFrame({"rel": [1, 0, 1]}).select(pr.rank_correlation("rel"))
+    >>> pl.DataFrame({"rel": [1, 0, 1]}).select(pr.rank_correlation("rel", by=None))
     shape: (1, 1)
-    ┌──────────┐
-    │ rel      │
-    │ ---      │
-    │ f64      │
-    ╞══════════╡
-    │ 0.666667 │
-    └──────────┘
+    ┌──────────────────┐
+    │ rank_correlation │
+    │ ---              │
+    │ f64              │
+    ╞══════════════════╡
+    │ 0.666667         │
+    └──────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(rank_correlation_value(r))
 
 
@@ -137,11 +143,13 @@ def _positioned_rank_correlation(r: Ranked) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def auc(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
@@ -174,6 +182,8 @@ def auc(
         take part. ``None``: row order (first row best).
     rank
         ...
+    doc
+        ...
     descending
         Sort direction of the first key.
     threshold
@@ -194,14 +204,15 @@ def auc(
     >>> df.select(pr.auc("click", by="score"))  # (1 + 1 + 0.5 + 1) / 4
     shape: (1, 1)
     ┌───────┐
-    │ click │
+    │ auc   │
     │ ---   │
     │ f64   │
     ╞═══════╡
     │ 0.875 │
     └───────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties="first", query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties="first", query=query, rank=rank,
+                     doc=doc)
     t = check_real(threshold, "threshold", allowed="a finite number")
     return r.finish(auc_value(r, t))
 

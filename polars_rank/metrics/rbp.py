@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_choice, check_real, check_threshold
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties, check_choice, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff
 from polars_rank.metrics.incomplete import check_unjudged_order
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["rbp", "rbp_residual"]
 
@@ -53,18 +54,20 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
 
 
 @shared_parameters
+@named_after_metric
 def rbp(
     rel: IntoExpr,
     p: float = 0.8,
     *,
     k: int | None = None,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     gain: str = "binary",
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Rank-biased precision (Moffat & Zobel, TOIS 2008).
 
@@ -89,6 +92,8 @@ def rbp(
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
         ...
+    doc
+        ...
     descending
         ...
     threshold
@@ -110,17 +115,18 @@ def rbp(
     >>> import polars as pl
     >>> import polars_rank as pr
     >>> df = pl.DataFrame({"rel": [1, 0, 1]})
-    >>> df.select(pr.rbp("rel", 0.5))  # 0.5 * (1 + 0.25)
+    >>> df.select(pr.rbp("rel", 0.5, by=None))  # 0.5 * (1 + 0.25)
     shape: (1, 1)
-    ┌───────┐
-    │ rel   │
-    │ ---   │
-    │ f64   │
-    ╞═══════╡
-    │ 0.625 │
-    └───────┘
+    ┌────────────┐
+    │ rbp(p=0.5) │
+    │ ---        │
+    │ f64        │
+    ╞════════════╡
+    │ 0.625      │
+    └────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
     check_choice(gain, "gain", RBP_GAINS)
@@ -142,15 +148,17 @@ def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def rbp_residual(
     rel: IntoExpr,
     p: float = 0.8,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""RBP's residual: what unjudged rows and the rest of the list could still add.
 
@@ -169,6 +177,8 @@ def rbp_residual(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -189,15 +199,16 @@ def rbp_residual(
     >>> df = pl.DataFrame({"rel": [1, None, 0], "score": [3.0, 2.0, 1.0]})
     >>> df.select(pr.rbp_residual("rel", 0.5, by="score"))  # 0.5^3 + 0.5 x 0.5
     shape: (1, 1)
-    ┌───────┐
-    │ rel   │
-    │ ---   │
-    │ f64   │
-    ╞═══════╡
-    │ 0.375 │
-    └───────┘
+    ┌──────────────────┐
+    │ rbp_resid(p=0.5) │
+    │ ---              │
+    │ f64              │
+    ╞══════════════════╡
+    │ 0.375            │
+    └──────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
     return r.finish(rbp_residual_value(r, persistence))

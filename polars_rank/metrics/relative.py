@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_real, check_threshold
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, cutoff, safe_div
 from polars_rank.metrics.sets import hits_value, relevant_within
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["relative_precision", "r_precision_multiple", "set_map"]
 
@@ -45,16 +46,18 @@ def set_map_value(r: Ranked, threshold: float = 1) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def relative_precision(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Relative precision at k, trec_eval's ``relative_P.k`` (``set_relative_P`` without k).
 
@@ -73,6 +76,8 @@ def relative_precision(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -95,29 +100,32 @@ def relative_precision(
     >>> df = pl.DataFrame({"rel": [1, 0, 1, 0], "score": [4.0, 3.0, 2.0, 1.0]})
     >>> df.select(pr.relative_precision("rel", 3, by="score"))  # 2 / min(3, 2)
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 1.0 │
-    └─────┘
+    ┌──────────────┐
+    │ relative_p@3 │
+    │ ---          │
+    │ f64          │
+    ╞══════════════╡
+    │ 1.0          │
+    └──────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(relative_precision_value(r, cutoff(k), check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def r_precision_multiple(
     rel: IntoExpr,
     multiple: float = 1.0,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Precision at a multiple of R, trec_eval's ``Rprec_mult_x``.
 
@@ -136,6 +144,8 @@ def r_precision_multiple(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -158,29 +168,32 @@ def r_precision_multiple(
     >>> df = pl.DataFrame({"rel": [1, 0, 1, 0], "score": [4.0, 3.0, 2.0, 1.0]})
     >>> df.select(pr.r_precision_multiple("rel", 2.0, by="score"))  # P@4
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 0.5 │
-    └─────┘
+    ┌──────────────┐
+    │ rprec_mult@2 │
+    │ ---          │
+    │ f64          │
+    ╞══════════════╡
+    │ 0.5          │
+    └──────────────┘
     """
     x = check_real(multiple, "multiple", low=0, low_open=True, allowed="a positive number")
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(r_precision_multiple_value(r, x, check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def set_map(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Set MAP, trec_eval's ``set_map``: set precision times set recall.
 
@@ -196,6 +209,8 @@ def set_map(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -219,12 +234,13 @@ def set_map(
     >>> df.select(pr.set_map("rel", by="score"))  # 1^2 / (3 x 2)
     shape: (1, 1)
     ┌──────────┐
-    │ rel      │
+    │ set_map  │
     │ ---      │
     │ f64      │
     ╞══════════╡
     │ 0.166667 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(set_map_value(r, check_threshold(threshold)))

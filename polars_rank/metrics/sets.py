@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._params import Ties, check_threshold
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["precision", "recall", "f1", "r_precision"]
 
@@ -68,16 +69,18 @@ def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
 
 
 @shared_parameters
+@named_after_metric
 def precision(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Precision at k: relevant rows among the top k, divided by k.
 
@@ -97,6 +100,8 @@ def precision(
     by
         ...
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -127,21 +132,24 @@ def precision(
     │ 0.5 ┆ 0.2 │
     └─────┴─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(precision_value(r, cutoff(k), check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def recall(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Recall at k: relevant rows among the top k, divided by all relevant rows (R).
 
@@ -160,6 +168,8 @@ def recall(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -183,28 +193,31 @@ def recall(
     >>> df.select(pr.recall("rel", 2, by="score"))
     shape: (1, 1)
     ┌──────────┐
-    │ rel      │
+    │ recall@2 │
     │ ---      │
     │ f64      │
     ╞══════════╡
     │ 0.333333 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(recall_value(r, cutoff(k), check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def f1(
     rel: IntoExpr,
     k: int | None = None,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
 
@@ -223,6 +236,8 @@ def f1(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -245,28 +260,31 @@ def f1(
     >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [3.0, 2.0, 1.0, None]})
     >>> df.select(pr.f1("rel", 2, by="score"))
     shape: (1, 1)
-    ┌─────┐
-    │ rel │
-    │ --- │
-    │ f64 │
-    ╞═════╡
-    │ 0.4 │
-    └─────┘
+    ┌──────┐
+    │ f1@2 │
+    │ ---  │
+    │ f64  │
+    ╞══════╡
+    │ 0.4  │
+    └──────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(f1_value(r, cutoff(k), check_threshold(threshold)))
 
 
 @shared_parameters
+@named_after_metric
 def r_precision(
     rel: IntoExpr,
     *,
-    by: By = None,
+    by: By | Unset = UNSET,
     rank: Rank = None,
+    doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
-    ties: Ties = "first",
+    ties: Ties | None = None,
 ) -> pl.Expr:
     r"""R-precision: precision at R, the number of relevant rows of the list.
 
@@ -283,6 +301,8 @@ def r_precision(
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
+        ...
+    doc
         ...
     descending
         ...
@@ -306,12 +326,13 @@ def r_precision(
     >>> df.select(pr.r_precision("rel", by="score"))  # R = 3; top 3 holds 2 hits
     shape: (1, 1)
     ┌──────────┐
-    │ rel      │
+    │ rprec    │
     │ ---      │
     │ f64      │
     ╞══════════╡
     │ 0.666667 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank)
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
     return r.finish(r_precision_value(r, check_threshold(threshold)))
