@@ -89,8 +89,6 @@ class Ranked:
     """Document ids (``doc=``): a list repeating one is unscorable."""
     score: pl.Expr | None = None
     """The first ranking key as given (``keys[0]`` may be its 32-bit form)."""
-    label: pl.Expr | None = None
-    """The label as given (:attr:`labels` is it cast to Float64)."""
 
     @classmethod
     def build(
@@ -119,7 +117,9 @@ class Ranked:
         check_choice(ties, "ties", TIES)
         query_exprs = () if query is None else to_exprs(query, "query")
         name = rel_expr.meta.output_name(raise_if_undetermined=False)
-        labels = rel_expr.cast(pl.Float64)
+        # `* 1.0`, not a cast: a text label fails when the plan is resolved ("arithmetic
+        # on dtypes str and dyn float") where a cast would parse "1"; it costs the same
+        labels = (rel_expr * 1.0).cast(pl.Float64)
         if rank is not None:
             if by is not None:
                 msg = ("give either by= (rank each list here) or rank= (positions ranked "
@@ -132,7 +132,7 @@ class Ranked:
                 raise ValueError(msg)
             first, last = _rank_columns(rank)
             return cls(labels, (), (), "expected" if last is not None else "first",
-                       query_exprs, name, first, last, doc=doc_expr, label=rel_expr)
+                       query_exprs, name, first, last, doc=doc_expr)
         keys = () if by is None else to_exprs(by, "by")
         desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
         if ties == "expected" and not keys:
@@ -148,8 +148,7 @@ class Ranked:
             keys = (keys[0].cast(pl.Float32), *keys[1:], doc_expr.cast(pl.String))
             desc = (*desc, True)
             ties = "first"
-        return cls(labels, keys, desc, ties, query_exprs, name, doc=doc_expr, score=score,
-                   label=rel_expr)
+        return cls(labels, keys, desc, ties, query_exprs, name, doc=doc_expr, score=score)
 
     # ------------------------------------------------------------------ whole list
     def gains(self) -> pl.Expr:
@@ -198,20 +197,18 @@ class Ranked:
         return out
 
     def _type_probe(self) -> pl.Expr:
-        """False, but a text label or score makes the plan fail when it is resolved.
+        """False, but a text score makes the plan fail when it is resolved.
 
         ``x * 1.0`` is "arithmetic on dtypes str and dyn float", an error before any
-        row is read, where a cast would parse "1" and a sort put "9.0" above "10.0".
-        It reads one value per list: the same check on every row cost a one-line
-        ``group_by`` of five metrics 15-20% at 1M rows (Polars 2.1, measured).
+        row is read, where a sort would put "9.0" above "10.0". It reads one value
+        per list: multiplying every row cost a one-line ``group_by`` of five metrics
+        15-20% at 1M rows (Polars 2.1, measured; docs/performance.md).
         """
-        probes = [] if self.label is None else [self.label.first() * 1.0]
-        if self.score is not None:  # dates and numbers rank; physical: a date's days
-            probes.append(self.score.first().to_physical() * 1.0)
-        out = pl.lit(False)
-        for probe in probes:  # NaN is a bad value anyway: the probe adds no new rule
-            out = out | probe.is_nan().fill_null(False)
-        return out
+        if self.score is None:
+            return pl.lit(False)
+        # dates and numbers rank (a date's physical value is its day number); a NaN
+        # first score is a bad value anyway: the probe adds no rule
+        return (self.score.first().to_physical() * 1.0).is_nan().fill_null(False)
 
     # ------------------------------------------------------------------ positions
     def bounds(self) -> tuple[pl.Expr, pl.Expr]:

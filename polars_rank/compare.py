@@ -17,7 +17,6 @@ from polars_rank._compare.comparison import _one, _rng_key
 from polars_rank._compare.data import (
     _check_arms,
     _check_finite,
-    _check_slices,
     _check_unique,
     _describe,
     _long,
@@ -221,8 +220,6 @@ def compare(
             raise InvalidDataError(msg)
     if queries:
         _check_unique(frame, [*groups, arm, *queries])
-        if groups:
-            _check_slices(frame, groups, queries)
     long = _long(frame, keys, metric_names)
     _check_finite(long, arm, queries)
 

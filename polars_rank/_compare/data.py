@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-import operator
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import polars as pl
 
-from polars_rank._rules import slice_rules
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -83,21 +80,6 @@ def _check_unique(frame: pl.DataFrame, keys: list[str]) -> None:
         first = duplicated.row(0, named=True)
         msg = (f"per_query has {duplicated.height} rows whose ({', '.join(keys)}) is not "
                f"unique, first {first}: give one row per query and arm (and slice)")
-        raise InvalidDataError(msg)
-
-
-def _check_slices(frame: pl.DataFrame, groups: list[str], queries: list[str]) -> None:
-    """A slice column must be constant within a query (in every arm): :func:`slice_rules`."""
-    varying = frame.lazy().filter(
-        functools.reduce(operator.or_, (mask for _, mask in slice_rules(
-            [pl.col(g) for g in groups], [pl.col(q) for q in queries])))).collect()
-    if varying.height:
-        row = varying.row(0, named=True)
-        column = next(g for g in groups if varying.filter(
-            pl.col(g).n_unique().over(queries) > 1).height)
-        where = ", ".join(f"{q}={row[q]!r}" for q in queries)
-        msg = (f"slice column {column!r} varies within the query at {where}: a slice "
-               "(group_by) describes a query, and must be the same in every arm")
         raise InvalidDataError(msg)
 
 

@@ -131,18 +131,22 @@ def check_data(
 
 
 def _split_queries(run: pl.LazyFrame, o: Options, doc: str) -> pl.LazyFrame:
-    """Queries whose rows fall in several groups that share no document.
+    """Queries in several groups sharing no document (when no query's groups share one).
 
-    Arms rank the same query's documents, so they mostly share some; a group column
-    that describes rows (a document's category) splits one list into parts that
-    share none. Which one a column is cannot be known from the data, so this warns.
+    Arms rank the same query's documents, so some query's arms share one; a group
+    column that describes rows (a document's category) puts each document of a query
+    in one group, in every query. Which one a column is cannot be known for sure, so
+    this warns, and only when no query looks like arms.
     """
     shared = o.query
     counts = run.group_by(shared).agg(
         row_hash(o.groups, first_seed=2).n_unique().alias("groups"),
         pl.col(doc).n_unique().alias("docs"), pl.len().alias("rows"))
-    split = counts.filter((pl.col("groups") > 1) & (pl.col("docs") == pl.col("rows")))
-    return split.select(pl.len(), pl.col(shared).sort().head(3).implode().alias("e"))
+    spans = pl.col("groups") > 1
+    split = spans & (pl.col("docs") == pl.col("rows"))
+    return counts.select(
+        pl.when((spans & ~split).any()).then(0).otherwise(split.sum()).alias("n"),
+        pl.col(shared).filter(split).sort().head(3).implode().alias("e"))
 
 
 def _warn_split(found: pl.DataFrame, query: str, groups: Sequence[str]) -> None:
@@ -153,11 +157,11 @@ def _warn_split(found: pl.DataFrame, query: str, groups: Sequence[str]) -> None:
     examples = ", ".join(repr(q) for q in found.item(0, 1))
     warnings.warn(
         f"{count} quer{'y has' if count == 1 else 'ies have'} rows in several groups of "
-        f"group_by={columns} that share no document (e.g. {query}={examples}): if a group "
+        f"group_by={columns}, and no query's groups share a document (as arms ranking "
+        f"the same query's documents would; e.g. {query}={examples}): if a group "
         "column describes rows (a document's category), each such query was split and "
         "its parts scored as separate lists. Slice columns must be constant within a "
-        "query (validate(..., group_by=...) lists the rows); arms whose lists share no "
-        "document are fine.",
+        "query (validate(..., group_by=...) lists the rows).",
         UserWarning,
         stacklevel=user_stacklevel(),
     )
