@@ -13,8 +13,7 @@ passes it through :func:`as_polars`:
   ``Qrels``: an eager DataFrame of three columns, the query and document ids as
   strings and the value (the run's score, the qrels' label), one row per pair.
 
-The entry points return an eager result for anything but a LazyFrame (``validate``
-returns a LazyFrame for a pyarrow Dataset, whose scan it filters).
+The entry points return an eager result for anything but a LazyFrame.
 """
 
 from __future__ import annotations

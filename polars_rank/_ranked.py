@@ -79,7 +79,6 @@ class Ranked:
     descending: tuple[bool, ...] = ()
     ties: str = "first"
     query: tuple[pl.Expr, ...] = ()
-    name: str | None = None
     rank: pl.Expr | None = None
     """Positions mode: each row's 1-based position (null = not retrieved); with
     :attr:`rank_last`, the first position of the row's tie group."""
@@ -116,7 +115,6 @@ class Ranked:
             ties = "trec_eval" if doc_expr is not None and rank is None else "first"
         check_choice(ties, "ties", TIES)
         query_exprs = () if query is None else to_exprs(query, "query")
-        name = rel_expr.meta.output_name(raise_if_undetermined=False)
         # `* 1.0`, not a cast: a text label fails when the plan is resolved ("arithmetic
         # on dtypes str and dyn float") where a cast would parse "1"; it costs the same
         labels = (rel_expr * 1.0).cast(pl.Float64)
@@ -132,7 +130,7 @@ class Ranked:
                 raise ValueError(msg)
             first, last = _rank_columns(rank)
             return cls(labels, (), (), "expected" if last is not None else "first",
-                       query_exprs, name, first, last, doc=doc_expr)
+                       query_exprs, first, last, doc=doc_expr)
         keys = () if by is None else to_exprs(by, "by")
         desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
         if ties == "expected" and not keys:
@@ -148,7 +146,7 @@ class Ranked:
             keys = (keys[0].cast(pl.Float32), *keys[1:], doc_expr.cast(pl.String))
             desc = (*desc, True)
             ties = "first"
-        return cls(labels, keys, desc, ties, query_exprs, name, doc=doc_expr, score=score)
+        return cls(labels, keys, desc, ties, query_exprs, doc=doc_expr, score=score)
 
     # ------------------------------------------------------------------ whole list
     def gains(self) -> pl.Expr:
@@ -364,7 +362,11 @@ class Ranked:
     # ------------------------------------------------------------------ finishing
     def finish(self, value: pl.Expr, bad: pl.Expr | None = None,
                summary: Summary = "mean") -> pl.Expr:
-        """NaN for unscorable lists, ``summary`` over queries with ``query=``, named."""
+        """NaN for unscorable lists, ``summary`` over queries with ``query=``.
+
+        Unnamed: the public functions name their expression after the metric
+        (:mod:`polars_rank._naming`), ``Metric.expr`` after its string.
+        """
         flag = self.bad() if bad is None else bad
         out = pl.when(flag).then(pl.lit(NAN)).otherwise(value.cast(pl.Float64))
         if self.query:  # one value per query ("explode": no broadcast back to rows)
@@ -374,8 +376,7 @@ class Ranked:
             # (a workaround: tests/test_workarounds.py tells when it is not needed)
             per_query = out.over(list(self.query), mapping_strategy="explode")
             out = summarize(per_query, summary).median()
-        out = out.cast(pl.Float64)
-        return out.alias(self.name) if self.name else out
+        return out.cast(pl.Float64)
 
 
 def _rank_columns(rank: Rank) -> tuple[pl.Expr, pl.Expr | None]:

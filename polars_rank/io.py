@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._frames import as_polars
+from polars_rank._rules import id_rules
 from polars_rank.errors import InvalidDataError, TrecFormatError
 
 if TYPE_CHECKING:
@@ -416,7 +417,8 @@ def to_dict(
         .filter(pl.col(value).is_not_null())
         .collect()
     )
-    if rows.select(pl.any_horizontal(pl.col(query, doc).is_null().any())).item():
+    null_ids = pl.any_horizontal(mask for _, mask in id_rules([pl.col(query)], pl.col(doc)))
+    if rows.select(null_ids.any()).item():
         msg = f"to_dict: a null {query!r} or {doc!r} (a dict key must be an id)"
         raise InvalidDataError(msg)
     repeated = rows.filter(pl.struct(query, doc).is_duplicated())

@@ -138,15 +138,14 @@ def _split_queries(run: pl.LazyFrame, o: Options, doc: str) -> pl.LazyFrame:
     in one group, in every query. Which one a column is cannot be known for sure, so
     this warns, and only when no query looks like arms.
     """
-    shared = o.query
-    counts = run.group_by(shared).agg(
+    counts = run.group_by(o.query).agg(
         row_hash(o.groups, first_seed=2).n_unique().alias("groups"),
         pl.col(doc).n_unique().alias("docs"), pl.len().alias("rows"))
     spans = pl.col("groups") > 1
     split = spans & (pl.col("docs") == pl.col("rows"))
     return counts.select(
         pl.when((spans & ~split).any()).then(0).otherwise(split.sum()).alias("n"),
-        pl.col(shared).filter(split).sort().head(3).implode().alias("e"))
+        pl.col(o.query).filter(split).sort().head(3).implode().alias("e"))
 
 
 def _warn_split(found: pl.DataFrame, query: str, groups: Sequence[str]) -> None:
