@@ -3,7 +3,7 @@ PY ?= .venv/bin/python
 NOTEBOOKS := notebooks/01_quickstart.ipynb notebooks/02_ab_experiment.ipynb
 
 .DEFAULT_GOAL := help
-.PHONY: help install test doctest lint typing docs docs-serve notebooks bench ci
+.PHONY: help install test doctest lint typing docs site-check docs-serve notebooks bench ci
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -25,6 +25,9 @@ typing:  ## mypy --strict on the package
 
 docs:  ## build the documentation site into site/, warnings are errors
 	$(PY) -m mkdocs build --strict
+
+site-check:  ## open every page of the built site in headless Chromium (after make docs)
+	POLARS_RANK_SITE=site $(PY) -m pytest -q -p no:cacheprovider tests/test_site.py
 
 docs-serve:  ## serve the documentation with live reload
 	$(PY) -m mkdocs serve

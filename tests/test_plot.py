@@ -202,7 +202,7 @@ def charts(at_k: pl.DataFrame, comparison: pl.DataFrame) -> dict[str, object]:
     return {
         "metric_at_k": plot.metric_at_k(at_k, query="qid", title="NDCG@k"),
         "metric_at_k_one": plot.metric_at_k(at_k, query="qid", metrics=["P_5", "P_10"],
-                                            log_k=True),
+                                            k_axis="ordinal"),
         "forest": plot.forest(comparison, title="treatments vs control"),
         "forest_lift": plot.forest(comparison, value="lift"),
         "distribution": plot.distribution(at_k, "ndcg@10"),
@@ -244,6 +244,13 @@ def test_charts_shape(charts: dict[str, object]) -> None:
     single = charts["metric_at_k_one"].to_dict()  # type: ignore[attr-defined]
     assert "facet" not in single
     assert single["layer"][0]["mark"]["type"] == "area"
+    # the cutoffs choose the axis: KS are uneven (log); P_5, P_10 asked ordinal
+    assert spec["spec"]["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+    assert spec["spec"]["layer"][0]["encoding"]["x"]["axis"]["values"] == list(KS)
+    assert single["layer"][0]["encoding"]["x"]["type"] == "ordinal"
+    even = plot.metric_at_k(pl.DataFrame({"arm": ["a"], "p@5": [0.5], "p@10": [0.4],
+                                          "p@15": [0.3]})).to_dict()
+    assert even["layer"][0]["encoding"]["x"]["scale"]["type"] == "linear"
     forest = charts["forest"].to_dict()  # type: ignore[attr-defined]
     assert forest["facet"]["row"]["field"] == "metric"
     assert any("yOffset" in layer.get("encoding", {}) for layer in forest["spec"]["layer"])

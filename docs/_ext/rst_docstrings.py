@@ -5,7 +5,8 @@ mkdocstrings renders docstring text as Markdown. This extension rewrites, before
 the docstrings are parsed:
 
 * ``.. math:: formula`` blocks (with indented continuation lines) into ``$$`` blocks,
-  and ``:math:`x``` into ``$x$`` (MathJax through ``pymdownx.arithmatex``);
+  and ``:math:`x``` into ``$x$`` (``pymdownx.arithmatex``, typeset
+  to MathML by ``mathml.py``);
 * ``:func:`name```, ``:class:``, ``:mod:``, ``:meth:``, ``:exc:``, ``:data:`` roles
   into cross-references to the documented object when the name is public API
   (found in a public module's ``__all__``), into inline code otherwise;

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
@@ -28,6 +29,23 @@ if TYPE_CHECKING:
 
 
 # ---------------------------------------------------------------------------- metric@k
+
+KAxis = Literal["auto", "linear", "log", "ordinal"]
+
+
+def k_axis_for(ks: Sequence[int]) -> Literal["linear", "log"]:
+    """The x axis ``k_axis="auto"`` picks: linear for evenly spaced cutoffs, else log.
+
+    Evenly spaced cutoffs (1, 2, ..., 10 or 5, 10, 15, 20) read well on a linear axis;
+    the usual uneven ones (1, 3, 5, 10, 20, 50) bunch up at the left of it and lose
+    tick labels to overlap, so they get a logarithmic axis.
+
+    >>> k_axis_for([5, 10, 15, 20]), k_axis_for([1, 3, 5, 10, 20])
+    ('linear', 'log')
+    """
+    steps = {b - a for a, b in itertools.pairwise(ks)}
+    return "linear" if len(steps) <= 1 else "log"
+
 def _is_metric(column: str) -> bool:
     try:
         parse_metric(column)
@@ -189,7 +207,7 @@ def metric_at_k(
     query: str | Sequence[str] | None = None,
     metrics: str | Sequence[str] | None = None,
     level: float = 0.95,
-    log_k: bool = False,
+    k_axis: KAxis = "auto",
     title: str | None = None,
 ) -> alt.LayerChart | alt.FacetChart:
     """Metric@k curves: one line per series (arm), one panel per metric.
@@ -212,8 +230,10 @@ def metric_at_k(
         The metric columns; default: every column named like ``name@k``.
     level
         Confidence level of the band.
-    log_k
-        A logarithmic x axis, for cutoffs such as 1, 10, 100, 1000.
+    k_axis
+        The cutoff axis: ``"linear"``, ``"log"``, ``"ordinal"`` (one equal step per
+        cutoff) or ``"auto"``: linear when the cutoffs are evenly spaced, log otherwise
+        (:func:`k_axis_for`). Each panel has its own y range.
     title
         Chart title.
 
@@ -243,9 +263,14 @@ def metric_at_k(
     ks = sorted(data["k"].unique().to_list())
     many = data["metric"].n_unique() > 1
     y_title = "mean over queries" if many else data["metric"][0]
-    x = alt.X("k:Q", title="cutoff k",
-              scale=alt.Scale(type="log") if log_k else alt.Scale(zero=False, nice=False),
-              axis=alt.Axis(values=ks, format="d"))
+    axis = k_axis_for(ks) if k_axis == "auto" else k_axis
+    if axis == "ordinal":
+        x = alt.X("k:O", title="cutoff k", sort=ks, axis=alt.Axis(labelAngle=0))
+    else:
+        scale = alt.Scale(type=axis, zero=False, nice=False, domain=[ks[0], ks[-1]])
+        # every cutoff labelled: Vega drops overlapping labels unless told not to
+        x = alt.X("k:Q", title="cutoff k", scale=scale,
+                  axis=alt.Axis(values=ks, format="d", labelOverlap=False))
     y = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False))
     color = alt.Color("series:N", title=legend)
     unlabelled = alt.Color("series:N", legend=None)  # one legend: the points' colour and shape
