@@ -226,8 +226,8 @@ def _readable(out: pl.DataFrame, groups: list[str]) -> pl.DataFrame:
             "control": number(r["baseline_mean"], ""),
             "treatment": number(r["mean"], ""),
             "delta": number(r["delta"]),
-            "95% CI": (f"[{number(r['ci_low'])}, {number(r['ci_high'])}]"
-                       if r["ci_low"] is not None else ""),
+            "95% CI": (f"[{number(r['delta_ci_low'])}, {number(r['delta_ci_high'])}]"
+                       if r["delta_ci_low"] is not None else ""),
             "lift": "" if r["lift"] is None else f"{100 * r['lift']:+.1f}%",
             "p (adj.)": p_value(r["p_adjusted"]),
             "": "*" if r["significant"] else "",

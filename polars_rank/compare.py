@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank._compare.comparison import _one, _rng_key
+from polars_rank._compare.comparison import _one, _rng_key, _tukey
 from polars_rank._compare.data import (
     _check_arms,
     _check_finite,
@@ -24,11 +24,18 @@ from polars_rank._compare.data import (
     _paired_arrays,
     _unpaired_arrays,
 )
-from polars_rank._compare.options import _FLOATS, _check_options, _metric_columns, _names
+from polars_rank._compare.options import (
+    _COUNTS,
+    _FLOATS,
+    _check_options,
+    _metric_columns,
+    _names,
+)
 from polars_rank._compare.options import CORRECTIONS as CORRECTIONS
 from polars_rank._compare.options import RESULT_COLUMNS as RESULT_COLUMNS
 from polars_rank._compare.options import TESTS as TESTS
 from polars_rank._frames import as_polars
+from polars_rank._params import UNSET, Unset
 from polars_rank.errors import InvalidDataError
 from polars_rank.stats import adjust, require
 
@@ -40,14 +47,15 @@ if TYPE_CHECKING:
 
 __all__ = ["compare"]
 
-Test: TypeAlias = Literal["t", "randomization", "bootstrap"]
+Test: TypeAlias = Literal["t", "randomization", "bootstrap", "wilcoxon", "sign", "tukey"]
+ZeroMethod: TypeAlias = Literal["wilcox", "pratt", "zsplit"]
 
 
 def compare(
     per_query: FrameLike,
     *,
     arm: str = "arm",
-    baseline: Any,
+    baseline: Any = None,
     metrics: str | Sequence[str] | None = None,
     query: str | Sequence[str] | None = "qid",
     group_by: str | Sequence[str] | None = None,
@@ -56,17 +64,24 @@ def compare(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     seed: int | None = 0,
-    correction: Correction | None = "holm",
+    correction: Correction | Unset | None = UNSET,
     interval: Interval = "bca",
+    zero_method: ZeroMethod = "wilcox",
+    simultaneous: bool = False,
 ) -> pl.DataFrame:
-    r"""Compare every arm with the baseline: delta, lift, confidence intervals, p-values.
+    r"""Compare arms: delta, lift, intervals, effect size, wins and losses, p-values.
 
-    One row per (slice, metric, arm other than the baseline), with the arm's mean, the
-    baseline's mean, their difference ``delta = mean - baseline_mean``, the relative
-    ``lift = delta / baseline_mean``, two-sided ``1 - alpha`` confidence intervals of
-    both, the two-sided p-value of "no difference", the p-value adjusted for
-    multiple comparisons within the slice (across metrics x arms), and whether it is
-    significant (``p_adjusted <= alpha``).
+    One row per (slice, metric, pair of arms): the arm's mean, the baseline's mean,
+    their difference ``delta = mean - baseline_mean``, the relative
+    ``lift = delta / baseline_mean``, ``1 - alpha`` confidence intervals of both, the
+    effect size, the two-sided p-value of "no difference", the p-value adjusted for
+    multiple comparisons within the slice (across metrics x pairs), whether it is
+    significant (``p_adjusted <= alpha``), and the options that produced the row.
+
+    **Which pairs.** ``baseline="A"``: every other arm against A. ``baseline=["A",
+    "B"]``: every arm against each of them (a pair of two baselines once, the later
+    arm against the earlier). ``baseline=None`` (the default): all pairs of arms, in
+    sorted order (each arm against every arm before it), as ranx compares runs.
 
     **Paired** (``paired=True``, offline evaluation: every arm ranks the same
     queries): each arm is compared with the baseline on the queries where both have a
@@ -83,11 +98,20 @@ def compare(
     * ``"randomization"``: random sign flips of the differences (paired) or
       permutations of the arm labels (unpaired), exact when there are at most
       ``n_resamples`` rearrangements; p-value as ``scipy.stats.permutation_test``;
-      intervals invert the test.
+      intervals invert the test. ``p_floor`` is the smallest p-value it can give.
     * ``"bootstrap"``: resampled queries (paired) or units of each arm (unpaired);
       BCa intervals (``interval="percentile"`` for percentile ones) as
       ``scipy.stats.bootstrap``; the p-value is the level at which the interval of
       the delta reaches 0.
+    * ``"wilcoxon"``: Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, exact for
+      small n; zero differences handled by ``zero_method``), the rank-sum
+      (Mann-Whitney) test when unpaired; no interval (it tests a location shift).
+    * ``"sign"``: the sign test (wins against losses, ties left out; paired only);
+      no interval.
+    * ``"tukey"``: Tukey's HSD over all arms of the slice and metric
+      (``scipy.stats.tukey_hsd``, the arms as independent groups as in ranx); its
+      p-values and intervals already hold for all pairs at once, so ``p_adjusted``
+      is its p-value and ``correction`` must stay unset.
 
     Resampling is seeded: each comparison draws from a generator seeded by ``seed``
     and its (slice, metric, arm), so results are reproducible and do not change when
@@ -102,7 +126,7 @@ def compare(
     arm
         The column naming the system or A/B arm.
     baseline
-        The baseline's value in ``arm``.
+        The baseline's value in ``arm``, a list of them, or ``None``: all pairs.
     metrics
         Metric column(s). ``None``: every numeric column other than ``arm``,
         ``query`` and ``group_by``.
@@ -115,27 +139,44 @@ def compare(
     paired
         Same queries in every arm (True) or different units (False).
     test
-        ``"t"``, ``"randomization"`` or ``"bootstrap"``.
+        ``"t"``, ``"randomization"``, ``"bootstrap"``, ``"wilcoxon"``, ``"sign"`` or
+        ``"tukey"``.
     alpha
-        Significance level, and intervals at ``1 - alpha`` (not adjusted for
-        multiplicity).
+        Significance level, and intervals at ``1 - alpha``.
     n_resamples
         Resamples for ``"randomization"`` and ``"bootstrap"``.
     seed
         Seed of the resampling; ``None`` for fresh, irreproducible randomness.
     correction
-        ``"holm"`` (default), ``"bonferroni"`` or ``None``, across metrics x arms
-        within each slice.
+        ``"holm"`` (the default, except for Tukey), ``"bonferroni"``, ``"holm-sidak"``,
+        ``"bh"`` (Benjamini-Hochberg: false discovery rate) or ``None``, across metrics
+        x pairs within each slice.
     interval
         Bootstrap interval: ``"bca"`` (default) or ``"percentile"``.
+    zero_method
+        Zero differences in the Wilcoxon test: ``"wilcox"`` (dropped, SciPy's
+        default), ``"pratt"`` or ``"zsplit"`` (``scipy.stats.wilcoxon``).
+    simultaneous
+        Multiplicity-adjusted intervals: each at ``1 - alpha / m`` for the slice's m
+        comparisons (Bonferroni), so that all of them hold together with probability
+        at least ``1 - alpha``. Tukey's intervals are simultaneous already.
 
     Returns
     -------
     pl.DataFrame
-        ``[group_by...], metric, arm, n, mean, baseline_mean, delta, lift, ci_low,
-        ci_high, lift_low, lift_high, p_value, p_adjusted, significant``, ordered by
-        the slice values, the metrics in the order given, then the arms. ``n``: pairs
-        (paired) or the arm's units (unpaired). ``lift`` and its interval are null
+        ``[group_by...], metric, arm, baseline, n, mean, baseline_mean, delta,
+        delta_ci_low, delta_ci_high, lift, lift_ci_low, lift_ci_high, effect_size,
+        wins, ties, losses, test, alternative, alpha, correction, p_value, p_adjusted,
+        significant, n_resamples, p_floor``, ordered by the slice values, the metrics
+        in the order given, then the pairs. ``n``: pairs (paired) or the arm's units
+        (unpaired). ``effect_size``: Cohen's d, the mean difference over the standard
+        deviation of the differences (paired, d_z) or over the pooled standard
+        deviation (unpaired, and Tukey). ``wins``/``ties``/``losses``: queries where
+        the arm is above, equal to, below the baseline (paired only). ``alternative``
+        is ``"two-sided"``; ``alpha`` is the level asked (intervals are at
+        ``1 - alpha / m`` when ``simultaneous``). ``n_resamples`` and ``p_floor`` (the
+        smallest p-value the resampling can give: a p-value at the floor means "at
+        most this") are null for the other tests. ``lift`` and its interval are null
         when the baseline mean is 0. A row whose arm or baseline has no value in the
         slice has ``n = 0`` and null statistics; with fewer than 2 pairs (or values per
         arm) the means are given, the tests and intervals are null; both are reported
@@ -150,7 +191,8 @@ def compare(
     InvalidDataError
         Non-finite metric values, or a (slice, arm, query) given twice.
     ImportError
-        NumPy (and SciPy for ``test="t"``) missing: ``pip install "polars-rank[stats]"``.
+        NumPy (and SciPy for the t, Wilcoxon, sign and Tukey tests) missing:
+        ``pip install "polars-rank[stats]"``.
 
     Examples
     --------
@@ -162,30 +204,35 @@ def compare(
     ...     "ndcg": [0.5, 0.7, 0.9, 0.6, 0.8, 0.9, 0.4, 0.5, 0.8, 0.6, 0.6, 0.7],
     ... })
     >>> out = pr.compare(per_query, baseline="B")
-    >>> out.select("metric", "arm", "n", "mean", "baseline_mean", "delta", "lift")
+    >>> out.select("metric", "arm", "baseline", "n", "mean", "baseline_mean", "delta")
     shape: (1, 7)
-    ┌────────┬─────┬─────┬──────────┬───────────────┬──────────┬──────────┐
-    │ metric ┆ arm ┆ n   ┆ mean     ┆ baseline_mean ┆ delta    ┆ lift     │
-    │ ---    ┆ --- ┆ --- ┆ ---      ┆ ---           ┆ ---      ┆ ---      │
-    │ str    ┆ str ┆ i64 ┆ f64      ┆ f64           ┆ f64      ┆ f64      │
-    ╞════════╪═════╪═════╪══════════╪═══════════════╪══════════╪══════════╡
-    │ ndcg   ┆ A   ┆ 6   ┆ 0.733333 ┆ 0.6           ┆ 0.133333 ┆ 0.222222 │
-    └────────┴─────┴─────┴──────────┴───────────────┴──────────┴──────────┘
-    >>> out.select("ci_low", "ci_high", "p_value", "p_adjusted", "significant")
-    shape: (1, 5)
-    ┌──────────┬──────────┬──────────┬────────────┬─────────────┐
-    │ ci_low   ┆ ci_high  ┆ p_value  ┆ p_adjusted ┆ significant │
-    │ ---      ┆ ---      ┆ ---      ┆ ---        ┆ ---         │
-    │ f64      ┆ f64      ┆ f64      ┆ f64        ┆ bool        │
-    ╞══════════╪══════════╪══════════╪════════════╪═════════════╡
-    │ 0.047647 ┆ 0.219019 ┆ 0.010323 ┆ 0.010323   ┆ true        │
-    └──────────┴──────────┴──────────┴────────────┴─────────────┘
+    ┌────────┬─────┬──────────┬─────┬──────────┬───────────────┬──────────┐
+    │ metric ┆ arm ┆ baseline ┆ n   ┆ mean     ┆ baseline_mean ┆ delta    │
+    │ ---    ┆ --- ┆ ---      ┆ --- ┆ ---      ┆ ---           ┆ ---      │
+    │ str    ┆ str ┆ str      ┆ i64 ┆ f64      ┆ f64           ┆ f64      │
+    ╞════════╪═════╪══════════╪═════╪══════════╪═══════════════╪══════════╡
+    │ ndcg   ┆ A   ┆ B        ┆ 6   ┆ 0.733333 ┆ 0.6           ┆ 0.133333 │
+    └────────┴─────┴──────────┴─────┴──────────┴───────────────┴──────────┘
+    >>> out.select("delta_ci_low", "delta_ci_high", "wins", "ties", "losses", "p_value")
+    shape: (1, 6)
+    ┌──────────────┬───────────────┬──────┬──────┬────────┬──────────┐
+    │ delta_ci_low ┆ delta_ci_high ┆ wins ┆ ties ┆ losses ┆ p_value  │
+    │ ---          ┆ ---           ┆ ---  ┆ ---  ┆ ---    ┆ ---      │
+    │ f64          ┆ f64           ┆ i64  ┆ i64  ┆ i64    ┆ f64      │
+    ╞══════════════╪═══════════════╪══════╪══════╪════════╪══════════╡
+    │ 0.047647     ┆ 0.219019      ┆ 5    ┆ 1    ┆ 0      ┆ 0.010323 │
+    └──────────────┴───────────────┴──────┴──────┴────────┴──────────┘
+    >>> pr.compare(per_query, baseline="B", test="wilcoxon")["p_value"].item()
+    0.0625
     """
+    if isinstance(correction, Unset):
+        correction = None if test == "tukey" else "holm"
     _check_options(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples,
-                   seed=seed, paired=paired, interval=interval)
+                   seed=seed, paired=paired, interval=interval, zero_method=zero_method,
+                   simultaneous=simultaneous)
     require("numpy", f"compare(test={test!r})")
-    if test == "t":
-        require("scipy", "compare(test='t')")
+    if test not in ("randomization", "bootstrap"):
+        require("scipy", f"compare(test={test!r})")
     per_query = as_polars(per_query, "per_query",  # pandas, Arrow, dicts too
                           query=query if isinstance(query, str) else "qid")
     if not isinstance(arm, str):
@@ -203,7 +250,7 @@ def compare(
         if column not in schema:
             msg = f"per_query has no column {column!r} (named by {param}=); columns: {list(schema)}"
             raise ValueError(msg)
-    clash = sorted(set(keys) & set(RESULT_COLUMNS))
+    clash = sorted(set(keys) & {*RESULT_COLUMNS})
     if clash:
         msg = f"arm, query and group_by columns may not be named like result columns: {clash}"
         raise ValueError(msg)
@@ -214,6 +261,7 @@ def compare(
 
     frame = per_query.lazy().select(*keys, *metric_names).collect()
     arms = _check_arms(frame, arm, baseline)
+    pairs = _pairs(arms, baseline)
     for q in queries:
         if frame[q].null_count():
             msg = f"query column {q!r} has null values"
@@ -225,36 +273,71 @@ def compare(
 
     slices = (frame.select(groups).unique().sort(groups, nulls_last=True).rows()
               if groups else [()])
-    others = [a for a in arms if a != baseline]
     notes = _Notes([], [], [])
-    if paired:
-        arrays = _paired_arrays(long, arm, baseline, others, queries, groups, notes)
+    bases = list(dict.fromkeys(base for _, base in pairs))
+    if test == "tukey":
+        arrays = {None: _unpaired_arrays(long, arm, None, groups)}
+    elif paired:
+        arrays = {base: _paired_arrays(long, arm, base, [o for o, b in pairs if b == base],
+                                       queries, groups, notes) for base in bases}
     else:
-        arrays = _unpaired_arrays(long, arm, baseline, groups)
+        arrays = {base: _unpaired_arrays(long, arm, base, groups) for base in bases}
+    family = len(metric_names) * len(pairs)
+    interval_alpha = alpha / family if simultaneous and test != "tukey" else alpha
+    options = {"test": test, "alternative": "two-sided", "alpha": alpha,
+               "correction": "tukey" if test == "tukey" else correction,
+               "n_resamples": n_resamples if test in ("randomization", "bootstrap") else None}
 
     rows: list[dict[str, Any]] = []
     for key in slices:
         in_slice: list[dict[str, Any]] = []
         for metric in metric_names:
-            for other in others:
-                a, b = arrays(key, metric, other)
-                where = f"[{_describe(groups, key)}] metric {metric!r}, arm {other!r}"
-                result = _one(a, b, paired=paired, test=test, alpha=alpha,
-                              n_resamples=n_resamples, interval=interval,
-                              seed=None if test == "t" else _rng_key(seed, (key, metric, other)),
-                              where=where, notes=notes)
+            where = f"[{_describe(groups, key)}] metric {metric!r}"
+            if test == "tukey":
+                values = {a: arrays[None](key, metric, a)[0] for a in arms}
+                results = _tukey(values, pairs, alpha, where, notes)
+            else:
+                results = [
+                    _one(*arrays[base](key, metric, other), paired=paired, test=test,
+                         alpha=interval_alpha, n_resamples=n_resamples, interval=interval,
+                         zero_method=zero_method,
+                         seed=(_rng_key(seed, (key, metric, other))
+                               if test in ("randomization", "bootstrap") else None),
+                         where=f"{where}, arm {other!r} vs {base!r}", notes=notes)
+                    for other, base in pairs
+                ]
+            for (other, base), result in zip(pairs, results, strict=True):
                 in_slice.append({**dict(zip(groups, key, strict=True)), "metric": metric,
-                                 arm: other, **result})
+                                 arm: other, "baseline": base, **result, **options})
         tested = [r for r in in_slice if r["p_value"] is not None]
-        adjusted = adjust([r["p_value"] for r in tested], correction)
-        for r, p in zip(tested, adjusted, strict=True):
-            r["p_adjusted"] = p
-            r["significant"] = p <= alpha
+        if test != "tukey":
+            for r, p in zip(tested, adjust([r["p_value"] for r in tested], correction),
+                            strict=True):
+                r["p_adjusted"] = p
+        for r in tested:
+            r["significant"] = r["p_adjusted"] <= alpha
         rows += in_slice
     notes.emit(paired)
+    arm_type = frame.schema[arm]
     out_schema: dict[str, pl.DataType | type[pl.DataType]] = {
-        **{g: frame.schema[g] for g in groups}, "metric": pl.String, arm: frame.schema[arm],
-        "n": pl.Int64, **dict.fromkeys(_FLOATS, pl.Float64), "significant": pl.Boolean,
+        **{g: frame.schema[g] for g in groups}, "metric": pl.String, arm: arm_type,
+        "baseline": arm_type, **dict.fromkeys(_COUNTS, pl.Int64),
+        **dict.fromkeys(_FLOATS, pl.Float64), "test": pl.String, "alternative": pl.String,
+        "alpha": pl.Float64, "correction": pl.String, "significant": pl.Boolean,
     }
     columns = [*groups, "metric", arm, *RESULT_COLUMNS[1:]]
     return pl.DataFrame(rows, schema=out_schema).select(columns)
+
+
+def _pairs(arms: list[Any], baseline: Any) -> list[tuple[Any, Any]]:
+    """The (arm, baseline) pairs to compare, for one baseline, a list of them, or None."""
+    if baseline is None:
+        return [(other, base) for i, base in enumerate(arms) for other in arms[i + 1:]]
+    bases = list(baseline) if isinstance(baseline, (list, tuple)) else [baseline]
+    pairs: list[tuple[Any, Any]] = []
+    for base in bases:
+        for other in arms:
+            # two baselines are compared once: the later arm against the earlier
+            if other != base and not (other in bases and arms.index(other) < arms.index(base)):
+                pairs.append((other, base))
+    return pairs

@@ -4,7 +4,8 @@ These are the building blocks of :func:`polars_rank.compare`. Each test takes th
 per-query (or per-unit) values of one metric for one arm and for the baseline, as
 1-D arrays, and returns a :class:`TestResult`: the means, the difference (delta), the
 relative lift, confidence intervals of both, and a two-sided p-value for
-"no difference". :func:`adjust` corrects p-values for multiple comparisons.
+"no difference". :func:`adjust` corrects p-values for multiple comparisons (Holm,
+Bonferroni, Holm-Šidák, Benjamini-Hochberg).
 
 * :func:`t_test`: paired t-test on the per-query differences (``paired=True``,
   ``scipy.stats.ttest_rel``) or Welch's unequal-variance t-test (``paired=False``,
@@ -15,6 +16,8 @@ relative lift, confidence intervals of both, and a two-sided p-value for
   permutations of the arm labels (unpaired). Two-sided p-value as
   ``scipy.stats.permutation_test``; exact enumeration when there are no more
   rearrangements than ``n_resamples``. Intervals invert the test.
+* :func:`wilcoxon_test` (signed-rank, or rank-sum unpaired) and :func:`sign_test`:
+  p-values of a location shift from ranks or signs, without intervals.
 * :func:`bootstrap_test`: resampling of queries (paired) or of each arm's units
   (unpaired), BCa or percentile intervals as ``scipy.stats.bootstrap``; the p-value
   is the level at which the interval has 0 as an endpoint.
@@ -30,8 +33,16 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 from polars_rank._stats.bootstrap import bootstrap_test
 from polars_rank._stats.common import INSTALL_HINT, TestResult
 from polars_rank._stats.common import require as require
-from polars_rank._stats.correction import adjust, bonferroni, holm
+from polars_rank._stats.correction import (
+    CORRECTIONS,
+    adjust,
+    benjamini_hochberg,
+    bonferroni,
+    holm,
+    holm_sidak,
+)
 from polars_rank._stats.randomization import randomization_test
+from polars_rank._stats.rank_tests import sign_test, wilcoxon_test
 from polars_rank._stats.t_test import t_test
 
 if TYPE_CHECKING:
@@ -47,18 +58,23 @@ __all__ = [
     "t_test",
     "randomization_test",
     "bootstrap_test",
+    "wilcoxon_test",
+    "sign_test",
     "adjust",
     "holm",
     "bonferroni",
+    "holm_sidak",
+    "benjamini_hochberg",
+    "CORRECTIONS",
     "INSTALL_HINT",
 ]
 
 Interval: TypeAlias = Literal["bca", "percentile"]
-Correction: TypeAlias = Literal["holm", "bonferroni"]
+Correction: TypeAlias = Literal["holm", "bonferroni", "holm-sidak", "bh"]
 
 # Defined in polars_rank._stats; help(), pickle and the API reference know them by this
 # module's name, where they were defined before it was split.
-for _public in (TestResult, t_test, randomization_test, bootstrap_test, adjust, holm,
-                bonferroni, require):
+for _public in (TestResult, t_test, randomization_test, bootstrap_test, wilcoxon_test,
+                sign_test, adjust, holm, bonferroni, holm_sidak, benjamini_hochberg, require):
     _public.__module__ = __name__
 del _public

@@ -26,8 +26,10 @@ import polars_rank as pr
 from polars_rank.errors import InvalidDataError
 
 ROOT = Path(__file__).resolve().parent.parent
-COLUMNS = ["metric", "arm", "n", "mean", "baseline_mean", "delta", "lift", "ci_low",
-           "ci_high", "lift_low", "lift_high", "p_value", "p_adjusted", "significant"]
+COLUMNS = ["metric", "arm", "baseline", "n", "mean", "baseline_mean", "delta", "delta_ci_low",
+           "delta_ci_high", "lift", "lift_ci_low", "lift_ci_high", "effect_size", "wins",
+           "ties", "losses", "test", "alternative", "alpha", "correction", "p_value",
+           "p_adjusted", "significant", "n_resamples", "p_floor"]
 
 
 def per_query_frame(seed: int = 0, n_queries: int = 60, arms: tuple[str, ...] = ("A", "B", "C"),
@@ -85,9 +87,9 @@ def test_paired_t_rows_equal_scipy(correction: str | None) -> None:
             assert row["delta"] == pytest.approx(a.mean() - b.mean(), abs=1e-12)
             assert row["lift"] == pytest.approx(a.mean() / b.mean() - 1, abs=1e-12)
             assert row["p_value"] == pytest.approx(ref.pvalue, abs=1e-10, rel=1e-10)
-            assert row["ci_low"] == pytest.approx(ci.low, abs=1e-10)
-            assert row["ci_high"] == pytest.approx(ci.high, abs=1e-10)
-            assert row["lift_low"] < row["lift"] < row["lift_high"]
+            assert row["delta_ci_low"] == pytest.approx(ci.low, abs=1e-10)
+            assert row["delta_ci_high"] == pytest.approx(ci.high, abs=1e-10)
+            assert row["lift_ci_low"] < row["lift"] < row["lift_ci_high"]
         # the family: metrics x arms within the slice
         p = rows["p_value"].to_list()
         expected = {"holm": holm_reference(p),
@@ -117,8 +119,8 @@ def test_unpaired_welch_rows_equal_scipy() -> None:
             ci = ref.confidence_interval(0.95)
             assert row["n"] == 50
             assert row["p_value"] == pytest.approx(ref.pvalue, abs=1e-10, rel=1e-10)
-            assert row["ci_low"] == pytest.approx(ci.low, abs=1e-10)
-            assert row["ci_high"] == pytest.approx(ci.high, abs=1e-10)
+            assert row["delta_ci_low"] == pytest.approx(ci.low, abs=1e-10)
+            assert row["delta_ci_high"] == pytest.approx(ci.high, abs=1e-10)
 
 
 def test_unpaired_arms_with_different_units_and_nulls() -> None:
@@ -151,8 +153,8 @@ def test_randomization_and_bootstrap_rows_are_the_stats_functions(paired: bool) 
             assert abs(row["p_value"] - other.p_value) <= 10 * 2 * math.sqrt(q * (1 - q) / 2000)
             assert row["delta"] == pytest.approx(other.delta, abs=1e-12)
             width = other.ci_high - other.ci_low
-            assert row["ci_low"] == pytest.approx(other.ci_low, abs=0.15 * width)
-            assert row["ci_high"] == pytest.approx(other.ci_high, abs=0.15 * width)
+            assert row["delta_ci_low"] == pytest.approx(other.ci_low, abs=0.15 * width)
+            assert row["delta_ci_high"] == pytest.approx(other.ci_high, abs=0.15 * width)
 
 
 @pytest.mark.parametrize("test", ["randomization", "bootstrap"])
@@ -183,7 +185,7 @@ def test_interval_option_is_for_the_bootstrap() -> None:
     df = per_query_frame(4, arms=("A", "B"), lifts=(0.0, 0.1))
     bca = pr.compare(df, baseline="A", test="bootstrap", n_resamples=2000)
     pct = pr.compare(df, baseline="A", test="bootstrap", n_resamples=2000, interval="percentile")
-    assert not bca["ci_low"].equals(pct["ci_low"])
+    assert not bca["delta_ci_low"].equals(pct["delta_ci_low"])
     assert bca["delta"].equals(pct["delta"])
     with pytest.raises(ValueError, match="interval='percentile' applies to test='bootstrap'"):
         pr.compare(df, baseline="A", interval="percentile")
@@ -263,7 +265,7 @@ def test_arm_missing_from_a_slice() -> None:
     missing = out.filter(device="desktop", arm="C")
     assert missing.height == 2
     assert missing["n"].to_list() == [0, 0]
-    for column in ["mean", "delta", "lift", "ci_low", "p_value", "p_adjusted", "significant"]:
+    for column in ["mean", "delta", "lift", "delta_ci_low", "p_value", "p_adjusted", "significant"]:
         assert missing[column].null_count() == 2, column
     # the others in the slice form a family of 2 tests, not 4
     tested = out.filter(device="desktop", arm="B")
@@ -275,7 +277,8 @@ def test_baseline_missing_from_a_slice_unpaired() -> None:
     df = pl.DataFrame({"arm": ["A", "A", "B", "B", "B", "B"],
                        "segment": ["x", "x", "x", "x", "y", "y"],
                        "m": [0.1, 0.3, 0.2, 0.6, 0.5, 0.7]})
-    with pytest.warns(UserWarning, match=r"\[segment='y'\] metric 'm', arm 'B': no baseline"):
+    missing = r"\[segment='y'\] metric 'm', arm 'B' vs 'A': no baseline"
+    with pytest.warns(UserWarning, match=missing):
         out = pr.compare(df, baseline="A", paired=False, query=None, group_by="segment")
     y = out.filter(segment="y").row(0, named=True)
     assert (y["n"], y["mean"], y["baseline_mean"], y["p_value"]) == (2, 0.6, None, None)
@@ -284,14 +287,14 @@ def test_baseline_missing_from_a_slice_unpaired() -> None:
 def test_single_query() -> None:
     df = pl.DataFrame({"arm": ["A", "B"], "qid": ["q1", "q1"], "m": [0.5, 0.75]})
     for test in ("t", "randomization", "bootstrap"):
-        with pytest.warns(UserWarning, match=r"fewer than 2 pairs.*arm 'B': n = 1"):
+        with pytest.warns(UserWarning, match=r"fewer than 2 pairs.*arm 'B' vs 'A': n = 1"):
             out = pr.compare(df, baseline="A", test=test)  # type: ignore[arg-type]
         row = out.row(0, named=True)
         assert (row["n"], row["mean"], row["baseline_mean"]) == (1, 0.75, 0.5)
         assert row["delta"] == 0.25
         assert row["lift"] == 0.5
-        for column in ["ci_low", "ci_high", "lift_low", "lift_high", "p_value", "p_adjusted",
-                       "significant"]:
+        for column in ["delta_ci_low", "delta_ci_high", "lift_ci_low", "lift_ci_high",
+                       "p_value", "p_adjusted", "significant"]:
             assert row[column] is None, column
 
 
@@ -303,10 +306,10 @@ def test_zero_variance() -> None:
     })
     out = pr.compare(df, baseline="A", correction=None)
     same, shifted = out.rows(named=True)
-    assert (same["p_value"], same["ci_low"], same["ci_high"], same["significant"]) == (
+    assert (same["p_value"], same["delta_ci_low"], same["delta_ci_high"], same["significant"]) == (
         1.0, 0.0, 0.0, False)
     assert shifted["p_value"] == 0.0
-    assert shifted["ci_low"] == pytest.approx(0.1)
+    assert shifted["delta_ci_low"] == pytest.approx(0.1)
     assert shifted["significant"] is True
 
 
@@ -315,7 +318,7 @@ def test_zero_baseline_mean_has_no_lift() -> None:
                        "clicks": [0.0, 0.0, 0.0, 1.0, 0.0, 2.0]})
     row = pr.compare(df, baseline="A").row(0, named=True)
     assert row["delta"] == 1.0
-    assert (row["lift"], row["lift_low"], row["lift_high"]) == (None, None, None)
+    assert (row["lift"], row["lift_ci_low"], row["lift_ci_high"]) == (None, None, None)
 
 
 # ---------------------------------------------------------------------------- output, input
@@ -328,7 +331,14 @@ def test_output_order_and_types() -> None:
     assert out["arm"].to_list() == ["A", "C"] * 4  # sorted, without the baseline
     assert out.schema["n"] == pl.Int64
     assert out.schema["significant"] == pl.Boolean
-    assert all(out.schema[c] == pl.Float64 for c in COLUMNS[3:-1])
+    floats = ["mean", "baseline_mean", "delta", "delta_ci_low", "delta_ci_high", "lift",
+              "lift_ci_low", "lift_ci_high", "effect_size", "alpha", "p_value",
+              "p_adjusted", "p_floor"]
+    assert all(out.schema[c] == pl.Float64 for c in floats)
+    assert all(out.schema[c] == pl.Int64 for c in ["wins", "ties", "losses", "n_resamples"])
+    assert all(out.schema[c] == pl.String for c in ["test", "alternative", "correction"])
+    assert out.schema["baseline"] == out.schema["arm"]
+    assert set(out.columns) == {"device", *COLUMNS}
 
 
 def test_integer_arms_slices_with_nulls_and_default_metrics() -> None:
@@ -359,8 +369,10 @@ def test_evaluate_per_query_into_compare() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"test": "wilcoxon"}, ValueError, "test must be one of 't', 'randomization', 'bootstrap'"),
-    ({"correction": "fdr"}, ValueError, "correction must be one of 'holm', 'bonferroni', None"),
+    ({"test": "anova"}, ValueError,
+     "test must be one of 't', 'randomization', 'bootstrap', 'wilcoxon', 'sign', 'tukey'"),
+    ({"correction": "fdr"}, ValueError,
+     "correction must be one of 'holm', 'bonferroni', 'holm-sidak', 'bh', None"),
     ({"alpha": 0}, ValueError, "alpha must be a number strictly between 0 and 1, got 0"),
     ({"alpha": 1.5}, ValueError, "alpha must be"),
     ({"n_resamples": 0}, ValueError, "n_resamples must be a positive int, got 0"),
@@ -513,7 +525,7 @@ def test_null_experiments_reject_at_about_alpha(test: str, paired: bool) -> None
     se = math.sqrt(alpha * (1 - alpha) / n_sims)
     assert abs(rate - alpha) <= 4 * se, rate  # type: ignore[operator]
     # the intervals cover the true delta (0) as often as the tests do not reject
-    covered = ((out["ci_low"] <= 0) & (out["ci_high"] >= 0)).mean()
+    covered = ((out["delta_ci_low"] <= 0) & (out["delta_ci_high"] >= 0)).mean()
     assert abs(covered - (1 - alpha)) <= 4 * se, covered  # type: ignore[operator]
 
 
@@ -527,10 +539,10 @@ def test_real_lift_is_detected(test: str, paired: bool) -> None:
                      alpha=alpha, n_resamples=1000, seed=2)
     assert out["significant"].mean() >= 0.9  # type: ignore[operator]
     assert (out["delta"] > 0).all()
-    covered = ((out["ci_low"] <= lift) & (out["ci_high"] >= lift)).mean()
+    covered = ((out["delta_ci_low"] <= lift) & (out["delta_ci_high"] >= lift)).mean()
     assert covered >= 0.88  # type: ignore[operator]  # 95% expected; 100 experiments
     true_lift = lift / (0.5 if paired else 0.4)  # over the baseline mean
-    lift_covered = ((out["lift_low"] <= true_lift) & (out["lift_high"] >= true_lift)).mean()
+    lift_covered = ((out["lift_ci_low"] <= true_lift) & (out["lift_ci_high"] >= true_lift)).mean()
     assert lift_covered >= 0.88  # type: ignore[operator]
 
 

@@ -113,15 +113,16 @@ def test_forest_data_follows_compare(comparison: pl.DataFrame) -> None:
                             "significant", "n", "mean", "baseline_mean", "p_adjusted"]
     assert data["slice"].to_list() == comparison["device"].to_list()
     assert_frame_equal(data.select(estimate="estimate", low="low", high="high"),
-                       comparison.select(estimate="delta", low="ci_low", high="ci_high"))
+                       comparison.select(estimate="delta", low="delta_ci_low",
+                                         high="delta_ci_high"))
     lift = plot.forest_data(comparison, value="lift")
     assert lift["estimate"].to_list() == comparison["lift"].to_list()
-    assert lift["high"].to_list() == comparison["lift_high"].to_list()
+    assert lift["high"].to_list() == comparison["lift_ci_high"].to_list()
 
 
 def test_forest_data_without_slices_and_with_open_intervals() -> None:
     comparison = pl.DataFrame({"metric": ["m"], "system": ["b"], "delta": [0.1],
-                               "ci_low": [-math.inf], "ci_high": [math.inf]})
+                               "delta_ci_low": [-math.inf], "delta_ci_high": [math.inf]})
     data = plot.forest_data(comparison, arm="system")
     assert data.row(0, named=True) == {
         "slice": "all", "metric": "m", "arm": "b", "estimate": 0.1, "low": None, "high": None,

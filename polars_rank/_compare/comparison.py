@@ -1,7 +1,11 @@
-"""One comparison: its seed, and its statistics as a result row."""
+"""One comparison as a result row; Tukey's family of all pairs of arms.
+
+A comparison is an arm against a baseline on one metric in one slice.
+"""
 
 from __future__ import annotations
 
+import math
 import zlib
 from typing import TYPE_CHECKING, Any
 
@@ -10,15 +14,21 @@ from polars_rank.stats import (
     TestResult,
     bootstrap_test,
     randomization_test,
+    sign_test,
     t_test,
+    wilcoxon_test,
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
     import numpy.typing as npt
 
     from polars_rank._compare.data import _Notes
     from polars_rank.stats import Interval
+
+    Array = npt.NDArray[np.float64]
 
 
 def _rng_key(seed: int | None, key: tuple[Any, ...]) -> np.random.SeedSequence:
@@ -31,13 +41,40 @@ def _rng_key(seed: int | None, key: tuple[Any, ...]) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed, spawn_key=(zlib.crc32(repr(key).encode()),))
 
 
-def _one(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], *, paired: bool, test: str,
-         alpha: float, n_resamples: int, interval: Interval,
-         seed: np.random.SeedSequence | None, where: str, notes: _Notes) -> dict[str, Any]:
-    """The statistics of one comparison as a row (without the keys)."""
+def _effect_size(a: Array, b: Array, *, paired: bool) -> float | None:
+    """Cohen's d: mean difference / SD of the differences (paired, d_z), or / pooled SD."""
+    if paired:
+        sd = float((a - b).std(ddof=1))
+    else:
+        pooled = ((a.size - 1) * a.var(ddof=1) + (b.size - 1) * b.var(ddof=1))
+        sd = math.sqrt(float(pooled) / (a.size + b.size - 2))
+    return (float(a.mean()) - float(b.mean())) / sd if sd > 0 else None
+
+
+def _p_floor(test: str, n: int, n_resamples: int, *, paired: bool, n_b: int) -> float | None:
+    """The smallest p-value a resampling test can give here: its resolution.
+
+    Randomization: twice the smallest one-sided p-value, ``2 / total`` when all
+    ``total`` rearrangements are enumerated, else ``2 / (n_resamples + 1)``; bootstrap:
+    ``1 / n_resamples``. A p-value at the floor means "at most this", not "equal".
+    """
+    if test == "bootstrap":
+        return 1 / n_resamples
+    if test != "randomization":
+        return None
+    total = 2 ** n if paired else math.comb(n + n_b, n)
+    return 2 / total if total <= n_resamples else 2 / (n_resamples + 1)
+
+
+def _one(a: Array, b: Array, *, paired: bool, test: str, alpha: float, n_resamples: int,
+         interval: Interval, zero_method: str, seed: np.random.SeedSequence | None,
+         where: str, notes: _Notes) -> dict[str, Any]:
+    """The statistics of one comparison as a row (without the keys and the options).
+
+    ``alpha`` here is the intervals' (``1 - alpha``): adjusted when they are simultaneous.
+    """
     row: dict[str, Any] = dict.fromkeys(_FLOATS)
-    row["n"] = int(a.size)
-    row["significant"] = None
+    row.update(n=int(a.size), significant=None, wins=None, ties=None, losses=None)
     if a.size == 0 or b.size == 0:
         if not paired:
             row["mean"] = float(a.mean()) if a.size else None
@@ -51,19 +88,65 @@ def _one(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], *, paired: bool
     delta = mean - baseline_mean
     row.update(mean=mean, baseline_mean=baseline_mean, delta=delta,
                lift=delta / baseline_mean if baseline_mean != 0 else None)
+    if paired:
+        row.update(wins=int((a > b).sum()), ties=int((a == b).sum()), losses=int((a < b).sum()))
     if min(a.size, b.size) < 2:
         sizes = f"n = {a.size}" if paired else f"n = {a.size} and {b.size}"
         notes.too_few.append(f"{where}: {sizes}")
         return row
+    row["effect_size"] = _effect_size(a, b, paired=paired)
     result: TestResult
     if test == "t":
         result = t_test(a, b, paired=paired, alpha=alpha)
     elif test == "randomization":
         result = randomization_test(a, b, paired=paired, alpha=alpha,
                                     n_resamples=n_resamples, seed=seed)
-    else:
+    elif test == "bootstrap":
         result = bootstrap_test(a, b, paired=paired, alpha=alpha, n_resamples=n_resamples,
                                 seed=seed, interval=interval)
-    row.update(ci_low=result.ci_low, ci_high=result.ci_high, lift_low=result.lift_low,
-               lift_high=result.lift_high, p_value=result.p_value)
+    elif test == "wilcoxon":
+        result = wilcoxon_test(a, b, paired=paired, zero_method=zero_method)  # type: ignore[arg-type]
+    else:
+        result = sign_test(a, b)
+    row.update(delta_ci_low=result.ci_low, delta_ci_high=result.ci_high,
+               lift_ci_low=result.lift_low, lift_ci_high=result.lift_high,
+               p_value=result.p_value,
+               p_floor=_p_floor(test, a.size, n_resamples, paired=paired, n_b=b.size))
     return row
+
+
+def _tukey(values: dict[Any, Array], pairs: Sequence[tuple[Any, Any]], alpha: float,
+           where: str, notes: _Notes) -> list[dict[str, Any]]:
+    """Tukey's HSD over every arm with values: one row per (arm, baseline) pair asked.
+
+    ``scipy.stats.tukey_hsd`` on each arm's values as independent groups (the pairing
+    of queries is not used, as in ranx and statsmodels' ``pairwise_tukeyhsd``): its
+    p-values and intervals hold for the whole family of pairs of arms at once.
+    """
+    from scipy import stats as sps
+
+    arms = [arm for arm, v in values.items() if v.size >= 2]
+    rows: list[dict[str, Any]] = []
+    result = None
+    if len(arms) >= 2:
+        result = sps.tukey_hsd(*(values[arm] for arm in arms))
+        ci = result.confidence_interval(confidence_level=1 - alpha)
+    for other, base in pairs:
+        a, b = values.get(other), values.get(base)
+        row: dict[str, Any] = dict.fromkeys(_FLOATS)
+        row.update(n=0 if a is None else int(a.size), significant=None, wins=None,
+                   ties=None, losses=None)
+        if a is not None and a.size and b is not None and b.size:
+            mean, baseline_mean = float(a.mean()), float(b.mean())
+            row.update(mean=mean, baseline_mean=baseline_mean, delta=mean - baseline_mean,
+                       lift=(mean - baseline_mean) / baseline_mean if baseline_mean else None)
+        if result is None or other not in arms or base not in arms:
+            notes.too_few.append(f"{where}: {other!r} vs {base!r}, fewer than 2 values")
+        else:
+            i, j = arms.index(other), arms.index(base)
+            row.update(delta_ci_low=float(ci.low[i, j]), delta_ci_high=float(ci.high[i, j]),
+                       p_value=float(result.pvalue[i, j]), p_adjusted=float(result.pvalue[i, j]),
+                       effect_size=_effect_size(values[other], values[base], paired=False))
+        rows.append(row)
+    return rows
+

@@ -61,15 +61,23 @@ class _Notes:
 
 
 def _check_arms(frame: pl.DataFrame, arm: str, baseline: Any) -> list[Any]:
+    """The arms, sorted; each baseline asked (one, a list, or None: all pairs) among them."""
     if frame[arm].null_count():
         msg = f"arm column {arm!r} has null values"
         raise InvalidDataError(msg)
     arms: list[Any] = frame[arm].unique().sort().to_list()
-    if baseline not in arms:
-        msg = f"baseline {baseline!r} is not a value of column {arm!r}; its values are {arms}"
+    bases = ([] if baseline is None
+             else list(baseline) if isinstance(baseline, (list, tuple)) else [baseline])
+    if baseline is not None and not bases:
+        msg = "baseline is an empty list: give an arm, a list of arms, or None (all pairs)"
         raise ValueError(msg)
+    for base in bases:
+        if base not in arms:
+            msg = f"baseline {base!r} is not a value of column {arm!r}; its values are {arms}"
+            raise ValueError(msg)
     if len(arms) < 2:
-        msg = f"column {arm!r} holds only the baseline {baseline!r}: nothing to compare"
+        what = f"only the baseline {bases[0]!r}" if bases else f"only the arm {arms!r}"
+        msg = f"column {arm!r} holds {what}: nothing to compare"
         raise ValueError(msg)
     return arms
 

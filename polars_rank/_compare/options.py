@@ -6,13 +6,19 @@ from collections.abc import Sequence
 
 import polars as pl
 
-TESTS: tuple[str, ...] = ("t", "randomization", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", None)
+from polars_rank._stats.correction import CORRECTIONS as CORRECTIONS
 
-RESULT_COLUMNS = ("metric", "n", "mean", "baseline_mean", "delta", "lift", "ci_low",
-                  "ci_high", "lift_low", "lift_high", "p_value", "p_adjusted", "significant")
-_FLOATS = ("mean", "baseline_mean", "delta", "lift", "ci_low", "ci_high", "lift_low",
-           "lift_high", "p_value", "p_adjusted")
+TESTS: tuple[str, ...] = ("t", "randomization", "bootstrap", "wilcoxon", "sign", "tukey")
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+RESULT_COLUMNS = ("metric", "baseline", "n", "mean", "baseline_mean", "delta",
+                  "delta_ci_low", "delta_ci_high", "lift", "lift_ci_low", "lift_ci_high",
+                  "effect_size", "wins", "ties", "losses", "test", "alternative", "alpha",
+                  "correction", "p_value", "p_adjusted", "significant", "n_resamples",
+                  "p_floor")
+"""compare()'s columns after the slice and arm columns, in order."""
+_FLOATS = ("mean", "baseline_mean", "delta", "delta_ci_low", "delta_ci_high", "lift",
+           "lift_ci_low", "lift_ci_high", "effect_size", "p_value", "p_adjusted", "p_floor")
+_COUNTS = ("n", "wins", "ties", "losses", "n_resamples")
 
 
 def _names(value: str | Sequence[str] | None, param: str) -> list[str]:
@@ -27,13 +33,28 @@ def _names(value: str | Sequence[str] | None, param: str) -> list[str]:
 
 
 def _check_options(*, test: object, correction: object, alpha: object, n_resamples: object,
-                   seed: object, paired: object, interval: object) -> None:
+                   seed: object, paired: object, interval: object, zero_method: object,
+                   simultaneous: object) -> None:
     if test not in TESTS:
         msg = f"test must be one of {', '.join(map(repr, TESTS))}, got {test!r}"
         raise ValueError(msg)
     if correction not in CORRECTIONS:
-        msg = f"correction must be one of 'holm', 'bonferroni', None, got {correction!r}"
+        msg = f"correction must be one of {', '.join(map(repr, CORRECTIONS))}, got {correction!r}"
         raise ValueError(msg)
+    if test == "sign" and paired is False:
+        msg = "test='sign' counts wins and losses of paired queries: it needs paired=True"
+        raise ValueError(msg)
+    if test == "tukey" and correction is not None:
+        msg = ("test='tukey' adjusts for every pair of arms itself: leave correction= "
+               f"unset or None, got {correction!r}")
+        raise ValueError(msg)
+    if zero_method not in ZERO_METHODS:
+        allowed = ", ".join(map(repr, ZERO_METHODS))
+        msg = f"zero_method must be one of {allowed}, got {zero_method!r}"
+        raise ValueError(msg)
+    if not isinstance(simultaneous, bool):
+        msg = f"simultaneous must be True or False, got {simultaneous!r}"
+        raise TypeError(msg)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         msg = f"alpha must be a number strictly between 0 and 1, got {alpha!r}"
         raise ValueError(msg)

@@ -32,8 +32,8 @@ def forest_data(
     arm
         The arm column, as named in :func:`polars_rank.compare`.
     value
-        ``"delta"`` (``mean - baseline_mean``, with ``ci_low``, ``ci_high``) or
-        ``"lift"`` (``delta / baseline_mean``, with ``lift_low``, ``lift_high``).
+        ``"delta"`` (``mean - baseline_mean``, with ``delta_ci_low``, ``delta_ci_high``) or
+        ``"lift"`` (``delta / baseline_mean``, with ``lift_ci_low``, ``lift_ci_high``).
 
     Returns
     -------
@@ -51,8 +51,9 @@ def forest_data(
     ...     "device": ["desktop", "mobile"], "metric": ["ndcg@10", "ndcg@10"],
     ...     "arm": ["B", "B"], "n": [40, 60], "mean": [0.61, 0.55],
     ...     "baseline_mean": [0.58, 0.55], "delta": [0.03, 0.0], "lift": [0.0517, 0.0],
-    ...     "ci_low": [0.01, -0.02], "ci_high": [0.05, 0.02], "lift_low": [0.02, -0.04],
-    ...     "lift_high": [0.09, 0.04], "p_value": [0.004, 1.0], "p_adjusted": [0.008, 1.0],
+    ...     "delta_ci_low": [0.01, -0.02], "delta_ci_high": [0.05, 0.02],
+    ...     "lift_ci_low": [0.02, -0.04], "lift_ci_high": [0.09, 0.04],
+    ...     "p_value": [0.004, 1.0], "p_adjusted": [0.008, 1.0],
     ...     "significant": [True, False],
     ... })
     >>> pr.plot.forest_data(comparison).select("slice", "metric", "estimate", "low", "high")
@@ -70,8 +71,8 @@ def forest_data(
     if value not in ("delta", "lift"):
         msg = f"value must be 'delta' or 'lift', got {value!r}"
         raise ValueError(msg)
-    estimate, low, high = ("delta", "ci_low", "ci_high") if value == "delta" else (
-        "lift", "lift_low", "lift_high")
+    estimate, low, high = ("delta", "delta_ci_low", "delta_ci_high") if value == "delta" else (
+        "lift", "lift_ci_low", "lift_ci_high")
     _require_columns(frame, ["metric", arm, estimate, low, high], "comparison")
     slices = [c for c in frame.columns if c not in RESULT_COLUMNS and c != arm]
     optional = {"significant": pl.Boolean, "n": pl.Int64, "mean": pl.Float64,
