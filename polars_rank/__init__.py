@@ -29,6 +29,7 @@ results (with the optional ``polars-rank[plot]`` extra).
 from __future__ import annotations
 
 from polars_rank import _namespace, datasets, plot, stats
+from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked
 from polars_rank._namespace import RankNameSpace
 from polars_rank.compare import compare
@@ -49,6 +50,7 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "evaluate",
     "ranked",
     "compare",
+    "summarize",
     "parse_metric",
     "scan_run",
     "read_run",

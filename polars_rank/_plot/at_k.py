@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rank._compare.options import _names
+from polars_rank._compare.summary import mean_intervals
 from polars_rank._plot.common import (
     _HEIGHT,
     _SEP,
@@ -156,7 +157,7 @@ def metric_at_k_data(
     frame = _collect(results, "results")
     queries = _names(query, "query")
     _require_columns(frame, queries, "results")
-    z = _z(level)
+    _z(level)  # checked
     chosen = _at_k_columns(frame.schema, metrics, exclude=queries)
     keys = (_names(series, "series") if series is not None
             else [c for c in frame.columns
@@ -177,13 +178,11 @@ def metric_at_k_data(
                                         return_dtype=pl.Int64).alias("k"),
     )
     if queries:
-        se = pl.col("value").std() / pl.col("value").count().sqrt()
-        out = long.group_by(*keys, "metric", "k").agg(
-            pl.col("value").mean(),
-            (pl.col("value").mean() - z * se).alias("ci_low"),
-            (pl.col("value").mean() + z * se).alias("ci_high"),
-            pl.col("value").count().alias("n"),
-        )
+        grouped = long.group_by(*keys, "metric", "k").agg(
+            pl.col("value").mean().alias("mean"), pl.col("value").std().alias("sd"),
+            pl.col("value").count().alias("n"))
+        out = mean_intervals(grouped, 1 - level, "normal").rename(
+            {"mean": "value", "mean_ci_low": "ci_low", "mean_ci_high": "ci_high"})
     else:
         several = frame.select(keys).is_duplicated().any() if keys else frame.height > 1
         if several:
