@@ -32,6 +32,7 @@ from polars_rank import _namespace, datasets, plot, stats
 from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked
 from polars_rank._namespace import RankNameSpace
+from polars_rank._stats.power import mde, power
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, to_dict, write_run
@@ -51,6 +52,8 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "ranked",
     "compare",
     "summarize",
+    "power",
+    "mde",
     "parse_metric",
     "scan_run",
     "read_run",
