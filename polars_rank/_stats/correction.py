@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from polars_rank.stats import Correction
 
@@ -34,6 +34,21 @@ def bonferroni(p_values: Sequence[float]) -> list[float]:
     return [min(1.0, m * p) for p in p_values]
 
 
+def _step_down(p_values: Sequence[float], scale: Callable[[float, int], float]) -> list[float]:
+    """Holm's step-down, capped at 1.
+
+    The i-th smallest p is scaled for the m - i + 1 tests left, then raised to the
+    largest adjusted value before it (monotone).
+    """
+    m = len(p_values)
+    out = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        running = max(running, min(1.0, scale(p_values[i], m - rank)))
+        out[i] = running
+    return out
+
+
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjustment (Holm 1979), monotone and capped at 1.
 
@@ -57,14 +72,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
     >>> holm([0.01, 0.04, 0.03, 0.005])
     [0.03, 0.06, 0.06, 0.02]
     """
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    out = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        out[i] = running
-    return out
+    return _step_down(p_values, lambda p, tests: tests * p)
 
 
 def holm_sidak(p_values: Sequence[float]) -> list[float]:
@@ -91,14 +99,7 @@ def holm_sidak(p_values: Sequence[float]) -> list[float]:
     >>> [round(p, 6) for p in holm_sidak([0.01, 0.04, 0.03, 0.005])]
     [0.029701, 0.0591, 0.0591, 0.01985]
     """
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    out = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, 1.0 - (1.0 - p_values[i]) ** (m - rank)))
-        out[i] = running
-    return out
+    return _step_down(p_values, lambda p, tests: 1.0 - (1.0 - p) ** tests)
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
