@@ -35,11 +35,14 @@ class Asked:
         self.names: list[str] = []
         self.metrics: dict[str, Metric] = {}
         self.skipped: list[str] = []
-        for spec in specs:
+        given = trec.first_parameters(specs)
+        # a set's measures one by one: one that cannot be parsed leaves out only itself
+        for spec in (m for s in specs for m in trec.SETS.get(s, (s,))):
             try:
-                expanded = trec.expand(spec)
+                expanded = trec.expand(spec, given)
             except ValueError as exc:
-                self.skipped.append(str(exc))
+                if str(exc) not in self.skipped:
+                    self.skipped.append(str(exc))
                 continue
             for name in expanded if expanded is not None else [spec]:
                 measure = trec.printed(name) if expanded is not None else None
@@ -51,7 +54,8 @@ class Asked:
                     continue
                 self.names.append(name)
                 if name not in _META:
-                    self.metrics[name] = _with_level(parse_metric(name, "trec_eval"), level)
+                    metric = parse_metric(trec.metric_string(name), "trec_eval")
+                    self.metrics[name] = _with_level(metric, level)
         rank = {m: i for i, m in enumerate(trec.ORDER)}
         last = len(rank)
         # trec_eval's measures in its order; polars-rank strings after them, as asked
@@ -97,9 +101,20 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties:
     return per.sort("qid")
 
 
-def _summary(per: pl.DataFrame, a: Asked) -> pl.DataFrame:
-    return per.select(pl.lit("all").alias("qid"), *(
-        summarize(pl.col(n), m.definition.over_queries).alias(n) for n, m in a.metrics.items()))
+def _summary(per: pl.DataFrame, a: Asked, complete: pl.LazyFrame | None = None) -> pl.DataFrame:
+    """The ``all`` row: each measure over the queries, added in trec_eval's order (by qid).
+
+    ``complete``: the qrels, under ``-c``. trec_eval's ``num_rel`` then counts every
+    qrels line labelled above 0 instead of adding the queries' values
+    (m_num_rel.c, te_calc_avg_num_rel), so ``-l``, ``-M`` and ``-J`` do not change it.
+    """
+    summaries = {n: summarize(pl.col(n), m.definition.over_queries, in_order=True)
+                 for n, m in a.metrics.items()}
+    if complete is not None and "num_rel" in summaries:
+        lines = complete.select((pl.col("rel") > 0).sum()).collect().item()
+        summaries["num_rel"] = pl.lit(float(lines))
+    return per.sort("qid").select(pl.lit("all").alias("qid"),
+                                  *(e.alias(n) for n, e in summaries.items()))
 
 
 def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked, *,
@@ -113,7 +128,8 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
         per = _per_query(path, judgments, a, missing=missing, ties=ties, memory=memory,
                          max_ret=max_ret)
         queries[name] = set(per["qid"])
-        rows = pl.concat([per, _summary(per, a)]) if per_query else _summary(per, a)
+        summary = _summary(per, a, judgments if missing == "zero" else None)
+        rows = pl.concat([per, summary]) if per_query else summary
         long = rows.unpivot(index="qid", variable_name="metric", value_name=name)
         merged = long if merged is None else merged.join(long, on=["metric", "qid"],
                                                          how="full", coalesce=True)
@@ -161,7 +177,8 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False
                     summary: bool = True, missing: str = "skip", ties: str = "trec_eval",
                     memory: str = "high", max_ret: int | None = None) -> None:
     """One run, printed exactly as trec_eval prints it."""
-    per = _per_query(run, scan_qrels(qrels), a, missing=missing, ties=ties, memory=memory,
+    judgments = scan_qrels(qrels)
+    per = _per_query(run, judgments, a, missing=missing, ties=ties, memory=memory,
                      max_ret=max_ret)
     lines = []
     if per_query:
@@ -169,7 +186,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False
         for row in per.iter_rows(named=True):
             lines += [_line(n, row["qid"], row[n], a) for n in shown]
     if summary:
-        means = _summary(per, a).row(0, named=True)
+        means = _summary(per, a, judgments if missing == "zero" else None).row(0, named=True)
         meta: dict[str, float | str] = {"num_q": float(per.height)}
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
             tag = scan_run(run).select(pl.col("tag").last()).collect().item()

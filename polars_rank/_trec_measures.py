@@ -9,7 +9,13 @@ trec_eval's own table (measures.c:120-178), whatever the order asked.
 
 from __future__ import annotations
 
-__all__ = ["ORDER", "SETS", "UNSUPPORTED", "expand", "printed"]
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+__all__ = ["ORDER", "SETS", "UNSUPPORTED", "expand", "first_parameters", "metric_string",
+           "printed"]
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALLS = tuple(i / 10 for i in range(11))
@@ -49,21 +55,41 @@ def _name(measure: str, value: float) -> str:
     return f"{measure}_{int(value)}"
 
 
-def expand(spec: str) -> list[str] | None:
+def first_parameters(specs: Sequence[str]) -> dict[str, str]:
+    """Each measure's parameters as trec_eval takes them: from the first ``-m name.params``.
+
+    trec_eval computes a measure once, with the parameters of the first ``-m`` that
+    gives it some (trec_eval.c, add_meas_arg_info; meas_init.c stops at the first
+    match), wherever the measure is asked: ``-m official -m P.5`` prints ``P_5`` only,
+    ``-m P.3 -m P.7`` ``P_3`` only.
+    """
+    given: dict[str, str] = {}
+    for spec in specs:
+        measure, dot, params = spec.partition(".")
+        if dot and measure in _PARAMETERS:
+            given.setdefault(measure, params)
+    return given
+
+
+def expand(spec: str, given: Mapping[str, str] | None = None) -> list[str] | None:
     """The printed names one ``-m`` asks for, or None when it is not trec_eval's syntax.
 
     ``P.5,10`` -> ``P_5``, ``P_10``; ``P`` -> P at its default cutoffs; a set -> its
-    measures. Cutoffs are parsed as trec_eval does: integers truncated (``23.4`` is 23),
-    recall levels as numbers; both sorted, duplicates dropped.
+    measures. ``given`` (:func:`first_parameters` of all the ``-m``) overrides a
+    measure's parameters. Cutoffs are parsed as trec_eval does: integers truncated
+    (``23.4`` is 23), recall levels as numbers; both sorted, duplicates dropped.
     """
     if spec in SETS:
-        return [n for m in SETS[spec] for n in expand(m) or []]
+        return [n for m in SETS[spec] for n in expand(m, given) or []]
     measure, _, params = spec.partition(".")
     if measure not in _PARAMETERS:
         return None
+    params = (given or {}).get(measure, params)
     defaults = _PARAMETERS[measure]
     if not params:
         return [measure] if not defaults else [_name(measure, v) for v in defaults]
+    if measure in _PERSISTENCE:
+        return [f"{measure}_{_persistence(spec, params)}"]
     if not defaults:
         msg = (f"-m {spec}: polars-rank does not take trec_eval's parameters for {measure} "
                "(gain tables, utility weights); use a metric string such as "
@@ -77,6 +103,31 @@ def expand(spec: str) -> list[str] | None:
         msg = f"-m {spec}: {measure}'s parameters are comma-separated numbers"
         raise ValueError(msg) from None
     return [_name(measure, v) for v in values]
+
+
+_PERSISTENCE = ("rbp", "rbp_resid")
+"""Measures whose parameter is ``p=value`` (meas_init.c, te_init_meas_s_double_p_pair)."""
+
+
+def _persistence(spec: str, params: str) -> str:
+    """``p=0.95`` as trec_eval prints it (the text given), after checking it."""
+    name, _, value = params.partition("=")
+    try:
+        ok = name == "p" and 0 < float(value) < 1
+    except ValueError:
+        ok = False
+    if not ok:
+        msg = f"-m {spec}: the parameter is the persistence p=x, 0 < x < 1 (rbp.p=0.95)"
+        raise ValueError(msg)
+    return params
+
+
+def metric_string(name: str) -> str:
+    """The metric string of a printed name: ``rbp_p=0.95`` -> ``rbp(p=0.95)``."""
+    base = printed(name)
+    if base in _PERSISTENCE and name.startswith(f"{base}_p="):
+        return f"{base}(p={name[len(base) + 3:]})"
+    return name
 
 
 def printed(name: str) -> str:

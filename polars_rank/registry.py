@@ -99,6 +99,10 @@ LINEAR = Option("gain", str, "linear", GAINS,
                 "gain of a label: linear in strings, as every tool's ndcg; the functions' "
                 "default is exponential")
 
+ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
+                  "recall x as relevant rows: round(x R) as trec_eval 10, or "
+                  "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
+
 METRICS: dict[str, MetricDef] = {
     m.name: m
     for m in [
@@ -181,12 +185,12 @@ METRICS: dict[str, MetricDef] = {
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.3"),
         MetricDef("iprec_at_recall", metrics.iprec_at_recall, ("iprec",), cutoff=False,
                   options=(Option("recall", float, 0.0, description="recall level"),
-                           THRESHOLD),
+                           THRESHOLD, ROUNDING),
                   at="recall", trec_eval="iprec_at_recall_x",
                   summary="best precision at recall >= x",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("11pt_avg", metrics.eleven_point_average, ("eleven_point_average",),
-                  cutoff=False, options=(THRESHOLD,), trec_eval="11pt_avg",
+                  cutoff=False, options=(THRESHOLD, ROUNDING), trec_eval="11pt_avg",
                   summary="mean interpolated precision at recall 0, 0.1, ..., 1",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("num_ret", metrics.num_ret, ("numret",), cutoff=False, trec_eval="num_ret",

@@ -6,17 +6,19 @@ trec_eval 10 (m_iprec_at_recall.c:70-99), x becomes a number of relevant rows
 c = round(x R), half away from zero; the value is the best precision at or after the
 c-th relevant row (the first, when c = 0), 0 when fewer than c were retrieved or R = 0.
 Precision only rises at a relevant row, so that best is a maximum over relevant rows.
+``rounding="trec_eval9"`` gives trec_eval 9's c = (long)(x R + 0.9) (m_iprec_at_recall.c
+at usnistgov/trec_eval dc0c991), which pytrec_eval computes.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_real, check_threshold
+from polars_rank._params import UNSET, Ties, check_choice, check_real, check_threshold
 from polars_rank._ranked import Ranked
 
 if TYPE_CHECKING:
@@ -28,6 +30,10 @@ __all__ = ["iprec_at_recall", "eleven_point_average"]
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 """trec_eval's default recall levels, 0.0, 0.1, ..., 1.0."""
+
+Rounding: TypeAlias = Literal["nearest", "trec_eval9"]
+ROUNDINGS = ("nearest", "trec_eval9")
+"""How x R becomes a number of relevant rows: trec_eval 10's lround, or 9's."""
 
 
 def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
@@ -42,12 +48,16 @@ def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
     return r.positions().filter(r.hits(None, threshold) > 0).cast(pl.Float64)
 
 
-def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1) -> pl.Expr:
+def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1,
+                          rounding: str = "nearest") -> pl.Expr:
     """Interpolated precision at ``recall`` of a ranked list (validated parameters)."""
     ranks = _relevant_ranks(r, threshold)
     found = pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(pl.Float64)
     wanted = r.n_relevant(threshold) * recall
-    c = wanted.floor() + (wanted - wanted.floor() >= 0.5).cast(pl.Float64)  # C's lround
+    if rounding == "trec_eval9":
+        c = (wanted + 0.9).floor()  # (long) (x * R + 0.9), x R >= 0
+    else:
+        c = wanted.floor() + (wanted - wanted.floor() >= 0.5).cast(pl.Float64)  # C's lround
     best = (found / ranks).filter(found >= pl.max_horizontal(c, pl.lit(1.0))).max()
     return best.fill_null(0.0)
 
@@ -65,6 +75,7 @@ def iprec_at_recall(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    rounding: Rounding = "nearest",
 ) -> pl.Expr:
     r"""Interpolated precision at a recall level, trec_eval's ``iprec_at_recall_x``.
 
@@ -72,8 +83,9 @@ def iprec_at_recall(
         c = \mathrm{round}(x R)
 
     with :math:`r_i` the rank of the i-th relevant row retrieved; 0 when fewer than
-    c relevant rows were retrieved. trec_eval 10 rounds c half away from zero (9.x
-    rounded up from 0.1: pytrec_eval can differ). 11-point averages are the mean of
+    c relevant rows were retrieved. trec_eval 10 rounds c half away from zero;
+    trec_eval 9 (and pytrec_eval) took (long)(x R + 0.9), up from a tenth:
+    ``rounding="trec_eval9"``. 11-point averages are the mean of
     the eleven levels 0.0, 0.1, ..., 1.0 (Manning, Raghavan & Schütze, 2008, 8.4).
 
     Parameters
@@ -96,6 +108,10 @@ def iprec_at_recall(
         ...
     ties
         ...
+    rounding
+        How x R becomes a number c of relevant rows: ``"nearest"`` (trec_eval 10,
+        half away from zero) or ``"trec_eval9"`` (trec_eval 9 and pytrec_eval:
+        (long)(x R + 0.9)).
 
     Returns
     -------
@@ -117,11 +133,27 @@ def iprec_at_recall(
     ╞════════╪════════╡
     │ 0.5    ┆ 0.5    │
     └────────┴────────┘
+
+    Three relevant rows, recall 0.4: trec_eval 10 asks for round(1.2) = 1 of them,
+    trec_eval 9 for 2:
+
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 0, 1], "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    >>> df.select(pr.iprec_at_recall("rel", 0.4, by="score").alias("10"),
+    ...           pr.iprec_at_recall("rel", 0.4, by="score", rounding="trec_eval9").alias("9"))
+    shape: (1, 2)
+    ┌─────┬──────────┐
+    │ 10  ┆ 9        │
+    │ --- ┆ ---      │
+    │ f64 ┆ f64      │
+    ╞═════╪══════════╡
+    │ 1.0 ┆ 0.666667 │
+    └─────┴──────────┘
     """
     level = check_real(recall, "recall", low=0, high=1, allowed="a recall level in [0, 1]")
+    how = check_choice(rounding, "rounding", ROUNDINGS)
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(iprec_at_recall_value(r, level, check_threshold(threshold)))
+    return r.finish(iprec_at_recall_value(r, level, check_threshold(threshold), how))
 
 
 @shared_parameters
@@ -136,6 +168,7 @@ def eleven_point_average(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    rounding: Rounding = "nearest",
 ) -> pl.Expr:
     r"""11-point interpolated average precision, trec_eval's ``11pt_avg``.
 
@@ -162,6 +195,10 @@ def eleven_point_average(
         ...
     ties
         ...
+    rounding
+        How x R becomes a number c of relevant rows: ``"nearest"`` (trec_eval 10,
+        half away from zero) or ``"trec_eval9"`` (trec_eval 9 and pytrec_eval:
+        (long)(x R + 0.9)).
 
     Returns
     -------
@@ -186,5 +223,6 @@ def eleven_point_average(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
     t = check_threshold(threshold)
-    total = pl.sum_horizontal(iprec_at_recall_value(r, x, t) for x in ELEVEN_POINTS)
+    how = check_choice(rounding, "rounding", ROUNDINGS)
+    total = pl.sum_horizontal(iprec_at_recall_value(r, x, t, how) for x in ELEVEN_POINTS)
     return r.finish(total / len(ELEVEN_POINTS))
