@@ -23,7 +23,7 @@ from polars_rank._evaluation import evaluate
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
-from polars_rank.registry import METRICS
+from polars_rank.registry import DIALECTS, METRICS, dialect_ties
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -48,6 +48,11 @@ table side by side. Queries evaluated: those of the run that have judgments (-c 
 qrels queries absent from a run with every measure 0, as trec_eval -c; trec_eval 10
 without -c stops on them). Equal scores are ordered by document id, descending, as
 trec_eval does (--ties first: file order).
+
+--dialect reads shared spellings as another tool does (trec_eval's by default):
+  ranx (rbp graded with the raw label), sklearn (ties averaged), torchmetrics (map
+  over the relevant documents within k, ties averaged), recommenders (every judged
+  document relevant, map@k over min(R, k), file order), ir_measures, polars-rank.
 """
 
 
@@ -79,8 +84,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="score qrels queries absent from a run 0 (as trec_eval -c)")
     ev.add_argument("--missing", choices=["skip", "zero"], default="skip",
                     help="qrels queries absent from a run: skip, or zero (-c)")
-    ev.add_argument("--ties", default="trec_eval", help="order among equal scores",
+    ev.add_argument("--ties", help="order among equal scores (default: the dialect's, "
+                                   "trec_eval's unless it says otherwise)",
                     choices=["trec_eval", "first", "optimistic", "pessimistic", "expected"])
+    ev.add_argument("--dialect", choices=list(DIALECTS), default="trec_eval",
+                    help="which tool's number a shared spelling means (default: trec_eval)")
     ev.add_argument("--memory", choices=["high", "low"], default="high",
                     help="low: evaluate hash buckets of queries one after another "
                          "(runs larger than memory)")
@@ -104,11 +112,12 @@ def _run_names(paths: Sequence[Path]) -> list[str]:
 
 def _eval(args: argparse.Namespace) -> None:
     """``polars-rank eval``."""
-    measures = asked(args.metrics, args.level)
+    measures = asked(args.metrics, args.level, args.dialect)
     if measures.skipped:
         print("polars-rank: note: not computed (not in polars-rank yet): "
               + ", ".join(measures.skipped), file=sys.stderr)
-    options = {"missing": args.missing, "ties": args.ties, "memory": args.memory,
+    options = {"missing": args.missing, "ties": dialect_ties(args.ties, args.dialect),
+               "memory": args.memory,
                "max_ret": args.max_ret}
     fmt = args.format or ("trec_eval" if len(args.runs) == 1 else "table")
     with warnings.catch_warnings(record=True) as caught:

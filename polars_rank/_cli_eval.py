@@ -31,7 +31,8 @@ _META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries 
 class Asked:
     """The measures asked: printed names, their metrics, and what was left out."""
 
-    def __init__(self, specs: Sequence[str], level: int | None) -> None:
+    def __init__(self, specs: Sequence[str], level: int | None,
+                 dialect: str = "trec_eval") -> None:
         self.names: list[str] = []
         self.metrics: dict[str, Metric] = {}
         self.skipped: list[str] = []
@@ -54,7 +55,7 @@ class Asked:
                     continue
                 self.names.append(name)
                 if name not in _META:
-                    metric = parse_metric(trec.metric_string(name), "trec_eval")
+                    metric = parse_metric(trec.metric_string(name), dialect)
                     self.metrics[name] = _with_level(metric, level)
         rank = {m: i for i, m in enumerate(trec.ORDER)}
         last = len(rank)
@@ -67,17 +68,23 @@ class Asked:
 
 
 def _with_level(metric: Metric, level: int | None) -> Metric:
-    """trec_eval's ``-l``: the relevance threshold of every binary measure not given one."""
-    if level is None or metric.definition.option("threshold") is None:
+    """trec_eval's ``-l``: the relevance threshold of every binary measure not given one.
+
+    Not a gain threshold (ndcg's, ranx's ``-l``; its default is None): trec_eval's
+    ndcg ignores ``-l``.
+    """
+    option = metric.definition.option("threshold")
+    if level is None or option is None or option.default is None:
         return metric
     if "threshold" in metric.options:
         return metric
     return Metric(metric.definition, metric.k, {**metric.options, "threshold": level})
 
 
-def asked(specs: Sequence[str] | None, level: int | None = None) -> Asked:
-    """Parse the ``-m`` arguments (default: trec_eval's ``official`` set)."""
-    return Asked(list(specs) if specs else ["official"], level)
+def asked(specs: Sequence[str] | None, level: int | None = None,
+          dialect: str = "trec_eval") -> Asked:
+    """Parse the ``-m`` arguments (default: trec_eval's ``official`` set) in ``dialect``."""
+    return Asked(list(specs) if specs else ["official"], level, dialect)
 
 
 def _top(run: pl.LazyFrame, max_ret: int) -> pl.LazyFrame:

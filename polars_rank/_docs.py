@@ -39,6 +39,12 @@ doc id, descending, scores as 32-bit floats; the default with ``doc``),
 ``"optimistic"`` / ``"pessimistic"`` (relevant rows
 first / last among ties) or ``"expected"`` (the exact mean over every order of
 the tied rows; McSherry & Najork, ECIR 2008).""",
+    "empty": """\
+What a list without relevant rows scores: ``"zero"`` (the default, as
+trec_eval, ranx and ir_measures), ``"one"``, ``"skip"`` (null: left out of a
+mean over queries) or ``"error"`` (NaN; :func:`polars_rank.evaluate` raises,
+naming the query): torchmetrics' ``empty_target_action`` ``"neg"``, ``"pos"``,
+``"skip"``, ``"error"``.""",
 }
 """Parameter name -> its description, unindented."""
 

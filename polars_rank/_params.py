@@ -14,8 +14,12 @@ from typing import Literal, TypeAlias, get_args
 
 import polars as pl
 
-Gain: TypeAlias = Literal["exponential", "linear"]
+Gain: TypeAlias = Literal["exponential", "linear", "binary"]
 Ties: TypeAlias = Literal["first", "optimistic", "pessimistic", "expected", "trec_eval"]
+Denominator: TypeAlias = Literal["relevant", "capped", "retrieved"]
+"""AP's denominator: R, min(R, k), or the relevant rows ranked within k."""
+Empty: TypeAlias = Literal["zero", "one", "skip", "error"]
+"""What a list without relevant rows scores (torchmetrics' ``empty_target_action``)."""
 
 IntoExpr: TypeAlias = "str | pl.Expr"
 """A column name or an expression."""
@@ -43,6 +47,8 @@ order is ``by=None``, said explicitly, never an accident of a forgotten argument
 
 GAINS: tuple[str, ...] = get_args(Gain)
 TIES: tuple[str, ...] = get_args(Ties)
+EMPTY: tuple[str, ...] = get_args(Empty)
+DENOMINATORS: tuple[str, ...] = get_args(Denominator)
 
 
 def to_expr(value: str | pl.Expr, name: str) -> pl.Expr:

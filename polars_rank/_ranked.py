@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import (
+    EMPTY,
     TIES,
     UNSET,
     check_choice,
@@ -360,6 +361,11 @@ class Ranked:
         return inside.sum()
 
     # ------------------------------------------------------------------ finishing
+    def finish_empty(self, value: pl.Expr, threshold: float, empty: str) -> pl.Expr:
+        """:meth:`finish`, a list without a row >= ``threshold`` scoring what ``empty`` says."""
+        check_choice(empty, "empty", EMPTY)
+        return self.finish(when_empty(value, self.relevant(threshold), empty))
+
     def finish(self, value: pl.Expr, bad: pl.Expr | None = None,
                summary: Summary = "mean") -> pl.Expr:
         """NaN for unscorable lists, ``summary`` over queries with ``query=``.
@@ -403,6 +409,21 @@ def reached(rank: pl.Expr) -> pl.Expr:
 def cutoff(k: object) -> int | None:
     """Validated cutoff."""
     return check_k(k)
+
+
+def when_empty(value: pl.Expr, relevant: pl.Expr, empty: str) -> pl.Expr:
+    """``value``, or what ``empty`` says a list without relevant rows scores.
+
+    ``relevant`` is > 0 on the rows that make a list non-empty (relevant, or gaining),
+    retrieved or not. Every metric with ``empty`` already scores such a list 0, so
+    ``"zero"`` adds nothing to the plan; ``"skip"`` is null (a mean over queries
+    leaves it out) and ``"error"`` NaN (torchmetrics' ``empty_target_action``,
+    torchmetrics/retrieval/base.py, ``RetrievalMetric.compute``).
+    """
+    if empty == "zero":
+        return value
+    fill = {"one": pl.lit(1.0), "skip": pl.lit(None, pl.Float64), "error": pl.lit(NAN)}[empty]
+    return pl.when(relevant.max() > 0).then(value).otherwise(fill)
 
 
 def count(lo: pl.Expr, hi: pl.Expr) -> pl.Expr:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
-from polars_rank._params import GAINS, check_k
+from polars_rank._params import DENOMINATORS, EMPTY, GAINS, check_k
 from polars_rank.metrics.rbp import RBP_GAINS
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from polars_rank._summaries import Summary
 
 
-__all__ = ["MetricDef", "Metric", "METRICS", "DIALECTS", "parse_metric"]
+__all__ = ["MetricDef", "Metric", "METRICS", "Dialect", "DIALECTS", "parse_metric"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,12 @@ class Option:
 
     def coerce(self, raw: str, metric: str) -> Any:
         """Parse ``raw`` (text from a metric string) into the option's type."""
+        if self.kind is bool:
+            flag = raw.strip().strip("'\"").lower()
+            if flag in ("true", "1", "false", "0"):
+                return flag in ("true", "1")
+            msg = f"{metric}: option {self.name}={raw!r} must be true or false"
+            raise ValueError(msg)
         if self.choices:
             value = raw.strip().strip("'\"").lower()
             if value in self.choices:
@@ -98,6 +104,11 @@ THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are r
 LINEAR = Option("gain", str, "linear", GAINS,
                 "gain of a label: linear in strings, as every tool's ndcg; the functions' "
                 "default is exponential")
+GAIN_THRESHOLD = Option("threshold", float, None,
+                        description="labels below it gain 0 (ranx's -l); none by default")
+EMPTY_LIST = Option("empty", str, "zero", EMPTY,
+                    "what a list without relevant rows scores (torchmetrics' "
+                    "empty_target_action)")
 
 ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
                   "recall x as relevant rows: round(x R) as trec_eval 10, or "
@@ -107,53 +118,65 @@ METRICS: dict[str, MetricDef] = {
     m.name: m
     for m in [
         MetricDef("ndcg", metrics.ndcg,
-                  options=(LINEAR,),
+                  options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST),
                   trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
                   paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005"),
         MetricDef("dcg", metrics.dcg,
-                  options=(LINEAR,),
+                  options=(LINEAR, GAIN_THRESHOLD,
+                           Option("log_base", float, 2, description="the discount's log base")),
                   trec_eval="dcg (trec_eval 10, gain=linear)",
                   summary="sum of gain(l_r) / log2(1 + r)",
                   paper="Järvelin & Kekäläinen, TOIS 2002"),
         MetricDef("map", metrics.average_precision, ("ap", "average_precision", "map_cut"),
-                  options=(THRESHOLD,), trec_eval="map, map_cut.k",
+                  options=(THRESHOLD,
+                           Option("denominator", str, "relevant", DENOMINATORS,
+                                  "R, min(R, k) or the relevant rows within k"),
+                           EMPTY_LIST),
+                  trec_eval="map, map_cut.k",
                   summary="(1/R) sum of P@r at relevant ranks r <= k",
                   paper="Buckley & Voorhees, 2000"),
         MetricDef("gm_map", metrics.gm_map, ("gmap",), options=(THRESHOLD,),
                   trec_eval="gm_map", summary="AP, geometric mean over queries (floor 1e-5)",
                   paper="Robertson, CIKM 2006", over_queries="geometric"),
         MetricDef("mrr", metrics.reciprocal_rank, ("rr", "reciprocal_rank", "recip_rank"),
-                  options=(THRESHOLD,), trec_eval="recip_rank (no cutoff)",
+                  options=(THRESHOLD, EMPTY_LIST), trec_eval="recip_rank (no cutoff)",
                   summary="1 / rank of the first relevant row within k",
                   paper="Voorhees, TREC-8 QA 1999"),
-        MetricDef("p", metrics.precision, ("precision",), options=(THRESHOLD,),
+        MetricDef("p", metrics.precision, ("precision",),
+                  options=(THRESHOLD,
+                           Option("adaptive_k", bool, False,
+                                  description="divide by min(k, rows retrieved)"),
+                           EMPTY_LIST),
                   trec_eval="P.k", summary="relevant in the top k / k",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("recall", metrics.recall, ("r",), options=(THRESHOLD,),
+        MetricDef("recall", metrics.recall, ("r",), options=(THRESHOLD, EMPTY_LIST),
                   trec_eval="recall.k", summary="relevant in the top k / R",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("f1", metrics.f1, options=(THRESHOLD,),
-                  summary="harmonic mean of P@k and recall@k",
+        MetricDef("f1", metrics.f1,
+                  options=(THRESHOLD, Option("beta", float, 1, description="recall's weight")),
+                  summary="weighted harmonic mean of P@k and recall@k (F-beta)",
                   paper="van Rijsbergen, Information Retrieval, 1979"),
         MetricDef("err", metrics.err,
                   options=(Option("max_grade", float, 4, description="highest label"),),
                   summary="expected reciprocal rank of a cascade user",
                   paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"),
-        MetricDef("hit_rate", metrics.hit_rate, ("success",), options=(THRESHOLD,),
+        MetricDef("hit_rate", metrics.hit_rate, ("success",), options=(THRESHOLD, EMPTY_LIST),
                   trec_eval="success.k", summary="1 if a relevant row is within k",
                   paper="Deshpande & Karypis, TOIS 2004"),
         MetricDef("hits", metrics.hits, options=(THRESHOLD,),
                   summary="number of relevant rows within k (ranx)",
                   paper="Bassani, ECIR 2022"),
-        MetricDef("rprec", metrics.r_precision, ("r_precision", "r-prec"), cutoff=False,
-                  options=(THRESHOLD,), trec_eval="Rprec", summary="precision at R",
+        MetricDef("rprec", metrics.r_precision, ("r_precision", "r-prec", "r-precision"),
+                  options=(THRESHOLD, EMPTY_LIST), trec_eval="Rprec",
+                  summary="relevant in the top min(R, k) / R (precision at R)",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("bpref", metrics.bpref, cutoff=False, options=(THRESHOLD,),
                   trec_eval="bpref", summary="preference of judged relevant over non-relevant",
                   paper="Buckley & Voorhees, SIGIR 2004"),
         MetricDef("rbp", metrics.rbp,
                   options=(Option("p", float, 0.8, description="persistence"), THRESHOLD,
-                           Option("gain", str, "binary", RBP_GAINS, "binary or graded")),
+                           Option("gain", str, "binary", RBP_GAINS,
+                                  "binary, graded (trec_eval 10) or raw (ranx)")),
                   trec_eval="rbp (dialect='trec_eval': p=0.9, gain=graded)",
                   summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
         MetricDef("rbp_resid", metrics.rbp_residual, ("rbp_residual",), cutoff=False,
@@ -252,6 +275,7 @@ _SYNTAX = re.compile(
 _TREC_CUT = re.compile(r"^(?P<name>[a-z_]+?)[._](?P<k>\d+)$")
 _RANX_RBP = re.compile(r"^rbp\.(?P<digits>\d+)$")
 _TREC_LEVEL = re.compile(r"^(?P<name>iprec_at_recall|rprec_mult)[._](?P<x>\d*\.?\d+)$")
+_RANX_LEVEL = re.compile(r"^(?P<spec>.+)-l(?P<level>\d+)$")  # ranx: map@10-l2
 
 # trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
 _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
@@ -270,18 +294,77 @@ _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
 _OPTION_SPELLINGS = {
     ("dcg", "exp-log2"): ("gain", "exponential"),
     ("dcg", "log2"): ("gain", "linear"),
+    # torchmetrics' retrieval metrics (retrieval/base.py)
+    ("empty_target_action", "neg"): ("empty", "zero"),
+    ("empty_target_action", "pos"): ("empty", "one"),
+    ("empty_target_action", "skip"): ("empty", "skip"),
+    ("empty_target_action", "error"): ("empty", "error"),
 }
 
-DIALECTS: dict[str, dict[str, dict[str, Any]]] = {
-    "polars-rank": {},
-    "trec_eval": {"rbp": {"p": 0.9, "gain": "graded"}, "rbp_resid": {"p": 0.9}},
-}
-"""Where two tools spell one metric for different numbers: a dialect's option defaults.
+@dataclass(frozen=True)
+class Dialect:
+    """One tool's conventions: what its spellings mean, where they differ from ours."""
 
-``rbp`` is binary RBP with p = 0.8 (ir_measures' ``RBP(rel=1)``, Moffat & Zobel's
-form) unless ``dialect="trec_eval"`` (p = 0.9, graded, as trec_eval 10's ``rbp``;
-likewise ``rbp_resid``). The command line speaks trec_eval's dialect.
+    name: str
+    source: str
+    """Where the lender defines them: file (and version or commit)."""
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Metric name -> option defaults; ``"*"``: every metric that has the option.
+    Options written in a metric string win."""
+    ties: str | None = None
+    """:func:`polars_rank.evaluate`'s tie policy unless one is given (None: trec_eval's)."""
+    summary: str = ""
+
+    def defaults(self, definition: MetricDef) -> dict[str, Any]:
+        """The option defaults this dialect gives ``definition``'s metric strings."""
+        every = {name: value for name, value in self.options.get("*", {}).items()
+                 if definition.option(name) is not None}
+        return {**every, **self.options.get(definition.name, {})}
+
+
+DIALECTS: dict[str, Dialect] = {d.name: d for d in [
+    Dialect("polars-rank", "docs/conventions.md",
+            summary="ir_measures' numbers where the tools disagree (rbp: p = 0.8, binary)"),
+    Dialect("trec_eval", "trec_eval 10.0: m_rbp.c, m_rbp_resid.c",
+            {"rbp": {"p": 0.9, "gain": "graded"}, "rbp_resid": {"p": 0.9}},
+            summary="rbp and rbp_resid: p = 0.9, graded (label / the query's largest)"),
+    Dialect("ir_measures", "ir_measures 0.4.3: ir_measures/measures/*.py",
+            summary="polars-rank's defaults are ir_measures' (nDCG linear, RBP p = 0.8 "
+                    "binary, ERR max grade 4): no difference"),
+    Dialect("ranx", "ranx 0.3.21: ranx/metrics/*.py, ranx/meta/evaluate.py",
+            {"rbp": {"gain": "raw"}, "ndcg": {"threshold": 1}, "dcg": {"threshold": 1}},
+            summary="rbp graded with the raw label; ndcg and dcg drop labels below 1 "
+                    "(rel_lvl=1)"),
+    Dialect("sklearn", "scikit-learn 1.9: sklearn/metrics/_ranking.py (ndcg_score, dcg_score)",
+            ties="expected",
+            summary="ties averaged (ignore_ties=False): ties='expected'"),
+    Dialect("torchmetrics", "torchmetrics (Lightning-AI/torchmetrics@dab0333): "
+            "src/torchmetrics/functional/retrieval/*.py, retrieval/base.py",
+            {"map": {"denominator": "retrieved"}}, ties="expected",
+            summary="map over the relevant rows within k; NDCG's ties averaged "
+                    "(ties='expected'); empty_target_action='neg' is empty='zero'"),
+    Dialect("recommenders", "MS Recommenders (recommenders-team/recommenders@b02c95e): "
+            "recommenders/evaluation/python_evaluation.py",
+            {"*": {"threshold": 0}, "map": {"denominator": "capped"},
+             "ndcg": {"gain": "binary", "empty": "skip"}},
+            ties="first",
+            summary="every judged row relevant (threshold=0); map@k over min(R, k); ndcg "
+                    "binary gain (score_type='binary'); ties in row order"),
+]}
+"""Where tools spell one metric for different numbers: each tool's option defaults.
+
+``dialect=`` on :func:`parse_metric`, :func:`polars_rank.evaluate` and the command
+line (``--dialect``) picks one; the command line speaks trec_eval's. Each entry says
+where the lender defines its numbers; docs/conventions.md shows every difference.
 """
+
+
+def dialect_ties(ties: str | None, dialect: str) -> str:
+    """The tie policy: ``ties`` if given, else the dialect's (trec_eval's by default)."""
+    if ties is not None:
+        return ties
+    chosen = DIALECTS.get(dialect)  # an unknown dialect is refused by parse_metric
+    return (chosen.ties if chosen is not None else None) or "trec_eval"
 
 
 @dataclass(frozen=True)
@@ -321,6 +404,8 @@ class Metric:
 
     @staticmethod
     def _format(value: Any) -> str:
+        if isinstance(value, bool):
+            return str(value).lower()
         if isinstance(value, float) and value.is_integer():
             return str(int(value))
         return str(value)
@@ -405,8 +490,10 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
         ``name``, ``name@k``, ``name(option=value)``, ``name@k(option=value)``, or a
         trec_eval spelling such as ``ndcg_cut_10`` / ``P.10`` / ``iprec_at_recall_0.50``.
     dialect
-        ``"polars-rank"`` or ``"trec_eval"``: which tool's number a spelling two tools
-        share means (:data:`DIALECTS`; today ``rbp``). Options given in the string win.
+        Which tool's number a spelling two tools share means: ``"polars-rank"``,
+        ``"trec_eval"``, ``"ir_measures"``, ``"ranx"``, ``"sklearn"``,
+        ``"torchmetrics"`` or ``"recommenders"`` (:data:`DIALECTS`). Options given
+        in the string win.
 
     Returns
     -------
@@ -441,7 +528,7 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
         msg = f"a metric must be a string such as 'ndcg@10', got {spec!r}"
         raise TypeError(msg)
     metric = _parse(spec)
-    defaults = DIALECTS[dialect].get(metric.definition.name, {})
+    defaults = DIALECTS[dialect].defaults(metric.definition)
     if defaults:
         metric = Metric(metric.definition, metric.k, {**defaults, **metric.options})
     try:  # the function's own parameter checks, now
@@ -454,6 +541,14 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
 
 def _parse(spec: str) -> Metric:
     text = spec.strip().lower().replace(" ", "")
+    relevance = _RANX_LEVEL.match(text)  # ranx: "-l2" is the relevance level 2
+    if relevance:
+        metric = _parse(relevance["spec"])
+        if metric.definition.option("threshold") is None:
+            msg = f"{spec!r}: {metric.definition.name} has no relevance level ('-l')"
+            raise ValueError(msg)
+        threshold = float(relevance["level"])
+        return Metric(metric.definition, metric.k, {**metric.options, "threshold": threshold})
     if "," in text and "(" not in text:
         msg = f"{spec!r}: one cutoff per metric string (write 'p@5' and 'p@10')"
         raise ValueError(msg)
@@ -461,9 +556,10 @@ def _parse(spec: str) -> Metric:
     if trec and trec["name"] in _TREC:
         name, options = _TREC[trec["name"]]
         return Metric(METRICS[name], check_k(int(trec["k"]), f"{spec!r}: cutoff"), options)
-    persistence = _RANX_RBP.match(text)  # ranx: rbp.95 is p = 0.95
+    persistence = _RANX_RBP.match(text)  # ranx: rbp.95 is p = 0.95, the raw label's gain
     if persistence:
-        return Metric(METRICS["rbp"], None, {"p": float(f"0.{persistence['digits']}")})
+        ranx = {"p": float(f"0.{persistence['digits']}"), "gain": "raw"}
+        return Metric(METRICS["rbp"], None, ranx)
     level = _TREC_LEVEL.match(text)
     if level:
         by_level = METRICS[level["name"]]

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 Label = float | None
-Gain = Literal["exponential", "linear"]
+Gain = Literal["exponential", "linear", "binary"]
 
 
 # --------------------------------------------------------------------------
@@ -59,9 +59,18 @@ def _as_number(label: Label) -> float:
     return 0.0 if label is None else float(label)
 
 
-def _gain(label: Label, gain: Gain) -> float:
-    """Gain of one label: 2**l - 1 ("exponential") or l ("linear"); None -> 0."""
+def _gain(label: Label, gain: Gain, threshold: float | None = None) -> float:
+    """Gain of one label: 2**l - 1 ("exponential"), l ("linear") or 1 ("binary"); None -> 0.
+
+    A label below ``threshold`` (ranx's relevance level) gains 0; without one, a
+    label gains when it is > 0 (only "binary" needs saying so).
+    """
     value = _as_number(label)
+    counted = value > 0 if threshold is None else value >= threshold
+    if not counted:
+        return 0.0
+    if gain == "binary":  # MS Recommenders' score_type="binary"
+        return 1.0
     if gain == "exponential":
         return 2.0**value - 1.0
     if gain == "linear":
@@ -77,11 +86,12 @@ def _num_relevant(labels: Sequence[Label], threshold: float) -> int:
 # --------------------------------------------------------------------------
 # graded metrics
 # --------------------------------------------------------------------------
-def dcg(ranked: Sequence[Label], k: int | None = None, gain: Gain = "exponential") -> float:
-    """DCG@k = sum over ranks r <= k of gain(l_r) / log2(1 + r)."""
+def dcg(ranked: Sequence[Label], k: int | None = None, gain: Gain = "exponential",
+        threshold: float | None = None, log_base: float = 2) -> float:
+    """DCG@k = sum over ranks r <= k of gain(l_r) / log_b(1 + r) (b: scikit-learn's log_base)."""
     total = 0.0
     for rank, label in enumerate(_top(ranked, k), start=1):
-        total += _gain(label, gain) / math.log2(1 + rank)
+        total += _gain(label, gain, threshold) / (math.log(1 + rank) / math.log(log_base))
     return total
 
 
@@ -90,6 +100,7 @@ def ndcg(
     unretrieved: Sequence[Label] = (),
     k: int | None = None,
     gain: Gain = "exponential",
+    threshold: float | None = None,
 ) -> float:
     """nDCG@k = DCG@k / IDCG@k; 0 when IDCG@k == 0.
 
@@ -99,10 +110,10 @@ def ndcg(
     it keeps adding ideal gains past the end of the retrieved list).
     """
     ideal_labels = sorted((_as_number(label) for label in [*ranked, *unretrieved]), reverse=True)
-    ideal = dcg(ideal_labels, k=k, gain=gain)
+    ideal = dcg(ideal_labels, k=k, gain=gain, threshold=threshold)
     if ideal == 0:
         return 0.0
-    return dcg(ranked, k=k, gain=gain) / ideal
+    return dcg(ranked, k=k, gain=gain, threshold=threshold) / ideal
 
 
 def err(ranked: Sequence[Label], k: int | None = None, max_grade: float = 4) -> float:
@@ -126,15 +137,19 @@ def err(ranked: Sequence[Label], k: int | None = None, max_grade: float = 4) -> 
 # --------------------------------------------------------------------------
 # binary metrics
 # --------------------------------------------------------------------------
-def precision(ranked: Sequence[Label], k: int | None = None, threshold: float = 1) -> float:
+def precision(ranked: Sequence[Label], k: int | None = None, threshold: float = 1,
+              adaptive_k: bool = False) -> float:
     """P@k = (#relevant in top k) / k.
 
     As in trec_eval ``P``, the denominator is k even if fewer than k documents
     were retrieved (missing positions count as non-relevant).  With ``k=None``
-    the denominator is ``len(ranked)``; an empty list gives 0.
+    the denominator is ``len(ranked)``; an empty list gives 0. ``adaptive_k``
+    (torchmetrics): min(k, len(ranked)).
     """
     hits = _num_relevant(_top(ranked, k), threshold)
     denominator = len(ranked) if k is None else k
+    if adaptive_k:
+        denominator = min(denominator, len(ranked))
     if denominator == 0:
         return 0.0
     return hits / denominator
@@ -158,13 +173,14 @@ def f1(
     unretrieved: Sequence[Label] = (),
     k: int | None = None,
     threshold: float = 1,
+    beta: float = 1,
 ) -> float:
-    """Harmonic mean of precision@k and recall@k; 0 when both are 0."""
+    """F-beta: (1 + b^2) P R / (b^2 P + R) of precision@k and recall@k; 0 when both are 0."""
     p = precision(ranked, k=k, threshold=threshold)
     r = recall(ranked, unretrieved, k=k, threshold=threshold)
     if p + r == 0:
         return 0.0
-    return 2 * p * r / (p + r)
+    return (1 + beta**2) * p * r / (beta**2 * p + r)
 
 
 def average_precision(
@@ -172,13 +188,20 @@ def average_precision(
     unretrieved: Sequence[Label] = (),
     k: int | None = None,
     threshold: float = 1,
+    denominator: str = "relevant",
 ) -> float:
     """AP@k = (1/R) * sum over relevant ranks r <= k of P@r; 0 when R == 0.
 
     R counts ALL relevant documents (retrieved or not), as in trec_eval
     ``map`` / ``map_cut`` -- so AP@k is not normalised by min(k, R).
+    ``denominator="capped"``: min(R, k) (MS Recommenders' ``map_at_k``);
+    ``"retrieved"``: the relevant documents within the top k (torchmetrics).
     """
     num_rel = _num_relevant([*ranked, *unretrieved], threshold)
+    if denominator == "capped" and k is not None:
+        num_rel = min(num_rel, k)
+    elif denominator == "retrieved":
+        num_rel = _num_relevant(_top(ranked, k), threshold)
     if num_rel == 0:
         return 0.0
     total = 0.0
@@ -205,26 +228,35 @@ def r_precision(
     ranked: Sequence[Label],
     unretrieved: Sequence[Label] = (),
     threshold: float = 1,
+    k: int | None = None,
 ) -> float:
     """R-precision = (#relevant in top R) / R; 0 when R == 0 (trec_eval ``Rprec``).
 
     If fewer than R documents were retrieved the denominator is still R
     (trec_eval: ``num_to_look_at = MIN(num_ret, num_rel)``, divided by num_rel).
+    With ``k``: the top min(R, k), still over R (MS Recommenders' r_precision_at_k).
     """
     num_rel = _num_relevant([*ranked, *unretrieved], threshold)
     if num_rel == 0:
         return 0.0
-    return _num_relevant(ranked[:num_rel], threshold) / num_rel
+    depth = num_rel if k is None else min(num_rel, k)
+    return _num_relevant(ranked[:depth], threshold) / num_rel
 
 
 def rbp(
-    ranked: Sequence[Label], p: float = 0.8, k: int | None = None, threshold: float = 1
+    ranked: Sequence[Label], p: float = 0.8, k: int | None = None, threshold: float = 1,
+    gain: str = "binary",
 ) -> float:
-    """Rank-biased precision (Moffat & Zobel 2008): (1 - p) * sum_{r<=k} rel_r * p**(r-1)."""
+    """Rank-biased precision (Moffat & Zobel 2008): (1 - p) * sum_{r<=k} rel_r * p**(r-1).
+
+    ``gain="raw"``: rel_r is the label itself when it is >= threshold (ranx 0.3.21,
+    metrics/rank_biased_precision.py: the qrels below rel_lvl are dropped, the rest
+    keep their score).
+    """
     total = 0.0
     for rank, label in enumerate(_top(ranked, k), start=1):
         if _is_relevant(label, threshold):
-            total += p ** (rank - 1)
+            total += (float(label) if gain == "raw" else 1.0) * p ** (rank - 1)  # type: ignore[arg-type]
     return (1 - p) * total
 
 

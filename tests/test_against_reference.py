@@ -179,10 +179,6 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
         lambda p, by: pr.rbp("rel", p.p, k=p.k, threshold=p.threshold, **by),
         lambda c, p: ref.rbp(c.ranked, p=p.p, k=p.k, threshold=p.threshold),
     ),
-    "rbp_graded": (  # trec_eval 10's rbp
-        lambda p, by: pr.rbp("rel", p.p, k=p.k, gain="graded", **by),
-        lambda c, p: ref.rbp_graded(c.ranked, c.unretrieved, p=p.p, k=p.k),
-    ),
     "gm_map": (  # per list it is AP; the geometric mean is over queries
         lambda p, by: pr.gm_map("rel", p.k, threshold=p.threshold, **by),
         lambda c, p: ref.average_precision(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold),
@@ -279,6 +275,62 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
     ),
 }
 
+# the options other tools' numbers need (issue 22): a value drawn from p
+_LOG_BASE = {0.5: 2.0, 0.8: math.e, 0.95: 10.0}
+_BETA = {0.5: 0.5, 0.8: 2.0, 0.95: 1.0}
+VARIANTS: dict[str, tuple[ExprFn, OracleFn]] = {
+    "rbp_graded": (  # trec_eval 10's rbp
+        lambda p, by: pr.rbp("rel", p.p, k=p.k, gain="graded", **by),
+        lambda c, p: ref.rbp_graded(c.ranked, c.unretrieved, p=p.p, k=p.k),
+    ),
+    "rbp_raw": (  # ranx's rbp.95
+        lambda p, by: pr.rbp("rel", p.p, k=p.k, threshold=p.threshold, gain="raw", **by),
+        lambda c, p: ref.rbp(c.ranked, p=p.p, k=p.k, threshold=p.threshold, gain="raw"),
+    ),
+    "ndcg_threshold": (  # ranx's ndcg@k-l2
+        lambda p, by: pr.ndcg("rel", p.k, gain=p.gain, threshold=p.threshold, **by),
+        lambda c, p: ref.ndcg(c.ranked, c.unretrieved, k=p.k, gain=p.gain,  # type: ignore[arg-type]
+                              threshold=p.threshold),
+    ),
+    "ndcg_binary": (  # MS Recommenders' score_type="binary"
+        lambda p, by: pr.ndcg("rel", p.k, gain="binary",
+                              threshold=None if p.p == 0.8 else p.threshold, **by),
+        lambda c, p: ref.ndcg(c.ranked, c.unretrieved, k=p.k, gain="binary",
+                              threshold=None if p.p == 0.8 else p.threshold),
+    ),
+    "dcg_log_base": (  # scikit-learn's dcg_score(log_base=)
+        lambda p, by: pr.dcg("rel", p.k, gain=p.gain, log_base=_LOG_BASE[p.p], **by),
+        lambda c, p: ref.dcg(c.ranked, k=p.k, gain=p.gain,  # type: ignore[arg-type]
+                             log_base=_LOG_BASE[p.p]),
+    ),
+    "average_precision_capped": (  # MS Recommenders' map_at_k, Spark
+        lambda p, by: pr.average_precision("rel", p.k, threshold=p.threshold,
+                                           denominator="capped", **by),
+        lambda c, p: ref.average_precision(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold,
+                                           denominator="capped"),
+    ),
+    "average_precision_retrieved": (  # torchmetrics' RetrievalMAP(top_k=)
+        lambda p, by: pr.average_precision("rel", p.k, threshold=p.threshold,
+                                           denominator="retrieved", **by),
+        lambda c, p: ref.average_precision(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold,
+                                           denominator="retrieved"),
+    ),
+    "precision_adaptive": (  # torchmetrics' RetrievalPrecision(adaptive_k=True)
+        lambda p, by: pr.precision("rel", p.k, threshold=p.threshold, adaptive_k=True, **by),
+        lambda c, p: ref.precision(c.ranked, k=p.k, threshold=p.threshold, adaptive_k=True),
+    ),
+    "f_beta": (  # ir_measures' SetF(beta=)
+        lambda p, by: pr.f1("rel", p.k, threshold=p.threshold, beta=_BETA[p.p], **by),
+        lambda c, p: ref.f1(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold,
+                            beta=_BETA[p.p]),
+    ),
+    "r_precision_at_k": (  # MS Recommenders' r_precision_at_k
+        lambda p, by: pr.r_precision("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.r_precision(c.ranked, c.unretrieved, threshold=p.threshold, k=p.k),
+    ),
+}
+METRICS.update(VARIANTS)
+
 BY_SCORE: Ranking = {"by": "score"}
 BY_RANK: Ranking = {"by": "rank", "descending": False}
 BY_ROW_ORDER: Ranking = {"by": None}
@@ -330,7 +382,7 @@ def test_metric_matches_reference(name: str, rows: list[Row], params: Params) ->
 def test_every_public_metric_is_covered() -> None:
     aliases = {"map", "mrr"}
     public = set(pr.metrics.__all__) - aliases
-    assert public == set(METRICS) - {"rbp_graded"}
+    assert public == set(METRICS) - set(VARIANTS)
 
 
 @settings(max_examples=200, deadline=None)

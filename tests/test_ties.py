@@ -32,6 +32,8 @@ TOL = 1e-12
 EXCLUDED = {"err", "bpref", "gm_bpref", "auc", "mean_dwell", "iprec_at_recall",
             "eleven_point_average"}
 LOWER_IS_BETTER = {"abandonment"}  # optimistic (clicks first) is its minimum
+# a hit moved into the top k can lower the mean precision at the hits: no bound
+NOT_MONOTONE = {"average_precision_retrieved"}
 # where the unjudged rows sit decides these: optimistic/pessimistic leave it open (raise)
 NOT_RELEVANCE_ORDERED = {"rbp_residual", "unjudged"}
 EXPECTED_METRICS = [name for name in METRICS if name not in EXCLUDED]
@@ -122,7 +124,7 @@ def test_expected_lies_between_the_bounds(rows: list[Row], params: Params) -> No
     best = select(rows, params, "optimistic", EXPECTED_METRICS)
     mean = select(rows, params, "expected", EXPECTED_METRICS)
     worst = select(rows, params, "pessimistic", EXPECTED_METRICS)
-    for name in worst:
+    for name in set(worst) - NOT_MONOTONE:
         high, low = (worst, best) if name in LOWER_IS_BETTER else (best, worst)
         assert high[name] + TOL >= mean[name] >= low[name] - TOL, name
 

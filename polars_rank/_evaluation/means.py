@@ -13,8 +13,9 @@ import polars as pl
 
 from polars_rank._evaluation.options import JUDGED, RETRIEVED, Options
 from polars_rank._summaries import summarize
+from polars_rank.errors import InvalidDataError
 
-__all__ = ["counted_queries", "means", "warn_unjudged"]
+__all__ = ["counted_queries", "means", "raise_empty", "warn_unjudged"]
 
 
 def counted_queries(per: pl.LazyFrame, run: pl.LazyFrame, qrels: pl.LazyFrame | None,
@@ -55,6 +56,26 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
         pl.lit(True).alias(JUDGED),
         pl.lit(False).alias(RETRIEVED),
     ).select(pl.col(name).cast(dtype) for name, dtype in schema.items())
+
+
+def raise_empty(per: pl.LazyFrame, o: Options) -> pl.LazyFrame:
+    """``empty="error"``: raise for the first query without relevant rows (a NaN value).
+
+    The data were validated, so a metric asked with ``empty="error"`` is NaN only on a
+    list without relevant rows (torchmetrics raises there too). Computed now.
+    """
+    strict = [name for name, m in o.named if m.options.get("empty") == "error"]
+    if not strict:
+        return per
+    frame = per.collect()
+    found = frame.filter(pl.any_horizontal(pl.col(strict).is_nan())).sort(o.keys).head(1)
+    if found.height:
+        row = found.row(0, named=True)
+        where = ", ".join(f"{key}={row[key]!r}" for key in o.keys)
+        name = next(n for n in strict if row[n] is not None and row[n] != row[n])
+        msg = f"{name}: a query without relevant rows ({where}) with empty='error'"
+        raise InvalidDataError(msg)
+    return frame.lazy()
 
 
 def means(per: pl.LazyFrame, o: Options, *, per_query: bool) -> pl.LazyFrame:

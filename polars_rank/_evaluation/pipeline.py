@@ -19,7 +19,7 @@ import polars as pl
 
 from polars_rank._evaluation.buckets import buckets
 from polars_rank._evaluation.judged import in_rank_order, judged_rows, rank_columns
-from polars_rank._evaluation.means import counted_queries, means, warn_unjudged
+from polars_rank._evaluation.means import counted_queries, means, raise_empty, warn_unjudged
 from polars_rank._evaluation.options import (
     LIST,
     EvalTies,
@@ -30,6 +30,7 @@ from polars_rank._evaluation.options import (
     metric_list,
 )
 from polars_rank._evaluation.scoring import per_list
+from polars_rank.registry import dialect_ties
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -54,7 +55,7 @@ def evaluate(
     rel: str = "rel",
     group_by: str | Sequence[str] | None = None,
     per_query: bool = False,
-    ties: EvalTies = "trec_eval",
+    ties: EvalTies | None = None,
     missing: Missing = "skip",
     validate: bool = True,
     memory: Memory = "high",
@@ -87,7 +88,8 @@ def evaluate(
     per_query
         ``True``: one row per (group..., query) instead of means.
     ties
-        ``"trec_eval"`` (equal scores ordered by doc id descending, byte-wise, as
+        ``"trec_eval"`` (the default, unless the dialect says otherwise: equal
+        scores ordered by doc id descending, byte-wise, as
         trec_eval; scores compared as 32-bit floats, as trec_eval stores them, so
         1.348 and 1.3479999999999999 tie), ``"first"`` (the run's row order),
         ``"optimistic"`` / ``"pessimistic"`` (relevant documents first / last among
@@ -116,8 +118,11 @@ def evaluate(
         of one scan per bucket. The result is identical; it is computed when
         ``evaluate`` is called.
     dialect
-        Which tool's number a spelling two tools share means (``"polars-rank"`` or
-        ``"trec_eval"``; see :data:`polars_rank.registry.DIALECTS`).
+        Which tool's number a spelling two tools share means, and the tie policy
+        when ``ties`` is not given: ``"polars-rank"``, ``"trec_eval"``,
+        ``"ir_measures"``, ``"ranx"``, ``"sklearn"`` (ties averaged),
+        ``"torchmetrics"`` (ties averaged) or ``"recommenders"`` (row order); see
+        :data:`polars_rank.registry.DIALECTS`.
 
     Returns
     -------
@@ -310,7 +315,7 @@ def per_query_values(
     score: str,
     rel: str,
     group_by: str | Sequence[str] | None,
-    ties: EvalTies,
+    ties: EvalTies | None,
     missing: Missing,
     validate: bool,
     memory: Memory = "high",
@@ -330,9 +335,10 @@ def per_query_values(
     for ``missing="zero"`` when the piece holds only part of the run (default: the
     piece's own).
     """
+    named = metric_list(metrics, dialect)
     options, lazy_run, lazy_qrels = check_arguments(
-        run, qrels, metric_list(metrics, dialect), query=query, doc=doc, score=score, rel=rel,
-        group_by=group_by, ties=ties, missing=missing, validate=validate, memory=memory,
+        run, qrels, named, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        ties=dialect_ties(ties, dialect), missing=missing, validate=validate, memory=memory,
         all_groups=all_groups,
     )
     unjudged: list[pl.DataFrame] = []
@@ -340,7 +346,7 @@ def per_query_values(
         frame = _bucketed(lazy_run, lazy_qrels, options, unjudged)
     else:
         frame = _evaluated(lazy_run, lazy_qrels, options, unjudged)
-    return PerQuery(frame, options, unjudged)
+    return PerQuery(raise_empty(frame, options), options, unjudged)
 
 
 def _evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,

@@ -13,7 +13,15 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_threshold
+from polars_rank._params import (
+    DENOMINATORS,
+    UNSET,
+    Denominator,
+    Empty,
+    Ties,
+    check_choice,
+    check_threshold,
+)
 from polars_rank._ranked import (
     Ranked,
     by_parts_weights,
@@ -22,6 +30,8 @@ from polars_rank._ranked import (
     reciprocal,
     safe_div,
 )
+from polars_rank.metrics._expected_ap import expected_ap_over_hits, expected_precision_sum
+from polars_rank.metrics.sets import hits_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,38 +41,26 @@ if TYPE_CHECKING:
 __all__ = ["average_precision", "gm_map", "reciprocal_rank", "hit_rate"]
 
 
-def _expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None) -> pl.Expr:
-    """ties="expected": E[sum of precision at the relevant ranks within k].
+def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 1,
+                            denominator: str = "relevant") -> pl.Expr:
+    """AP@k of a ranked list (validated parameters).
 
-    A tie group holds ranks lo..hi (n rows), m relevant rows, and c relevant rows
-    rank above it. At its slot j (rank p = lo + j - 1) the expected precision term is
-    E[rel_j (c + 1 + relevant among slots 1..j-1)] / p = (A + B (p - lo)) / p with
-    A = (m/n)(c + 1), B = m (m - 1) / (n (n - 1)); over the slots within k that is
-    (A - B lo) H + B s, H the sum of 1/p over them and s their number. Each relevant
-    row carries 1/m of its group's total; c and m are ranks among the relevant rows.
+    The sum of the precisions at the relevant ranks within k, divided by R (all
+    relevant rows), min(R, k) (``"capped"``) or the relevant rows ranked within k
+    (``"retrieved"``).
     """
-    lo, hi = r.bounds()
-    mask = (hits > 0) & lo.is_not_null()
-    lo_h, hi_h = lo.filter(mask), hi.filter(mask)
-    c = (lo_h.rank("min") - 1).cast(pl.Float64)
-    m = (lo_h.rank("max") - lo_h.rank("min") + 1).cast(pl.Float64)
-    n = (hi_h - lo_h + 1).cast(pl.Float64)
-    n_ret = r.n_retrieved().cast(pl.Int64)
-    limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
-    last = pl.min_horizontal(hi_h, limit)
-    # Polars 2.1 workaround: gathering these sums from a prefix table (Ranked.prefix_sums)
-    # panics in a group_by of no rows (tests/test_workarounds.py tells when it stops)
-    harmonic = pl.int_ranges(lo_h, last + 1).list.eval(1.0 / pl.element()).list.sum()
-    slots = (last - lo_h + 1).clip(lower_bound=0).cast(pl.Float64)
-    a = m / n * (c + 1.0)
-    b = m * (m - 1.0) / (n * (n - 1.0)).clip(lower_bound=1.0)  # 0 when n = 1 (so m <= 1)
-    return (((a - b * lo_h.cast(pl.Float64)) * harmonic + b * slots) / m).sum()
-
-
-def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """AP@k of a ranked list (validated parameters)."""
+    relevant = r.relevant(threshold)
+    if denominator == "retrieved" and r.ties == "expected" and k is not None:
+        return expected_ap_over_hits(r, relevant, k)  # the number of hits is random
+    if denominator == "relevant":
+        whole = r.n_relevant(threshold)
+    elif denominator == "capped":
+        whole = r.n_relevant(threshold)
+        whole = whole if k is None else pl.min_horizontal(whole, pl.lit(float(k)))
+    else:
+        whole = hits_value(r, k, threshold)
     if r.ties == "expected":
-        total = _expected_precision_sum(r, r.relevant(threshold), k)
+        total = expected_precision_sum(r, relevant, k)
     elif r.rank is not None:
         # x = 1/rank at the hits within k, 0 elsewhere; sorted ascending, the sum of
         # its running sums is sum_i i * x_(i), i = the hit's rank among the hits
@@ -71,7 +69,7 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
         total = x.sort().cum_sum().sum()
     else:
         total = _dense_precision_sum(r.hits(k, threshold), k)
-    return safe_div(total, r.n_relevant(threshold))
+    return safe_div(total, whole)
 
 
 def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
@@ -96,6 +94,7 @@ def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
     return r.first_hit(r.relevant(threshold), k, reached)
 
 
+
 @shared_parameters
 @named_after_metric
 def average_precision(
@@ -107,6 +106,8 @@ def average_precision(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
+    denominator: Denominator = "relevant",
+    empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -115,8 +116,14 @@ def average_precision(
     .. math:: \mathrm{AP@k} = \frac{1}{R} \sum_{r \le k,\ l_r \ge t} \mathrm{P@r}
 
     R is the number of relevant rows of the list, retrieved or not and whatever the
-    cutoff (trec_eval, ranx, ir_measures; not min(R, k)). 0 when R = 0. See Buckley &
-    Voorhees, "Evaluating evaluation measure stability", SIGIR 2000.
+    cutoff (trec_eval, ranx, ir_measures; ``denominator="relevant"``). 0 when R = 0.
+    See Buckley & Voorhees, "Evaluating evaluation measure stability", SIGIR 2000.
+    Other tools divide by min(R, k) (``denominator="capped"``: MS Recommenders'
+    ``map_at_k``, recommenders/evaluation/python_evaluation.py; Spark's
+    ``RankingMetrics.meanAveragePrecisionAt``) or by the relevant rows ranked within
+    k, so that AP is the mean precision at the hits (``denominator="retrieved"``:
+    torchmetrics' ``RetrievalMAP(top_k=)``,
+    torchmetrics/functional/retrieval/average_precision.py).
 
     Parameters
     ----------
@@ -133,6 +140,11 @@ def average_precision(
     descending
         ...
     threshold
+        ...
+    denominator
+        ``"relevant"`` (R), ``"capped"`` (min(R, k)) or ``"retrieved"`` (the
+        relevant rows ranked within k).
+    empty
         ...
     query
         Column(s) identifying a query: the mean over queries (MAP).
@@ -160,10 +172,26 @@ def average_precision(
     ╞══════════╡
     │ 0.755556 │
     └──────────┘
+
+    At k = 2 the precision sum is 1; R is 3, min(R, k) 2, and one relevant row is
+    ranked within 2:
+
+    >>> df.select(pr.map("rel", 2, by=None, denominator=d).alias(d)
+    ...           for d in ("relevant", "capped", "retrieved"))
+    shape: (1, 3)
+    ┌──────────┬────────┬───────────┐
+    │ relevant ┆ capped ┆ retrieved │
+    │ ---      ┆ ---    ┆ ---       │
+    │ f64      ┆ f64    ┆ f64       │
+    ╞══════════╪════════╪═══════════╡
+    │ 0.333333 ┆ 0.5    ┆ 1.0       │
+    └──────────┴────────┴───────────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(average_precision_value(r, cutoff(k), check_threshold(threshold)))
+    level = check_threshold(threshold)
+    check_choice(denominator, "denominator", DENOMINATORS)
+    return r.finish_empty(average_precision_value(r, cutoff(k), level, denominator), level, empty)
 
 
 @shared_parameters
@@ -246,6 +274,7 @@ def reciprocal_rank(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
+    empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -272,6 +301,8 @@ def reciprocal_rank(
     descending
         ...
     threshold
+        ...
+    empty
         ...
     query
         Column(s) identifying a query: the mean over queries (MRR).
@@ -300,7 +331,8 @@ def reciprocal_rank(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(reciprocal_rank_value(r, cutoff(k), check_threshold(threshold)))
+    level = check_threshold(threshold)
+    return r.finish_empty(reciprocal_rank_value(r, cutoff(k), level), level, empty)
 
 
 @shared_parameters
@@ -314,6 +346,7 @@ def hit_rate(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
+    empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -340,6 +373,8 @@ def hit_rate(
     descending
         ...
     threshold
+        ...
+    empty
         ...
     query
         Column(s) identifying a query: the share of queries with a hit.
@@ -369,4 +404,5 @@ def hit_rate(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(hit_rate_value(r, cutoff(k), check_threshold(threshold)))
+    level = check_threshold(threshold)
+    return r.finish_empty(hit_rate_value(r, cutoff(k), level), level, empty)

@@ -8,8 +8,17 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._params import GAINS, UNSET, Gain, Ties, check_choice, check_real
-from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div
+from polars_rank._params import (
+    EMPTY,
+    GAINS,
+    UNSET,
+    Empty,
+    Gain,
+    Ties,
+    check_choice,
+    check_real,
+)
+from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div, when_empty
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -19,32 +28,57 @@ if TYPE_CHECKING:
 __all__ = ["dcg", "ndcg", "err"]
 
 
-def _gain(values: pl.Expr, gain: str) -> pl.Expr:
-    return pl.lit(2.0).pow(values) - 1.0 if gain == "exponential" else values
+def _counted(values: pl.Expr, threshold: float | None) -> pl.Expr:
+    """The labels that gain: > 0, or >= ``threshold`` when one is given (ranx's ``-l``)."""
+    return values > 0 if threshold is None else values >= threshold
 
 
-def _discount(gains: pl.Expr, positions: pl.Expr) -> pl.Expr:
-    """gains[r] / log2(1 + r)."""
-    return gains / (positions + 1).cast(pl.Float64).log(2)
+def _gain(values: pl.Expr, gain: str, threshold: float | None = None) -> pl.Expr:
+    """The gain of each label (null-free ``values``); labels below ``threshold`` gain 0."""
+    if gain == "binary":  # 1 per counted label (MS Recommenders' score_type="binary")
+        return _counted(values, threshold).cast(pl.Float64)
+    gains = pl.lit(2.0).pow(values) - 1.0 if gain == "exponential" else values
+    if threshold is None:
+        return gains
+    return pl.when(_counted(values, threshold)).then(gains).otherwise(0.0)
 
 
-def _dcg_parts(r: Ranked, k: int | None, gain: str) -> tuple[pl.Expr, pl.Expr]:
+def _discount(gains: pl.Expr, positions: pl.Expr, log_base: float = 2) -> pl.Expr:
+    """gains[r] / log_b(1 + r)."""
+    return gains / (positions + 1).cast(pl.Float64).log(log_base)
+
+
+def _dcg_parts(r: Ranked, k: int | None, gain: str, threshold: float | None = None,
+               log_base: float = 2) -> tuple[pl.Expr, pl.Expr]:
     """(DCG@k of the ranking, ideal DCG@k over every judged row)."""
-    actual = r.rank_sum(_gain(r.gains(), gain), k, _discount)
-    ideal_gains = _gain(r.gains(), gain).sort(descending=True)
+    def discount(gains: pl.Expr, positions: pl.Expr) -> pl.Expr:
+        return _discount(gains, positions, log_base)
+
+    gains = _gain(r.gains(), gain, threshold)
+    actual = r.rank_sum(gains, k, discount)
+    ideal_gains = gains.sort(descending=True)
     ideal_gains = ideal_gains if k is None else ideal_gains.head(k)
-    return actual, _discount(ideal_gains, Ranked.ideal_positions(k)).sum()
+    return actual, discount(ideal_gains, Ranked.ideal_positions(k)).sum()
 
 
-def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential") -> pl.Expr:
+def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
+              threshold: float | None = None, log_base: float = 2) -> pl.Expr:
     """DCG@k of a ranked list (validated parameters)."""
-    return _dcg_parts(r, k, gain)[0]
+    return _dcg_parts(r, k, gain, threshold, log_base)[0]
 
 
-def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential") -> pl.Expr:
+def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
+               threshold: float | None = None, empty: str = "zero") -> pl.Expr:
     """NDCG@k of a ranked list (validated parameters)."""
-    actual, ideal = _dcg_parts(r, k, gain)
-    return safe_div(actual, ideal)
+    actual, ideal = _dcg_parts(r, k, gain, threshold)
+    return when_empty(safe_div(actual, ideal), _gain(r.gains(), gain, threshold), empty)
+
+
+def _check_gain_options(gain: str, threshold: float | None) -> float | None:
+    check_choice(gain, "gain", GAINS)
+    if threshold is None:
+        return None
+    return check_real(threshold, "threshold", allowed="a finite number or None")
 
 
 def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
@@ -88,15 +122,19 @@ def dcg(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "exponential",
+    threshold: float | None = None,
+    log_base: float = 2,
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
     r"""Discounted cumulative gain (Järvelin & Kekäläinen, TOIS 2002).
 
-    .. math:: \mathrm{DCG@k} = \sum_{r=1}^{k} \frac{g(l_r)}{\log_2(1 + r)}
+    .. math:: \mathrm{DCG@k} = \sum_{r=1}^{k} \frac{g(l_r)}{\log_b(1 + r)}
 
     with ``gain="exponential"`` :math:`g(l) = 2^l - 1` (Burges et al., ICML 2005; the
-    default) or ``gain="linear"`` :math:`g(l) = l` (trec_eval 10 ``dcg``).
+    default), ``gain="linear"`` :math:`g(l) = l` (trec_eval 10 ``dcg``) or
+    ``gain="binary"`` (1 per label > 0, or >= ``threshold``), and b = ``log_base``
+    (2; scikit-learn's ``dcg_score(log_base=)``, sklearn/metrics/_ranking.py, 1.9).
 
     Parameters
     ----------
@@ -116,7 +154,11 @@ def dcg(
     descending
         ...
     gain
-        ``"exponential"`` (2^l - 1) or ``"linear"`` (l).
+        ``"exponential"`` (2^l - 1), ``"linear"`` (l) or ``"binary"`` (1).
+    threshold
+        Labels below it gain 0 (ranx's ``dcg@k-l2``: ``threshold=2``); ``None``: none.
+    log_base
+        Base b of the discount's logarithm, > 1 (scikit-learn's ``log_base``).
     query
         Column(s) identifying a query. Without it the whole context is one ranked
         list; with it the metric is computed per query and averaged (each query once).
@@ -149,8 +191,9 @@ def dcg(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    check_choice(gain, "gain", GAINS)
-    return r.finish(dcg_value(r, cutoff(k), gain))
+    level = _check_gain_options(gain, threshold)
+    base = check_real(log_base, "log_base", low=1, low_open=True, allowed="a number > 1")
+    return r.finish(dcg_value(r, cutoff(k), gain, level, base))
 
 
 @shared_parameters
@@ -164,6 +207,8 @@ def ndcg(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "exponential",
+    threshold: float | None = None,
+    empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -175,7 +220,11 @@ def ndcg(
     retrieved or not (rows with a null ``by`` count here), as trec_eval does. A list
     whose IDCG is 0 (nothing relevant) scores 0. trec_eval's ``ndcg`` and
     ``ndcg_cut.k`` are ``gain="linear"``; the default ``"exponential"`` gain is
-    Burges' (ranx ``ndcg_burges``, gdeval, TF-Ranking).
+    Burges' (ranx ``ndcg_burges``, gdeval, TF-Ranking); ``"binary"`` gains 1 per
+    label > 0 (or >= ``threshold``), MS Recommenders' ``ndcg_at_k`` default
+    (``score_type="binary"``). ``threshold`` zeroes the gain of labels below it, as
+    ranx's relevance level (``ndcg@10-l2``: ranx/metrics/ndcg.py drops the qrels
+    below it, 0.3.21). NDCG does not depend on the logarithm's base (see :func:`dcg`).
 
     Parameters
     ----------
@@ -192,7 +241,12 @@ def ndcg(
     descending
         ...
     gain
-        ``"exponential"`` (2^l - 1, default) or ``"linear"`` (l, trec_eval).
+        ``"exponential"`` (2^l - 1, default), ``"linear"`` (l, trec_eval) or
+        ``"binary"`` (1).
+    threshold
+        Labels below it gain 0 (ranx's ``-l``); ``None``: every label counts.
+    empty
+        ...
     query
         Column(s) identifying a query: the mean of per-query NDCG, each query once.
     ties
@@ -240,8 +294,8 @@ def ndcg(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    check_choice(gain, "gain", GAINS)
-    return r.finish(ndcg_value(r, cutoff(k), gain))
+    level = _check_gain_options(gain, threshold)
+    return r.finish(ndcg_value(r, cutoff(k), gain, level, check_choice(empty, "empty", EMPTY)))
 
 
 @shared_parameters

@@ -1,9 +1,10 @@
 """Rank-biased precision: a user who reads on with probability p (Moffat & Zobel, 2008).
 
 Tools spell it ``rbp`` for different numbers: ir_measures' ``RBP(rel=1)`` (p = 0.8,
-binary relevance) and trec_eval 10's ``rbp`` (p = 0.9, graded: labels over the list's
-largest). :func:`rbp` computes both (``gain=``); the metric string ``rbp`` is the
-first, ``dialect="trec_eval"`` the second.
+binary relevance), trec_eval 10's ``rbp`` (p = 0.9, graded: labels over the list's
+largest) and ranx's ``rbp.95`` (graded: the raw label). :func:`rbp` computes all
+three (``gain=``); the metric string ``rbp`` is the first, ``dialect="trec_eval"``
+the second, ``dialect="ranx"`` (and ranx's own spelling ``rbp.95``) the third.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["rbp", "rbp_residual"]
 
-RBP_GAINS = ("binary", "graded")
+RBP_GAINS = ("binary", "graded", "raw")
 
 
 def _discount(p: float) -> tuple[Callable[[pl.Expr, pl.Expr], pl.Expr],
@@ -50,6 +51,10 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
         labels = r.labels.fill_null(0.0)
         total = r.rank_sum(labels, k, term, term_sum) / r.labels.max().clip(lower_bound=1.0)
         return (1.0 - p) * total.fill_null(0.0)
+    if gain == "raw":  # ranx (rank_biased_precision.py): the label itself, >= threshold
+        labels = r.labels.fill_null(0.0)
+        raw = pl.when(labels >= threshold).then(labels).otherwise(0.0)
+        return (1.0 - p) * r.rank_sum(raw, k, term, term_sum)
     return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
 
 
@@ -78,7 +83,10 @@ def rbp(
     (ir_measures' ``RBP(rel=1)``; its default p = 0.8 is this one's). With
     ``gain="graded"`` it is the label divided by the largest label of the list
     (when that exceeds 1), ``threshold`` unused: trec_eval 10's ``rbp``, whose
-    default p is 0.9 (the metric string ``rbp`` with ``dialect="trec_eval"``).
+    default p is 0.9 (the metric string ``rbp`` with ``dialect="trec_eval"``). With
+    ``gain="raw"`` it is the label itself where the label is >= ``threshold`` (0
+    below): ranx's ``rbp.95`` (ranx/metrics/rank_biased_precision.py, 0.3.21), which
+    can exceed 1 with grades above 1.
 
     Parameters
     ----------
@@ -99,7 +107,8 @@ def rbp(
     threshold
         ...
     gain
-        ``"binary"`` (labels >= threshold count 1) or ``"graded"`` (trec_eval 10).
+        ``"binary"`` (labels >= threshold count 1), ``"graded"`` (trec_eval 10) or
+        ``"raw"`` (labels >= threshold count their value: ranx).
     query
         ...
     ties
@@ -108,7 +117,8 @@ def rbp(
     Returns
     -------
     pl.Expr
-        Float64 in [0, 1); NaN for a list that cannot be scored.
+        Float64 in [0, 1) (``"raw"``: up to the largest label); NaN for a list that
+        cannot be scored.
 
     Examples
     --------

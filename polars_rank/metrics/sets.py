@@ -15,7 +15,7 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_threshold
+from polars_rank._params import UNSET, Empty, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
 
 if TYPE_CHECKING:
@@ -31,9 +31,16 @@ def hits_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr
     return r.rank_sum(r.relevant(threshold), k, term_sum=count)
 
 
-def precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """P@k of a ranked list (validated parameters)."""
-    denominator = per_list(k) if k is not None else r.n_retrieved().cast(pl.Float64)
+def precision_value(r: Ranked, k: int | None = None, threshold: float = 1,
+                    adaptive_k: bool = False) -> pl.Expr:
+    """P@k of a ranked list (validated parameters); ``adaptive_k``: over min(k, n)."""
+    n_ret = r.n_retrieved().cast(pl.Float64)
+    if k is None:
+        denominator = n_ret
+    elif adaptive_k:
+        denominator = pl.min_horizontal(n_ret, per_list(k))
+    else:
+        denominator = per_list(k)
     return safe_div(hits_value(r, k, threshold), denominator)
 
 
@@ -42,10 +49,14 @@ def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Ex
     return safe_div(hits_value(r, k, threshold), r.n_relevant(threshold))
 
 
-def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """F1@k of a ranked list (validated parameters)."""
+def f1_value(r: Ranked, k: int | None = None, threshold: float = 1,
+             beta: float = 1) -> pl.Expr:
+    """F-beta@k of a ranked list (validated parameters)."""
     p, rc = precision_value(r, k, threshold), recall_value(r, k, threshold)
-    return safe_div(2.0 * p * rc, p + rc)
+    if beta == 1:
+        return safe_div(2.0 * p * rc, p + rc)
+    b2 = float(beta) ** 2
+    return safe_div((1.0 + b2) * p * rc, b2 * p + rc)
 
 
 def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
@@ -62,10 +73,11 @@ def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
     return inside.sum()
 
 
-def r_precision_value(r: Ranked, threshold: float = 1) -> pl.Expr:
-    """R-precision of a ranked list (validated parameters)."""
+def r_precision_value(r: Ranked, threshold: float = 1, k: int | None = None) -> pl.Expr:
+    """R-precision of a ranked list (validated parameters), the depth capped at k."""
     n_rel = r.n_relevant(threshold)
-    return safe_div(relevant_within(r, n_rel, threshold), n_rel)
+    depth = n_rel if k is None else pl.min_horizontal(n_rel, pl.lit(float(k)))
+    return safe_div(relevant_within(r, depth, threshold), n_rel)
 
 
 @shared_parameters
@@ -79,6 +91,8 @@ def precision(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
+    adaptive_k: bool = False,
+    empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -88,8 +102,10 @@ def precision(
 
     As trec_eval's ``P.k``, it divides by k even when fewer than k rows were
     retrieved (the missing ones count as non-relevant). With ``k=None`` it divides by
-    the number of retrieved rows. See Manning, Raghavan & Schütze, *Introduction to
-    Information Retrieval*, 2008, 8.4.
+    the number of retrieved rows, and so does ``adaptive_k=True`` when fewer than k
+    were retrieved: min(k, n), torchmetrics' ``RetrievalPrecision(adaptive_k=True)``
+    (torchmetrics/functional/retrieval/precision.py). See Manning, Raghavan &
+    Schütze, *Introduction to Information Retrieval*, 2008, 8.4.
 
     Parameters
     ----------
@@ -106,6 +122,10 @@ def precision(
     descending
         ...
     threshold
+        ...
+    adaptive_k
+        Divide by min(k, rows retrieved) instead of k.
+    empty
         ...
     query
         ...
@@ -134,7 +154,11 @@ def precision(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(precision_value(r, cutoff(k), check_threshold(threshold)))
+    level = check_threshold(threshold)
+    if not isinstance(adaptive_k, bool):
+        msg = f"adaptive_k must be True or False, got {adaptive_k!r}"
+        raise TypeError(msg)
+    return r.finish_empty(precision_value(r, cutoff(k), level, adaptive_k), level, empty)
 
 
 @shared_parameters
@@ -148,6 +172,7 @@ def recall(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
+    empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -174,6 +199,8 @@ def recall(
     descending
         ...
     threshold
+        ...
+    empty
         ...
     query
         ...
@@ -202,7 +229,8 @@ def recall(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(recall_value(r, cutoff(k), check_threshold(threshold)))
+    level = check_threshold(threshold)
+    return r.finish_empty(recall_value(r, cutoff(k), level), level, empty)
 
 
 @shared_parameters
@@ -216,16 +244,18 @@ def f1(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
+    beta: float = 1,
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
     r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
 
-    .. math:: F_1\mathrm{@k} = \frac{2 \, P@k \, R@k}{P@k + R@k}
+    .. math:: F_\beta\mathrm{@k} = \frac{(1 + \beta^2) \, P@k \, R@k}{\beta^2 \, P@k + R@k}
 
     0 when both are 0 (ranx ``f1@k``; trec_eval only has the set-based ``set_F``).
-    The F-measure is van Rijsbergen's (*Information Retrieval*, 1979, ch. 7) with
-    beta = 1.
+    The F-measure is van Rijsbergen's (*Information Retrieval*, 1979, ch. 7); beta = 1
+    weighs precision and recall alike, beta > 1 favours recall (ir_measures'
+    ``SetF(beta=)``, trec_eval's ``set_F`` with ``-m set_F.beta``).
 
     Parameters
     ----------
@@ -243,6 +273,8 @@ def f1(
         ...
     threshold
         ...
+    beta
+        Recall's weight relative to precision, > 0 (1: F1).
     query
         ...
     ties
@@ -270,19 +302,22 @@ def f1(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(f1_value(r, cutoff(k), check_threshold(threshold)))
+    weight = check_real(beta, "beta", low=0, low_open=True, allowed="a number > 0")
+    return r.finish(f1_value(r, cutoff(k), check_threshold(threshold), weight))
 
 
 @shared_parameters
 @named_after_metric
 def r_precision(
     rel: IntoExpr,
+    k: int | None = None,
     *,
     by: By | Unset = UNSET,
     rank: Rank = None,
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
+    empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -292,12 +327,17 @@ def r_precision(
 
     As trec_eval's ``Rprec``: relevant rows among the top R retrieved, divided by R
     (so rows never retrieved count as misses); 0 when R = 0. See Manning, Raghavan &
-    Schütze, *Introduction to Information Retrieval*, 2008, 8.4.
+    Schütze, *Introduction to Information Retrieval*, 2008, 8.4. With a cutoff k, the
+    relevant rows among the top min(R, k), still divided by R: MS Recommenders'
+    ``r_precision_at_k`` (recommenders/evaluation/python_evaluation.py), which
+    equals recall@k when every query has at least k relevant rows.
 
     Parameters
     ----------
     rel
         Relevance label (null = unjudged, non-relevant).
+    k
+        Cap on the depth R. ``None``: R (trec_eval's ``Rprec``).
     by
         Ranking key(s); null = judged but not retrieved; ``None`` = row order.
     rank
@@ -307,6 +347,8 @@ def r_precision(
     descending
         ...
     threshold
+        ...
+    empty
         ...
     query
         ...
@@ -335,4 +377,5 @@ def r_precision(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(r_precision_value(r, check_threshold(threshold)))
+    level = check_threshold(threshold)
+    return r.finish_empty(r_precision_value(r, level, cutoff(k)), level, empty)
