@@ -10,6 +10,10 @@ ir_measures spellings are aliases (``nDCG@10``, ``AP``, ``RR@10``, ``R@100``,
 (``ndcg_cut_10``, ``P_10`` / ``P.10``, ``recip_rank``, ``map_cut_10``, ``Rprec``,
 ``success_10``, ``iprec_at_recall_0.50``, ``num_rel_ret``, ``gm_map``, ``set_F``).
 Where two tools share a spelling for different numbers, :data:`DIALECTS` says which.
+Structured options keep their commas in brackets: a gain table
+``ndcg(gains={1:3,2:9})`` (ir_measures' spelling; trec_eval's is ``ndcg.1=3,2=9``),
+``utility(weights=[2,-1,0,0])`` (``utility.2,-1,0,0``) and
+``11pt_avg(levels=[0.2,0.5,0.8])`` (``11pt_avg.0.2,0.5,0.8``).
 
 >>> from polars_rank.registry import parse_metric
 >>> m = parse_metric("ndcg_cut.10")
@@ -23,15 +27,18 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
+from polars_rank._gain_table import GainTable, check_gains, parse_gain_table, parse_trec_pairs
 from polars_rank._params import GAINS, check_k
+from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
 
     import polars as pl
 
@@ -53,6 +60,8 @@ class Option:
 
     def coerce(self, raw: str, metric: str) -> Any:
         """Parse ``raw`` (text from a metric string) into the option's type."""
+        if self.kind in (GainTable, tuple):
+            return _structured(self, raw, metric)
         if self.choices:
             value = raw.strip().strip("'\"").lower()
             if value in self.choices:
@@ -66,6 +75,27 @@ class Option:
             msg = f"{metric}: option {self.name}={raw!r} must be a number"
             raise ValueError(msg) from None
         return int(number) if number.is_integer() and self.kind is int else number
+
+
+def _structured(option: Option, raw: str, metric: str) -> GainTable | tuple[float, ...]:
+    """A gain table ``{1:3,2:9}`` or a list of numbers ``[2,-1,0,0]``, from a metric string."""
+    try:
+        if option.kind is GainTable:
+            return parse_gain_table(raw)
+        return _numbers(raw.strip().removeprefix("[").removesuffix("]"), f"[{raw}]")
+    except ValueError as exc:
+        what = "a table such as {1:3,2:9}" if option.kind is GainTable else "numbers in brackets"
+        msg = f"{metric}: option {option.name}={raw!r} must be {what} ({exc})"
+        raise ValueError(msg) from None
+
+
+def _numbers(text: str, shown: str) -> tuple[float, ...]:
+    """Comma-separated numbers (``2,-1,0,0``, ``.25,.5``), as trec_eval reads parameters."""
+    try:
+        return tuple(float(part) for part in text.split(","))
+    except ValueError:
+        msg = f"{shown!r} is not a list of comma-separated numbers"
+        raise ValueError(msg) from None
 
 
 @dataclass(frozen=True)
@@ -98,19 +128,37 @@ THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are r
 LINEAR = Option("gain", str, "linear", GAINS,
                 "gain of a label: linear in strings, as every tool's ndcg; the functions' "
                 "default is exponential")
+GAIN_TABLE = Option("gains", GainTable, None,
+                    description="gain of each listed label, {1:3,2:9} (others: the label)")
 
 METRICS: dict[str, MetricDef] = {
     m.name: m
     for m in [
         MetricDef("ndcg", metrics.ndcg,
-                  options=(LINEAR,),
+                  options=(LINEAR, GAIN_TABLE),
                   trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
                   paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005"),
         MetricDef("dcg", metrics.dcg,
-                  options=(LINEAR,),
+                  options=(LINEAR, GAIN_TABLE),
                   trec_eval="dcg (trec_eval 10, gain=linear)",
                   summary="sum of gain(l_r) / log2(1 + r)",
                   paper="Järvelin & Kekäläinen, TOIS 2002"),
+        MetricDef("g", metrics.normalized_gain, ("normalized_gain",), cutoff=False,
+                  options=(GAIN_TABLE,), trec_eval="G",
+                  summary="gain / log2(2 + ideal gain so far - gain so far), over the ideal",
+                  paper="trec_eval 10.0, m_G.c (Buckley, 2008; experimental)"),
+        MetricDef("bing", metrics.binary_normalized_gain, ("binary_normalized_gain",),
+                  cutoff=False, options=(THRESHOLD,), trec_eval="binG",
+                  summary="mean over relevant rows of 1 / log2(2 + non-relevant above)",
+                  paper="trec_eval 10.0, m_binG.c (Buckley, 2008; experimental)"),
+        MetricDef("ndcg_rel", metrics.ndcg_over_relevant, ("ndcg_over_relevant",),
+                  cutoff=False, options=(GAIN_TABLE,), trec_eval="ndcg_rel",
+                  summary="NDCG averaged at the ranks of the relevant rows",
+                  paper="trec_eval 10.0, m_ndcg_rel.c (Buckley; experimental)"),
+        MetricDef("rndcg", metrics.r_ndcg, ("r_ndcg",), cutoff=False,
+                  options=(GAIN_TABLE, THRESHOLD), trec_eval="Rndcg",
+                  summary="NDCG averaged where the ideal gain level changes",
+                  paper="trec_eval 10.0, m_Rndcg.c (Buckley; experimental)"),
         MetricDef("map", metrics.average_precision, ("ap", "average_precision", "map_cut"),
                   options=(THRESHOLD,), trec_eval="map, map_cut.k",
                   summary="(1/R) sum of P@r at relevant ranks r <= k",
@@ -157,8 +205,11 @@ METRICS: dict[str, MetricDef] = {
                   trec_eval="rbp_resid (dialect='trec_eval': p=0.9)", of_unjudged=True,
                   summary="what unjudged rows could add to RBP",
                   paper="Moffat & Zobel, TOIS 2008"),
-        MetricDef("utility", metrics.utility, cutoff=False, options=(THRESHOLD,),
-                  trec_eval="utility (weights 1,-1,0,0)",
+        MetricDef("utility", metrics.utility, cutoff=False,
+                  options=(Option("weights", tuple, (1.0, -1.0, 0.0, 0.0),
+                                  description="[a,b,c,d]: worth of rel/non-rel retrieved, "
+                                  "rel/non-rel missed"), THRESHOLD),
+                  trec_eval="utility, utility.a,b,c,d",
                   summary="relevant retrieved - non-relevant retrieved",
                   paper="Hull & Robertson, TREC-8, 1999"),
         MetricDef("gm_bpref", metrics.gm_bpref, cutoff=False, options=(THRESHOLD,),
@@ -186,7 +237,10 @@ METRICS: dict[str, MetricDef] = {
                   summary="best precision at recall >= x",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("11pt_avg", metrics.eleven_point_average, ("eleven_point_average",),
-                  cutoff=False, options=(THRESHOLD,), trec_eval="11pt_avg",
+                  cutoff=False,
+                  options=(Option("levels", tuple, ELEVEN_POINTS,
+                                  description="recall levels, [0.2,0.5,0.8]"), THRESHOLD),
+                  trec_eval="11pt_avg, 11pt_avg.x,y,...",
                   summary="mean interpolated precision at recall 0, 0.1, ..., 1",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("num_ret", metrics.num_ret, ("numret",), cutoff=False, trec_eval="num_ret",
@@ -247,6 +301,8 @@ _SYNTAX = re.compile(
 )
 _TREC_CUT = re.compile(r"^(?P<name>[a-z_]+?)[._](?P<k>\d+)$")
 _RANX_RBP = re.compile(r"^rbp\.(?P<digits>\d+)$")
+_TREC_GAINS = re.compile(r"^(?P<name>ndcg|dcg|g|ndcg_rel|rndcg)[._](?P<pairs>[-+]?\d+=.*)$")
+_TREC_NUMBERS = re.compile(r"^(?P<name>utility|11pt_avg)[._](?P<values>[-+.\d][-+.\de,]*)$")
 _TREC_LEVEL = re.compile(r"^(?P<name>iprec_at_recall|rprec_mult)[._](?P<x>\d*\.?\d+)$")
 
 # trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
@@ -319,6 +375,10 @@ class Metric:
     def _format(value: Any) -> str:
         if isinstance(value, float) and value.is_integer():
             return str(int(value))
+        if isinstance(value, (tuple, list)):  # utility's weights, 11pt_avg's levels
+            return "[" + ",".join(Metric._format(float(v)) for v in value) + "]"
+        if isinstance(value, Mapping):  # a gain table, {1:3,2:9}
+            return str(check_gains(value))
         return str(value)
 
     @property
@@ -359,16 +419,36 @@ def expression_name(function: str, arguments: Mapping[str, Any]) -> str:
     k = arguments.get("k")
     if definition is None:
         return function + (f"@{k}" if k is not None else "")
-    options = {o.name: arguments[o.name] for o in definition.options
-               if o.name in arguments and arguments[o.name] != o.default}
+    given = {o: _as_option(arguments[o.name]) for o in definition.options if o.name in arguments}
+    options = {o.name: value for o, value in given.items() if value != o.default}
     return str(Metric(definition, k if definition.cutoff else None, options))
+
+
+def _as_option(value: Any) -> Any:
+    """A function's argument as a metric string holds it: sequences as tuples, tables."""
+    if isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, Mapping):
+        return check_gains(value)
+    return value
+
+
+def _split(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets: ``gains={1:3,2:9},gain=linear``."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char in "[{") - (char in "]}")
+        if char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
 
 
 def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not text or not text.strip():
         return out
-    for part in text.split(","):
+    for part in _split(text):
         key, eq, raw = part.partition("=")
         key, raw = _OPTION_SPELLINGS.get((key.strip(), raw.strip().strip("'\"")), (key, raw))
         option = definition.option(key.strip())
@@ -399,7 +479,8 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
     ----------
     spec
         ``name``, ``name@k``, ``name(option=value)``, ``name@k(option=value)``, or a
-        trec_eval spelling such as ``ndcg_cut_10`` / ``P.10`` / ``iprec_at_recall_0.50``.
+        trec_eval spelling such as ``ndcg_cut_10`` / ``P.10`` / ``iprec_at_recall_0.50``
+        / ``ndcg.1=3,2=9`` (a gain table) / ``utility.2,-1,0,0``.
     dialect
         ``"polars-rank"`` or ``"trec_eval"``: which tool's number a spelling two tools
         share means (:data:`DIALECTS`; today ``rbp``). Options given in the string win.
@@ -448,8 +529,42 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
     return metric
 
 
+def _trec_parameters(spec: str, text: str) -> Metric | None:
+    """trec_eval's parameters after the name: gain tables, utility weights, 11pt levels.
+
+    ``ndcg.1=3,2=9`` / ``ndcg_1=3,2=9`` (also ``G``, ``ndcg_rel``, ``Rndcg``, ``dcg``),
+    ``utility.2,-1,0,0`` and ``11pt_avg.0.2,0.5,0.8``: the ``-m`` argument or the
+    name trec_eval prints for it.
+    """
+    pairs = _TREC_GAINS.match(text)
+    if pairs:
+        try:
+            table = parse_trec_pairs(pairs["pairs"])
+        except ValueError as exc:
+            msg = f"{spec!r}: {exc}"
+            raise ValueError(msg) from None
+        return Metric(METRICS[pairs["name"]], None, {"gains": table})
+    listed = _TREC_NUMBERS.match(text)
+    if listed is None:
+        return None
+    values = _numbers(listed["values"], spec)
+    if listed["name"] == "utility" and len(values) != 4:
+        msg = f"{spec!r}: utility takes four weights a,b,c,d (trec_eval's -m utility.1,-1,0,0)"
+        raise ValueError(msg)
+    if listed["name"] == "utility":
+        return Metric(METRICS["utility"], None, {"weights": values})
+    if list(values) != sorted(values):
+        msg = (f"{spec!r}: give 11pt_avg's recall levels in increasing order; trec_eval "
+               "walks them as sorted (m_11pt_avg.c) and averages other points otherwise")
+        raise ValueError(msg)
+    return Metric(METRICS["11pt_avg"], None, {"levels": values})
+
+
 def _parse(spec: str) -> Metric:
     text = spec.strip().lower().replace(" ", "")
+    parameterised = _trec_parameters(spec, text)
+    if parameterised is not None:
+        return parameterised
     if "," in text and "(" not in text:
         msg = f"{spec!r}: one cutoff per metric string (write 'p@5' and 'p@10')"
         raise ValueError(msg)

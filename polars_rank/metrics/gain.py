@@ -7,13 +7,15 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._gain_table import check_gains, gain_of
 from polars_rank._naming import named_after_metric
 from polars_rank._params import GAINS, UNSET, Gain, Ties, check_choice, check_real
 from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
+    from polars_rank._gain_table import GainTable
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["dcg", "ndcg", "err"]
@@ -28,22 +30,34 @@ def _discount(gains: pl.Expr, positions: pl.Expr) -> pl.Expr:
     return gains / (positions + 1).cast(pl.Float64).log(2)
 
 
-def _dcg_parts(r: Ranked, k: int | None, gain: str) -> tuple[pl.Expr, pl.Expr]:
-    """(DCG@k of the ranking, ideal DCG@k over every judged row)."""
-    actual = r.rank_sum(_gain(r.gains(), gain), k, _discount)
-    ideal_gains = _gain(r.gains(), gain).sort(descending=True)
+def _dcg_parts(r: Ranked, k: int | None, gain: str,
+               gains: GainTable | None) -> tuple[pl.Expr, pl.Expr]:
+    """(DCG@k of the ranking, ideal DCG@k over every judged row).
+
+    The ideal holds the positive gains only: a gain table may give a label a negative
+    gain, which trec_eval's ideal ranking never takes (m_ndcg.c stops at gain <= 0).
+    """
+    g = gain_of(r.labels, _gain(r.gains(), gain), gains)
+    actual = r.rank_sum(g, k, _discount)
+    if gains and min(gains.values()) < 0:
+        g = g.clip(lower_bound=0.0)
+    ideal_gains = g.sort(descending=True)
     ideal_gains = ideal_gains if k is None else ideal_gains.head(k)
     return actual, _discount(ideal_gains, Ranked.ideal_positions(k)).sum()
 
 
-def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential") -> pl.Expr:
+def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
+              gains: GainTable | None = None) -> pl.Expr:
     """DCG@k of a ranked list (validated parameters)."""
-    return _dcg_parts(r, k, gain)[0]
+    return _dcg_parts(r, k, gain, gains)[0]
 
 
-def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential") -> pl.Expr:
+def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
+               gains: GainTable | None = None) -> pl.Expr:
     """NDCG@k of a ranked list (validated parameters)."""
-    actual, ideal = _dcg_parts(r, k, gain)
+    actual, ideal = _dcg_parts(r, k, gain, gains)
+    if gains and min(gains.values()) < 0:  # a negative DCG over a positive ideal
+        return pl.when(ideal > 0).then(actual / ideal).otherwise(0.0)
     return safe_div(actual, ideal)
 
 
@@ -88,6 +102,7 @@ def dcg(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "exponential",
+    gains: Mapping[int, float] | None = None,
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -117,6 +132,8 @@ def dcg(
         ...
     gain
         ``"exponential"`` (2^l - 1) or ``"linear"`` (l).
+    gains
+        ...
     query
         Column(s) identifying a query. Without it the whole context is one ranked
         list; with it the metric is computed per query and averaged (each query once).
@@ -150,7 +167,7 @@ def dcg(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
     check_choice(gain, "gain", GAINS)
-    return r.finish(dcg_value(r, cutoff(k), gain))
+    return r.finish(dcg_value(r, cutoff(k), gain, check_gains(gains)))
 
 
 @shared_parameters
@@ -164,6 +181,7 @@ def ndcg(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "exponential",
+    gains: Mapping[int, float] | None = None,
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -193,6 +211,8 @@ def ndcg(
         ...
     gain
         ``"exponential"`` (2^l - 1, default) or ``"linear"`` (l, trec_eval).
+    gains
+        ...
     query
         Column(s) identifying a query: the mean of per-query NDCG, each query once.
     ties
@@ -241,7 +261,7 @@ def ndcg(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
     check_choice(gain, "gain", GAINS)
-    return r.finish(ndcg_value(r, cutoff(k), gain))
+    return r.finish(ndcg_value(r, cutoff(k), gain, check_gains(gains)))
 
 
 @shared_parameters
