@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
-from polars_rank._gain_table import GainTable, check_gains, parse_gain_table, parse_trec_pairs
+from polars_rank._gain_table import GainTable, check_gains
+from polars_rank._option_text import parse_structured, split_options, trec_parameters
 from polars_rank._params import GAINS, check_k
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
@@ -61,7 +62,7 @@ class Option:
     def coerce(self, raw: str, metric: str) -> Any:
         """Parse ``raw`` (text from a metric string) into the option's type."""
         if self.kind in (GainTable, tuple):
-            return _structured(self, raw, metric)
+            return parse_structured(self.kind, self.name, raw, metric)
         if self.choices:
             value = raw.strip().strip("'\"").lower()
             if value in self.choices:
@@ -75,27 +76,6 @@ class Option:
             msg = f"{metric}: option {self.name}={raw!r} must be a number"
             raise ValueError(msg) from None
         return int(number) if number.is_integer() and self.kind is int else number
-
-
-def _structured(option: Option, raw: str, metric: str) -> GainTable | tuple[float, ...]:
-    """A gain table ``{1:3,2:9}`` or a list of numbers ``[2,-1,0,0]``, from a metric string."""
-    try:
-        if option.kind is GainTable:
-            return parse_gain_table(raw)
-        return _numbers(raw.strip().removeprefix("[").removesuffix("]"), f"[{raw}]")
-    except ValueError as exc:
-        what = "a table such as {1:3,2:9}" if option.kind is GainTable else "numbers in brackets"
-        msg = f"{metric}: option {option.name}={raw!r} must be {what} ({exc})"
-        raise ValueError(msg) from None
-
-
-def _numbers(text: str, shown: str) -> tuple[float, ...]:
-    """Comma-separated numbers (``2,-1,0,0``, ``.25,.5``), as trec_eval reads parameters."""
-    try:
-        return tuple(float(part) for part in text.split(","))
-    except ValueError:
-        msg = f"{shown!r} is not a list of comma-separated numbers"
-        raise ValueError(msg) from None
 
 
 @dataclass(frozen=True)
@@ -301,8 +281,6 @@ _SYNTAX = re.compile(
 )
 _TREC_CUT = re.compile(r"^(?P<name>[a-z_]+?)[._](?P<k>\d+)$")
 _RANX_RBP = re.compile(r"^rbp\.(?P<digits>\d+)$")
-_TREC_GAINS = re.compile(r"^(?P<name>ndcg|dcg|g|ndcg_rel|rndcg)[._](?P<pairs>[-+]?\d+=.*)$")
-_TREC_NUMBERS = re.compile(r"^(?P<name>utility|11pt_avg)[._](?P<values>[-+.\d][-+.\de,]*)$")
 _TREC_LEVEL = re.compile(r"^(?P<name>iprec_at_recall|rprec_mult)[._](?P<x>\d*\.?\d+)$")
 
 # trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
@@ -433,22 +411,11 @@ def _as_option(value: Any) -> Any:
     return value
 
 
-def _split(text: str) -> list[str]:
-    """``text`` split at the commas outside brackets: ``gains={1:3,2:9},gain=linear``."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += (char in "[{") - (char in "]}")
-        if char == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    return [*parts, text[start:]]
-
-
 def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not text or not text.strip():
         return out
-    for part in _split(text):
+    for part in split_options(text):
         key, eq, raw = part.partition("=")
         key, raw = _OPTION_SPELLINGS.get((key.strip(), raw.strip().strip("'\"")), (key, raw))
         option = definition.option(key.strip())
@@ -529,42 +496,12 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
     return metric
 
 
-def _trec_parameters(spec: str, text: str) -> Metric | None:
-    """trec_eval's parameters after the name: gain tables, utility weights, 11pt levels.
-
-    ``ndcg.1=3,2=9`` / ``ndcg_1=3,2=9`` (also ``G``, ``ndcg_rel``, ``Rndcg``, ``dcg``),
-    ``utility.2,-1,0,0`` and ``11pt_avg.0.2,0.5,0.8``: the ``-m`` argument or the
-    name trec_eval prints for it.
-    """
-    pairs = _TREC_GAINS.match(text)
-    if pairs:
-        try:
-            table = parse_trec_pairs(pairs["pairs"])
-        except ValueError as exc:
-            msg = f"{spec!r}: {exc}"
-            raise ValueError(msg) from None
-        return Metric(METRICS[pairs["name"]], None, {"gains": table})
-    listed = _TREC_NUMBERS.match(text)
-    if listed is None:
-        return None
-    values = _numbers(listed["values"], spec)
-    if listed["name"] == "utility" and len(values) != 4:
-        msg = f"{spec!r}: utility takes four weights a,b,c,d (trec_eval's -m utility.1,-1,0,0)"
-        raise ValueError(msg)
-    if listed["name"] == "utility":
-        return Metric(METRICS["utility"], None, {"weights": values})
-    if list(values) != sorted(values):
-        msg = (f"{spec!r}: give 11pt_avg's recall levels in increasing order; trec_eval "
-               "walks them as sorted (m_11pt_avg.c) and averages other points otherwise")
-        raise ValueError(msg)
-    return Metric(METRICS["11pt_avg"], None, {"levels": values})
-
-
 def _parse(spec: str) -> Metric:
     text = spec.strip().lower().replace(" ", "")
-    parameterised = _trec_parameters(spec, text)
+    parameterised = trec_parameters(spec, text)
     if parameterised is not None:
-        return parameterised
+        name, options = parameterised
+        return Metric(METRICS[name], None, options)
     if "," in text and "(" not in text:
         msg = f"{spec!r}: one cutoff per metric string (write 'p@5' and 'p@10')"
         raise ValueError(msg)

@@ -173,14 +173,14 @@ def g_measure(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
             sum_ideal += ideal_gain
         sum_cost += ideal_gain if ideal_gain >= min_cost else min_cost
         if results_gain != 0:
-            results_g += results_gain / math.log2(2 + sum_cost - sum_results)
+            results_g += results_gain / _c_log2(2 + sum_cost - sum_results)
         i += 1
     while i < len(results):
         results_gain = get_gain(results[i], table)
         sum_results += results_gain
         sum_cost += min_cost
         if results_gain != 0:
-            results_g += results_gain / math.log2(2 + sum_cost - sum_results)
+            results_g += results_gain / _c_log2(2 + sum_cost - sum_results)
         i += 1
     while walk.ideal_gain > 0.0:
         ideal_gain = walk.step()
@@ -221,16 +221,16 @@ def ndcg_rel(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
         if ideal_gain > 0.0:
             num_rel += 1
             ideal_dcg += ideal_gain / math.log2(i + 2)
-        if results_gain > 0:
-            total += results_dcg / ideal_dcg
+        if results_gain > 0:  # ideal_dcg is 0 only on a table sorted as trec_eval does
+            total += _c_div(results_dcg, ideal_dcg)
             num_rel_ret += 1
         i += 1
     while i < len(results):
         results_gain = get_gain(results[i], table)
         if results_gain != 0:
             results_dcg += results_gain / math.log2(i + 2)
-        if results_gain > 0:
-            total += results_dcg / ideal_dcg
+        if results_gain > 0:  # ideal_dcg is 0 only on a table sorted as trec_eval does
+            total += _c_div(results_dcg, ideal_dcg)
             num_rel_ret += 1
         i += 1
     while walk.ideal_gain > 0.0:
@@ -248,6 +248,13 @@ def _c_div(a: float, b: float) -> float:
     if b != 0:
         return a / b
     return math.nan if a == 0 else math.copysign(math.inf, a)
+
+
+def _c_log2(x: float) -> float:
+    """C's log2: -inf at 0, NaN below (a table sorted as trec_eval does can get there)."""
+    if x > 0:
+        return math.log2(x)
+    return -math.inf if x == 0 else math.nan
 
 
 def r_ndcg(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),

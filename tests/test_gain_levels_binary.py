@@ -17,6 +17,7 @@ numbers, and polars-rank the sorted table's.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import shlex
@@ -172,7 +173,8 @@ def reference_values(qrels: Judgments, run: Run, gains: dict[int, float],
                   "G": ref.g_measure(ranked, unretrieved, gains, order),
                   "ndcg_rel": ref.ndcg_rel(ranked, unretrieved, gains, order),
                   "Rndcg": ref.r_ndcg(ranked, unretrieved, gains, 1, order)}
-        out[q] = {m: f"{v:6.4f}".strip() for m, v in values.items()}
+        out[q] = {m: "-nan" if math.isnan(v) else f"{v:6.4f}".strip()  # C prints 0 / 0 so
+                  for m, v in values.items()}
     return out
 
 
