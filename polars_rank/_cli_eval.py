@@ -8,6 +8,7 @@ be diffed against trec_eval's. polars-rank metric strings (``ndcg@10``) mix in.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import TYPE_CHECKING
 
@@ -165,6 +166,8 @@ def _line(name: str, qid: str, value: float | str | None, a: Asked) -> str:
         text = value
     elif value is None:
         text = ""
+    elif math.isnan(value):  # trec_eval's 0 / 0 (Rndcg without a positive gain), C's "-nan"
+        text = "  -nan"
     elif name == "num_q" or (metric is not None and metric.definition.over_queries == "sum"):
         text = str(round(value))
     else:

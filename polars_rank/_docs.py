@@ -32,6 +32,11 @@ a column of 1-based ranks (null = not retrieved), or the pair (first, last)
 of tie bounds; see :func:`polars_rank.ranked`.""",
     "descending": "Sort direction, one bool or one per key of ``by``.",
     "threshold": "Labels >= threshold are relevant.",
+    "gains": """\
+A gain table ``{label: gain}`` (trec_eval's ``-m ndcg.1=3,2=9``, ir_measures'
+``gains=``): the gain of each listed label; every other label keeps its usual
+gain (the label itself with linear gain, as in trec_eval and ir_measures).
+Gains may be 0 or negative; the ideal ranking takes only the positive ones.""",
     "query": "Column(s) identifying a query: the mean over queries, each query once.",
     "ties": """\
 ``"first"`` (input order; the default without ``doc``), ``"trec_eval"`` (by

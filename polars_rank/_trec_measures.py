@@ -33,6 +33,9 @@ _PARAMETERS: dict[str, tuple[float, ...]] = {
 }
 ORDER = tuple(_PARAMETERS)
 """trec_eval's printing order."""
+_VERBATIM = frozenset({"ndcg", "G", "ndcg_rel", "Rndcg", "utility", "11pt_avg"})
+"""Measures whose parameters trec_eval prints as given: gain tables (``ndcg_1=3,2=9``),
+utility's weights (``utility_2,-1,0,0``), 11pt_avg's levels (``11pt_avg_.25,.5``)."""
 
 SETS: dict[str, tuple[str, ...]] = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
@@ -44,7 +47,7 @@ SETS["all_trec"] = (*SETS["official"], "relstring", "recall", "unj", "rbp", "rbp
                     "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
                     "set_F", "num_nonrel_judged_ret")
 
-UNSUPPORTED = frozenset({"relstring", "infAP", "binG", "G", "ndcg_rel", "Rndcg"})
+UNSUPPORTED = frozenset({"relstring", "infAP"})
 """trec_eval measures polars-rank does not compute yet (issue 22)."""
 
 
@@ -90,10 +93,10 @@ def expand(spec: str, given: Mapping[str, str] | None = None) -> list[str] | Non
         return [measure] if not defaults else [_name(measure, v) for v in defaults]
     if measure in _PERSISTENCE:
         return [f"{measure}_{_persistence(spec, params)}"]
+    if measure in _VERBATIM:
+        return [f"{measure}_{params}"]
     if not defaults:
-        msg = (f"-m {spec}: polars-rank does not take trec_eval's parameters for {measure} "
-               "(gain tables, utility weights); use a metric string such as "
-               "'ndcg(gain=linear)'")
+        msg = f"-m {spec}: trec_eval's {measure} takes no parameters"
         raise ValueError(msg)
     fractional = measure in ("iprec_at_recall", "Rprec_mult")
     try:

@@ -10,6 +10,10 @@ ir_measures spellings are aliases (``nDCG@10``, ``AP``, ``RR@10``, ``R@100``,
 (``ndcg_cut_10``, ``P_10`` / ``P.10``, ``recip_rank``, ``map_cut_10``, ``Rprec``,
 ``success_10``, ``iprec_at_recall_0.50``, ``num_rel_ret``, ``gm_map``, ``set_F``).
 Where two tools share a spelling for different numbers, :data:`DIALECTS` says which.
+Structured options keep their commas in brackets: a gain table
+``ndcg(gains={1:3,2:9})`` (ir_measures' spelling; trec_eval's is ``ndcg.1=3,2=9``),
+``utility(weights=[2,-1,0,0])`` (``utility.2,-1,0,0``) and
+``11pt_avg(levels=[0.2,0.5,0.8])`` (``11pt_avg.0.2,0.5,0.8``).
 
 >>> from polars_rank.registry import parse_metric
 >>> m = parse_metric("ndcg_cut.10")
@@ -23,15 +27,19 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
+from polars_rank._gain_table import GainTable, check_gains
+from polars_rank._option_text import parse_structured, split_options, trec_parameters
 from polars_rank._params import DENOMINATORS, EMPTY, GAINS, check_k
+from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
 
     import polars as pl
 
@@ -59,6 +67,8 @@ class Option:
                 return flag in ("true", "1")
             msg = f"{metric}: option {self.name}={raw!r} must be true or false"
             raise ValueError(msg)
+        if self.kind in (GainTable, tuple):
+            return parse_structured(self.kind, self.name, raw, metric)
         if self.choices:
             value = raw.strip().strip("'\"").lower()
             if value in self.choices:
@@ -113,20 +123,39 @@ EMPTY_LIST = Option("empty", str, "zero", EMPTY,
 ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
                   "recall x as relevant rows: round(x R) as trec_eval 10, or "
                   "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
+GAIN_TABLE = Option("gains", GainTable, None,
+                    description="gain of each listed label, {1:3,2:9} (others: the label)")
 
 METRICS: dict[str, MetricDef] = {
     m.name: m
     for m in [
         MetricDef("ndcg", metrics.ndcg,
-                  options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST),
+                  options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST, GAIN_TABLE),
                   trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
                   paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005"),
         MetricDef("dcg", metrics.dcg,
                   options=(LINEAR, GAIN_THRESHOLD,
-                           Option("log_base", float, 2, description="the discount's log base")),
+                           Option("log_base", float, 2, description="the discount's log base"),
+                           GAIN_TABLE),
                   trec_eval="dcg (trec_eval 10, gain=linear)",
                   summary="sum of gain(l_r) / log2(1 + r)",
                   paper="Järvelin & Kekäläinen, TOIS 2002"),
+        MetricDef("g", metrics.normalized_gain, ("normalized_gain",), cutoff=False,
+                  options=(GAIN_TABLE,), trec_eval="G",
+                  summary="gain / log2(2 + ideal gain so far - gain so far), over the ideal",
+                  paper="trec_eval 10.0, m_G.c (Buckley, 2008; experimental)"),
+        MetricDef("bing", metrics.binary_normalized_gain, ("binary_normalized_gain",),
+                  cutoff=False, options=(THRESHOLD,), trec_eval="binG",
+                  summary="mean over relevant rows of 1 / log2(2 + non-relevant above)",
+                  paper="trec_eval 10.0, m_binG.c (Buckley, 2008; experimental)"),
+        MetricDef("ndcg_rel", metrics.ndcg_over_relevant, ("ndcg_over_relevant",),
+                  cutoff=False, options=(GAIN_TABLE,), trec_eval="ndcg_rel",
+                  summary="NDCG averaged at the ranks of the relevant rows",
+                  paper="trec_eval 10.0, m_ndcg_rel.c (Buckley; experimental)"),
+        MetricDef("rndcg", metrics.r_ndcg, ("r_ndcg",), cutoff=False,
+                  options=(GAIN_TABLE, THRESHOLD), trec_eval="Rndcg",
+                  summary="NDCG averaged where the ideal gain level changes",
+                  paper="trec_eval 10.0, m_Rndcg.c (Buckley; experimental)"),
         MetricDef("map", metrics.average_precision, ("ap", "average_precision", "map_cut"),
                   options=(THRESHOLD,
                            Option("denominator", str, "relevant", DENOMINATORS,
@@ -184,8 +213,11 @@ METRICS: dict[str, MetricDef] = {
                   trec_eval="rbp_resid (dialect='trec_eval': p=0.9)", of_unjudged=True,
                   summary="what unjudged rows could add to RBP",
                   paper="Moffat & Zobel, TOIS 2008"),
-        MetricDef("utility", metrics.utility, cutoff=False, options=(THRESHOLD,),
-                  trec_eval="utility (weights 1,-1,0,0)",
+        MetricDef("utility", metrics.utility, cutoff=False,
+                  options=(Option("weights", tuple, (1.0, -1.0, 0.0, 0.0),
+                                  description="[a,b,c,d]: worth of rel/non-rel retrieved, "
+                                  "rel/non-rel missed"), THRESHOLD),
+                  trec_eval="utility, utility.a,b,c,d",
                   summary="relevant retrieved - non-relevant retrieved",
                   paper="Hull & Robertson, TREC-8, 1999"),
         MetricDef("gm_bpref", metrics.gm_bpref, cutoff=False, options=(THRESHOLD,),
@@ -213,7 +245,11 @@ METRICS: dict[str, MetricDef] = {
                   summary="best precision at recall >= x",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("11pt_avg", metrics.eleven_point_average, ("eleven_point_average",),
-                  cutoff=False, options=(THRESHOLD, ROUNDING), trec_eval="11pt_avg",
+                  cutoff=False,
+                  options=(Option("levels", tuple, ELEVEN_POINTS,
+                                  description="recall levels, [0.2,0.5,0.8]"), THRESHOLD,
+                           ROUNDING),
+                  trec_eval="11pt_avg, 11pt_avg.x,y,...",
                   summary="mean interpolated precision at recall 0, 0.1, ..., 1",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("num_ret", metrics.num_ret, ("numret",), cutoff=False, trec_eval="num_ret",
@@ -408,6 +444,10 @@ class Metric:
             return str(value).lower()
         if isinstance(value, float) and value.is_integer():
             return str(int(value))
+        if isinstance(value, (tuple, list)):  # utility's weights, 11pt_avg's levels
+            return "[" + ",".join(Metric._format(float(v)) for v in value) + "]"
+        if isinstance(value, Mapping):  # a gain table, {1:3,2:9}
+            return str(check_gains(value))
         return str(value)
 
     @property
@@ -448,16 +488,25 @@ def expression_name(function: str, arguments: Mapping[str, Any]) -> str:
     k = arguments.get("k")
     if definition is None:
         return function + (f"@{k}" if k is not None else "")
-    options = {o.name: arguments[o.name] for o in definition.options
-               if o.name in arguments and arguments[o.name] != o.default}
+    given = {o: _as_option(arguments[o.name]) for o in definition.options if o.name in arguments}
+    options = {o.name: value for o, value in given.items() if value != o.default}
     return str(Metric(definition, k if definition.cutoff else None, options))
+
+
+def _as_option(value: Any) -> Any:
+    """A function's argument as a metric string holds it: sequences as tuples, tables."""
+    if isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, Mapping):
+        return check_gains(value)
+    return value
 
 
 def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not text or not text.strip():
         return out
-    for part in text.split(","):
+    for part in split_options(text):
         key, eq, raw = part.partition("=")
         key, raw = _OPTION_SPELLINGS.get((key.strip(), raw.strip().strip("'\"")), (key, raw))
         option = definition.option(key.strip())
@@ -488,7 +537,8 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
     ----------
     spec
         ``name``, ``name@k``, ``name(option=value)``, ``name@k(option=value)``, or a
-        trec_eval spelling such as ``ndcg_cut_10`` / ``P.10`` / ``iprec_at_recall_0.50``.
+        trec_eval spelling such as ``ndcg_cut_10`` / ``P.10`` / ``iprec_at_recall_0.50``
+        / ``ndcg.1=3,2=9`` (a gain table) / ``utility.2,-1,0,0``.
     dialect
         Which tool's number a spelling two tools share means: ``"polars-rank"``,
         ``"trec_eval"``, ``"ir_measures"``, ``"ranx"``, ``"sklearn"``,
@@ -541,6 +591,10 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
 
 def _parse(spec: str) -> Metric:
     text = spec.strip().lower().replace(" ", "")
+    parameterised = trec_parameters(spec, text)
+    if parameterised is not None:
+        name, options = parameterised
+        return Metric(METRICS[name], None, options)
     relevance = _RANX_LEVEL.match(text)  # ranx: "-l2" is the relevance level 2
     if relevance:
         metric = _parse(relevance["spec"])

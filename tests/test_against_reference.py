@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 import pytest
 import reference as ref
+import reference_gains as ref_gains
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -120,6 +121,8 @@ def row_order_frame(case: Case, params: Params) -> pl.DataFrame:
 def same(got: float | None, expected: float | None) -> bool:
     if expected is None:
         return got is None
+    if math.isnan(expected):  # trec_eval's 0 / 0 (Rndcg without a positive gain)
+        return got is not None and math.isnan(got)
     return got is not None and math.isclose(got, expected, rel_tol=TOL, abs_tol=TOL)
 
 
@@ -134,6 +137,12 @@ def _level(p: Params) -> float:
     return {None: 0.0, 1: 0.1, 2: 0.5, 3: 0.7, 5: 0.3, 20: 1.0}[p.k] * (p.p > 0.6) or p.p / 2
 
 
+def _table(p: Params) -> dict[int, float] | None:
+    """A gain table drawn from the parameters: none, 0 and negative gains, 0.5 apart."""
+    return {None: None, 1: {1: 3.0}, 2: {0: -1.0, 2: 9.0}, 3: {2: 0.5}, 5: {1: 0.0, 4: 4.5},
+            20: None}[p.k]
+
+
 METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
     "dcg": (
         lambda p, by: pr.dcg("rel", p.k, gain=p.gain, **by),
@@ -146,6 +155,22 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
     "err": (
         lambda p, by: pr.err("rel", p.k, max_grade=4, **by),
         lambda c, p: ref.err(c.ranked, k=p.k, max_grade=4),
+    ),
+    "normalized_gain": (  # trec_eval's G; the gain table from k
+        lambda p, by: pr.normalized_gain("rel", gains=_table(p), **by),
+        lambda c, p: ref_gains.g_measure(c.ranked, c.unretrieved, _table(p)),
+    ),
+    "binary_normalized_gain": (
+        lambda p, by: pr.binary_normalized_gain("rel", threshold=p.threshold, **by),
+        lambda c, p: ref_gains.bin_g(c.ranked, c.unretrieved, p.threshold),
+    ),
+    "ndcg_over_relevant": (
+        lambda p, by: pr.ndcg_over_relevant("rel", gains=_table(p), **by),
+        lambda c, p: ref_gains.ndcg_rel(c.ranked, c.unretrieved, _table(p)),
+    ),
+    "r_ndcg": (
+        lambda p, by: pr.r_ndcg("rel", gains=_table(p), threshold=p.threshold, **by),
+        lambda c, p: ref_gains.r_ndcg(c.ranked, c.unretrieved, _table(p), p.threshold),
     ),
     "precision": (
         lambda p, by: pr.precision("rel", p.k, threshold=p.threshold, **by),

@@ -64,6 +64,11 @@ METRICS: dict[str, Build] = {
     "r_precision_multiple": lambda **kw: pr.r_precision_multiple("rel", 1.4, by="score", **kw),
     "set_map": lambda **kw: pr.set_map("rel", by="score", **kw),
     "utility": lambda **kw: pr.utility("rel", by="score", **kw),
+    "normalized_gain": lambda **kw: pr.normalized_gain("rel", gains={1: 4.5, 0: -1},
+                                                       by="score", **kw),
+    "binary_normalized_gain": lambda **kw: pr.binary_normalized_gain("rel", by="score", **kw),
+    "ndcg_over_relevant": lambda **kw: pr.ndcg_over_relevant("rel", by="score", **kw),
+    "r_ndcg": lambda **kw: pr.r_ndcg("rel", gains={2: 9}, by="score", **kw),
 }
 
 

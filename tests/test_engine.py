@@ -37,8 +37,11 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
          "first_click_rr", "clicks_per_query@3", "rbp(p=0.9,gain=graded)", "gm_map", "hits@2",
          "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "iprec_at_recall@0.5",
          "11pt_avg", "gm_bpref", "unj@3", "rbp_resid(p=0.7)", "relative_p@2", "rprec_mult@1.4",
-         "set_map", "utility"]
-NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg"}
+         "set_map", "utility", "g", "bing", "ndcg_rel", "rndcg(gains={1:3,2:0})",
+         "g(gains={0:-1,3:4.5})", "ndcg@3(gains={1:3,2:9})", "utility(weights=[2,-1,0.5,0])",
+         "11pt_avg(levels=[0.25,0.5,0.75])"]
+NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg", "g", "bing",
+               "ndcg_rel", "rndcg"}
 
 
 def test_every_registered_metric_is_covered() -> None:

@@ -163,6 +163,10 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
                                                         **ranking),
         "set_map": pr.set_map("rel", threshold=t, **ranking),
         "utility": pr.utility("rel", (1, 0, 0, 0), threshold=t, **ranking),  # = num_rel_ret
+        "normalized_gain": pr.normalized_gain("rel", **ranking),
+        "binary_normalized_gain": pr.binary_normalized_gain("rel", threshold=t, **ranking),
+        "ndcg_over_relevant": pr.ndcg_over_relevant("rel", **ranking),
+        "r_ndcg": pr.r_ndcg("rel", threshold=t, **ranking),
     }
     if ranking.get("ties") not in ("optimistic", "pessimistic"):  # they leave it open
         exprs["unjudged"] = pr.unjudged("rel", k or 10, **ranking)  # type: ignore[arg-type]

@@ -30,7 +30,8 @@ TOL = 1e-12
 # no closed form under expected ties: they raise (tested below); AUC has no `ties`;
 # mean_dwell only without a cutoff (tested below)
 EXCLUDED = {"err", "bpref", "gm_bpref", "auc", "mean_dwell", "iprec_at_recall",
-            "eleven_point_average"}
+            "eleven_point_average", "normalized_gain", "binary_normalized_gain",
+            "ndcg_over_relevant", "r_ndcg"}
 LOWER_IS_BETTER = {"abandonment"}  # optimistic (clicks first) is its minimum
 # a hit moved into the top k can lower the mean precision at the hits: no bound
 NOT_MONOTONE = {"average_precision_retrieved"}

@@ -41,6 +41,7 @@ PUBLIC_MODULES = (
     "polars_rank",
     "polars_rank.metrics",
     "polars_rank.metrics.gain",
+    "polars_rank.metrics.gain_levels",
     "polars_rank.metrics.binary",
     "polars_rank.metrics.sets",
     "polars_rank.metrics.incomplete",

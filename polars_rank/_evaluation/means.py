@@ -43,14 +43,19 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
     all_groups = run.select(groups).unique() if o.all_groups is None else o.all_groups
     keys = all_groups.join(queries, how="cross") if groups else queries
     absent = keys.join(run.select(*groups, query).unique(), on=[*groups, query], how="anti")
-    # every metric 0, but R is what the qrels say (trec_eval -c prints num_rel so)
+    # every metric 0, but R is what the qrels say (trec_eval -c prints num_rel so), and
+    # a utility with weights given is scored on trec_eval's stand-in ranking of one
+    # unjudged document (trec_eval.c zeroes only the measure printed as "utility")
     counts = {name: m.options.get("threshold", 1) for name, m in o.named
-              if m.definition.name == "num_rel"}
+              if m.definition.name == "num_rel"
+              or (m.definition.name == "utility" and "weights" in m.options)}
     if counts:
         relevant = qrels.group_by(query).agg(
             (pl.col(o.rel) >= t).sum().cast(pl.Float64).alias(name)
             for name, t in counts.items())
-        absent = absent.join(relevant, on=query, how="left")
+        absent = absent.join(relevant, on=query, how="left").with_columns(
+            _stand_in_utility(pl.col(name), m.options["weights"]).alias(name)
+            for name, m in o.named if name in counts and m.definition.name == "utility")
     return absent.with_columns(
         *(pl.lit(0.0).alias(c) for c in o.columns if c not in counts),
         pl.lit(True).alias(JUDGED),
@@ -76,6 +81,10 @@ def raise_empty(per: pl.LazyFrame, o: Options) -> pl.LazyFrame:
         msg = f"{name}: a query without relevant rows ({where}) with empty='error'"
         raise InvalidDataError(msg)
     return frame.lazy()
+def _stand_in_utility(relevant: pl.Expr, weights: tuple[float, ...]) -> pl.Expr:
+    """m_utility.c on one retrieved document, not relevant, and R relevant ones missed."""
+    _, b, c, d = weights
+    return b + c * relevant + d * (-1.0 - relevant)
 
 
 def means(per: pl.LazyFrame, o: Options, *, per_query: bool) -> pl.LazyFrame:

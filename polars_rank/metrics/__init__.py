@@ -19,6 +19,12 @@ from polars_rank.metrics.counts import (
 )
 from polars_rank.metrics.dwell import mean_dwell
 from polars_rank.metrics.gain import dcg, err, ndcg
+from polars_rank.metrics.gain_levels import (
+    binary_normalized_gain,
+    ndcg_over_relevant,
+    normalized_gain,
+    r_ndcg,
+)
 from polars_rank.metrics.incomplete import bpref, gm_bpref, unjudged
 from polars_rank.metrics.interpolated import eleven_point_average, iprec_at_recall
 from polars_rank.metrics.pairwise import auc, rank_correlation
@@ -33,6 +39,10 @@ __all__ = [
     "dcg",
     "ndcg",
     "err",
+    "normalized_gain",
+    "binary_normalized_gain",
+    "ndcg_over_relevant",
+    "r_ndcg",
     "precision",
     "recall",
     "f1",

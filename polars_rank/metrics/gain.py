@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._gain_table import check_gains, gain_of
 from polars_rank._naming import named_after_metric
 from polars_rank._params import (
     EMPTY,
@@ -21,8 +22,9 @@ from polars_rank._params import (
 from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div, when_empty
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
+    from polars_rank._gain_table import GainTable
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["dcg", "ndcg", "err"]
@@ -49,29 +51,42 @@ def _discount(gains: pl.Expr, positions: pl.Expr, log_base: float = 2) -> pl.Exp
 
 
 def _dcg_parts(r: Ranked, k: int | None, gain: str, threshold: float | None = None,
-               log_base: float = 2) -> tuple[pl.Expr, pl.Expr]:
-    """(DCG@k of the ranking, ideal DCG@k over every judged row)."""
-    def discount(gains: pl.Expr, positions: pl.Expr) -> pl.Expr:
-        return _discount(gains, positions, log_base)
+               log_base: float = 2,
+               gains: GainTable | None = None) -> tuple[pl.Expr, pl.Expr]:
+    """(DCG@k of the ranking, ideal DCG@k over every judged row).
 
-    gains = _gain(r.gains(), gain, threshold)
-    actual = r.rank_sum(gains, k, discount)
-    ideal_gains = gains.sort(descending=True)
+    The ideal holds the positive gains only: a gain table may give a label a negative
+    gain, which trec_eval's ideal ranking never takes (m_ndcg.c stops at gain <= 0).
+    """
+    def discount(values: pl.Expr, positions: pl.Expr) -> pl.Expr:
+        return _discount(values, positions, log_base)
+
+    g = gain_of(r.labels, _gain(r.gains(), gain, threshold), gains)
+    actual = r.rank_sum(g, k, discount)
+    if gains and min(gains.values()) < 0:
+        g = g.clip(lower_bound=0.0)
+    ideal_gains = g.sort(descending=True)
     ideal_gains = ideal_gains if k is None else ideal_gains.head(k)
     return actual, discount(ideal_gains, Ranked.ideal_positions(k)).sum()
 
 
 def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
-              threshold: float | None = None, log_base: float = 2) -> pl.Expr:
+              threshold: float | None = None, log_base: float = 2,
+              gains: GainTable | None = None) -> pl.Expr:
     """DCG@k of a ranked list (validated parameters)."""
-    return _dcg_parts(r, k, gain, threshold, log_base)[0]
+    return _dcg_parts(r, k, gain, threshold, log_base, gains)[0]
 
 
 def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
-               threshold: float | None = None, empty: str = "zero") -> pl.Expr:
+               threshold: float | None = None, empty: str = "zero",
+               gains: GainTable | None = None) -> pl.Expr:
     """NDCG@k of a ranked list (validated parameters)."""
-    actual, ideal = _dcg_parts(r, k, gain, threshold)
-    return when_empty(safe_div(actual, ideal), _gain(r.gains(), gain, threshold), empty)
+    actual, ideal = _dcg_parts(r, k, gain, threshold, gains=gains)
+    if gains and min(gains.values()) < 0:  # a negative DCG over a positive ideal
+        value = pl.when(ideal > 0).then(actual / ideal).otherwise(0.0)
+    else:
+        value = safe_div(actual, ideal)
+    return when_empty(value, _gain(r.gains(), gain, threshold), empty)
 
 
 def _check_gain_options(gain: str, threshold: float | None) -> float | None:
@@ -124,6 +139,7 @@ def dcg(
     gain: Gain = "exponential",
     threshold: float | None = None,
     log_base: float = 2,
+    gains: Mapping[int, float] | None = None,
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -159,6 +175,8 @@ def dcg(
         Labels below it gain 0 (ranx's ``dcg@k-l2``: ``threshold=2``); ``None``: none.
     log_base
         Base b of the discount's logarithm, > 1 (scikit-learn's ``log_base``).
+    gains
+        ...
     query
         Column(s) identifying a query. Without it the whole context is one ranked
         list; with it the metric is computed per query and averaged (each query once).
@@ -193,7 +211,7 @@ def dcg(
                      doc=doc)
     level = _check_gain_options(gain, threshold)
     base = check_real(log_base, "log_base", low=1, low_open=True, allowed="a number > 1")
-    return r.finish(dcg_value(r, cutoff(k), gain, level, base))
+    return r.finish(dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
 
 
 @shared_parameters
@@ -209,6 +227,7 @@ def ndcg(
     gain: Gain = "exponential",
     threshold: float | None = None,
     empty: Empty = "zero",
+    gains: Mapping[int, float] | None = None,
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
@@ -246,6 +265,8 @@ def ndcg(
     threshold
         Labels below it gain 0 (ranx's ``-l``); ``None``: every label counts.
     empty
+        ...
+    gains
         ...
     query
         Column(s) identifying a query: the mean of per-query NDCG, each query once.
@@ -295,7 +316,8 @@ def ndcg(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
     level = _check_gain_options(gain, threshold)
-    return r.finish(ndcg_value(r, cutoff(k), gain, level, check_choice(empty, "empty", EMPTY)))
+    return r.finish(ndcg_value(r, cutoff(k), gain, level, check_choice(empty, "empty", EMPTY),
+                               check_gains(gains)))
 
 
 @shared_parameters

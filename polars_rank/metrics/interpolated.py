@@ -12,6 +12,7 @@ at usnistgov/trec_eval dc0c991), which pytrec_eval computes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
@@ -19,11 +20,9 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_choice, check_real, check_threshold
-from polars_rank._ranked import Ranked
+from polars_rank._ranked import Ranked, per_list
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["iprec_at_recall", "eleven_point_average"]
@@ -161,6 +160,7 @@ def iprec_at_recall(
 def eleven_point_average(
     rel: IntoExpr,
     *,
+    levels: Sequence[float] = ELEVEN_POINTS,
     by: By | Unset = UNSET,
     rank: Rank = None,
     doc: IntoExpr | None = None,
@@ -175,12 +175,18 @@ def eleven_point_average(
     .. math:: \frac{1}{11} \sum_{x \in \{0, 0.1, \ldots, 1\}} \mathrm{iprec}(x)
 
     The mean of :func:`iprec_at_recall` at the eleven recall levels (Manning,
-    Raghavan & Schütze, *Introduction to IR*, 2008, 8.4; trec_eval's m_11pt_avg.c).
+    Raghavan & Schütze, *Introduction to IR*, 2008, 8.4; trec_eval's m_11pt_avg.c),
+    or at the ``levels`` given: trec_eval's ``-m 11pt_avg.0.2,0.5,0.8`` is the 3-point
+    average of trec_eval 8 (``levels=(0.2, 0.5, 0.8)``). A level above 1 scores 0, a
+    level at or below 0 the best precision at a relevant row, as in trec_eval.
 
     Parameters
     ----------
     rel
         Relevance label (null = unjudged, non-relevant).
+    levels
+        The recall levels averaged (finite numbers, at least one; a level given twice
+        counts twice).
     by
         ...
     rank
@@ -224,5 +230,18 @@ def eleven_point_average(
                      doc=doc)
     t = check_threshold(threshold)
     how = check_choice(rounding, "rounding", ROUNDINGS)
-    total = pl.sum_horizontal(iprec_at_recall_value(r, x, t, how) for x in ELEVEN_POINTS)
-    return r.finish(total / len(ELEVEN_POINTS))
+    points = check_levels(levels)
+    total = pl.sum_horizontal(iprec_at_recall_value(r, x, t, how) for x in points)
+    return r.finish(total / per_list(len(points)))
+
+
+def check_levels(levels: object) -> tuple[float, ...]:
+    """``levels`` as a tuple of finite numbers (at least one), or raise."""
+    allowed = "a non-empty sequence of finite recall levels"
+    if isinstance(levels, str) or not isinstance(levels, Sequence):
+        msg = f"levels must be {allowed}, got {levels!r}"
+        raise TypeError(msg)
+    if not levels:
+        msg = f"levels must be {allowed}, got {levels!r}"
+        raise ValueError(msg)
+    return tuple(check_real(x, "levels", allowed=allowed) for x in levels)
