@@ -112,13 +112,13 @@ def precision_ia(
     ...                    "rel": [1, 1, 0, None], "score": [3.0, 3.0, 2.0, 1.0]})
     >>> df.select(pr.precision_ia("rel", 2, subtopic="subtopic", doc="docid", by="score"))
     shape: (1, 1)
-    ┌────────────────┐
-    │ precision_ia@2 │
-    │ ---            │
-    │ f64            │
-    ╞════════════════╡
-    │ 0.5            │
-    └────────────────┘
+    ┌────────┐
+    │ p_ia@2 │
+    │ ---    │
+    │ f64    │
+    ╞════════╡
+    │ 0.5    │
+    └────────┘
     """
     r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
     return r.finish(precision_ia_value(r, cutoff(k)))
@@ -183,13 +183,13 @@ def subtopic_recall(
     ...                    "rel": [1, 1, 1, 1], "score": [3.0, 3.0, 2.0, None]})
     >>> df.select(pr.subtopic_recall("rel", 2, subtopic="subtopic", doc="docid", by="score"))
     shape: (1, 1)
-    ┌───────────────────┐
-    │ subtopic_recall@2 │
-    │ ---               │
-    │ f64               │
-    ╞═══════════════════╡
-    │ 0.666667          │
-    └───────────────────┘
+    ┌────────────┐
+    │ strecall@2 │
+    │ ---        │
+    │ f64        │
+    ╞════════════╡
+    │ 0.666667   │
+    └────────────┘
     """
     r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
     return r.finish(subtopic_recall_value(r, cutoff(k)))

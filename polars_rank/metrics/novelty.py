@@ -193,7 +193,7 @@ def alpha_ndcg(
     │ ---          │
     │ f64          │
     ╞══════════════╡
-    │ 0.803718     │
+    │ 0.803721     │
     └──────────────┘
     """
     r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
@@ -496,13 +496,13 @@ def nrbp(
     ...                    "rel": [1, 1, 1], "score": [3.0, 3.0, 2.0]})
     >>> df.select(pr.nrbp("rel", subtopic="subtopic", doc="docid", by="score"))
     shape: (1, 1)
-    ┌──────────┐
-    │ nrbp     │
-    │ ---      │
-    │ f64      │
-    ╞══════════╡
-    │ 0.703125 │
-    └──────────┘
+    ┌─────────┐
+    │ nrbp    │
+    │ ---     │
+    │ f64     │
+    ╞═════════╡
+    │ 0.84375 │
+    └─────────┘
     """
     r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
     return r.finish(nrbp_value(r, check_alpha(alpha), check_alpha(beta, "beta")))
@@ -531,8 +531,9 @@ def nnrbp(
 
     :func:`nrbp` over its value on ndeval's greedy ideal ranking (collection-
     dependent). The ideal is followed to the depth d where what it could still add,
-    at most S beta^d / (1 - beta), is below 2^-57 of its value (d = 58 for beta =
-    0.5; the expression grows with d, so beta close to 1 is slow to plan). A list
+    at most S beta^d / (1 - beta), is below 10^-12 of its value for up to 16
+    subtopics (d = 45 for beta = 0.5; the expression grows with d, so beta close to
+    1 is slow to plan: ~1 s at 0.5). A list
     with nothing relevant scores 0, where ndeval divides 0 by 0 (NaN).
     ir_measures' ``nNRBP``; trec_eval has no diversity metric.
 
@@ -579,7 +580,7 @@ def nnrbp(
     │ ---      │
     │ f64      │
     ╞══════════╡
-    │ 0.818182 │
+    │ 0.857143 │
     └──────────┘
     """
     r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
