@@ -486,7 +486,7 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
 
 
 def _parse(spec: str) -> Metric:
-    text = spec.strip().lower().replace(" ", "").replace("α", "alpha")  # ir_measures' α_nDCG
+    text = spec.strip().lower().replace(" ", "").replace("\u03b1", "alpha")  # ir_measures' alpha
     if "," in text and "(" not in text:
         msg = f"{spec!r}: one cutoff per metric string (write 'p@5' and 'p@10')"
         raise ValueError(msg)

@@ -38,11 +38,16 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
          "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "iprec_at_recall@0.5",
          "11pt_avg", "gm_bpref", "unj@3", "rbp_resid(p=0.7)", "relative_p@2", "rprec_mult@1.4",
          "set_map", "utility"]
+# the intent-aware metrics need diversity qrels (a subtopic column) and rank ties by doc
+# id (ndeval) or row order only: tests/test_intents.py runs them through every path
+INTENT_SPECS = ["alpha_ndcg@3", "alpha_dcg@2", "err_ia@3", "nerr_ia@2", "nrbp", "nnrbp",
+                "p_ia@2", "ap_ia", "strecall@3"]
 NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg"}
 
 
 def test_every_registered_metric_is_covered() -> None:
-    assert {parse_metric(s).definition.name for s in SPECS} == set(METRICS)
+    assert {parse_metric(s).definition.name for s in SPECS + INTENT_SPECS} == set(METRICS)
+    assert all(parse_metric(s).definition.subtopics for s in INTENT_SPECS)
 
 
 @st.composite

@@ -6,8 +6,8 @@ frames are defined here, once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 

@@ -25,4 +25,5 @@ def per_list(judged: Judged, o: Options) -> pl.LazyFrame:
         m.expr(o.rel, rank=o.rank_of(m)).alias(name) for name, m in o.plain
     )
     return per.join(judged.lists, on=LIST, how="left").select(
-        *o.keys, *(name for name, _ in o.plain), pl.lit(True).alias(JUDGED), (pl.col(N_RET) > 0).alias(RETRIEVED))
+        *o.keys, *(name for name, _ in o.plain), pl.lit(True).alias(JUDGED),
+        (pl.col(N_RET) > 0).alias(RETRIEVED))

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank._params import check_choice, check_real, to_expr, to_exprs
+from polars_rank._params import check_choice, check_real, check_threshold, to_expr, to_exprs
 from polars_rank._ranked import NAN
 from polars_rank._rules import id_rules, label_rules, score_rules
 from polars_rank._sort_keys import rank_key
@@ -53,13 +53,13 @@ _TIE_TOLERANCE = 1e-12  # equal greedy gains summed in another order differ by a
 
 
 def check_alpha(alpha: object, name: str = "alpha") -> float:
-    """ndeval's alpha (redundancy intolerance) or beta (patience): a number in [0, 1]."""
+    """Ndeval's alpha (redundancy intolerance) or beta (patience): a number in [0, 1]."""
     return check_real(alpha, name, low=0, high=1, allowed="a number in [0, 1]")
 
 
 def ideal_ideal(n_intents: pl.Expr, alpha: float, depth: int,
                 weight: Callable[[int], float]) -> pl.Expr:
-    """ndeval's "ideal ideal" normaliser at ``depth``: every subtopic at every rank.
+    """Ndeval's "ideal ideal" normaliser at ``depth``: every subtopic at every rank.
 
     S * sum over ranks i <= depth of (1 - alpha)^(i-1) * weight(i): each rank holding a
     document relevant to all S subtopics (ndeval.c, computeDCG and computeERR).
@@ -104,6 +104,7 @@ class Intents:
               by: IntoExpr | None, rank: IntoExpr | None, descending: bool,
               ties: str, query: Query, threshold: float) -> Intents:
         """Validate the common parameters and rank the documents."""
+        threshold = check_threshold(threshold)
         labels = (to_expr(rel, "rel") * 1.0).cast(pl.Float64)
         sub = to_expr(subtopic, "subtopic")
         doc_expr = to_expr(doc, "doc")
@@ -112,15 +113,15 @@ class Intents:
             msg = f"descending must be a bool, got {descending!r}"
             raise TypeError(msg)
         query_exprs = () if query is None else to_exprs(query, "query")
-        if (by is None) == (rank is None):
+        if rank is not None and by is None:
+            given = to_expr(rank, "rank")
+            return cls(labels, sub, doc_expr, given.cast(pl.Int64), given, query_exprs,
+                       None, True, threshold)
+        if by is None or rank is not None:
             msg = ("an intent-aware metric needs by= (the score, all rows of a document "
                    "sharing it) or rank= (the document's position on each of its rows), "
                    "not both")
             raise TypeError(msg)
-        if rank is not None:
-            given = to_expr(rank, "rank")
-            return cls(labels, sub, doc_expr, given.cast(pl.Int64), given, query_exprs,
-                       None, True, threshold)
         score = to_expr(by, "by")
         key = score.cast(pl.Float32) if ties == "trec_eval" else score.cast(pl.Float64) + 0.0
         text = doc_expr.cast(pl.String)
@@ -177,7 +178,7 @@ class Intents:
 
     # ------------------------------------------------------------------ the ideal
     def ideal(self, alpha: float, depth: int, weight: Callable[[int], float]) -> pl.Expr:
-        """sum over ranks t <= depth of g*_t weight(t): ndeval's greedy ideal ranking.
+        """Sum over ranks t <= depth of g*_t weight(t): ndeval's greedy ideal ranking.
 
         ndeval (idealResult) ranks the judged documents greedily: at each rank, the
         one adding the most gain sum_j (1 - alpha)^(documents above it relevant to j)

@@ -15,7 +15,6 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._params import check_threshold
 from polars_rank._ranked import cutoff, safe_div
 from polars_rank.metrics._subtopics import Intents, IntentTies
 
@@ -42,14 +41,6 @@ def ap_ia_value(r: Intents, k: int | None) -> pl.Expr:
     per_subtopic = r.relevant().sum().over(r.subtopic)
     terms = r.found(k) * (r.seen() + 1.0) / r.rank.cast(pl.Float64) / per_subtopic
     return safe_div(terms.fill_null(0.0).fill_nan(0.0).sum(), r.n_intents().cast(pl.Float64))
-
-
-def _build(rel: IntoExpr, subtopic: IntoExpr, doc: IntoExpr, by: IntoExpr | None,
-           rank: IntoExpr | None, descending: bool, threshold: float, query: Query,
-           ties: str) -> Intents:
-    return Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank,
-                         descending=descending, ties=ties, query=query,
-                         threshold=check_threshold(threshold))
 
 
 @shared_parameters
@@ -120,7 +111,8 @@ def precision_ia(
     │ 0.5    │
     └────────┘
     """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
     return r.finish(precision_ia_value(r, cutoff(k)))
 
 
@@ -191,7 +183,8 @@ def subtopic_recall(
     │ 0.666667   │
     └────────────┘
     """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
     return r.finish(subtopic_recall_value(r, cutoff(k)))
 
 
@@ -265,5 +258,6 @@ def ap_ia(
     │ 0.666667 │
     └──────────┘
     """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
     return r.finish(ap_ia_value(r, cutoff(k)))

@@ -1,4 +1,4 @@
-"""Novelty-biased intent-aware metrics: alpha-(n)DCG, ERR-IA / nERR-IA, NRBP / nNRBP.
+"""Novelty-biased intent-aware metrics: alpha-DCG / alpha-nDCG and ERR-IA / nERR-IA.
 
 A document relevant to a subtopic already covered higher up gains less: its gain for
 subtopic j is (1 - alpha)^(documents above it relevant to j) (Clarke et al., SIGIR
@@ -19,14 +19,12 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._params import check_threshold
 from polars_rank._ranked import cutoff, safe_div
 from polars_rank.metrics._subtopics import (
     Intents,
     IntentTies,
     check_alpha,
     ideal_ideal,
-    nrbp_depth,
 )
 
 if TYPE_CHECKING:
@@ -34,7 +32,7 @@ if TYPE_CHECKING:
 
     from polars_rank._params import IntoExpr, Query
 
-__all__ = ["alpha_dcg", "alpha_ndcg", "err_ia", "nerr_ia", "nrbp", "nnrbp"]
+__all__ = ["alpha_dcg", "alpha_ndcg", "err_ia", "nerr_ia"]
 
 
 def _log_discount(rank: int) -> float:
@@ -53,8 +51,8 @@ def _by_ideal_ideal(r: Intents, raw: pl.Expr, alpha: float, k: int | None,
     if k is not None:
         return safe_div(raw, ideal_ideal(r.n_intents(), alpha, k, weight))
     ranks = pl.int_range(1, r.n_retrieved() + 1, dtype=pl.Int64).cast(pl.Float64)
-    column = {_log_discount: (ranks + 1.0).log(2).pow(-1), _reciprocal: ranks.pow(-1)}
-    terms = pl.lit(1.0 - alpha).pow(ranks - 1.0) * column[weight]
+    column = (ranks + 1.0).log(2).pow(-1) if weight is _log_discount else ranks.pow(-1)
+    terms = pl.lit(1.0 - alpha).pow(ranks - 1.0) * column
     whole = r.n_intents().cast(pl.Float64) * terms.sum()
     return pl.when(r.n_retrieved() == 1).then(raw).otherwise(safe_div(raw, whole))
 
@@ -69,7 +67,7 @@ def _needs_cutoff(k: int | None, name: str) -> int:
 
 
 def alpha_dcg_value(r: Intents, k: int | None, alpha: float) -> pl.Expr:
-    """ndeval's alpha-DCG@k: novelty-discounted DCG over the ideal-ideal list."""
+    """Ndeval's alpha-DCG@k: novelty-discounted DCG over the ideal-ideal list."""
     raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: (p + 1.0).log(2).pow(-1))
     return _by_ideal_ideal(r, raw, alpha, k, _log_discount)
 
@@ -81,7 +79,7 @@ def alpha_ndcg_value(r: Intents, k: int, alpha: float) -> pl.Expr:
 
 
 def err_ia_value(r: Intents, k: int | None, alpha: float) -> pl.Expr:
-    """ndeval's ERR-IA@k: novelty gains over the rank, over the ideal-ideal list."""
+    """Ndeval's ERR-IA@k: novelty gains over the rank, over the ideal-ideal list."""
     raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: p.pow(-1))
     return _by_ideal_ideal(r, raw, alpha, k, _reciprocal)
 
@@ -90,26 +88,6 @@ def nerr_ia_value(r: Intents, k: int, alpha: float) -> pl.Expr:
     """ERR-IA@k over the ERR-IA@k of ndeval's greedy ideal ranking."""
     raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: p.pow(-1))
     return safe_div(raw, r.ideal(alpha, k, _reciprocal))
-
-
-def nrbp_value(r: Intents, alpha: float, beta: float) -> pl.Expr:
-    """ndeval's NRBP: (1 - (1 - alpha) beta) / S * sum of gain_r beta^(r-1)."""
-    raw = r.rank_sum(r.novel_gain(alpha), lambda p: pl.lit(beta).pow(p - 1.0))
-    return safe_div(raw * (1.0 - (1.0 - alpha) * beta), r.n_intents().cast(pl.Float64))
-
-
-def nnrbp_value(r: Intents, alpha: float, beta: float) -> pl.Expr:
-    """NRBP over the NRBP of ndeval's greedy ideal ranking."""
-    raw = r.rank_sum(r.novel_gain(alpha), lambda p: pl.lit(beta).pow(p - 1.0))
-    return safe_div(raw, r.ideal(alpha, nrbp_depth(beta), lambda t: beta ** (t - 1)))
-
-
-def _build(rel: IntoExpr, subtopic: IntoExpr, doc: IntoExpr, by: IntoExpr | None,
-           rank: IntoExpr | None, descending: bool, threshold: float, query: Query,
-           ties: str) -> Intents:
-    return Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank,
-                         descending=descending, ties=ties, query=query,
-                         threshold=check_threshold(threshold))
 
 
 @shared_parameters
@@ -136,8 +114,9 @@ def alpha_ndcg(
     l_rj is 1 when the document at rank r is relevant to subtopic j (label >=
     ``threshold``), c_rj the number of documents above it relevant to j. The ideal
     ranking is ndeval's greedy one over every judged document of the list, retrieved
-    or not; 0 when nothing is relevant. ir_measures' ``alpha_nDCG@k`` (α_nDCG), the
-    TREC Web track's ``alpha-nDCG@k`` (ndeval); trec_eval has no diversity metric.
+    or not; 0 when nothing is relevant. ir_measures' ``alpha_nDCG@k`` (also spelt
+    with the Greek letter), the TREC Web track's ``alpha-nDCG@k`` (ndeval); trec_eval
+    has no diversity metric.
 
     Parameters
     ----------
@@ -196,7 +175,8 @@ def alpha_ndcg(
     │ 0.803721     │
     └──────────────┘
     """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
     return r.finish(alpha_ndcg_value(r, _needs_cutoff(k, "alpha_ndcg"), check_alpha(alpha)))
 
 
@@ -274,7 +254,8 @@ def alpha_dcg(
     │ 0.880094    │
     └─────────────┘
     """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
     return r.finish(alpha_dcg_value(r, cutoff(k), check_alpha(alpha)))
 
 
@@ -352,7 +333,8 @@ def err_ia(
     │ 0.9      │
     └──────────┘
     """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
     return r.finish(err_ia_value(r, cutoff(k), check_alpha(alpha)))
 
 
@@ -428,160 +410,6 @@ def nerr_ia(
     │ 0.9       │
     └───────────┘
     """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
     return r.finish(nerr_ia_value(r, _needs_cutoff(k, "nerr_ia"), check_alpha(alpha)))
-
-
-@shared_parameters
-@named_after_metric
-def nrbp(
-    rel: IntoExpr,
-    *,
-    subtopic: IntoExpr,
-    doc: IntoExpr,
-    by: IntoExpr | None = None,
-    rank: IntoExpr | None = None,
-    descending: bool = True,
-    alpha: float = 0.5,
-    beta: float = 0.5,
-    threshold: float = 1,
-    query: Query = None,
-    ties: IntentTies = "ndeval",
-) -> pl.Expr:
-    r"""Novelty- and rank-biased precision, ndeval's NRBP (Clarke, Kolla & Vechtomova, ICTIR 2009).
-
-    .. math:: \frac{1 - (1 - \alpha)\beta}{S}
-              \sum_r \beta^{r - 1} \sum_j l_{rj} (1 - \alpha)^{c_{rj}}
-
-    RBP with patience ``beta`` over the novelty-discounted gains of the whole list,
-    scaled so that a list relevant to every subtopic at every rank scores 1
-    (collection-independent); 0 when nothing is relevant. ir_measures' ``NRBP``;
-    trec_eval has no diversity metric.
-
-    Parameters
-    ----------
-    rel
-        The document's label for the row's subtopic (null = unjudged).
-    subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
-    doc
-        Document id: one row per (document, subtopic).
-    by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
-    rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
-    descending
-        ``by`` is a score (True) or a rank (False).
-    alpha
-        Redundancy intolerance in [0, 1] (0.5).
-    beta
-        Patience in [0, 1]: the chance the user reads on (0.5, as ndeval).
-    threshold
-        ...
-    query
-        ...
-    ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1]; NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"docid": ["a", "a", "b"], "subtopic": [1, 2, 1],
-    ...                    "rel": [1, 1, 1], "score": [3.0, 3.0, 2.0]})
-    >>> df.select(pr.nrbp("rel", subtopic="subtopic", doc="docid", by="score"))
-    shape: (1, 1)
-    ┌─────────┐
-    │ nrbp    │
-    │ ---     │
-    │ f64     │
-    ╞═════════╡
-    │ 0.84375 │
-    └─────────┘
-    """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
-    return r.finish(nrbp_value(r, check_alpha(alpha), check_alpha(beta, "beta")))
-
-
-@shared_parameters
-@named_after_metric
-def nnrbp(
-    rel: IntoExpr,
-    *,
-    subtopic: IntoExpr,
-    doc: IntoExpr,
-    by: IntoExpr | None = None,
-    rank: IntoExpr | None = None,
-    descending: bool = True,
-    alpha: float = 0.5,
-    beta: float = 0.5,
-    threshold: float = 1,
-    query: Query = None,
-    ties: IntentTies = "ndeval",
-) -> pl.Expr:
-    r"""Normalised NRBP, ndeval's nNRBP (Clarke, Kolla & Vechtomova, ICTIR 2009).
-
-    .. math:: \frac{\sum_r \beta^{r - 1} \sum_j l_{rj} (1 - \alpha)^{c_{rj}}}
-              {\text{the same for the greedy ideal ranking}}
-
-    :func:`nrbp` over its value on ndeval's greedy ideal ranking (collection-
-    dependent). The ideal is followed to the depth d where what it could still add,
-    at most S beta^d / (1 - beta), is below 10^-12 of its value for up to 16
-    subtopics (d = 45 for beta = 0.5; the expression grows with d, so beta close to
-    1 is slow to plan: ~1 s at 0.5). A list
-    with nothing relevant scores 0, where ndeval divides 0 by 0 (NaN).
-    ir_measures' ``nNRBP``; trec_eval has no diversity metric.
-
-    Parameters
-    ----------
-    rel
-        The document's label for the row's subtopic (null = unjudged).
-    subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
-    doc
-        Document id: one row per (document, subtopic).
-    by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
-    rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
-    descending
-        ``by`` is a score (True) or a rank (False).
-    alpha
-        Redundancy intolerance in [0, 1] (0.5).
-    beta
-        Patience in [0, 1) (0.5).
-    threshold
-        ...
-    query
-        ...
-    ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1]; NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"docid": ["a", "a", "b", "d"], "subtopic": [1, 2, 1, 3],
-    ...                    "rel": [1, 1, 1, 1], "score": [3.0, 3.0, 2.0, None]})
-    >>> df.select(pr.nnrbp("rel", subtopic="subtopic", doc="docid", by="score"))
-    shape: (1, 1)
-    ┌──────────┐
-    │ nnrbp    │
-    │ ---      │
-    │ f64      │
-    ╞══════════╡
-    │ 0.857143 │
-    └──────────┘
-    """
-    r = _build(rel, subtopic, doc, by, rank, descending, threshold, query, ties)
-    return r.finish(nnrbp_value(r, check_alpha(alpha), check_alpha(beta, "beta")))
