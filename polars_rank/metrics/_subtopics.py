@@ -106,7 +106,9 @@ class Intents:
         """Validate the common parameters and rank the documents."""
         threshold = check_threshold(threshold)
         labels = (to_expr(rel, "rel") * 1.0).cast(pl.Float64)
-        sub = to_expr(subtopic, "subtopic")
+        # a literal (pl.lit(1): one subtopic for all) broadcast to the rows
+        sub = pl.when(labels.is_null() | labels.is_not_null()).then(to_expr(subtopic,
+                                                                            "subtopic"))
         doc_expr = to_expr(doc, "doc")
         check_choice(ties, "ties", INTENT_TIES)
         if not isinstance(descending, bool):
@@ -159,6 +161,22 @@ class Intents:
         before = hits.cum_sum() - hits
         first = sub.gather(order).rank("min").cast(pl.Int64) - 1  # sorted: the start
         return (before - before.gather(first)).gather(order.arg_sort())
+
+    def subtopic_total(self, values: pl.Expr) -> pl.Expr:
+        """Each row's sum of whole-number ``values`` over the rows of its subtopic.
+
+        A sort by subtopic and differences of a running sum (exact on whole numbers),
+        not a window: the subtopic may be any expression (see :meth:`seen`).
+        """
+        sub = self.subtopic.rank("dense").fill_null(0).cast(pl.Int64)
+        order = sub.arg_sort()
+        ordered = values.gather(order)
+        sums = ordered.cum_sum()
+        by_sub = sub.gather(order)
+        start = by_sub.rank("min").cast(pl.Int64) - 1
+        end = by_sub.rank("max").cast(pl.Int64) - 1
+        return (sums.gather(end) - sums.gather(start) + ordered.gather(start)).gather(
+            order.arg_sort())
 
     def novel_gain(self, alpha: float, k: int | None = None) -> pl.Expr:
         """(1 - alpha)^seen on relevant rows retrieved within k, else 0: ndeval's gain."""
@@ -231,8 +249,9 @@ class Intents:
             flag = flag | (first < 1) | (first != first.floor())
         out = flag.any()
         # a (document, subtopic) pair twice, or a document whose rows disagree on its place
-        out = out | pl.struct(self.doc, self.subtopic).is_duplicated().any()
-        return out | (self.placed.n_unique().over(self.doc) > 1).any()
+        out = out | pl.struct(self.doc.alias("d"), self.subtopic.alias("s")).is_duplicated().any()
+        placed = pl.struct(self.doc.alias("d"), self.placed.alias("p")).n_unique()
+        return out | (placed != self.doc.n_unique())
 
     def finish(self, value: pl.Expr) -> pl.Expr:
         """NaN for unscorable lists, the mean over queries with ``query=``."""

@@ -38,7 +38,7 @@ def subtopic_recall_value(r: Intents, k: int | None) -> pl.Expr:
 
 def ap_ia_value(r: Intents, k: int | None) -> pl.Expr:
     """Mean over the S subtopics of each one's average precision."""
-    per_subtopic = r.relevant().sum().over(r.subtopic)
+    per_subtopic = r.subtopic_total(r.relevant())
     terms = r.found(k) * (r.seen() + 1.0) / r.rank.cast(pl.Float64) / per_subtopic
     return safe_div(terms.fill_null(0.0).fill_nan(0.0).sum(), r.n_intents().cast(pl.Float64))
 
