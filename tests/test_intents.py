@@ -397,3 +397,30 @@ def test_the_command_line_reads_the_subtopics(tmp_path: Path,
             assert value == f"{want:6.4f}", (name, qid)
             checked += 1
     assert checked == len(theirs) * len(spellings)
+
+
+def test_spark_and_dask_say_they_cannot() -> None:
+    """The distributed front ends check their arguments on the driver (make_plan)."""
+    from polars_rank._distributed import make_plan
+
+    q, r = frames(*diversity_case(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(NotImplementedError, match="not computed on Spark or Dask"):
+            make_plan(r.clear(), q.clear(), ["alpha_nDCG@5"], query="qid", doc="docid",
+                      score="score", rel="rel", group_by=None, ties="trec_eval",
+                      missing="skip", validate=True)
+
+
+def test_empty_inputs() -> None:
+    """No rows: no queries to average (evaluate), 0 for an empty list, no group."""
+    q, r = frames([], [])
+    q = q.cast({"qid": pl.String, "subtopic": pl.String, "docid": pl.String, "rel": pl.Int64})
+    r = r.cast({"qid": pl.String, "docid": pl.String, "score": pl.Float64})
+    out = pr.evaluate(r, q, SPELLINGS)
+    assert out.row(0) == (None,) * len(SPELLINGS)
+    rows = joined(q, r)
+    for name, (function, spelling, _) in FUNCTIONS.items():
+        call = function("rel", 3, **KW) if "{k}" in spelling else function("rel", **KW)
+        assert rows.select(call).item() == 0.0, name
+        assert rows.group_by("qid").agg(call).height == 0, name

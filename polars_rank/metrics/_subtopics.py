@@ -157,10 +157,11 @@ class Intents:
         """
         sub = self.subtopic.rank("dense").fill_null(0).cast(pl.Int64)
         order = pl.struct(sub.alias("s"), self.rank.fill_null(2**62).alias("r")).arg_sort()
-        hits = self.found().gather(order)
+        # + 0.0: on an empty group Polars 2.1 gathers a Null column, which cum_sum rejects
+        hits = self.found().gather(order) + 0.0
         before = hits.cum_sum() - hits
         first = sub.gather(order).rank("min").cast(pl.Int64) - 1  # sorted: the start
-        return (before - before.gather(first)).gather(order.arg_sort())
+        return (before - before.gather(first)).gather(order.arg_sort()) + 0.0
 
     def subtopic_total(self, values: pl.Expr) -> pl.Expr:
         """Each row's sum of whole-number ``values`` over the rows of its subtopic.
@@ -170,13 +171,13 @@ class Intents:
         """
         sub = self.subtopic.rank("dense").fill_null(0).cast(pl.Int64)
         order = sub.arg_sort()
-        ordered = values.gather(order)
+        ordered = values.gather(order) + 0.0  # see seen()
         sums = ordered.cum_sum()
         by_sub = sub.gather(order)
         start = by_sub.rank("min").cast(pl.Int64) - 1
         end = by_sub.rank("max").cast(pl.Int64) - 1
         return (sums.gather(end) - sums.gather(start) + ordered.gather(start)).gather(
-            order.arg_sort())
+            order.arg_sort()) + 0.0
 
     def novel_gain(self, alpha: float, k: int | None = None) -> pl.Expr:
         """(1 - alpha)^seen on relevant rows retrieved within k, else 0: ndeval's gain."""
