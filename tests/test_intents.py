@@ -245,6 +245,15 @@ def test_unscorable_lists_are_nan() -> None:
             value = frame.select(function("rel", **KW)).item() if function in (
                 pr.nrbp, pr.nnrbp) else frame.select(function("rel", 2, **KW)).item()
             assert math.isnan(value), (what, function.__name__)
+    shared = base.with_columns(position=pl.Series([1, 1, 1]))  # a and b both first
+    for function, spelling, _ in FUNCTIONS.values():
+        args = ("rel", 2) if "{k}" in spelling else ("rel",)
+        value = shared.select(function(*args, subtopic="subtopic", doc="docid",
+                                       rank="position")).item()
+        assert math.isnan(value), function.__name__
+        fine = shared.with_columns(position=pl.Series([1, 1, 2]))
+        assert not math.isnan(fine.select(function(*args, subtopic="subtopic", doc="docid",
+                                                   rank="position")).item())
 
 
 def test_parameters_are_checked_when_built() -> None:

@@ -245,10 +245,14 @@ class Intents:
         if self.score is not None:
             rules += score_rules(self.score)
         flag = functools.reduce(operator.or_, (mask for _, mask in rules))
+        out = pl.lit(False)
         if self.positions:
             first = self.placed.cast(pl.Float64)
             flag = flag | (first < 1) | (first != first.floor())
-        out = flag.any()
+            # one document a position
+            retrieved = self.doc.filter(self.rank.is_not_null()).n_unique()
+            out = self.rank.drop_nulls().n_unique() != retrieved
+        out = out | flag.any()
         # a (document, subtopic) pair twice, or a document whose rows disagree on its place
         out = out | pl.struct(self.doc.alias("d"), self.subtopic.alias("s")).is_duplicated().any()
         placed = pl.struct(self.doc.alias("d"), self.placed.alias("p")).n_unique()
