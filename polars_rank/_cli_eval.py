@@ -17,6 +17,7 @@ import polars as pl
 from polars_rank import _trec_measures as trec
 from polars_rank._evaluation import evaluate
 from polars_rank._summaries import summarize
+from polars_rank.errors import TrecFormatError
 from polars_rank.io import scan_qrels, scan_run
 from polars_rank.registry import Metric, parse_metric
 
@@ -125,11 +126,25 @@ def _summary(per: pl.DataFrame, a: Asked, complete: pl.LazyFrame | None = None) 
                                   *(e.alias(n) for n, e in summaries.items()))
 
 
+def _judgments(qrels: Path, a: Asked) -> pl.LazyFrame:
+    """The qrels, with their subtopic field when an intent-aware metric is asked.
+
+    ndeval's qrels are TREC's 4 fields with the subtopic second; 3-field qrels give
+    those metrics one subtopic per query (evaluate() warns).
+    """
+    if any(m.definition.subtopics for m in a.metrics.values()):
+        try:
+            return scan_qrels(qrels, subtopics=True)
+        except TrecFormatError:  # not 4 fields a line (or malformed: raised again below)
+            pass
+    return scan_qrels(qrels)
+
+
 def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked, *,
                    per_query: bool = False, missing: str = "skip", ties: str = "trec_eval",
                    memory: str = "high", max_ret: int | None = None) -> pl.DataFrame:
     """Long results: ``metric, qid`` (``all`` for the summary), one column per run."""
-    judgments = scan_qrels(qrels)
+    judgments = _judgments(qrels, a)
     merged: pl.DataFrame | None = None
     queries: dict[str, set[str]] = {}  # each run's evaluated queries
     for name, path in zip(names, runs, strict=True):
@@ -187,7 +202,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False
                     summary: bool = True, missing: str = "skip", ties: str = "trec_eval",
                     memory: str = "high", max_ret: int | None = None) -> None:
     """One run, printed exactly as trec_eval prints it."""
-    judgments = scan_qrels(qrels)
+    judgments = _judgments(qrels, a)
     per = _per_query(run, judgments, a, missing=missing, ties=ties, memory=memory,
                      max_ret=max_ret)
     lines = []

@@ -97,6 +97,11 @@ def make_plan(
         ties=ties, missing=missing, validate=validate,
     )
     per.frame.collect()  # plan-time errors too (types the checks let through)
+    if per.options.intents:  # the pieces carry (query, doc, rel) qrels rows only
+        msg = (f"{per.options.intents[0][0]}: the intent-aware metrics are not computed on "
+               "Spark or Dask yet (their qrels pieces hold no subtopic column); use "
+               "polars_rank.evaluate on each part of the data holding whole queries")
+        raise NotImplementedError(msg)
     groups = names(group_by, "group_by")
     wanted = [*groups, query, score]
     if doc in run.columns:

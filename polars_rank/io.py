@@ -187,11 +187,14 @@ def read_run(path: PathLike) -> pl.DataFrame:
     return scan_run(path).collect()
 
 
-def scan_qrels(path: PathLike) -> pl.LazyFrame:
+def scan_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     r"""Lazily read a qrels file: ``qid iter docid rel``, ``qid docid rel`` or BEIR's TSV.
 
     The first line that is not blank or a comment tells the layout: 4 fields, TREC's
-    ``qid iter docid rel`` (the iteration is ignored); 3 fields, ``qid docid rel``;
+    ``qid iter docid rel`` (the iteration is ignored, unless ``subtopics=True``: TREC's
+    diversity qrels ``qid subtopic docid rel`` keep it as a ``subtopic`` column, one
+    row per (query, subtopic, document), for the intent-aware metrics such as
+    ``alpha_nDCG@20``); 3 fields, ``qid docid rel``;
     BEIR's header ``query-id corpus-id score`` (skipped), then ``qid docid rel``
     lines. Negative labels ("in the pool, not judged" to trec_eval) become null:
     unjudged.
@@ -200,17 +203,22 @@ def scan_qrels(path: PathLike) -> pl.LazyFrame:
     ----------
     path
         The qrels file.
+    subtopics
+        Keep the second field of 4-field qrels as a ``subtopic`` column (str), placed
+        before ``docid``.
 
     Returns
     -------
     pl.LazyFrame
-        Columns ``qid`` (str), ``docid`` (str), ``rel`` (i64, null = unjudged).
+        Columns ``qid`` (str), ``docid`` (str), ``rel`` (i64, null = unjudged); with
+        ``subtopics=True``, ``qid, subtopic, docid, rel``.
 
     Raises
     ------
     TrecFormatError
         A line without the first line's number of fields (4 or 3), or a non-integer
-        label; the message names the file, the line number and the line.
+        label; the message names the file, the line number and the line; or
+        ``subtopics=True`` for a file without a subtopic field.
 
     Examples
     --------
@@ -246,6 +254,10 @@ def scan_qrels(path: PathLike) -> pl.LazyFrame:
     """
     first = _lines(path).head(1).collect()
     words = first["line"][0].split() if first.height else []
+    if subtopics and len(words) == len(_BEIR_HEADER):
+        msg = (f"{os.fspath(path)}: subtopics=True reads TREC's diversity qrels, "
+               "'qid subtopic docid rel'; this file has 3 fields a line")
+        raise TrecFormatError(msg)
     if len(words) == len(_BEIR_HEADER):  # qid docid rel, after BEIR's header if any
         number = first["line_no"][0]
         header = number if words == _BEIR_HEADER else None
@@ -255,23 +267,27 @@ def scan_qrels(path: PathLike) -> pl.LazyFrame:
         }
         lf = _parse(path, _QRELS3_LINE, fields, f"qid docid rel ({layout})", header=header)
     else:
-        fields = {"qid": pl.String(), "iter": None, "docid": pl.String(), "rel": pl.Int64()}
+        fields = {"qid": pl.String(), "subtopic": pl.String() if subtopics else None,
+                  "docid": pl.String(), "rel": pl.Int64()}
         lf = _parse(path, _QRELS_LINE, fields, "qid iter docid rel")
     return lf.with_columns(pl.when(pl.col("rel") >= 0).then(pl.col("rel")).alias("rel"))
 
 
-def read_qrels(path: PathLike) -> pl.DataFrame:
+def read_qrels(path: PathLike, *, subtopics: bool = False) -> pl.DataFrame:
     r"""Read a qrels file eagerly (TREC, ``qid docid rel`` or BEIR); see :func:`scan_qrels`.
 
     Parameters
     ----------
     path
         The qrels file.
+    subtopics
+        Keep TREC's second field as a ``subtopic`` column: diversity qrels,
+        ``qid subtopic docid rel``, for the intent-aware metrics.
 
     Returns
     -------
     pl.DataFrame
-        Columns ``qid, docid, rel``.
+        Columns ``qid, docid, rel`` (``qid, subtopic, docid, rel`` with ``subtopics``).
 
     Examples
     --------
@@ -289,8 +305,23 @@ def read_qrels(path: PathLike) -> pl.DataFrame:
     │ q1  ┆ d1    ┆ 1    │
     │ q2  ┆ d4    ┆ null │
     └─────┴───────┴──────┘
+
+    Diversity qrels (TREC Web track: the subtopic in the second field):
+
+    >>> _ = path.write_text("q1 1 d1 1\nq1 2 d1 0\nq1 2 d2 1\n")
+    >>> pr.read_qrels(path, subtopics=True)
+    shape: (3, 4)
+    ┌─────┬──────────┬───────┬─────┐
+    │ qid ┆ subtopic ┆ docid ┆ rel │
+    │ --- ┆ ---      ┆ ---   ┆ --- │
+    │ str ┆ str      ┆ str   ┆ i64 │
+    ╞═════╪══════════╪═══════╪═════╡
+    │ q1  ┆ 1        ┆ d1    ┆ 1   │
+    │ q1  ┆ 2        ┆ d1    ┆ 0   │
+    │ q1  ┆ 2        ┆ d2    ┆ 1   │
+    └─────┴──────────┴───────┴─────┘
     """
-    return scan_qrels(path).collect()
+    return scan_qrels(path, subtopics=subtopics).collect()
 
 
 def write_run(

@@ -103,6 +103,9 @@ class MetricDef:
     """The option ``@x`` sets instead of a cutoff (``iprec_at_recall@0.5``: the recall)."""
     of_unjudged: bool = False
     """A metric of the unjudged rows: undefined under ties that order relevant rows only."""
+    subtopics: bool = False
+    """An intent-aware metric: it reads one row per (document, subtopic), so its
+    expression takes ``subtopic=`` and ``doc=`` (:mod:`polars_rank.metrics.novelty`)."""
 
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (``rel`` is ir_measures' name for ``threshold``)."""
@@ -125,6 +128,9 @@ ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
                   "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
 GAIN_TABLE = Option("gains", GainTable, None,
                     description="gain of each listed label, {1:3,2:9} (others: the label)")
+
+ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
+BETA = Option("beta", float, 0.5, description="patience (ndeval's)")
 
 METRICS: dict[str, MetricDef] = {
     m.name: m
@@ -272,6 +278,34 @@ METRICS: dict[str, MetricDef] = {
         MetricDef("auc", metrics.auc, ("gauc",), cutoff=False, options=(THRESHOLD,),
                   summary="ROC AUC of the ranking, ties 1/2",
                   paper="Hanley & McNeil, Radiology 1982; GAUC: Zhou et al., KDD 2018"),
+        # intent-aware (diversity) metrics, ndeval's: one row per (document, subtopic)
+        MetricDef("alpha_ndcg", metrics.alpha_ndcg, ("alpha-ndcg",), options=(ALPHA, THRESHOLD),
+                  summary="novelty-biased DCG@k / its greedy ideal", subtopics=True,
+                  paper="Clarke et al., SIGIR 2008"),
+        MetricDef("alpha_dcg", metrics.alpha_dcg, ("alpha-dcg",), options=(ALPHA, THRESHOLD),
+                  summary="novelty-biased DCG@k / every subtopic at every rank",
+                  subtopics=True, paper="Clarke et al., SIGIR 2008"),
+        MetricDef("err_ia", metrics.err_ia, ("err-ia",), options=(ALPHA, THRESHOLD),
+                  summary="intent-aware ERR@k / every subtopic at every rank",
+                  subtopics=True, paper="Chapelle et al., CIKM 2009"),
+        MetricDef("nerr_ia", metrics.nerr_ia, ("nerr-ia",), options=(ALPHA, THRESHOLD),
+                  summary="intent-aware ERR@k / its greedy ideal", subtopics=True,
+                  paper="Chapelle et al., CIKM 2009"),
+        MetricDef("nrbp", metrics.nrbp, cutoff=False, options=(ALPHA, BETA, THRESHOLD),
+                  summary="novelty- and rank-biased precision", subtopics=True,
+                  paper="Clarke, Kolla & Vechtomova, ICTIR 2009"),
+        MetricDef("nnrbp", metrics.nnrbp, cutoff=False, options=(ALPHA, BETA, THRESHOLD),
+                  summary="NRBP / its greedy ideal", subtopics=True,
+                  paper="Clarke, Kolla & Vechtomova, ICTIR 2009"),
+        MetricDef("p_ia", metrics.precision_ia, ("precision_ia", "p-ia"), options=(THRESHOLD,),
+                  summary="precision@k averaged over subtopics", subtopics=True,
+                  paper="Agrawal et al., WSDM 2009"),
+        MetricDef("ap_ia", metrics.ap_ia, ("map_ia", "map-ia"), options=(THRESHOLD,),
+                  summary="average precision averaged over subtopics", subtopics=True,
+                  paper="Agrawal et al., WSDM 2009"),
+        MetricDef("strecall", metrics.subtopic_recall, ("subtopic_recall", "strec"),
+                  options=(THRESHOLD,), summary="share of subtopics covered in the top k",
+                  subtopics=True, paper="Zhai, Cohen & Lafferty, SIGIR 2003"),
         # click metrics: the label column holds clicks (0/1 or counts)
         MetricDef("ctr", metrics.ctr, summary="clicks in the top k / items shown in the top k",
                   paper="Radlinski, Kurup & Joachims, CIKM 2008"),
@@ -581,8 +615,11 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
     defaults = DIALECTS[dialect].defaults(metric.definition)
     if defaults:
         metric = Metric(metric.definition, metric.k, {**defaults, **metric.options})
+    probe: dict[str, Any] = {"by": None}
+    if metric.definition.subtopics:
+        probe = {"subtopic": "subtopic", "doc": "doc", "rank": "rank"}
     try:  # the function's own parameter checks, now
-        metric.expr("rel", by=None)
+        metric.expr("rel", **probe)
     except (TypeError, ValueError) as exc:
         msg = f"{spec!r}: {exc}"
         raise ValueError(msg) from None
@@ -590,7 +627,7 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
 
 
 def _parse(spec: str) -> Metric:
-    text = spec.strip().lower().replace(" ", "")
+    text = spec.strip().lower().replace(" ", "").replace("\u03b1", "alpha")  # ir_measures' alpha
     parameterised = trec_parameters(spec, text)
     if parameterised is not None:
         name, options = parameterised

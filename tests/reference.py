@@ -542,3 +542,87 @@ def utility(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
     rr, n = _num_relevant(ranked, threshold), len(ranked)
     big_r = _num_relevant([*ranked, *unretrieved], threshold)
     return float(a * rr + b * (n - rr) + c * (big_r - rr) + d * (num_docs + rr - n - big_r))
+
+
+# --------------------------------------------------------------------------
+# intent-aware (diversity) metrics: ndeval 4.5, one query
+# (src/ndeval.c at seanmacavaney/pyndeval@acde21d: idealResult, computeDCG,
+# computeERR, computeNRBP, computePrecision, computeSTRecall, computeMAP, renormalize)
+
+
+def ndeval(judged: dict[str, set[str]], ranked: Sequence[str], k: int | None,
+           alpha: float = 0.5, beta: float = 0.5) -> dict[str, float]:
+    """Every ndeval measure of one query at cutoff k (None: the number retrieved).
+
+    ``judged``: each judged document's relevant subtopics (empty: judged, relevant to
+    none); ``ranked``: the retrieved documents in rank order. ndeval's depth is 20;
+    here it is k. nNRBP is 0 where ndeval divides 0 by 0 (no relevant document).
+    """
+    depth = len(ranked) if k is None else k
+    per_sub: dict[str, int] = {}
+    for subs in judged.values():
+        for j in subs:
+            per_sub[j] = per_sub.get(j, 0) + 1
+    s = len(per_sub)
+    out = dict.fromkeys(["alpha_dcg", "alpha_ndcg", "err_ia", "nerr_ia", "nrbp", "nnrbp",
+                         "p_ia", "strecall", "ap_ia"], 0.0)
+    if s == 0:
+        return out
+
+    def gains(docs: Sequence[str]) -> list[float]:
+        seen: dict[str, int] = {}
+        values = []
+        for d in docs:
+            value = 0.0
+            for j in sorted(judged.get(d, set())):
+                value += (1 - alpha) ** seen.get(j, 0)
+                seen[j] = seen.get(j, 0) + 1
+            values.append(value)
+        return values
+
+    # idealResult: greedy, ties to the larger docno (the docs scanned in docno order)
+    ideal: list[str] = []
+    weight: dict[str, float] = {}
+    left = sorted(judged)
+    while left:
+        where, best = None, 0.0
+        for d in left:
+            score = sum(weight.get(j, 1.0) for j in sorted(judged[d]))
+            if where is None or score > best or (score == best and d > where):
+                where, best = d, score
+        assert where is not None
+        ideal.append(where)
+        left.remove(where)
+        for j in judged[where]:
+            weight[j] = weight.get(j, 1.0) * (1 - alpha)
+
+    run, best_list = gains(ranked), gains(ideal)
+
+    def dcg(values: list[float]) -> float:
+        return sum(g / math.log2(i + 2) for i, g in enumerate(values[:depth]))
+
+    def err(values: list[float]) -> float:
+        return sum(g / (i + 1) for i, g in enumerate(values[:depth]))
+
+    def rbp(values: list[float]) -> float:
+        return sum(g * beta**i for i, g in enumerate(values))
+
+    ideal_dcg = s * sum((1 - alpha) ** i / math.log2(i + 2) for i in range(depth))
+    ideal_err = s * sum((1 - alpha) ** i / (i + 1) for i in range(depth))
+    out["alpha_dcg"] = dcg(run) if depth == 1 else dcg(run) / ideal_dcg
+    out["err_ia"] = err(run) if depth == 1 else err(run) / ideal_err
+    out["alpha_ndcg"] = dcg(run) / dcg(best_list) if dcg(run) else 0.0
+    out["nerr_ia"] = err(run) / err(best_list) if err(run) else 0.0
+    out["nrbp"] = rbp(run) * (1 - (1 - alpha) * beta) / s
+    out["nnrbp"] = rbp(run) / rbp(best_list)
+    top = ranked[:depth]
+    out["p_ia"] = sum(len(judged.get(d, set())) for d in top) / (depth * s) if depth else 0.0
+    out["strecall"] = len(set().union(*(judged.get(d, set()) for d in top))) / s
+    found: dict[str, int] = {}
+    total = 0.0
+    for i, d in enumerate(top, start=1):
+        for j in judged.get(d, set()):
+            found[j] = found.get(j, 0) + 1
+            total += found[j] / i / per_sub[j]
+    out["ap_ia"] = total / s
+    return out

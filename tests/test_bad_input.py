@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import polars as pl
 import pytest
 
 import polars_rank as pr
 from polars_rank import metrics
+from polars_rank.registry import METRICS as REGISTRY
 
 WITH_K = ["dcg", "ndcg", "err", "precision", "recall", "f1", "average_precision",
           "reciprocal_rank", "hit_rate", "ctr"]
@@ -83,11 +85,23 @@ BAD_DATA = {
 }
 
 
+def _metric(name: str, **kwargs: Any) -> pl.Expr:
+    """``name`` by the score; an intent-aware one with a subtopic and a doc id per row."""
+    function = getattr(pr, name)
+    definition = next((m for m in REGISTRY.values()
+                       if m.function.__name__ == function.__name__), None)
+    if definition is not None and definition.subtopics:  # one subtopic; each row its own document
+        kwargs |= {"subtopic": pl.lit("s"), "doc": pl.int_range(pl.len())}
+        if definition.cutoff:
+            return function("rel", 3, by="score", **kwargs)  # type: ignore[no-any-return]
+    return function("rel", by="score", **kwargs)  # type: ignore[no-any-return]
+
+
 @pytest.mark.parametrize("problem", sorted(BAD_DATA))
 @pytest.mark.parametrize("name", metrics.__all__)
 def test_bad_data_gives_nan(problem: str, name: str) -> None:
     df = pl.DataFrame(BAD_DATA[problem])
-    value = df.select(getattr(pr, name)("rel", by="score")).item()
+    value = df.select(_metric(name)).item()
     assert value is not None
     assert math.isnan(value)
 
@@ -99,10 +113,10 @@ def test_one_bad_query_makes_the_mean_nan(name: str) -> None:
         "rel": [1.0, 0.0, -2.0, 1.0],
         "score": [2.0, 1.0, 2.0, 1.0],
     })
-    per = dict(df.group_by("qid").agg(getattr(pr, name)("rel", by="score")).iter_rows())
+    per = dict(df.group_by("qid").agg(_metric(name)).iter_rows())
     assert per[1] is None or not math.isnan(per[1])  # the clean query is scored
     assert math.isnan(per[2])
-    mean = df.select(getattr(pr, name)("rel", by="score", query="qid")).item()
+    mean = df.select(_metric(name, query="qid")).item()
     assert math.isnan(mean)
 
 

@@ -18,6 +18,7 @@ import polars_rank as pr
 from polars_rank.registry import METRICS as REGISTRY
 
 Build = Callable[..., pl.Expr]
+INTENT = {"subtopic": pl.col("pos") % 2, "doc": "doc", "by": "score"}
 
 METRICS: dict[str, Build] = {
     "dcg": lambda **kw: pr.dcg("rel", 3, by="score", **kw),
@@ -69,6 +70,16 @@ METRICS: dict[str, Build] = {
     "binary_normalized_gain": lambda **kw: pr.binary_normalized_gain("rel", by="score", **kw),
     "ndcg_over_relevant": lambda **kw: pr.ndcg_over_relevant("rel", by="score", **kw),
     "r_ndcg": lambda **kw: pr.r_ndcg("rel", gains={2: 9}, by="score", **kw),
+    # intent-aware: each row its document's judgment for one of two subtopics
+    "alpha_ndcg": lambda **kw: pr.alpha_ndcg("rel", 3, **INTENT, **kw),
+    "alpha_dcg": lambda **kw: pr.alpha_dcg("rel", 3, alpha=0.3, **INTENT, **kw),
+    "err_ia": lambda **kw: pr.err_ia("rel", 3, **INTENT, **kw),
+    "nerr_ia": lambda **kw: pr.nerr_ia("rel", 2, threshold=2, **INTENT, **kw),
+    "nrbp": lambda **kw: pr.nrbp("rel", beta=0.8, **INTENT, **kw),
+    "nnrbp": lambda **kw: pr.nnrbp("rel", beta=0.2, **INTENT, **kw),
+    "precision_ia": lambda **kw: pr.precision_ia("rel", 3, **INTENT, **kw),
+    "ap_ia": lambda **kw: pr.ap_ia("rel", **INTENT, **kw),
+    "subtopic_recall": lambda **kw: pr.subtopic_recall("rel", 3, **INTENT, **kw),
 }
 
 

@@ -40,12 +40,17 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
          "set_map", "utility", "g", "bing", "ndcg_rel", "rndcg(gains={1:3,2:0})",
          "g(gains={0:-1,3:4.5})", "ndcg@3(gains={1:3,2:9})", "utility(weights=[2,-1,0.5,0])",
          "11pt_avg(levels=[0.25,0.5,0.75])"]
+# the intent-aware metrics need diversity qrels (a subtopic column) and rank ties by doc
+# id (ndeval) or row order only: tests/test_intents.py runs them through every path
+INTENT_SPECS = ["alpha_ndcg@3", "alpha_dcg@2", "err_ia@3", "nerr_ia@2", "nrbp", "nnrbp",
+                "p_ia@2", "ap_ia", "strecall@3"]
 NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg", "g", "bing",
                "ndcg_rel", "rndcg"}
 
 
 def test_every_registered_metric_is_covered() -> None:
-    assert {parse_metric(s).definition.name for s in SPECS} == set(METRICS)
+    assert {parse_metric(s).definition.name for s in SPECS + INTENT_SPECS} == set(METRICS)
+    assert all(parse_metric(s).definition.subtopics for s in INTENT_SPECS)
 
 
 @st.composite

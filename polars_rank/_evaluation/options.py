@@ -6,6 +6,7 @@ frames are defined here, once.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -54,6 +55,20 @@ class Options:
     max_grade: float | None
     has_doc: bool
     all_groups: pl.LazyFrame | None = None  # missing="zero": groups of the whole run
+    subtopic: str | None = None
+    """The qrels' subtopic column (diversity qrels: a row per (query, subtopic, doc)),
+    when they have one; the other metrics read the qrels collapsed to one row per
+    (query, doc) with the largest label."""
+
+    @property
+    def intents(self) -> list[tuple[str, Metric]]:
+        """The intent-aware metrics (they read the subtopic rows)."""
+        return [(name, m) for name, m in self.named if m.definition.subtopics]
+
+    @property
+    def plain(self) -> list[tuple[str, Metric]]:
+        """Every other metric (one row per (query, doc))."""
+        return [(name, m) for name, m in self.named if not m.definition.subtopics]
 
     @property
     def keys(self) -> list[str]:
@@ -139,11 +154,15 @@ def check_arguments(
     validate: bool,
     memory: str = "high",
     all_groups: pl.DataFrame | None = None,
+    subtopic: str = "subtopic",
 ) -> tuple[Options, pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments and the columns; the options and the inputs as lazy frames.
 
     The inputs may be any frame :func:`polars_rank._frames.as_polars` reads (pandas,
     Arrow, a dict of columns).
+
+    ``subtopic``: the qrels' subtopic column, kept when the qrels have it (see
+    :func:`_check_intents`).
 
     ``named``: the metrics, from :func:`metric_list` (none for ``ranked()``). Join keys
     whose types differ between run and qrels are cast to text on both sides.
@@ -172,12 +191,14 @@ def check_arguments(
     run_schema = _check_columns(lazy_run, "run", needed)
     _check_numeric(run_schema, score, "run")
     lazy_qrels = None
+    has_subtopic = False
     if qrels is not None:
         lazy_qrels = qrels.lazy()
         qrels_schema = _check_columns(lazy_qrels, "qrels",
                                       {query: "query", doc: "doc", rel: "rel"})
         _check_numeric(qrels_schema, rel, "qrels")
-        lazy_qrels = lazy_qrels.select(query, doc, rel)
+        has_subtopic = isinstance(subtopic, str) and subtopic in qrels_schema
+        lazy_qrels = lazy_qrels.select(query, doc, rel, *([subtopic] if has_subtopic else []))
         for key in (query, doc):  # join keys: make differing id types agree
             if run_schema[key] != qrels_schema[key]:
                 lazy_run = lazy_run.with_columns(pl.col(key).cast(pl.String))
@@ -186,9 +207,45 @@ def check_arguments(
             lazy_run = lazy_run.drop(rel)
     else:
         _check_numeric(run_schema, rel, "run")
+    has_subtopic = _check_intents(named, has_subtopic, subtopic, ties, has_qrels=qrels is not None)
     options = Options(
         named=named, query=query, doc=doc, score=score, rel=rel, groups=groups, ties=ties,
         missing=missing, validate=validate, max_grade=min(max_grades) if max_grades else None,
         has_doc=doc in run_schema, all_groups=None if all_groups is None else all_groups.lazy(),
+        subtopic=subtopic if has_subtopic else None,
     )
     return options, lazy_run, lazy_qrels
+
+
+def _check_intents(named: list[tuple[str, Metric]], has_subtopic: bool, subtopic: str,
+                   ties: str, *, has_qrels: bool) -> bool:
+    """Whether the qrels' subtopic column is read; the intent-aware metrics' checks.
+
+    They need qrels (a run's own labels name no subtopic) and rank documents by doc
+    id on equal scores (ndeval's order) or in the run's row order. Qrels without the
+    column hold one subtopic per query, as ir_measures then reads them (with a
+    warning, here too).
+    """
+    asked = [name for name, m in named if m.definition.subtopics]
+    if not isinstance(subtopic, str):
+        msg = f"subtopic must be a column name, got {subtopic!r}"
+        raise TypeError(msg)
+    if not asked:
+        return has_subtopic
+    if not has_qrels:
+        msg = (f"{asked[0]}: an intent-aware metric reads diversity qrels (a row per "
+               f"query, subtopic and document): pass qrels= with a {subtopic!r} column")
+        raise ValueError(msg)
+    if ties not in ("trec_eval", "first"):
+        msg = (f"{asked[0]}: an intent-aware metric under ties={ties!r}: a document's "
+               "novelty depends on every document above it, so there is no closed form "
+               "over tie orders; use ties='trec_eval' (equal scores by doc id as ndeval "
+               "orders them, ascending) or 'first'")
+        raise NotImplementedError(msg)
+    if not has_subtopic:
+        warnings.warn(
+            f"{asked[0]}: the qrels have no {subtopic!r} column, so every document is "
+            "judged for one subtopic per query (as ir_measures reads such qrels); read "
+            "diversity qrels with read_qrels(path, subtopics=True)",
+            UserWarning, stacklevel=4)
+    return has_subtopic

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 import polars as pl
 
 from polars_rank._evaluation.buckets import buckets
+from polars_rank._evaluation.intents import check_subtopics, collapsed, intent_values
 from polars_rank._evaluation.judged import in_rank_order, judged_rows, rank_columns
 from polars_rank._evaluation.means import counted_queries, means, raise_empty, warn_unjudged
 from polars_rank._evaluation.options import (
@@ -60,6 +61,7 @@ def evaluate(
     validate: bool = True,
     memory: Memory = "high",
     dialect: str = "polars-rank",
+    subtopic: str = "subtopic",
 ) -> FrameT:
     """Evaluate a run against relevance judgments, per group or per query.
 
@@ -123,6 +125,13 @@ def evaluate(
         ``"ir_measures"``, ``"ranx"``, ``"sklearn"`` (ties averaged),
         ``"torchmetrics"`` (ties averaged) or ``"recommenders"`` (row order); see
         :data:`polars_rank.registry.DIALECTS`.
+    subtopic
+        The qrels' subtopic column, when they are diversity qrels (a row per query,
+        subtopic and document; :func:`polars_rank.read_qrels` with
+        ``subtopics=True``). The intent-aware metrics (``alpha_nDCG@20``,
+        ``ERR_IA@20``, ``P_IA@10``, ``StRecall@20``, ...) read every row, ranking
+        equal scores by doc id ascending as ndeval does under ``ties="trec_eval"``;
+        every other metric reads one row per (query, doc) with the largest label.
 
     Returns
     -------
@@ -173,6 +182,7 @@ def evaluate(
     per = per_query_values(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate, memory=memory, dialect=dialect,
+        subtopic=subtopic,
     )
     warn_unjudged(per.unjudged, query, per.options.groups)
     out = means(per.frame, per.options, per_query=per_query)
@@ -321,6 +331,7 @@ def per_query_values(
     memory: Memory = "high",
     all_groups: pl.DataFrame | None = None,
     dialect: str = "polars-rank",
+    subtopic: str = "subtopic",
 ) -> PerQuery:
     """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
 
@@ -340,6 +351,7 @@ def per_query_values(
         run, qrels, named, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=dialect_ties(ties, dialect), missing=missing, validate=validate, memory=memory,
         all_groups=all_groups,
+        subtopic=subtopic,
     )
     unjudged: list[pl.DataFrame] = []
     if memory == "low":
@@ -351,8 +363,21 @@ def per_query_values(
 
 def _evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
                unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
-    """Steps 2 to 4 on data in memory: the per-query values of the queries that count."""
-    return counted_queries(per_list(judged_rows(run, qrels, o, unjudged), o), run, qrels, o)
+    """Steps 2 to 4 on data in memory: the per-query values of the queries that count.
+
+    Diversity qrels (a subtopic column) reach the other metrics collapsed to one row
+    per (query, doc); the intent-aware metrics read every row
+    (:mod:`~polars_rank._evaluation.intents`), their values joined per list.
+    """
+    plain = None if qrels is None else collapsed(qrels, o)
+    per = per_list(judged_rows(run, plain, o, unjudged), o)
+    if o.intents and qrels is not None:
+        if o.validate:
+            check_subtopics(qrels, o)
+        names = [name for name, _ in o.intents]
+        per = per.join(intent_values(run, qrels, o), on=o.keys, how="left",
+                       nulls_equal=True).with_columns(pl.col(names).fill_null(0.0))
+    return counted_queries(per, run, plain, o)
 
 
 _BUCKET_ROWS = 4_000_000

@@ -22,7 +22,8 @@ __all__ = ["per_list"]
 def per_list(judged: Judged, o: Options) -> pl.LazyFrame:
     """One row per list: its keys, a column per metric, and the JUDGED/RETRIEVED flags."""
     per = judged.rows.group_by(LIST).agg(
-        m.expr(o.rel, rank=o.rank_of(m)).alias(name) for name, m in o.named
+        m.expr(o.rel, rank=o.rank_of(m)).alias(name) for name, m in o.plain
     )
     return per.join(judged.lists, on=LIST, how="left").select(
-        *o.keys, *o.columns, pl.lit(True).alias(JUDGED), (pl.col(N_RET) > 0).alias(RETRIEVED))
+        *o.keys, *(name for name, _ in o.plain), pl.lit(True).alias(JUDGED),
+        (pl.col(N_RET) > 0).alias(RETRIEVED))

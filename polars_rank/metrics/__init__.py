@@ -26,7 +26,10 @@ from polars_rank.metrics.gain_levels import (
     r_ndcg,
 )
 from polars_rank.metrics.incomplete import bpref, gm_bpref, unjudged
+from polars_rank.metrics.intents import ap_ia, precision_ia, subtopic_recall
 from polars_rank.metrics.interpolated import eleven_point_average, iprec_at_recall
+from polars_rank.metrics.novelty import alpha_dcg, alpha_ndcg, err_ia, nerr_ia
+from polars_rank.metrics.novelty_rbp import nnrbp, nrbp
 from polars_rank.metrics.pairwise import auc, rank_correlation
 from polars_rank.metrics.rbp import rbp, rbp_residual
 from polars_rank.metrics.relative import r_precision_multiple, relative_precision, set_map
@@ -76,4 +79,13 @@ __all__ = [
     "first_click_rr",
     "clicks_per_query",
     "mean_dwell",
+    "alpha_ndcg",
+    "alpha_dcg",
+    "err_ia",
+    "nerr_ia",
+    "nrbp",
+    "nnrbp",
+    "precision_ia",
+    "ap_ia",
+    "subtopic_recall",
 ]

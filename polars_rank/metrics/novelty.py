@@ -1,0 +1,415 @@
+"""Novelty-biased intent-aware metrics: alpha-DCG / alpha-nDCG and ERR-IA / nERR-IA.
+
+A document relevant to a subtopic already covered higher up gains less: its gain for
+subtopic j is (1 - alpha)^(documents above it relevant to j) (Clarke et al., SIGIR
+2008). Each metric is computed as ndeval (TREC Web track's diversity tool, version
+4.5; src/ndeval.c at seanmacavaney/pyndeval@acde21d, which ir_measures calls) computes
+it, "intent aware" in the sense of Agrawal et al. (WSDM 2009): the collection-
+independent forms divide by an "ideal ideal" list (every subtopic at every rank), the
+``n`` forms by ndeval's greedy ideal ranking of the judged documents. The input is one
+row per (document, subtopic): see :mod:`polars_rank.metrics._subtopics`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._docs import shared_parameters
+from polars_rank._naming import named_after_metric
+from polars_rank._ranked import cutoff, safe_div
+from polars_rank.metrics._subtopics import (
+    Intents,
+    IntentTies,
+    check_alpha,
+    ideal_ideal,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from polars_rank._params import IntoExpr, Query
+
+__all__ = ["alpha_dcg", "alpha_ndcg", "err_ia", "nerr_ia"]
+
+
+def _log_discount(rank: int) -> float:
+    return 1.0 / math.log2(rank + 1)
+
+
+def _reciprocal(rank: int) -> float:
+    return 1.0 / rank
+
+
+def _by_ideal_ideal(r: Intents, raw: pl.Expr, alpha: float, k: int | None,
+                    weight: Callable[[int], float]) -> pl.Expr:
+    """``raw`` over the ideal-ideal list at depth k (ndeval leaves depth 1 as it is)."""
+    if k == 1:  # ndeval.c normalises ranks 2..20 only (its loops start at i = 1)
+        return raw
+    if k is not None:
+        return safe_div(raw, ideal_ideal(r.n_intents(), alpha, k, weight))
+    ranks = pl.int_range(1, r.n_retrieved() + 1, dtype=pl.Int64).cast(pl.Float64)
+    column = (ranks + 1.0).log(2).pow(-1) if weight is _log_discount else ranks.pow(-1)
+    terms = pl.lit(1.0 - alpha).pow(ranks - 1.0) * column
+    whole = r.n_intents().cast(pl.Float64) * terms.sum()
+    return pl.when(r.n_retrieved() == 1).then(raw).otherwise(safe_div(raw, whole))
+
+
+def _needs_cutoff(k: int | None, name: str) -> int:
+    checked = cutoff(k)
+    if checked is None:
+        msg = (f"{name} needs a cutoff k (a positive int): its ideal ranking is built one "
+               "rank at a time (ndeval computes it to rank 20)")
+        raise ValueError(msg)
+    return checked
+
+
+def alpha_dcg_value(r: Intents, k: int | None, alpha: float) -> pl.Expr:
+    """Ndeval's alpha-DCG@k: novelty-discounted DCG over the ideal-ideal list."""
+    raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: (p + 1.0).log(2).pow(-1))
+    return _by_ideal_ideal(r, raw, alpha, k, _log_discount)
+
+
+def alpha_ndcg_value(r: Intents, k: int, alpha: float) -> pl.Expr:
+    """alpha-DCG@k over the alpha-DCG@k of ndeval's greedy ideal ranking."""
+    raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: (p + 1.0).log(2).pow(-1))
+    return safe_div(raw, r.ideal(alpha, k, _log_discount))
+
+
+def err_ia_value(r: Intents, k: int | None, alpha: float) -> pl.Expr:
+    """Ndeval's ERR-IA@k: novelty gains over the rank, over the ideal-ideal list."""
+    raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: p.pow(-1))
+    return _by_ideal_ideal(r, raw, alpha, k, _reciprocal)
+
+
+def nerr_ia_value(r: Intents, k: int, alpha: float) -> pl.Expr:
+    """ERR-IA@k over the ERR-IA@k of ndeval's greedy ideal ranking."""
+    raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: p.pow(-1))
+    return safe_div(raw, r.ideal(alpha, k, _reciprocal))
+
+
+@shared_parameters
+@named_after_metric
+def alpha_ndcg(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    subtopic: IntoExpr,
+    doc: IntoExpr,
+    by: IntoExpr | None = None,
+    rank: IntoExpr | None = None,
+    descending: bool = True,
+    alpha: float = 0.5,
+    threshold: float = 1,
+    query: Query = None,
+    ties: IntentTies = "ndeval",
+) -> pl.Expr:
+    r"""alpha-nDCG@k, novelty-biased NDCG over subtopics (Clarke et al., SIGIR 2008).
+
+    .. math:: \frac{\sum_{r \le k} \sum_j l_{rj} (1 - \alpha)^{c_{rj}} / \log_2(1 + r)}
+              {\text{the same for the greedy ideal ranking}}
+
+    l_rj is 1 when the document at rank r is relevant to subtopic j (label >=
+    ``threshold``), c_rj the number of documents above it relevant to j. The ideal
+    ranking is ndeval's greedy one over every judged document of the list, retrieved
+    or not; 0 when nothing is relevant. ir_measures' ``alpha_nDCG@k`` (also spelt
+    with the Greek letter), the TREC Web track's ``alpha-nDCG@k`` (ndeval); trec_eval
+    has no diversity metric.
+
+    Parameters
+    ----------
+    rel
+        The document's label for the row's subtopic (null = unjudged).
+    k
+        Cutoff, required: the ideal ranking is built one rank at a time, so the
+        expression grows with k (ndeval computes k <= 20).
+    subtopic
+        The row's subtopic id; null on the one row of a document without judgments.
+    doc
+        Document id: one row per (document, subtopic), every row of a document with
+        its score (or position).
+    by
+        The score (higher first with ``descending=True``); null = judged but not
+        retrieved. Give ``by`` or ``rank``.
+    rank
+        Instead of ``by``: the document's 1-based position on each of its rows (null =
+        not retrieved), from a ranking step such as :func:`polars_rank.evaluate`'s.
+    descending
+        ``by`` is a score (True) or a rank (False).
+    alpha
+        Redundancy intolerance in [0, 1]: a subtopic's gain shrinks by 1 - alpha with
+        each document above relevant to it (0.5, as ndeval).
+    threshold
+        ...
+    query
+        ...
+    ties
+        Equal scores: ``"ndeval"`` (by document id, ascending, as ndeval orders the
+        runs ir_measures gives it) or ``"trec_eval"`` (descending, 32-bit scores).
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored (a negative label, a
+        (document, subtopic) pair twice, a document whose rows disagree on its score).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({  # a: subtopics 1 and 2; b: 1; c unjudged; d: 3, not retrieved
+    ...     "docid": ["a", "a", "b", "c", "d"],
+    ...     "subtopic": [1, 2, 1, None, 3],
+    ...     "rel": [1, 1, 1, None, 1],
+    ...     "score": [3.0, 3.0, 2.0, 1.0, None],
+    ... })
+    >>> df.select(pr.alpha_ndcg("rel", 3, subtopic="subtopic", doc="docid", by="score"))
+    shape: (1, 1)
+    ┌──────────────┐
+    │ alpha_ndcg@3 │
+    │ ---          │
+    │ f64          │
+    ╞══════════════╡
+    │ 0.803721     │
+    └──────────────┘
+    """
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
+    return r.finish(alpha_ndcg_value(r, _needs_cutoff(k, "alpha_ndcg"), check_alpha(alpha)))
+
+
+@shared_parameters
+@named_after_metric
+def alpha_dcg(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    subtopic: IntoExpr,
+    doc: IntoExpr,
+    by: IntoExpr | None = None,
+    rank: IntoExpr | None = None,
+    descending: bool = True,
+    alpha: float = 0.5,
+    threshold: float = 1,
+    query: Query = None,
+    ties: IntentTies = "ndeval",
+) -> pl.Expr:
+    r"""alpha-DCG@k as ndeval reports it: over an "ideal ideal" list (Clarke et al., 2008).
+
+    .. math:: \frac{\sum_{r \le k} \sum_j l_{rj} (1 - \alpha)^{c_{rj}} / \log_2(1 + r)}
+              {S \sum_{r \le k} (1 - \alpha)^{r - 1} / \log_2(1 + r)}
+
+    The novelty-biased DCG of :func:`alpha_ndcg`, divided by the DCG of a list whose
+    every document is relevant to all S subtopics of the query (those with a relevant
+    document): collection-independent. At k = 1 ndeval does not divide (its loop
+    starts at rank 2), so neither does this: the value is the number of subtopics the
+    first document covers. ``k=None``: the whole list. ir_measures' ``alpha_DCG@k``;
+    trec_eval has no diversity metric.
+
+    Parameters
+    ----------
+    rel
+        The document's label for the row's subtopic (null = unjudged).
+    k
+        Cutoff. ``None`` = the whole list.
+    subtopic
+        The row's subtopic id; null on the one row of a document without judgments.
+    doc
+        Document id: one row per (document, subtopic).
+    by
+        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+    rank
+        Instead of ``by``: the document's 1-based position on each of its rows.
+    descending
+        ``by`` is a score (True) or a rank (False).
+    alpha
+        Redundancy intolerance in [0, 1] (0.5, as ndeval).
+    threshold
+        ...
+    query
+        ...
+    ties
+        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 (in [0, 1] for k > 1); NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"docid": ["a", "a", "b"], "subtopic": [1, 2, 1],
+    ...                    "rel": [1, 1, 1], "score": [3.0, 3.0, 2.0]})
+    >>> df.select(pr.alpha_dcg("rel", 2, subtopic="subtopic", doc="docid", by="score"))
+    shape: (1, 1)
+    ┌─────────────┐
+    │ alpha_dcg@2 │
+    │ ---         │
+    │ f64         │
+    ╞═════════════╡
+    │ 0.880094    │
+    └─────────────┘
+    """
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
+    return r.finish(alpha_dcg_value(r, cutoff(k), check_alpha(alpha)))
+
+
+@shared_parameters
+@named_after_metric
+def err_ia(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    subtopic: IntoExpr,
+    doc: IntoExpr,
+    by: IntoExpr | None = None,
+    rank: IntoExpr | None = None,
+    descending: bool = True,
+    alpha: float = 0.5,
+    threshold: float = 1,
+    query: Query = None,
+    ties: IntentTies = "ndeval",
+) -> pl.Expr:
+    r"""Intent-aware ERR@k as ndeval computes it (Chapelle et al., CIKM 2009).
+
+    .. math:: \frac{\sum_{r \le k} \frac{1}{r} \sum_j l_{rj} (1 - \alpha)^{c_{rj}}}
+              {S \sum_{r \le k} (1 - \alpha)^{r - 1} / r}
+
+    With binary labels, ERR for subtopic j with stopping probability alpha is the
+    alpha-discounted gain over the rank; averaged over the S subtopics of the query
+    and divided by its value on an "ideal ideal" list (collection-independent). As in
+    ndeval, ``alpha`` (0.5) is the stopping probability, and k = 1 is not divided
+    (the value is the number of subtopics the first document covers). ``k=None``:
+    the whole list. ir_measures' ``ERR_IA@k``; trec_eval has no diversity metric.
+
+    Parameters
+    ----------
+    rel
+        The document's label for the row's subtopic (null = unjudged).
+    k
+        Cutoff. ``None`` = the whole list.
+    subtopic
+        The row's subtopic id; null on the one row of a document without judgments.
+    doc
+        Document id: one row per (document, subtopic).
+    by
+        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+    rank
+        Instead of ``by``: the document's 1-based position on each of its rows.
+    descending
+        ``by`` is a score (True) or a rank (False).
+    alpha
+        The chance a relevant document satisfies the user, in [0, 1] (0.5).
+    threshold
+        ...
+    query
+        ...
+    ties
+        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 (in [0, 1] for k > 1); NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"docid": ["a", "a", "b"], "subtopic": [1, 2, 1],
+    ...                    "rel": [1, 1, 1], "score": [3.0, 3.0, 2.0]})
+    >>> df.select(pr.err_ia("rel", 2, subtopic="subtopic", doc="docid", by="score"))
+    shape: (1, 1)
+    ┌──────────┐
+    │ err_ia@2 │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.9      │
+    └──────────┘
+    """
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
+    return r.finish(err_ia_value(r, cutoff(k), check_alpha(alpha)))
+
+
+@shared_parameters
+@named_after_metric
+def nerr_ia(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    subtopic: IntoExpr,
+    doc: IntoExpr,
+    by: IntoExpr | None = None,
+    rank: IntoExpr | None = None,
+    descending: bool = True,
+    alpha: float = 0.5,
+    threshold: float = 1,
+    query: Query = None,
+    ties: IntentTies = "ndeval",
+) -> pl.Expr:
+    r"""Normalised intent-aware ERR@k, ndeval's nERR-IA (Chapelle et al., CIKM 2009).
+
+    .. math:: \frac{\sum_{r \le k} \frac{1}{r} \sum_j l_{rj} (1 - \alpha)^{c_{rj}}}
+              {\text{the same for the greedy ideal ranking}}
+
+    :func:`err_ia` divided by its value on ndeval's greedy ideal ranking of the
+    judged documents (the one :func:`alpha_ndcg` uses; collection-dependent); 0 when
+    nothing is relevant. ir_measures' ``nERR_IA@k``; trec_eval has no diversity
+    metric.
+
+    Parameters
+    ----------
+    rel
+        The document's label for the row's subtopic (null = unjudged).
+    k
+        Cutoff, required (the ideal ranking is built one rank at a time).
+    subtopic
+        The row's subtopic id; null on the one row of a document without judgments.
+    doc
+        Document id: one row per (document, subtopic).
+    by
+        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+    rank
+        Instead of ``by``: the document's 1-based position on each of its rows.
+    descending
+        ``by`` is a score (True) or a rank (False).
+    alpha
+        The chance a relevant document satisfies the user, in [0, 1] (0.5).
+    threshold
+        ...
+    query
+        ...
+    ties
+        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1]; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"docid": ["a", "a", "b", "d"], "subtopic": [1, 2, 1, 3],
+    ...                    "rel": [1, 1, 1, 1], "score": [3.0, 3.0, 2.0, None]})
+    >>> df.select(pr.nerr_ia("rel", 2, subtopic="subtopic", doc="docid", by="score"))
+    shape: (1, 1)
+    ┌───────────┐
+    │ nerr_ia@2 │
+    │ ---       │
+    │ f64       │
+    ╞═══════════╡
+    │ 0.9       │
+    └───────────┘
+    """
+    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
+                      ties=ties, query=query, threshold=threshold)
+    return r.finish(nerr_ia_value(r, _needs_cutoff(k, "nerr_ia"), check_alpha(alpha)))
