@@ -4,12 +4,19 @@
 cutoffs; ``-m official`` (the default) and ``-m all_trec`` for trec_eval's sets
 (measures.c:183-235, trec_eval 10.0). Each name trec_eval prints is a metric string
 (``P_5``, ``iprec_at_recall_0.10``) parsed in trec_eval's dialect. Output order is
-trec_eval's own table (measures.c:120-178), whatever the order asked.
+trec_eval's own table (measures.c:120-178), whatever the order asked. As in trec_eval,
+a measure is computed once, with the parameters of the first ``-m`` that gives it
+some (``-m all_trec -m relstring.20`` prints ``relstring_20`` only).
 """
 
 from __future__ import annotations
 
-__all__ = ["ORDER", "SETS", "UNSUPPORTED", "expand", "printed"]
+__all__ = ["ORDER", "SETS", "UNSUPPORTED", "chosen", "expand", "printed"]
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALLS = tuple(i / 10 for i in range(11))
@@ -38,7 +45,7 @@ SETS["all_trec"] = (*SETS["official"], "relstring", "recall", "unj", "rbp", "rbp
                     "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
                     "set_F", "num_nonrel_judged_ret")
 
-UNSUPPORTED = frozenset({"relstring", "infAP", "binG", "G", "ndcg_rel", "Rndcg"})
+UNSUPPORTED = frozenset({"binG", "G", "ndcg_rel", "Rndcg"})
 """trec_eval measures polars-rank does not compute yet (issue 22)."""
 
 
@@ -49,19 +56,42 @@ def _name(measure: str, value: float) -> str:
     return f"{measure}_{int(value)}"
 
 
-def expand(spec: str) -> list[str] | None:
+_RAW_PARAMETERS = frozenset({"relstring"})
+"""Measures of one value whose printed name appends their parameters as given
+(meas_init.c:203): ``relstring.20`` prints ``relstring_20``, ``relstring`` its default."""
+
+
+def chosen(specs: Sequence[str]) -> dict[str, str]:
+    """The first ``-m measure.params`` given for each measure: its parameters everywhere.
+
+    trec_eval computes each measure once, with the first parameters the command line
+    gives it (meas_init.c: the first matching ``meas_arg``), whatever else names it.
+    """
+    out: dict[str, str] = {}
+    for spec in specs:
+        measure, dot, _ = spec.partition(".")
+        if dot and measure in _PARAMETERS:
+            out.setdefault(measure, spec)
+    return out
+
+
+def expand(spec: str, given: Mapping[str, str] | None = None) -> list[str] | None:
     """The printed names one ``-m`` asks for, or None when it is not trec_eval's syntax.
 
     ``P.5,10`` -> ``P_5``, ``P_10``; ``P`` -> P at its default cutoffs; a set -> its
     measures. Cutoffs are parsed as trec_eval does: integers truncated (``23.4`` is 23),
-    recall levels as numbers; both sorted, duplicates dropped.
+    recall levels as numbers; both sorted, duplicates dropped. ``given``
+    (:func:`chosen`): a measure's parameters, used wherever it is named.
     """
-    if spec in SETS:
-        return [n for m in SETS[spec] for n in expand(m) or []]
-    measure, _, params = spec.partition(".")
+    given = given or {}
+    if spec in SETS:  # a member given parameters we do not take: its own -m says so
+        return [n for m in SETS[spec] for n in _member(m, given)]
+    measure, _, params = given.get(spec, spec).partition(".")
     if measure not in _PARAMETERS:
         return None
     defaults = _PARAMETERS[measure]
+    if params and measure in _RAW_PARAMETERS:
+        return [f"{measure}_{params}"]
     if not params:
         return [measure] if not defaults else [_name(measure, v) for v in defaults]
     if not defaults:
@@ -77,6 +107,13 @@ def expand(spec: str) -> list[str] | None:
         msg = f"-m {spec}: {measure}'s parameters are comma-separated numbers"
         raise ValueError(msg) from None
     return [_name(measure, v) for v in values]
+
+
+def _member(measure: str, given: Mapping[str, str]) -> list[str]:
+    try:
+        return expand(measure, given) or []
+    except ValueError:
+        return []
 
 
 def printed(name: str) -> str:

@@ -163,10 +163,12 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
                                                         **ranking),
         "set_map": pr.set_map("rel", threshold=t, **ranking),
         "utility": pr.utility("rel", (1, 0, 0, 0), threshold=t, **ranking),  # = num_rel_ret
+        "infap": pr.infap("rel", threshold=t, **ranking),
     }
     if ranking.get("ties") not in ("optimistic", "pessimistic"):  # they leave it open
         exprs["unjudged"] = pr.unjudged("rel", k or 10, **ranking)  # type: ignore[arg-type]
         exprs["rbp_residual"] = pr.rbp_residual("rel", params.p, **ranking)  # type: ignore[arg-type]
+        exprs["judged"] = pr.judged("rel", params.k, **ranking)  # type: ignore[arg-type]
     return {name: expr.alias(name) for name, expr in exprs.items()}
 
 
@@ -201,7 +203,8 @@ def per_query(df: pl.DataFrame, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
 
 
 def test_metric_table_is_complete() -> None:
-    assert set(NAMES) == set(pr.metrics.__all__) - {"map", "mrr"}
+    # relstring is a string (no bounds, no mean): its invariants are in test_judgments.py
+    assert set(NAMES) == set(pr.metrics.__all__) - {"map", "mrr", "relstring"}
 
 
 # ---------------------------------------------------------------------------- bounds

@@ -59,6 +59,7 @@ def evaluate(
     validate: bool = True,
     memory: Memory = "high",
     dialect: str = "polars-rank",
+    judged_only: bool = False,
 ) -> FrameT:
     """Evaluate a run against relevance judgments, per group or per query.
 
@@ -118,12 +119,20 @@ def evaluate(
     dialect
         Which tool's number a spelling two tools share means (``"polars-rank"`` or
         ``"trec_eval"``; see :data:`polars_rank.registry.DIALECTS`).
+    judged_only
+        ``True``: every metric ranks the judged rows of each list only (condensed
+        lists, trec_eval's ``-J``): retrieved documents without a label, in the pool
+        or not, are removed before any metric, and the rest keep their order. A query
+        whose run retrieved nothing judged is still evaluated (an empty list), as
+        trec_eval does. One metric at a time: ``"ndcg@10(judged_only=True)"``
+        (ir_measures' ``nDCG(judged_only=True)@10``).
 
     Returns
     -------
     DataFrame or LazyFrame
         The group columns (and the query column with ``per_query=True``), then one
-        Float64 column per metric, named as given. Lazy in, lazy out.
+        Float64 column per metric, named as given (``relstring``: a String column
+        per query, null over queries). Lazy in, lazy out.
 
     Warns
     -----
@@ -168,6 +177,7 @@ def evaluate(
     per = per_query_values(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate, memory=memory, dialect=dialect,
+        judged_only=judged_only,
     )
     warn_unjudged(per.unjudged, query, per.options.groups)
     out = means(per.frame, per.options, per_query=per_query)
@@ -316,6 +326,7 @@ def per_query_values(
     memory: Memory = "high",
     all_groups: pl.DataFrame | None = None,
     dialect: str = "polars-rank",
+    judged_only: bool = False,
 ) -> PerQuery:
     """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
 
@@ -331,7 +342,8 @@ def per_query_values(
     piece's own).
     """
     options, lazy_run, lazy_qrels = check_arguments(
-        run, qrels, metric_list(metrics, dialect), query=query, doc=doc, score=score, rel=rel,
+        run, qrels, metric_list(metrics, dialect, judged_only=judged_only), query=query,
+        doc=doc, score=score, rel=rel,
         group_by=group_by, ties=ties, missing=missing, validate=validate, memory=memory,
         all_groups=all_groups,
     )

@@ -22,6 +22,7 @@ from polars_rank.metrics.gain import dcg, err, ndcg
 from polars_rank.metrics.incomplete import bpref, gm_bpref, unjudged
 from polars_rank.metrics.interpolated import eleven_point_average, iprec_at_recall
 from polars_rank.metrics.pairwise import auc, rank_correlation
+from polars_rank.metrics.pool import infap, judged, relstring
 from polars_rank.metrics.rbp import rbp, rbp_residual
 from polars_rank.metrics.relative import r_precision_multiple, relative_precision, set_map
 from polars_rank.metrics.sets import f1, precision, r_precision, recall
@@ -49,6 +50,9 @@ __all__ = [
     "gm_bpref",
     "unjudged",
     "rbp_residual",
+    "infap",
+    "judged",
+    "relstring",
     "relative_precision",
     "r_precision_multiple",
     "set_map",
