@@ -48,16 +48,13 @@ def infap_value(r: Ranked, pooled: IntoExpr | None = None, threshold: float = 1)
     relevant = r.relevant(threshold)
     non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
     unjudged = in_pool(r, pooled).cast(pl.Float64)
-    above = []
-    for values in (relevant, non_relevant, unjudged):
-        ranked = r.ordered(values)
-        above.append(ranked.cum_sum() - ranked)
-    rel_above, non_above, unj_above = above
+    ranked = [r.ordered(values) for values in (relevant, non_relevant, unjudged)]
+    rel_above, non_above, unj_above = (values.cum_sum() - values for values in ranked)
     j = r.positions().cast(pl.Float64) - 1.0  # trec_eval's 0-based rank
     # m_infap.c:78: 1/(j+1) + j/(j+1) * (pooled above / j) * (relevant among judged above)
     term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_above + non_above + unj_above) / j)
             * ((rel_above + INFAP_EPSILON) / (rel_above + non_above + 2 * INFAP_EPSILON)))
-    hit = r.retrieved() & (r.ordered(relevant) > 0)
+    hit = r.retrieved() & (ranked[0] > 0)
     contrib = pl.when(hit & (j == 0)).then(1.0).when(hit).then(term).otherwise(0.0)
     return safe_div(contrib.sum(), r.n_relevant(threshold))
 
