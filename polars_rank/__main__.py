@@ -78,6 +78,12 @@ def _parser() -> argparse.ArgumentParser:
                     help="labels >= L are relevant for binary measures (trec_eval -l)")
     ev.add_argument("-M", "--max-ret", type=int, metavar="N",
                     help="evaluate each query's first N documents only (trec_eval -M)")
+    ev.add_argument("-J", "--judged-only", action="store_true",
+                    help="rank the judged documents only, removing the others before any "
+                         "measure (as trec_eval -J; metric strings: judged_only=True)")
+    ev.add_argument("-N", "--num-docs", type=int, metavar="N",
+                    help="documents in the collection, read by utility's fourth weight "
+                         "(as trec_eval -N; no other measure reads it)")
     ev.add_argument("--format", choices=["trec_eval", "table", "csv", "json"],
                     help="output format (default: trec_eval for one run, else table)")
     ev.add_argument("-c", dest="missing", action="store_const", const="zero", default="skip",
@@ -112,13 +118,13 @@ def _run_names(paths: Sequence[Path]) -> list[str]:
 
 def _eval(args: argparse.Namespace) -> None:
     """``polars-rank eval``."""
-    measures = asked(args.metrics, args.level, args.dialect)
+    measures = asked(args.metrics, args.level, args.dialect, args.num_docs)
     if measures.skipped:
         print("polars-rank: note: not computed (not in polars-rank yet): "
               + ", ".join(measures.skipped), file=sys.stderr)
     options = {"missing": args.missing, "ties": dialect_ties(args.ties, args.dialect),
-               "memory": args.memory,
-               "max_ret": args.max_ret}
+               "memory": args.memory, "max_ret": args.max_ret,
+               "judged_only": args.judged_only}
     fmt = args.format or ("trec_eval" if len(args.runs) == 1 else "table")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -34,7 +34,7 @@ class Asked:
     """The measures asked: printed names, their metrics, and what was left out."""
 
     def __init__(self, specs: Sequence[str], level: int | None,
-                 dialect: str = "trec_eval") -> None:
+                 dialect: str = "trec_eval", num_docs: int | None = None) -> None:
         self.names: list[str] = []
         self.metrics: dict[str, Metric] = {}
         self.skipped: list[str] = []
@@ -57,8 +57,8 @@ class Asked:
                     continue
                 self.names.append(name)
                 if name not in _META:
-                    metric = parse_metric(trec.metric_string(name), dialect)
-                    self.metrics[name] = _with_level(metric, level)
+                    metric = _with_level(parse_metric(trec.metric_string(name), dialect), level)
+                    self.metrics[name] = _with_num_docs(metric, num_docs)
         rank = {m: i for i, m in enumerate(trec.ORDER)}
         last = len(rank)
         # trec_eval's measures in its order; polars-rank strings after them, as asked
@@ -83,10 +83,17 @@ def _with_level(metric: Metric, level: int | None) -> Metric:
     return Metric(metric.definition, metric.k, {**metric.options, "threshold": level})
 
 
+def _with_num_docs(metric: Metric, num_docs: int | None) -> Metric:
+    """trec_eval's ``-N``: the collection size, which only ``utility`` reads (m_utility.c)."""
+    if num_docs is None or metric.definition.option("num_docs") is None:
+        return metric
+    return Metric(metric.definition, metric.k, {**metric.options, "num_docs": num_docs})
+
+
 def asked(specs: Sequence[str] | None, level: int | None = None,
-          dialect: str = "trec_eval") -> Asked:
+          dialect: str = "trec_eval", num_docs: int | None = None) -> Asked:
     """Parse the ``-m`` arguments (default: trec_eval's ``official`` set) in ``dialect``."""
-    return Asked(list(specs) if specs else ["official"], level, dialect)
+    return Asked(list(specs) if specs else ["official"], level, dialect, num_docs)
 
 
 def _top(run: pl.LazyFrame, max_ret: int) -> pl.LazyFrame:
@@ -97,14 +104,19 @@ def _top(run: pl.LazyFrame, max_ret: int) -> pl.LazyFrame:
 
 
 def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties: str,
-               memory: str, max_ret: int | None) -> pl.DataFrame:
-    """Per-query values, a column per printed name, sorted by query."""
+               memory: str, max_ret: int | None, judged_only: bool = False) -> pl.DataFrame:
+    """Per-query values, a column per printed name, sorted by query.
+
+    ``judged_only``: trec_eval's ``-J``, after ``-M`` (form_res_rels.c cuts the list
+    at ``-M`` before it removes the unjudged documents).
+    """
     run = scan_run(path)
     if max_ret is not None:
         run = _top(run, max_ret)
     metrics = a.unique()
     per = evaluate(run, qrels, metrics, per_query=True, missing=missing,  # type: ignore[arg-type]
-                   ties=ties, memory=memory).collect()  # type: ignore[arg-type]
+                   ties=ties, memory=memory, judged_only=judged_only,  # type: ignore[arg-type]
+                   ).collect()
     column = {m: str(m) for m in metrics}
     per = per.select("qid", *(pl.col(column[m]).alias(n) for n, m in a.metrics.items()))
     return per.sort("qid")
@@ -140,16 +152,31 @@ def _judgments(qrels: Path, a: Asked) -> pl.LazyFrame:
     return scan_qrels(qrels)
 
 
+def _is_text(metric: Metric) -> bool:
+    """A string per query (relstring): printed per query only, never summarised."""
+    return metric.definition.over_queries == "none"
+
+
 def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked, *,
                    per_query: bool = False, missing: str = "skip", ties: str = "trec_eval",
-                   memory: str = "high", max_ret: int | None = None) -> pl.DataFrame:
-    """Long results: ``metric, qid`` (``all`` for the summary), one column per run."""
+                   memory: str = "high", max_ret: int | None = None,
+                   judged_only: bool = False) -> pl.DataFrame:
+    """Long results: ``metric, qid`` (``all`` for the summary), one column per run.
+
+    Numbers only: a string per query (``relstring``) is left out, with a note when
+    the queries are shown (``--format trec_eval`` prints it).
+    """
     judgments = _judgments(qrels, a)
     merged: pl.DataFrame | None = None
     queries: dict[str, set[str]] = {}  # each run's evaluated queries
+    text = [n for n, m in a.metrics.items() if _is_text(m)]
+    if text and per_query:
+        print(f"polars-rank: note: {', '.join(text)} left out: strings are printed by "
+              "--format trec_eval (one run)", file=sys.stderr)
+    a = _numbers_only(a)
     for name, path in zip(names, runs, strict=True):
         per = _per_query(path, judgments, a, missing=missing, ties=ties, memory=memory,
-                         max_ret=max_ret)
+                         max_ret=max_ret, judged_only=judged_only)
         queries[name] = set(per["qid"])
         summary = _summary(per, a, judgments if missing == "zero" else None)
         rows = pl.concat([per, summary]) if per_query else summary
@@ -174,11 +201,23 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     )
 
 
+def _numbers_only(a: Asked) -> Asked:
+    """``a`` without its string metrics."""
+    out = Asked([], None)
+    out.metrics = {n: m for n, m in a.metrics.items() if not _is_text(m)}
+    out.names = [n for n in a.names if n not in a.metrics or n in out.metrics]
+    out.skipped = a.skipped
+    return out
+
+
 def _line(name: str, qid: str, value: float | str | None, a: Asked) -> str:
-    """One trec_eval line: a count (a metric summed over queries) as an integer."""
+    """One trec_eval line: a count as an integer, a string quoted (m_relstring.c:103).
+
+    A count is a metric summed over queries.
+    """
     metric = a.metrics.get(name)
     if isinstance(value, str):
-        text = value
+        text = f"'{value}'" if metric is not None and _is_text(metric) else value
     elif value is None:
         text = ""
     elif math.isnan(value):  # trec_eval's 0 / 0 (Rndcg without a positive gain), C's "-nan"
@@ -200,11 +239,12 @@ def _per_query_line(metric: Metric) -> bool:
 
 def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False,
                     summary: bool = True, missing: str = "skip", ties: str = "trec_eval",
-                    memory: str = "high", max_ret: int | None = None) -> None:
+                    memory: str = "high", max_ret: int | None = None,
+                    judged_only: bool = False) -> None:
     """One run, printed exactly as trec_eval prints it."""
     judgments = _judgments(qrels, a)
     per = _per_query(run, judgments, a, missing=missing, ties=ties, memory=memory,
-                     max_ret=max_ret)
+                     max_ret=max_ret, judged_only=judged_only)
     lines = []
     if per_query:
         shown = [n for n in a.names if n in a.metrics and _per_query_line(a.metrics[n])]
@@ -216,6 +256,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
             tag = scan_run(run).select(pl.col("tag").last()).collect().item()
             meta["runid"] = "" if tag is None else str(tag)
-        lines += [_line(n, "all", meta[n] if n in meta else means[n], a) for n in a.names]
+        lines += [_line(n, "all", meta[n] if n in meta else means[n], a) for n in a.names
+                  if n not in a.metrics or not _is_text(a.metrics[n])]
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")

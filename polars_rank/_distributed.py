@@ -102,6 +102,11 @@ def make_plan(
                "Spark or Dask yet (their qrels pieces hold no subtopic column); use "
                "polars_rank.evaluate on each part of the data holding whole queries")
         raise NotImplementedError(msg)
+    text = [name for name, m in per.options.named if m.definition.over_queries == "none"]
+    if text:  # every metric column of a piece is Float64
+        msg = (f"{', '.join(text)}: a string per query, which the Spark and Dask front ends "
+               "do not return (they give numbers); use polars_rank.evaluate for it")
+        raise ValueError(msg)
     groups = names(group_by, "group_by")
     wanted = [*groups, query, score]
     if doc in run.columns:

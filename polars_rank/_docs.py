@@ -31,6 +31,12 @@ Instead of ``by``: positions from a ranking step run once for every metric,
 a column of 1-based ranks (null = not retrieved), or the pair (first, last)
 of tie bounds; see :func:`polars_rank.ranked`.""",
     "descending": "Sort direction, one bool or one per key of ``by``.",
+    "pooled": """\
+Whether each row's document is in the judgment pool (a qrels line, maybe with a
+negative label: pooled but not judged), read where the label is null: true is
+trec_eval's "in the pool, not judged", false "not in the pool". ``None``: every
+unjudged row is not in the pool. :func:`polars_rank.evaluate` passes it from the
+qrels; on :func:`polars_rank.ranked`'s rows it is ``pl.col("docid").is_not_null()``.""",
     "threshold": "Labels >= threshold are relevant.",
     "gains": """\
 A gain table ``{label: gain}`` (trec_eval's ``-m ndcg.1=3,2=9``, ir_measures'

@@ -4,7 +4,9 @@
 cutoffs; ``-m official`` (the default) and ``-m all_trec`` for trec_eval's sets
 (measures.c:183-235, trec_eval 10.0). Each name trec_eval prints is a metric string
 (``P_5``, ``iprec_at_recall_0.10``) parsed in trec_eval's dialect. Output order is
-trec_eval's own table (measures.c:120-178), whatever the order asked.
+trec_eval's own table (measures.c:120-178), whatever the order asked. As in trec_eval,
+a measure is computed once, with the parameters of the first ``-m`` that gives it
+some (``-m all_trec -m relstring.20`` prints ``relstring_20`` only).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ _PARAMETERS: dict[str, tuple[float, ...]] = {
 }
 ORDER = tuple(_PARAMETERS)
 """trec_eval's printing order."""
-_VERBATIM = frozenset({"ndcg", "G", "ndcg_rel", "Rndcg", "utility", "11pt_avg"})
+_VERBATIM = frozenset({"ndcg", "G", "ndcg_rel", "Rndcg", "utility", "11pt_avg", "relstring"})
 """Measures whose parameters trec_eval prints as given: gain tables (``ndcg_1=3,2=9``),
 utility's weights (``utility_2,-1,0,0``), 11pt_avg's levels (``11pt_avg_.25,.5``)."""
 
@@ -47,7 +49,7 @@ SETS["all_trec"] = (*SETS["official"], "relstring", "recall", "unj", "rbp", "rbp
                     "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
                     "set_F", "num_nonrel_judged_ret")
 
-UNSUPPORTED = frozenset({"relstring", "infAP"})
+UNSUPPORTED: frozenset[str] = frozenset()
 """trec_eval measures polars-rank does not compute yet (issue 22)."""
 
 

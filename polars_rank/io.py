@@ -10,7 +10,9 @@ blank lines and lines starting with ``#`` are skipped):
   blank, a comment or BEIR's header tells the layout; every line must then have it.
 
 Ids are strings. A negative qrels label means "in the pool, not judged" to
-trec_eval: the readers map it to null (unjudged), so it is not bad input.
+trec_eval: the readers map it to null (unjudged), so it is not bad input, and keep
+its row, so :func:`polars_rank.evaluate` still tells a pooled unjudged document from
+one not in the pool (infAP, relstring, judged@k).
 
 The ``scan_*`` functions check the file's format when called (one fast pass with
 Polars), so a malformed line raises :class:`TrecFormatError` naming the file, the

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
+from polars_rank._condensed import judged_only_ranking
 from polars_rank._gain_table import GainTable, check_gains
 from polars_rank._option_text import parse_structured, split_options, trec_parameters
 from polars_rank._params import DENOMINATORS, EMPTY, GAINS, check_k
@@ -62,11 +63,7 @@ class Option:
     def coerce(self, raw: str, metric: str) -> Any:
         """Parse ``raw`` (text from a metric string) into the option's type."""
         if self.kind is bool:
-            flag = raw.strip().strip("'\"").lower()
-            if flag in ("true", "1", "false", "0"):
-                return flag in ("true", "1")
-            msg = f"{metric}: option {self.name}={raw!r} must be true or false"
-            raise ValueError(msg)
+            return _boolean(raw, self.name, metric)
         if self.kind in (GainTable, tuple):
             return parse_structured(self.kind, self.name, raw, metric)
         if self.choices:
@@ -82,6 +79,22 @@ class Option:
             msg = f"{metric}: option {self.name}={raw!r} must be a number"
             raise ValueError(msg) from None
         return int(number) if number.is_integer() and self.kind is int else number
+
+
+def _boolean(raw: str, name: str, metric: str) -> bool:
+    """A boolean option's text: ``True`` / ``False`` (ir_measures' spelling), 1 / 0."""
+    value = raw.strip().strip("'\"").lower()
+    if value in ("true", "1"):
+        return True
+    if value in ("false", "0"):
+        return False
+    msg = f"{metric}: option {name}={raw!r} must be True or False"
+    raise ValueError(msg)
+
+
+JUDGED_ONLY = Option("judged_only", bool, False,
+                     description="rank the judged rows only (trec_eval -J, ir_measures' "
+                                 "judged_only): every metric has it")
 
 
 @dataclass(frozen=True)
@@ -106,11 +119,24 @@ class MetricDef:
     subtopics: bool = False
     """An intent-aware metric: it reads one row per (document, subtopic), so its
     expression takes ``subtopic=`` and ``doc=`` (:mod:`polars_rank.metrics.novelty`)."""
+    reads_pool: bool = False
+    """The metric tells pooled unjudged rows from unpooled ones: its function takes
+    ``pooled=``, which :func:`polars_rank.evaluate` passes from the qrels."""
 
     def option(self, name: str) -> Option | None:
-        """The option called ``name`` (``rel`` is ir_measures' name for ``threshold``)."""
+        """The option called ``name`` (``rel`` is ir_measures' name for ``threshold``).
+
+        ``judged_only`` (:data:`JUDGED_ONLY`) is every metric's.
+        """
         name = {"rel": "threshold"}.get(name, name)
+        if name == JUDGED_ONLY.name:
+            return JUDGED_ONLY
         return next((o for o in self.options if o.name == name), None)
+
+    @property
+    def string_options(self) -> tuple[Option, ...]:
+        """The options a metric string may set: the function's, then ``judged_only``."""
+        return (*self.options, JUDGED_ONLY)
 
 
 THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are relevant")
@@ -222,7 +248,9 @@ METRICS: dict[str, MetricDef] = {
         MetricDef("utility", metrics.utility, cutoff=False,
                   options=(Option("weights", tuple, (1.0, -1.0, 0.0, 0.0),
                                   description="[a,b,c,d]: worth of rel/non-rel retrieved, "
-                                  "rel/non-rel missed"), THRESHOLD),
+                                  "rel/non-rel missed"), THRESHOLD,
+                           Option("num_docs", int, 0,
+                                  description="documents in the collection (-N)")),
                   trec_eval="utility, utility.a,b,c,d",
                   summary="relevant retrieved - non-relevant retrieved",
                   paper="Hull & Robertson, TREC-8, 1999"),
@@ -231,6 +259,17 @@ METRICS: dict[str, MetricDef] = {
                   paper="Buckley & Voorhees, SIGIR 2004", over_queries="geometric"),
         MetricDef("unj", metrics.unjudged, ("unjudged",), trec_eval="unj.k", of_unjudged=True,
                   summary="unjudged rows in the top k / k", paper="Sakai, SIGIR 2007"),
+        MetricDef("infap", metrics.infap, ("inferred_ap",), cutoff=False, options=(THRESHOLD,),
+                  trec_eval="infAP", reads_pool=True,
+                  summary="AP estimated from a sampled pool (pooled unjudged rows skipped)",
+                  paper="Yilmaz & Aslam, CIKM 2006"),
+        MetricDef("judged", metrics.judged, of_unjudged=True, reads_pool=True,
+                  summary="rows of the top k with a qrels line / min(k, retrieved)",
+                  paper="Sakai, SIGIR 2007 (ir_measures' Judged@k)"),
+        MetricDef("relstring", metrics.relstring, trec_eval="relstring.k (per query)",
+                  of_unjudged=True, reads_pool=True, over_queries="none",
+                  summary="the labels of the top k as a string (. pooled, - not)",
+                  paper="trec_eval (NIST, 2006)"),
         MetricDef("relative_p", metrics.relative_precision, ("relative_precision",),
                   options=(THRESHOLD,), trec_eval="relative_P.k, set_relative_P",
                   summary="relevant in the top k / min(k, R)",
@@ -327,6 +366,7 @@ _BY_ALIAS: dict[str, MetricDef] = {
 
 # trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
 _TREC: dict[str, tuple[str, dict[str, Any]]] = {
+    "relstring": ("relstring", {}),
     "relative_p": ("relative_p", {}),
     "unj": ("unj", {}),
     "ndcg_cut": ("ndcg", {}),
@@ -457,13 +497,14 @@ class Metric:
             out += f"@{self._format(self.options[at])}"
         given = [
             f"{o.name}={self._format(self.options[o.name])}"
-            for o in self.definition.options
+            for o in self.definition.string_options
             if o.name in self.options and o.name != at
         ]
         return out + (f"({','.join(given)})" if given else "")
 
     def _key(self) -> tuple[str, int | None, tuple[Any, ...]]:
-        values = tuple(self.options.get(o.name, o.default) for o in self.definition.options)
+        values = tuple(self.options.get(o.name, o.default)
+                       for o in self.definition.string_options)
         return self.definition.name, self.k, values
 
     def __hash__(self) -> int:
@@ -496,12 +537,15 @@ class Metric:
 
         Every option is passed, given or not: a metric string's defaults are the
         registry's (``ndcg@10`` is linear gain; the function's default is exponential).
+        ``judged_only=True`` ranks the judged rows only (:mod:`polars_rank._condensed`).
         """
         params = {o.name: self.options.get(o.name, o.default) for o in self.definition.options}
         if self.k is not None:
             params["k"] = self.k
         if self.definition.name == "auc":
             kwargs.pop("ties", None)
+        if self.options.get(JUDGED_ONLY.name):
+            kwargs = judged_only_ranking(rel, kwargs)
         # named after the metric, so several metrics fit in one select or agg
         return self.definition.function(rel, **params, **kwargs).alias(str(self))
 

@@ -626,3 +626,77 @@ def ndeval(judged: dict[str, set[str]], ranked: Sequence[str], k: int | None,
             total += found[j] / i / per_sub[j]
     out["ap_ia"] = total / s
     return out
+
+
+# judgment pools: three states of a retrieved document (trec_eval 10.0)
+# --------------------------------------------------------------------------
+# These read trec_eval's relevance codes (form_res_rels.c): a label >= 0 for a judged
+# document, NONPOOL for one with no qrels line, UNJUDGED for one whose qrels line
+# has a negative label (in the pool, not judged).
+NONPOOL = -1  # RELVALUE_NONPOOL, trec_eval.h:226
+UNJUDGED = -2  # RELVALUE_UNJUDGED, trec_eval.h:227
+INFAP_EPSILON = 0.00001  # trec_eval.h:239
+
+
+def res_rels(ranked: Sequence[Label], pooled: Sequence[bool]) -> list[float]:
+    """form_res_rels.c: each retrieved document's code, from its label and pool flag."""
+    return [float(label) if label is not None else (UNJUDGED if in_pool else NONPOOL)
+            for label, in_pool in zip(ranked, pooled, strict=True)]
+
+
+def condensed(rels: Sequence[float]) -> list[float]:
+    """form_res_rels.c:202 (``-J``): the judged documents only, in their order."""
+    return [rel for rel in rels if rel >= 0]
+
+
+def infap(rels: Sequence[float], num_rel: int, threshold: float = 1) -> float:
+    """m_infap.c, line for line: ``rels`` in rank order, ``num_rel`` = R."""
+    nonrel_so_far = rel_so_far = pool_unjudged_so_far = 0
+    inf_ap = 0.0
+    for j, rel in enumerate(rels):
+        if rel == NONPOOL:
+            continue
+        if rel == UNJUDGED:
+            pool_unjudged_so_far += 1
+            continue
+        if 0 <= rel < threshold:
+            nonrel_so_far += 1
+        else:
+            rel_so_far += 1
+            if j == 0:
+                inf_ap += 1.0
+            else:
+                fj = float(j)
+                inf_ap += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (
+                    (rel_so_far - 1 + nonrel_so_far + pool_unjudged_so_far) / fj) * (
+                    (rel_so_far - 1 + INFAP_EPSILON)
+                    / (rel_so_far - 1 + nonrel_so_far + 2 * INFAP_EPSILON))
+    return inf_ap / num_rel if num_rel else inf_ap
+
+
+def relstring(rels: Sequence[float], length: int | None = 10) -> str:
+    """m_relstring.c: one character per document of the first ``length``."""
+    out = []
+    for rel in rels[:length]:
+        code = int(rel)  # trec_eval's labels are longs
+        if code > 9:
+            out.append(">")
+        elif code >= 0:
+            out.append(str(code))
+        elif code == NONPOOL:
+            out.append("-")
+        elif code == UNJUDGED:
+            out.append(".")
+        else:
+            out.append("<")
+    return "".join(out)
+
+
+def judged(rels: Sequence[float], k: int | None = None) -> float:
+    """ir_measures 0.4.3, judged_provider.py: documents of the top k with a qrels line
+    (negative labels too: ``did in qid_qrels``) over min(k, retrieved); 0 when empty."""
+    cutoff = len(rels) if k is None else k
+    top = rels[:cutoff]
+    judged_c = sum(1 for rel in top if rel != NONPOOL)
+    cutoff = min(cutoff, len(top))
+    return judged_c / cutoff if cutoff else 0.0

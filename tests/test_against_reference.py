@@ -119,11 +119,13 @@ def row_order_frame(case: Case, params: Params) -> pl.DataFrame:
     return pl.DataFrame([label_column(case.ranked, params)])
 
 
-def same(got: float | None, expected: float | None) -> bool:
+def same(got: float | str | None, expected: float | str | None) -> bool:
     if expected is None:
         return got is None
     if math.isnan(expected):  # trec_eval's 0 / 0 (Rndcg without a positive gain)
         return got is not None and math.isnan(got)
+    if isinstance(expected, str) or isinstance(got, str):  # relstring
+        return got == expected
     return got is not None and math.isclose(got, expected, rel_tol=TOL, abs_tol=TOL)
 
 
@@ -132,6 +134,11 @@ def same(got: float | None, expected: float | None) -> bool:
 Ranking = dict[str, object]
 ExprFn = Callable[[Params, Ranking], pl.Expr]
 OracleFn = Callable[[Case, Params], "float | None"]
+
+def _codes(c: Case) -> list[float]:
+    """trec_eval's codes of the ranked list: an unjudged row is not in the pool."""
+    return ref.res_rels(c.ranked, [False] * len(c.ranked))
+
 
 def _level(p: Params) -> float:
     """A recall level drawn from the parameters: 0, 0.1, 0.5, 0.7, ... (rounding cases)."""
@@ -248,6 +255,20 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
     "rbp_residual": (
         lambda p, by: pr.rbp_residual("rel", p.p, **by),
         lambda c, p: ref.rbp_residual(c.ranked, p.p),
+    ),
+    # without pooled=: every unjudged row is out of the pool (test_judgments.py: in it)
+    "infap": (
+        lambda p, by: pr.infap("rel", threshold=p.threshold, **by),
+        lambda c, p: ref.infap(_codes(c), int(ref.num_rel(c.ranked, c.unretrieved, p.threshold)),
+                               p.threshold),
+    ),
+    "judged": (
+        lambda p, by: pr.judged("rel", p.k, **by),
+        lambda c, p: ref.judged(_codes(c), p.k),
+    ),
+    "relstring": (
+        lambda p, by: pr.relstring("rel", p.k, **by),
+        lambda c, p: ref.relstring(_codes(c), p.k),  # a string: same() compares it
     ),
     "relative_precision": (
         lambda p, by: pr.relative_precision("rel", p.k, threshold=p.threshold, **by),

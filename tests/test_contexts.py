@@ -80,7 +80,14 @@ METRICS: dict[str, Build] = {
     "precision_ia": lambda **kw: pr.precision_ia("rel", 3, **INTENT, **kw),
     "ap_ia": lambda **kw: pr.ap_ia("rel", **INTENT, **kw),
     "subtopic_recall": lambda **kw: pr.subtopic_recall("rel", 3, **INTENT, **kw),
+    "infap": lambda **kw: pr.infap("rel", pooled="pooled", by="score", **kw),
+    "judged": lambda **kw: pr.judged("rel", 3, pooled="pooled", by="score", **kw),
+    "relstring": lambda **kw: pr.relstring("rel", 4, pooled="pooled", by="score", **kw),
+    "ndcg_judged_only": lambda **kw: pr.parse_metric("ndcg@3(judged_only=True)").expr(
+        "rel", by="score", **kw),
 }
+PER_LIST_ONLY = {"relstring"}
+"""A string per list: no mean over queries (``query=`` raises, tested on its own)."""
 
 
 def experiment(seed: int = 7, n_queries: int = 12) -> pl.DataFrame:
@@ -105,15 +112,19 @@ def experiment(seed: int = 7, n_queries: int = 12) -> pl.DataFrame:
                 # a dwell time on clicked rows (not drawn: the other columns stay as they were)
                 clicked = rows[-1]["clicks"] == 1
                 rows[-1]["dwell"] = float((7 * d + 3 * q) % 11) if clicked else None
+                # unjudged rows in the pool (infAP, relstring): not drawn either
+                rows[-1]["pooled"] = (d + q) % 2 == 0
     return pl.DataFrame(rows)
 
 
 DF = experiment()
 
 
-def close(a: float | None, b: float | None) -> bool:
+def close(a: float | str | None, b: float | str | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
+    if isinstance(a, str) or isinstance(b, str):  # relstring
+        return a == b
     return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
 
 
@@ -141,6 +152,12 @@ def metric(request: pytest.FixtureRequest) -> Build:
     return METRICS[request.param]
 
 
+@pytest.fixture(params=sorted(set(METRICS) - PER_LIST_ONLY), name="averaged")
+def averaged_metric(request: pytest.FixtureRequest) -> Build:
+    """The metrics with a value over queries (``query=``)."""
+    return METRICS[request.param]
+
+
 def test_over_equals_group_by(build: Build) -> None:
     expected = per_query(build, DF, ["arm", "qid"])
     windowed = DF.with_columns(build().over("arm", "qid").alias("m"))
@@ -155,20 +172,23 @@ def test_select_on_one_list_equals_group_by(build: Build) -> None:
         assert close(one.select(build().alias("m")).item(), value)
 
 
-def test_query_in_select_is_the_mean_over_queries(build: Build) -> None:
+def test_query_in_select_is_the_mean_over_queries(averaged: Build) -> None:
+    build = averaged
     a = DF.filter(arm="A")
     expected = mean_defined(list(per_query(build, a, ["qid"]).values()), build)
     assert close(a.select(build(query="qid").alias("m")).item(), expected)
 
 
-def test_query_in_group_by_arm(build: Build) -> None:
+def test_query_in_group_by_arm(averaged: Build) -> None:
+    build = averaged
     per = per_query(build, DF, ["arm", "qid"])
     got = DF.group_by("arm").agg(build(query="qid").alias("m"))
     for arm, value in got.iter_rows():
         assert close(value, mean_defined([v for (a, _), v in per.items() if a == arm], build))
 
 
-def test_multi_column_query_ids(build: Build) -> None:
+def test_multi_column_query_ids(averaged: Build) -> None:
+    build = averaged
     per = per_query(build, DF, ["arm", "qid"])
     got = DF.select(build(query=["arm", "qid"]).alias("m")).item()
     assert close(got, mean_defined(list(per.values()), build))
@@ -177,7 +197,8 @@ def test_multi_column_query_ids(build: Build) -> None:
     assert close(as_expr, got)
 
 
-def test_query_inside_over(build: Build) -> None:
+def test_query_inside_over(averaged: Build) -> None:
+    build = averaged
     expected = dict(DF.group_by("arm").agg(build(query="qid").alias("m")).iter_rows())
     windowed = DF.with_columns(build(query="qid").over("arm").alias("m"))
     for arm, value in windowed.select("arm", "m").iter_rows():
@@ -193,6 +214,8 @@ def test_lazy_and_streaming(build: Build, engine: str) -> None:
     )
     for x, y in zip(eager["m"], lazy["m"], strict=True):
         assert close(x, y)
+    if any(build is METRICS[name] for name in PER_LIST_ONLY):
+        return
     by_arm = DF.lazy().group_by("arm").agg(build(query="qid").alias("m")).sort("arm")
     expected = DF.group_by("arm").agg(build(query="qid").alias("m")).sort("arm")
     for x, y in zip(by_arm.collect(engine=engine)["m"], expected["m"], strict=True):  # type: ignore[call-overload]
@@ -213,6 +236,11 @@ def test_query_metrics_of_one_select_share_one_streaming_node() -> None:
     plan = lazy.show_graph(engine="streaming", plan_stage="physical", raw_output=True)
     assert isinstance(plan, str)
     assert plan.count('label="in-memory-map') <= 1, plan  # none: streamed windows
+
+
+def test_a_string_per_list_has_no_query_mean() -> None:
+    with pytest.raises(ValueError, match="no mean over queries"):
+        METRICS["relstring"](query="qid")
 
 
 def test_namespace_equals_function() -> None:

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rank as pr
-from polars_rank.registry import METRICS, parse_metric
+from polars_rank.registry import METRICS, Metric, parse_metric
 
 TOL = 1e-12
 TIES = ["trec_eval", "first", "optimistic", "pessimistic", "expected"]
@@ -39,13 +39,14 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
          "11pt_avg", "gm_bpref", "unj@3", "rbp_resid(p=0.7)", "relative_p@2", "rprec_mult@1.4",
          "set_map", "utility", "g", "bing", "ndcg_rel", "rndcg(gains={1:3,2:0})",
          "g(gains={0:-1,3:4.5})", "ndcg@3(gains={1:3,2:9})", "utility(weights=[2,-1,0.5,0])",
-         "11pt_avg(levels=[0.25,0.5,0.75])"]
+         "11pt_avg(levels=[0.25,0.5,0.75])", "infap", "judged@3", "relstring@4",
+         "map@3(judged_only=True)"]
 # the intent-aware metrics need diversity qrels (a subtopic column) and rank ties by doc
 # id (ndeval) or row order only: tests/test_intents.py runs them through every path
 INTENT_SPECS = ["alpha_ndcg@3", "alpha_dcg@2", "err_ia@3", "nerr_ia@2", "nrbp", "nnrbp",
                 "p_ia@2", "ap_ia", "strecall@3"]
 NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg", "g", "bing",
-               "ndcg_rel", "rndcg"}
+               "ndcg_rel", "rndcg", "infap", "relstring"}
 
 
 def test_every_registered_metric_is_covered() -> None:
@@ -55,7 +56,8 @@ def test_every_registered_metric_is_covered() -> None:
 
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(run, qrels): up to 4 queries, few distinct scores (ties), unretrieved judgments."""
+    """(run, qrels): up to 4 queries, few distinct scores (ties), unretrieved judgments,
+    qrels lines without a label (pooled, not judged)."""
     run_rows, qrels_rows = [], []
     for q in range(draw(st.integers(1, 4))):
         n_docs = draw(st.integers(0, 7))
@@ -63,7 +65,7 @@ def cases(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
             run_rows.append((q, d, draw(st.sampled_from([0.5, 1.0, 1.0, 2.0]))))
         for d in range(n_docs + 2):  # the last two: judged, never retrieved
             if draw(st.booleans()):
-                qrels_rows.append((q, d, draw(st.sampled_from([0, 1, 2, 3]))))
+                qrels_rows.append((q, d, draw(st.sampled_from([0, 1, 2, 3, None]))))
     run = pl.DataFrame(run_rows, schema={"qid": pl.Int64, "docid": pl.Int64,
                                          "score": pl.Float64}, orient="row")
     qrels = pl.DataFrame(qrels_rows, schema={"qid": pl.Int64, "docid": pl.Int64,
@@ -101,16 +103,25 @@ def keys_mode_ranking(ties: str) -> dict[str, object]:
 
 
 def full_join(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
-    """Retrieved rows with their labels, then each query's judged rows not retrieved."""
+    """Retrieved rows with their labels, then each query's judged rows not retrieved;
+    ``pooled``: the row has a qrels line."""
     ordered = run.with_row_index("__row")
-    unretrieved = qrels.join(run.select("qid", "docid"), on=["qid", "docid"], how="anti")
-    return pl.concat([ordered.join(qrels, on=["qid", "docid"], how="left"), unretrieved],
-                     how="diagonal_relaxed")
+    lines = qrels.with_columns(pl.lit(True).alias("pooled"))
+    unretrieved = lines.join(run.select("qid", "docid"), on=["qid", "docid"], how="anti")
+    return pl.concat([ordered.join(lines, on=["qid", "docid"], how="left"), unretrieved],
+                     how="diagonal_relaxed").with_columns(pl.col("pooled").fill_null(False))
 
 
-def close(a: float | None, b: float | None) -> bool:
+def pooled(metric: Metric, flag: str | pl.Expr) -> dict[str, str | pl.Expr]:
+    """``pooled=flag`` for the metrics that read it (evaluate() passes it itself)."""
+    return {"pooled": flag} if metric.definition.reads_pool else {}
+
+
+def close(a: float | str | None, b: float | str | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
+    if isinstance(a, str) or isinstance(b, str):  # relstring
+        return a == b
     return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=TOL, abs_tol=TOL)
 
 
@@ -154,19 +165,26 @@ def test_every_path_gives_the_same_numbers(ties: str, case: tuple[pl.DataFrame, 
     rank = ("rank", "rank_last") if ties == "expected" else "rank"
     shared = [(n, m) for n, m in zip(names, metrics, strict=True)
               if ties == "expected" or m.definition.name != "auc"]
-    per_list = lists.group_by("qid").agg(m.expr("rel", rank=rank).alias(n) for n, m in shared)
+    in_pool = pl.col("docid").is_not_null()  # ranked(): only the list ends have no id
+    per_list = lists.group_by("qid").agg(m.expr("rel", rank=rank, **pooled(m, in_pool)).alias(n)
+                                         for n, m in shared)
     assert_same_values(per_list, want, [n for n, _ in shared])
-    means = lists.select(m.expr("rel", rank=rank, query="qid").alias(n) for n, m in shared)
+    averaged = [(n, m) for n, m in shared if m.definition.over_queries != "none"]
+    means = lists.select(m.expr("rel", rank=rank, query="qid", **pooled(m, in_pool)).alias(n)
+                         for n, m in averaged)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # run queries without judgments
         summaries = pr.evaluate(run, qrels, specs, ties=ties)  # type: ignore[arg-type]
-    for name, _ in shared:  # the mean, or the metric's own summary (sums, geometric)
+    for name, _ in averaged:  # the mean, or the metric's own summary (sums, geometric)
         assert close(means[name].item(), summaries[name].item()), name
+    for name in {n for n, _ in shared} - {n for n, _ in averaged}:  # strings: none
+        assert summaries[name].item() is None, name
 
     joined = full_join(run, qrels).filter(pl.col("qid").is_in(want["qid"].implode()))
     ranking = keys_mode_ranking(ties)
     one_line = joined.group_by("qid").agg(
-        m.expr("rel", **({"by": "score"} if m.definition.name == "auc" else ranking)).alias(n)
+        m.expr("rel", **({"by": "score"} if m.definition.name == "auc" else ranking),
+               **pooled(m, "pooled")).alias(n)
         for n, m in zip(names, metrics, strict=True))
     assert_same_values(one_line, want, names)
 

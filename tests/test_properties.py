@@ -167,10 +167,12 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
         "binary_normalized_gain": pr.binary_normalized_gain("rel", threshold=t, **ranking),
         "ndcg_over_relevant": pr.ndcg_over_relevant("rel", **ranking),
         "r_ndcg": pr.r_ndcg("rel", threshold=t, **ranking),
+        "infap": pr.infap("rel", threshold=t, **ranking),
     }
     if ranking.get("ties") not in ("optimistic", "pessimistic"):  # they leave it open
         exprs["unjudged"] = pr.unjudged("rel", k or 10, **ranking)  # type: ignore[arg-type]
         exprs["rbp_residual"] = pr.rbp_residual("rel", params.p, **ranking)  # type: ignore[arg-type]
+        exprs["judged"] = pr.judged("rel", params.k, **ranking)  # type: ignore[arg-type]
     return {name: expr.alias(name) for name, expr in exprs.items()}
 
 
@@ -206,9 +208,10 @@ def per_query(df: pl.DataFrame, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
 
 def test_metric_table_is_complete() -> None:
     # the intent-aware metrics read one row per (document, subtopic) and rank ties by
-    # doc id only (no "expected" form): tests/test_intents.py covers them
+    # doc id only (no "expected" form): tests/test_intents.py covers them; relstring is
+    # a string (no bounds, no mean): its invariants are in test_judgments.py
     intent_aware = {m.function.__name__ for m in METRICS.values() if m.subtopics}
-    assert set(NAMES) == set(pr.metrics.__all__) - {"map", "mrr"} - intent_aware
+    assert set(NAMES) == set(pr.metrics.__all__) - {"map", "mrr", "relstring"} - intent_aware
 
 
 # ---------------------------------------------------------------------------- bounds

@@ -45,6 +45,7 @@ PUBLIC_MODULES = (
     "polars_rank.metrics.binary",
     "polars_rank.metrics.sets",
     "polars_rank.metrics.incomplete",
+    "polars_rank.metrics.pool",
     "polars_rank.metrics.rbp",
     "polars_rank.metrics.interpolated",
     "polars_rank.metrics.counts",

@@ -26,6 +26,7 @@ from polars_rank._evaluation.options import (
     BOUND_LAST,
     LIST,
     N_RET,
+    POOLED,
     RANK,
     RANK_LAST,
     Options,
@@ -158,20 +159,24 @@ def with_list_ends(rows: pl.LazyFrame, lists: pl.LazyFrame, o: Options, *,
 
     A list's length is its largest rank: a list with judged rows whose last
     retrieved row is not judged gets that row, label-less (every rank column at the
-    length); a list without judged rows is not evaluated and gets none. Then the
+    length); a list without judged rows is not evaluated and gets none. Every row of
+    ``rows`` has a qrels line (or a label, without qrels) and no end row has: that is
+    ``POOLED``, added when a metric reads it (``o.needs_pooled``). Then the
     rows sorted by list, so that each list is a slice of the frame (a ``group_by``
     on a column Polars knows is sorted slices instead of gathering: 0.42 against
     0.30 s for 100k lists), and by rank within it.
     """
     last = RANK_LAST if o.ties == "expected" else RANK
     columns = [LIST, *rank_columns(o), o.rel, *([o.doc] if doc else [])]
-    rows_df = rows.select(columns).collect()  # read three times below: once
+    pooled = [pl.lit(True).alias(POOLED)] if o.needs_pooled else []
+    rows_df = rows.select(*columns, *pooled).collect()  # read three times below: once
     largest = rows_df.lazy().group_by(LIST).agg(pl.col(last).max().alias("__largest"))
     ends = (
         largest.join(lists.select(LIST, N_RET), on=LIST, how="inner")
         .filter((pl.col(N_RET) > 0) & pl.col("__largest").fill_null(0).lt(pl.col(N_RET)))
         .select(LIST, *(pl.col(N_RET).cast(pl.Int64).alias(c) for c in rank_columns(o)),
-                pl.lit(None, pl.Float64).alias(o.rel))
+                pl.lit(None, pl.Float64).alias(o.rel),
+                *([pl.lit(False).alias(POOLED)] if o.needs_pooled else []))
     )
     out = in_rank_order(pl.concat([rows_df.lazy(), ends], how="diagonal_relaxed"), LIST, o)
     return out.collect().with_columns(pl.col(LIST).set_sorted()).lazy()

@@ -8,12 +8,16 @@ list did not retrieve anything for and the qrels queries absent from the run.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank._evaluation.options import JUDGED, RETRIEVED, Options
 from polars_rank._summaries import summarize
 from polars_rank.errors import InvalidDataError
+
+if TYPE_CHECKING:
+    from polars_rank.registry import Metric
 
 __all__ = ["counted_queries", "means", "raise_empty", "warn_unjudged"]
 
@@ -26,7 +30,8 @@ def counted_queries(per: pl.LazyFrame, run: pl.LazyFrame, qrels: pl.LazyFrame | 
         per = per.filter(pl.col(JUDGED) & pl.col(RETRIEVED))
     else:
         per = per.filter(pl.col(JUDGED)).with_columns(
-            pl.when(pl.col(RETRIEVED)).then(pl.col(c)).otherwise(0.0).alias(c) for c in columns
+            pl.when(pl.col(RETRIEVED)).then(pl.col(name)).otherwise(_zero(m)).alias(name)
+            for name, m in o.named
         )
         if qrels is not None:
             retrieved = run.filter(pl.col(o.score).is_not_null())
@@ -57,7 +62,7 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
             _stand_in_utility(pl.col(name), m.options["weights"]).alias(name)
             for name, m in o.named if name in counts and m.definition.name == "utility")
     return absent.with_columns(
-        *(pl.lit(0.0).alias(c) for c in o.columns if c not in counts),
+        *(_zero(m).alias(name) for name, m in o.named if name not in counts),
         pl.lit(True).alias(JUDGED),
         pl.lit(False).alias(RETRIEVED),
     ).select(pl.col(name).cast(dtype) for name, dtype in schema.items())
@@ -85,6 +90,14 @@ def _stand_in_utility(relevant: pl.Expr, weights: tuple[float, ...]) -> pl.Expr:
     """m_utility.c on one retrieved document, not relevant, and R relevant ones missed."""
     _, b, c, d = weights
     return b + c * relevant + d * (-1.0 - relevant)
+
+
+def _zero(metric: Metric) -> pl.Expr:
+    """A query's value when the run retrieved nothing for it: 0.
+
+    An empty string for relstring, which trec_eval -c prints as ''.
+    """
+    return pl.lit("") if metric.definition.over_queries == "none" else pl.lit(0.0)
 
 
 def means(per: pl.LazyFrame, o: Options, *, per_query: bool) -> pl.LazyFrame:

@@ -37,6 +37,9 @@ BOUND_LAST = "__polars_rank_tie_last"
 """The score's tie bounds (AUC counts a tied pair one half, whatever the tie policy)."""
 JUDGED = "__polars_rank_judged"
 RETRIEVED = "__polars_rank_retrieved"
+POOLED = "__polars_rank_pooled"
+"""True on the rows of the qrels (judged or pooled but not judged), false on the
+list ends: the ``pooled=`` of the metrics that read it (``MetricDef.reads_pool``)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,11 @@ class Options:
         return [name for name, _ in self.named]
 
     @property
+    def needs_pooled(self) -> bool:
+        """Whether a metric tells pooled unjudged rows from unpooled ones (infAP)."""
+        return any(m.definition.reads_pool for _, m in self.named)
+
+    @property
     def needs_bounds(self) -> bool:
         """Whether the score's tie bounds are needed beside the ranks (AUC)."""
         return any(m.definition.name == "auc" for _, m in self.named)
@@ -107,13 +115,23 @@ def names(value: str | Sequence[str] | None, what: str) -> list[str]:
 
 
 def metric_list(metrics: str | Metric | Sequence[str | Metric],
-                dialect: str = "polars-rank") -> list[tuple[str, Metric]]:
-    """(output name, parsed metric) for each metric asked, names unique."""
+                dialect: str = "polars-rank", *,
+                judged_only: bool = False) -> list[tuple[str, Metric]]:
+    """(output name, parsed metric) for each metric asked, names unique.
+
+    ``judged_only``: every metric ranks the judged rows only (trec_eval's ``-J``).
+    """
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         msg = "metrics must name at least one metric, e.g. ('ndcg@10', 'map')"
         raise ValueError(msg)
     out = [(str(m), parse_metric(m, dialect)) for m in items]
+    if not isinstance(judged_only, bool):
+        msg = f"judged_only must be True or False, got {judged_only!r}"
+        raise TypeError(msg)
+    if judged_only:
+        out = [(name, Metric(m.definition, m.k, {**m.options, "judged_only": True}))
+               for name, m in out]
     given = [name for name, _ in out]
     if len(set(given)) != len(given):
         msg = f"metrics has duplicate names: {given}"

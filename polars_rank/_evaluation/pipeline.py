@@ -62,6 +62,7 @@ def evaluate(
     memory: Memory = "high",
     dialect: str = "polars-rank",
     subtopic: str = "subtopic",
+    judged_only: bool = False,
 ) -> FrameT:
     """Evaluate a run against relevance judgments, per group or per query.
 
@@ -132,12 +133,20 @@ def evaluate(
         ``ERR_IA@20``, ``P_IA@10``, ``StRecall@20``, ...) read every row, ranking
         equal scores by doc id ascending as ndeval does under ``ties="trec_eval"``;
         every other metric reads one row per (query, doc) with the largest label.
+    judged_only
+        ``True``: every metric ranks the judged rows of each list only (condensed
+        lists, trec_eval's ``-J``): retrieved documents without a label, in the pool
+        or not, are removed before any metric, and the rest keep their order. A query
+        whose run retrieved nothing judged is still evaluated (an empty list), as
+        trec_eval does. One metric at a time: ``"ndcg@10(judged_only=True)"``
+        (ir_measures' ``nDCG(judged_only=True)@10``).
 
     Returns
     -------
     DataFrame or LazyFrame
         The group columns (and the query column with ``per_query=True``), then one
-        Float64 column per metric, named as given. Lazy in, lazy out.
+        Float64 column per metric, named as given (``relstring``: a String column
+        per query, null over queries). Lazy in, lazy out.
 
     Warns
     -----
@@ -183,6 +192,7 @@ def evaluate(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate, memory=memory, dialect=dialect,
         subtopic=subtopic,
+        judged_only=judged_only,
     )
     warn_unjudged(per.unjudged, query, per.options.groups)
     out = means(per.frame, per.options, per_query=per_query)
@@ -332,6 +342,7 @@ def per_query_values(
     all_groups: pl.DataFrame | None = None,
     dialect: str = "polars-rank",
     subtopic: str = "subtopic",
+    judged_only: bool = False,
 ) -> PerQuery:
     """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
 
@@ -346,7 +357,7 @@ def per_query_values(
     for ``missing="zero"`` when the piece holds only part of the run (default: the
     piece's own).
     """
-    named = metric_list(metrics, dialect)
+    named = metric_list(metrics, dialect, judged_only=judged_only)
     options, lazy_run, lazy_qrels = check_arguments(
         run, qrels, named, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=dialect_ties(ties, dialect), missing=missing, validate=validate, memory=memory,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._evaluation.options import JUDGED, LIST, N_RET, RETRIEVED, Options
+from polars_rank._evaluation.options import JUDGED, LIST, N_RET, POOLED, RETRIEVED, Options
 
 if TYPE_CHECKING:
     from polars_rank._evaluation.judged import Judged
@@ -22,7 +22,9 @@ __all__ = ["per_list"]
 def per_list(judged: Judged, o: Options) -> pl.LazyFrame:
     """One row per list: its keys, a column per metric, and the JUDGED/RETRIEVED flags."""
     per = judged.rows.group_by(LIST).agg(
-        m.expr(o.rel, rank=o.rank_of(m)).alias(name) for name, m in o.plain
+        m.expr(o.rel, rank=o.rank_of(m), **({"pooled": POOLED} if m.definition.reads_pool
+                                            else {})).alias(name)
+        for name, m in o.plain
     )
     return per.join(judged.lists, on=LIST, how="left").select(
         *o.keys, *(name for name, _ in o.plain), pl.lit(True).alias(JUDGED),

@@ -31,6 +31,7 @@ from polars_rank.metrics.interpolated import eleven_point_average, iprec_at_reca
 from polars_rank.metrics.novelty import alpha_dcg, alpha_ndcg, err_ia, nerr_ia
 from polars_rank.metrics.novelty_rbp import nnrbp, nrbp
 from polars_rank.metrics.pairwise import auc, rank_correlation
+from polars_rank.metrics.pool import infap, judged, relstring
 from polars_rank.metrics.rbp import rbp, rbp_residual
 from polars_rank.metrics.relative import r_precision_multiple, relative_precision, set_map
 from polars_rank.metrics.sets import f1, precision, r_precision, recall
@@ -62,6 +63,9 @@ __all__ = [
     "gm_bpref",
     "unjudged",
     "rbp_residual",
+    "infap",
+    "judged",
+    "relstring",
     "relative_precision",
     "r_precision_multiple",
     "set_map",
