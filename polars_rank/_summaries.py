@@ -29,6 +29,8 @@ def summarize(values: pl.Expr, how: Summary = "mean", *, in_order: bool = False)
     and ``mean`` add in another order, which can move a mean by one unit in the last
     place: enough to print 0.0437 where trec_eval prints 0.0438 (0.04375 rounded).
     """
+    if how == "none":  # a null of the values' type (relstring: no summary)
+        return values.filter(pl.lit(False)).first()
     if in_order:
         kept = values.drop_nulls()
         if how == "geometric":
@@ -40,8 +42,6 @@ def summarize(values: pl.Expr, how: Summary = "mean", *, in_order: bool = False)
         return mean.exp() if how == "geometric" else mean
     if how == "sum":
         return values.sum()
-    if how == "none":  # a null of the values' type
-        return values.filter(pl.lit(False)).first()
     if how == "geometric":
         return values.clip(lower_bound=GEOMETRIC_FLOOR).log().mean().exp()
     return values.mean()

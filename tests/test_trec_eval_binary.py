@@ -61,9 +61,16 @@ PENDING = {
     # measures of all_trec polars-rank does not print yet
     # differences in the arithmetic (see the module docstring)
     "double scores", "addition order",
+    # -J leaving a query no judged document: trec_eval's iprec_at_recall and 11pt_avg
+    # divide 0 by 0 (m_iprec_at_recall.c:81) and print -nan there and on the all line;
+    # polars-rank gives 0 (docs/conventions.md)
+    "-J empty lists",
 }
 """What polars-rank's command line does not do as trec_eval 10 yet: remove an item when
 its feature lands (the tests fail until then, saying which)."""
+
+EMPTIED = {"iprec_at_recall", "11pt_avg"}
+"""Measures trec_eval prints as -nan on a list -J emptied."""
 
 ADDITION_ORDER = {"map", "map_cut", "11pt_avg", "rbp", "rbp_resid", "bpref", "ndcg", "ndcg_cut"}
 
@@ -208,6 +215,9 @@ def test_cli_prints_what_trec_eval_prints(command: str, trec_eval: Path, tmp_pat
                 if (m, q) in mine and _measure(m) in ADDITION_ORDER and at_half_unit(
                         values[m, q], mine[m, q], theirs[m, q]):
                     mismatches.remove(line)
+        if "-J" in flags and "-J empty lists" in PENDING:
+            mismatches = [line for line in mismatches
+                          if not (_measure(line.split()[0]) in EMPTIED and "trec_eval -nan" in line)]
         assert not mismatches, (f"seed {case.seed}: {len(mismatches)} values differ "
                                 f"(files in {tmp_path}):\n  " + "\n  ".join(mismatches[:20]))
         lacking |= missing
