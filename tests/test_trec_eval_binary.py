@@ -216,8 +216,8 @@ def test_cli_prints_what_trec_eval_prints(command: str, trec_eval: Path, tmp_pat
                         values[m, q], mine[m, q], theirs[m, q]):
                     mismatches.remove(line)
         if "-J" in flags and "-J empty lists" in PENDING:
-            mismatches = [line for line in mismatches
-                          if not (_measure(line.split()[0]) in EMPTIED and "trec_eval -nan" in line)]
+            mismatches = [line for line in mismatches if not (
+                _measure(line.split()[0]) in EMPTIED and "trec_eval -nan" in line)]
         assert not mismatches, (f"seed {case.seed}: {len(mismatches)} values differ "
                                 f"(files in {tmp_path}):\n  " + "\n  ".join(mismatches[:20]))
         lacking |= missing
