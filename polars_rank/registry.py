@@ -515,8 +515,8 @@ class Metric:
 
     @staticmethod
     def _format(value: Any) -> str:
-        if isinstance(value, bool):
-            return str(value).lower()
+        if isinstance(value, bool):  # True / False, ir_measures' spelling
+            return str(value)
         if isinstance(value, float) and value.is_integer():
             return str(int(value))
         if isinstance(value, (tuple, list)):  # utility's weights, 11pt_avg's levels

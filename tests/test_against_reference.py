@@ -122,10 +122,10 @@ def row_order_frame(case: Case, params: Params) -> pl.DataFrame:
 def same(got: float | str | None, expected: float | str | None) -> bool:
     if expected is None:
         return got is None
-    if math.isnan(expected):  # trec_eval's 0 / 0 (Rndcg without a positive gain)
-        return got is not None and math.isnan(got)
     if isinstance(expected, str) or isinstance(got, str):  # relstring
         return got == expected
+    if math.isnan(expected):  # trec_eval's 0 / 0 (Rndcg without a positive gain)
+        return got is not None and math.isnan(got)
     return got is not None and math.isclose(got, expected, rel_tol=TOL, abs_tol=TOL)
 
 
