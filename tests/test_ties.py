@@ -31,12 +31,12 @@ TOL = 1e-12
 # mean_dwell only without a cutoff (tested below)
 EXCLUDED = {"err", "bpref", "gm_bpref", "auc", "mean_dwell", "iprec_at_recall",
             "eleven_point_average", "normalized_gain", "binary_normalized_gain",
-            "ndcg_over_relevant", "r_ndcg"}
+            "ndcg_over_relevant", "r_ndcg", "infap", "relstring"}
 LOWER_IS_BETTER = {"abandonment"}  # optimistic (clicks first) is its minimum
 # a hit moved into the top k can lower the mean precision at the hits: no bound
 NOT_MONOTONE = {"average_precision_retrieved"}
 # where the unjudged rows sit decides these: optimistic/pessimistic leave it open (raise)
-NOT_RELEVANCE_ORDERED = {"rbp_residual", "unjudged"}
+NOT_RELEVANCE_ORDERED = {"rbp_residual", "unjudged", "judged", "infap", "relstring"}
 EXPECTED_METRICS = [name for name in METRICS if name not in EXCLUDED]
 
 labels_st = st.sampled_from([None, 0, 1, 2, 3, 1.5])
