@@ -205,9 +205,15 @@ class Intents:
         order); exact maximisation is NP-hard (Clarke et al., SIGIR 2008). The greedy
         is sequential, so the expression unrolls it: one step per rank, each a few
         aggregations over the list's relevant rows, the state (the picks and each
-        row's novelty count) carried in a struct. The plan grows faster than
-        ``depth``: Polars plans it in ~0.15 s at depth 20, ~2 s at 60
-        (docs/performance.md).
+        row's novelty count) carried in a struct.
+
+        Each step is its own ``list.eval`` over the previous step's list: inside it the
+        state is ``pl.element()``, a leaf, so the expression grows linearly with
+        ``depth``. Written as one ``list.eval`` whose steps refer to the step before,
+        Polars 1.36 copies the previous state into every field reference and the plan
+        grows exponentially (out of memory at depth 4). Steps run in ``list.eval``
+        because a lazy ``group_by`` rejects aggregations within ``struct.with_fields``
+        in its own context (Polars 2.1).
         """
         keep = self.relevant() > 0
         key = self.doc.cast(pl.String).filter(keep)
@@ -217,8 +223,9 @@ class Intents:
         first = codes.rank("min").cast(pl.Int64) - 1
         members = pl.int_ranges(first, codes.rank("max").cast(pl.Int64))
         field = pl.field
-        state = pl.element()
         q = 1.0 - alpha
+        rows = pl.struct(d=codes, s=subs, m=members, c=pl.lit(0, pl.Int64), total=pl.lit(0.0))
+        state = rows.implode()
         for t in range(1, depth + 1):
             open_ = field("c") >= 0  # c = -1: the row's document is ranked already
             gain = pl.when(open_).then(pl.lit(q).pow(field("c"))).otherwise(0.0)
@@ -227,15 +234,12 @@ class Intents:
             chosen = field("d").filter(open_ & (doc_gain >= best * (1.0 - _TIE_TOLERANCE)))
             hit = field("d") == chosen.max()
             covered = field("s").is_in(field("s").filter(hit).implode()).cast(pl.Int64)
-            state = state.struct.with_fields(
+            state = state.list.eval(pl.element().struct.with_fields(
                 c=pl.when(hit).then(-1).when(open_).then(field("c") + covered)
                 .otherwise(field("c")),
                 total=field("total") + best.fill_null(0.0) * weight(t),
-            )
-        # the steps run inside one list.eval: a lazy group_by rejects aggregations
-        # within struct.with_fields in its own context (Polars 2.1), not in list.eval
-        rows = pl.struct(d=codes, s=subs, m=members, c=pl.lit(0, pl.Int64), total=pl.lit(0.0))
-        totals = rows.implode().list.eval(state.struct.field("total"))
+            ))
+        totals = state.list.eval(pl.element().struct.field("total"))
         return totals.list.first().fill_null(0.0)
 
     # ------------------------------------------------------------------ finishing

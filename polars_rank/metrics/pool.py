@@ -83,7 +83,9 @@ def relstring_value(r: Ranked, k: int | None = 10, pooled: IntoExpr | None = Non
         pl.when(in_pool(r, pooled)).then(pl.lit("."))
         .when(r.labels.is_null()).then(pl.lit("-"))
         .when(grade > 9).then(pl.lit(">"))
-        .otherwise(grade.cast(pl.Int64).cast(pl.String))
+        # not strict: Polars 1.36 casts every row before choosing, NaN and inf too (such
+        # a list is unscorable and comes out null)
+        .otherwise(grade.cast(pl.Int64, strict=False).cast(pl.String))
     )
     position = r.positions(k)
     gap = position - position.shift(1, fill_value=0)  # 1 + the ranks skipped before
