@@ -62,11 +62,11 @@ def _as_number(label: Label) -> float:
 def _gain(label: Label, gain: Gain, threshold: float | None = None) -> float:
     """Gain of one label: 2**l - 1 ("exponential"), l ("linear") or 1 ("binary"); None -> 0.
 
-    A label below ``threshold`` (ranx's relevance level) gains 0; without one, a
-    label gains when it is > 0 (only "binary" needs saying so).
+    Unjudged and a label below ``threshold`` (ranx's relevance level) gain 0;
+    without one, a label gains when it is > 0 (only "binary" needs saying so).
     """
     value = _as_number(label)
-    counted = value > 0 if threshold is None else value >= threshold
+    counted = label is not None and (value > 0 if threshold is None else value >= threshold)
     if not counted:
         return 0.0
     if gain == "binary":  # MS Recommenders' score_type="binary"
@@ -109,7 +109,9 @@ def ndcg(
     list is not truncated at ``len(ranked)`` (trec_eval ``ndcg`` does the same:
     it keeps adding ideal gains past the end of the retrieved list).
     """
-    ideal_labels = sorted((_as_number(label) for label in [*ranked, *unretrieved]), reverse=True)
+    # by gain, unjudged (None) kept as such: it gains nothing, whatever the threshold
+    ideal_labels = sorted([*ranked, *unretrieved],
+                          key=lambda label: _gain(label, gain, threshold), reverse=True)
     ideal = dcg(ideal_labels, k=k, gain=gain, threshold=threshold)
     if ideal == 0:
         return 0.0
