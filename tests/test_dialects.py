@@ -236,3 +236,21 @@ def test_cli_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main([*args, "--dialect", "torchmetrics", "--ties", "trec_eval"]) == 0
     out = capsys.readouterr().out  # doc ids descending: c (not relevant), b, a
     assert out.splitlines()[0].endswith("\t0.2500")  # q1: P@2 at b over 1 hit; q2: 0
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+def test_relevance_orders_put_unjudged_rows_below_judged_zeros(ties: str) -> None:
+    """With threshold=0 (MS Recommenders: every judged row relevant) a judged 0 is
+    relevant and an unjudged row is not: the bounds order them so on every path."""
+    run = pl.DataFrame({"qid": ["q"] * 3, "docid": ["a", "b", "c"], "score": [1.0] * 3})
+    qrels = pl.DataFrame({"qid": ["q"], "docid": ["b"], "rel": [0]})
+    specs = ["p@1(threshold=0)", "ndcg@1(gain=binary,threshold=0)"]
+    got = pr.evaluate(run, qrels, specs, ties=ties).row(0)  # type: ignore[arg-type]
+    joined = run.join(qrels, on=["qid", "docid"], how="left")
+    one_line = joined.select(
+        pr.precision("rel", 1, by="score", threshold=0, ties=ties),  # type: ignore[arg-type]
+        pr.ndcg("rel", 1, by="score", gain="binary", threshold=0, ties=ties),  # type: ignore[arg-type]
+    ).row(0)
+    want = (1.0, 1.0) if ties == "optimistic" else (0.0, 0.0)
+    assert got == want
+    assert one_line == want

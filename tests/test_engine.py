@@ -41,7 +41,7 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
          # the options other tools' numbers need (dialects)
          "map@2(denominator=retrieved)", "map@3(denominator=capped,empty=one)",
          "rprec@2(empty=skip)", "p@3(adaptive_k=true)", "ndcg@3(gain=binary,threshold=0)",
-         "dcg@2(log_base=10,threshold=2)", "f1@2(beta=2)", "rbp(p=0.6,gain=raw)",
+         "dcg@2(threshold=2,log_base=10)", "f1@2(beta=2)", "rbp(p=0.6,gain=raw)",
          "mrr@2(empty=skip)", "hit_rate@2(empty=one)", "recall@2(empty=skip)"]
 NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg"}
 
