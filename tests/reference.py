@@ -177,12 +177,16 @@ def f1(
     threshold: float = 1,
     beta: float = 1,
 ) -> float:
-    """F-beta: (1 + b^2) P R / (b^2 P + R) of precision@k and recall@k; 0 when both are 0."""
+    """F: (1 + x) P R / (x P + R) of precision@k and recall@k; 0 when both are 0.
+
+    x = ``beta`` weighs recall x times precision, as trec_eval 10.0's m_set_F.c
+    ("set_Fx = (x+1) * P * R / (R + x*P)") and ir_measures' ``SetF(beta=)``.
+    """
     p = precision(ranked, k=k, threshold=threshold)
     r = recall(ranked, unretrieved, k=k, threshold=threshold)
     if p + r == 0:
         return 0.0
-    return (1 + beta**2) * p * r / (beta**2 * p + r)
+    return (1 + beta) * p * r / (beta * p + r)
 
 
 def average_precision(

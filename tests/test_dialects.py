@@ -254,3 +254,18 @@ def test_relevance_orders_put_unjudged_rows_below_judged_zeros(ties: str) -> Non
     want = (1.0, 1.0) if ties == "optimistic" else (0.0, 0.0)
     assert got == want
     assert one_line == want
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0, 2.0, 4.0])
+def test_set_f_beta_is_ir_measures(beta: float) -> None:
+    """ir_measures' SetF(beta=) (trec_eval's set_F.x): recall weighted beta, not beta²."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2, "z": 1}, "q2": {"a": 1}, "q3": {"a": 0}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0, "x": 0.5}, "q2": {"b": 1.0, "a": 0.5},
+           "q3": {"a": 1.0}}
+    measure = ir_measures.SetF(beta=beta)
+    want = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+    got = pr.evaluate(run, qrels, [f"SetF(beta={beta})"], per_query=True)
+    assert dict(got.iter_rows()) == pytest.approx(want, abs=1e-12)
+    assert want["q1"] != pytest.approx(  # not the textbook F_beta
+        (1 + beta**2) * 0.5 * (2 / 3) / (beta**2 * 0.5 + 2 / 3)) or beta == 1
