@@ -33,7 +33,8 @@ def test_rbp_keyword_k_is_validated() -> None:
 
 
 def test_unknown_gain() -> None:
-    with pytest.raises(ValueError, match=r"gain must be one of 'exponential', 'linear', got 'exp'"):
+    allowed = "'exponential', 'linear', 'binary'"
+    with pytest.raises(ValueError, match=rf"gain must be one of {allowed}, got 'exp'"):
         pr.ndcg("rel", 10, gain="exp", by="score")  # type: ignore[arg-type]
 
 

@@ -269,3 +269,12 @@ def test_set_f_beta_is_ir_measures(beta: float) -> None:
     assert dict(got.iter_rows()) == pytest.approx(want, abs=1e-12)
     assert want["q1"] != pytest.approx(  # not the textbook F_beta
         (1 + beta**2) * 0.5 * (2 / 3) / (beta**2 * 0.5 + 2 / 3)) or beta == 1
+
+
+def test_every_dialect_is_in_the_conventions_table() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).parents[1] / "docs" / "conventions.md").read_text()
+    section = page.split("## Dialects: other tools' numbers", 1)[1].split("\n## ", 1)[0]
+    for name in DIALECTS:
+        assert f'| `"{name}"`' in section, name
