@@ -327,7 +327,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in [
             summary="rbp and rbp_resid: p = 0.9, graded (label / the query's largest)"),
     Dialect("ir_measures", "ir_measures 0.4.3: ir_measures/measures/*.py",
             summary="polars-rank's defaults are ir_measures' (nDCG linear, RBP p = 0.8 "
-                    "binary, ERR max grade 4): no difference"),
+                    "binary): no difference"),
     Dialect("ranx", "ranx 0.3.21: ranx/metrics/*.py, ranx/meta/evaluate.py",
             {"rbp": {"gain": "raw"}, "ndcg": {"threshold": 1}, "dcg": {"threshold": 1}},
             summary="rbp graded with the raw label; ndcg and dcg drop labels below 1 "
