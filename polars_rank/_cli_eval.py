@@ -1,7 +1,8 @@
 r"""``polars-rank eval``: TREC files in, trec_eval's measures and output out.
 
 The command line speaks trec_eval's dialect (``-m P.5,10``, ``-m official``, ``-q``,
-``-c``, ``-l``, ``-M``, ``-n``; ``rbp`` is trec_eval 10's) and, for one run, prints
+``-c``, ``-l``, ``-M``, ``-n``; ``rbp`` is trec_eval 10's; ``--dialect`` picks another
+tool's, :data:`polars_rank.registry.DIALECTS`) and, for one run, prints
 trec_eval's own lines (``%-22s\t%s\t%6.4f``, counts as integers), so its output can
 be diffed against trec_eval's. polars-rank metric strings (``ndcg@10``) mix in.
 """

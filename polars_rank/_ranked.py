@@ -154,6 +154,15 @@ class Ranked:
         """Labels with unjudged as 0."""
         return self.labels.fill_null(0.0)
 
+    def relevance_order(self) -> pl.Expr:
+        """The key of ``ties="optimistic"`` / ``"pessimistic"``: the label, unjudged lowest.
+
+        An unjudged row is never relevant, a judged 0 is with ``threshold=0`` (every
+        judged row relevant, MS Recommenders' convention): unjudged as 0 would leave
+        their order to the row order.
+        """
+        return self.labels.fill_null(-1.0)
+
     def relevant(self, threshold: float) -> pl.Expr:
         """1.0 where the label is >= threshold, 0.0 otherwise (unjudged: 0.0)."""
         return (self.labels >= threshold).fill_null(False).cast(pl.Float64)
@@ -246,7 +255,7 @@ class Ranked:
             keys = list(self.keys)
             desc = list(self.descending)
             if self.ties in ("optimistic", "pessimistic"):
-                keys.append(self.gains())
+                keys.append(self.relevance_order())
                 desc.append(self.ties == "optimistic")
             out = sort_by(values, keys, desc)
         return out if k is None else out.head(k)

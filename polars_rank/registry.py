@@ -214,8 +214,9 @@ METRICS: dict[str, MetricDef] = {
                   trec_eval="recall.k", summary="relevant in the top k / R",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
         MetricDef("f1", metrics.f1,
-                  options=(THRESHOLD, Option("beta", float, 1, description="recall's weight")),
-                  summary="weighted harmonic mean of P@k and recall@k (F-beta)",
+                  options=(THRESHOLD, Option("beta", float, 1,
+                                             description="recall's weight (trec_eval's x)")),
+                  summary="(1 + beta) P R / (beta P + R) of P@k and recall@k",
                   paper="van Rijsbergen, Information Retrieval, 1979"),
         MetricDef("err", metrics.err,
                   options=(Option("max_grade", float, 4, description="highest label"),),
@@ -440,7 +441,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in [
             summary="rbp and rbp_resid: p = 0.9, graded (label / the query's largest)"),
     Dialect("ir_measures", "ir_measures 0.4.3: ir_measures/measures/*.py",
             summary="polars-rank's defaults are ir_measures' (nDCG linear, RBP p = 0.8 "
-                    "binary, ERR max grade 4): no difference"),
+                    "binary): no difference"),
     Dialect("ranx", "ranx 0.3.21: ranx/metrics/*.py, ranx/meta/evaluate.py",
             {"rbp": {"gain": "raw"}, "ndcg": {"threshold": 1}, "dcg": {"threshold": 1}},
             summary="rbp graded with the raw label; ndcg and dcg drop labels below 1 "

@@ -62,11 +62,11 @@ def _as_number(label: Label) -> float:
 def _gain(label: Label, gain: Gain, threshold: float | None = None) -> float:
     """Gain of one label: 2**l - 1 ("exponential"), l ("linear") or 1 ("binary"); None -> 0.
 
-    A label below ``threshold`` (ranx's relevance level) gains 0; without one, a
-    label gains when it is > 0 (only "binary" needs saying so).
+    Unjudged and a label below ``threshold`` (ranx's relevance level) gain 0;
+    without one, a label gains when it is > 0 (only "binary" needs saying so).
     """
     value = _as_number(label)
-    counted = value > 0 if threshold is None else value >= threshold
+    counted = label is not None and (value > 0 if threshold is None else value >= threshold)
     if not counted:
         return 0.0
     if gain == "binary":  # MS Recommenders' score_type="binary"
@@ -109,7 +109,9 @@ def ndcg(
     list is not truncated at ``len(ranked)`` (trec_eval ``ndcg`` does the same:
     it keeps adding ideal gains past the end of the retrieved list).
     """
-    ideal_labels = sorted((_as_number(label) for label in [*ranked, *unretrieved]), reverse=True)
+    # by gain, unjudged (None) kept as such: it gains nothing, whatever the threshold
+    ideal_labels = sorted([*ranked, *unretrieved],
+                          key=lambda label: _gain(label, gain, threshold), reverse=True)
     ideal = dcg(ideal_labels, k=k, gain=gain, threshold=threshold)
     if ideal == 0:
         return 0.0
@@ -175,12 +177,16 @@ def f1(
     threshold: float = 1,
     beta: float = 1,
 ) -> float:
-    """F-beta: (1 + b^2) P R / (b^2 P + R) of precision@k and recall@k; 0 when both are 0."""
+    """F: (1 + x) P R / (x P + R) of precision@k and recall@k; 0 when both are 0.
+
+    x = ``beta`` weighs recall x times precision, as trec_eval 10.0's m_set_F.c
+    ("set_Fx = (x+1) * P * R / (R + x*P)") and ir_measures' ``SetF(beta=)``.
+    """
     p = precision(ranked, k=k, threshold=threshold)
     r = recall(ranked, unretrieved, k=k, threshold=threshold)
     if p + r == 0:
         return 0.0
-    return (1 + beta**2) * p * r / (beta**2 * p + r)
+    return (1 + beta) * p * r / (beta * p + r)
 
 
 def average_precision(

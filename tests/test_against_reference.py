@@ -325,6 +325,12 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
 # the options other tools' numbers need (issue 22): a value drawn from p
 _LOG_BASE = {0.5: 2.0, 0.8: math.e, 0.95: 10.0}
 _BETA = {0.5: 0.5, 0.8: 2.0, 0.95: 1.0}
+
+
+def _binary_level(p: Params) -> float | None:
+    return {0.5: p.threshold, 0.8: None, 0.95: 0.0}[p.p]
+
+
 VARIANTS: dict[str, tuple[ExprFn, OracleFn]] = {
     "rbp_graded": (  # trec_eval 10's rbp
         lambda p, by: pr.rbp("rel", p.p, k=p.k, gain="graded", **by),
@@ -339,11 +345,10 @@ VARIANTS: dict[str, tuple[ExprFn, OracleFn]] = {
         lambda c, p: ref.ndcg(c.ranked, c.unretrieved, k=p.k, gain=p.gain,  # type: ignore[arg-type]
                               threshold=p.threshold),
     ),
-    "ndcg_binary": (  # MS Recommenders' score_type="binary"
-        lambda p, by: pr.ndcg("rel", p.k, gain="binary",
-                              threshold=None if p.p == 0.8 else p.threshold, **by),
+    "ndcg_binary": (  # MS Recommenders' score_type="binary" (threshold 0: every judged row)
+        lambda p, by: pr.ndcg("rel", p.k, gain="binary", threshold=_binary_level(p), **by),
         lambda c, p: ref.ndcg(c.ranked, c.unretrieved, k=p.k, gain="binary",
-                              threshold=None if p.p == 0.8 else p.threshold),
+                              threshold=_binary_level(p)),
     ),
     "dcg_log_base": (  # scikit-learn's dcg_score(log_base=)
         lambda p, by: pr.dcg("rel", p.k, gain=p.gain, log_base=_LOG_BASE[p.p], **by),

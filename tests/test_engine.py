@@ -40,7 +40,12 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
          "set_map", "utility", "g", "bing", "ndcg_rel", "rndcg(gains={1:3,2:0})",
          "g(gains={0:-1,3:4.5})", "ndcg@3(gains={1:3,2:9})", "utility(weights=[2,-1,0.5,0])",
          "11pt_avg(levels=[0.25,0.5,0.75])", "infap", "judged@3", "relstring@4",
-         "map@3(judged_only=True)"]
+         "map@3(judged_only=True)",
+         # the options other tools' numbers need (dialects)
+         "map@2(denominator=retrieved)", "map@3(denominator=capped,empty=one)",
+         "rprec@2(empty=skip)", "p@3(adaptive_k=True)", "ndcg@3(gain=binary,threshold=0)",
+         "dcg@2(threshold=2,log_base=10)", "f1@2(beta=2)", "rbp(p=0.6,gain=raw)",
+         "mrr@2(empty=skip)", "hit_rate@2(empty=one)", "recall@2(empty=skip)"]
 # the intent-aware metrics need diversity qrels (a subtopic column) and rank ties by doc
 # id (ndeval) or row order only: tests/test_intents.py runs them through every path
 INTENT_SPECS = ["alpha_ndcg@3", "alpha_dcg@2", "err_ia@3", "nerr_ia@2", "nrbp", "nnrbp",

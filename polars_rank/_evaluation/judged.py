@@ -140,7 +140,8 @@ def _window_ranks(o: Options) -> list[pl.Expr]:
         score = pl.col(o.score).cast(pl.Float64) + 0.0
         key = score
         if o.ties in ("optimistic", "pessimistic"):
-            gain = pl.col(o.rel).cast(pl.Float64).fill_null(0.0)
+            # unjudged below every judged label, as Ranked.relevance_order
+            gain = pl.col(o.rel).cast(pl.Float64).fill_null(-1.0)
             key = pl.struct(score.alias("s"), (gain if o.ties == "optimistic" else -gain)
                             .alias("g"))
     if o.ties == "expected":

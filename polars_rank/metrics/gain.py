@@ -30,19 +30,19 @@ if TYPE_CHECKING:
 __all__ = ["dcg", "ndcg", "err"]
 
 
-def _counted(values: pl.Expr, threshold: float | None) -> pl.Expr:
-    """The labels that gain: > 0, or >= ``threshold`` when one is given (ranx's ``-l``)."""
-    return values > 0 if threshold is None else values >= threshold
+def _gain(labels: pl.Expr, gain: str, threshold: float | None = None) -> pl.Expr:
+    """The gain of each label; unjudged (null) and labels below ``threshold`` gain 0.
 
-
-def _gain(values: pl.Expr, gain: str, threshold: float | None = None) -> pl.Expr:
-    """The gain of each label (null-free ``values``); labels below ``threshold`` gain 0."""
+    Without a threshold a label gains when it is > 0 (only ``"binary"`` needs saying
+    so); with one, when it is >= it (ranx's ``-l``; ``threshold=0`` counts every
+    judged row, MS Recommenders' binary gain).
+    """
+    counted = (labels > 0 if threshold is None else labels >= threshold).fill_null(False)
     if gain == "binary":  # 1 per counted label (MS Recommenders' score_type="binary")
-        return _counted(values, threshold).cast(pl.Float64)
+        return counted.cast(pl.Float64)
+    values = labels.fill_null(0.0)
     gains = pl.lit(2.0).pow(values) - 1.0 if gain == "exponential" else values
-    if threshold is None:
-        return gains
-    return pl.when(_counted(values, threshold)).then(gains).otherwise(0.0)
+    return gains if threshold is None else pl.when(counted).then(gains).otherwise(0.0)
 
 
 def _discount(gains: pl.Expr, positions: pl.Expr, log_base: float = 2) -> pl.Expr:
@@ -61,7 +61,7 @@ def _dcg_parts(r: Ranked, k: int | None, gain: str, threshold: float | None = No
     def discount(values: pl.Expr, positions: pl.Expr) -> pl.Expr:
         return _discount(values, positions, log_base)
 
-    g = gain_of(r.labels, _gain(r.gains(), gain, threshold), gains)
+    g = gain_of(r.labels, _gain(r.labels, gain, threshold), gains)
     actual = r.rank_sum(g, k, discount)
     if gains and min(gains.values()) < 0:
         g = g.clip(lower_bound=0.0)
@@ -86,7 +86,7 @@ def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
         value = pl.when(ideal > 0).then(actual / ideal).otherwise(0.0)
     else:
         value = safe_div(actual, ideal)
-    return when_empty(value, _gain(r.gains(), gain, threshold), empty)
+    return when_empty(value, _gain(r.labels, gain, threshold), empty)
 
 
 def _check_gain_options(gain: str, threshold: float | None) -> float | None:

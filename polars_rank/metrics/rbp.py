@@ -52,8 +52,7 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
         total = r.rank_sum(labels, k, term, term_sum) / r.labels.max().clip(lower_bound=1.0)
         return (1.0 - p) * total.fill_null(0.0)
     if gain == "raw":  # ranx (rank_biased_precision.py): the label itself, >= threshold
-        labels = r.labels.fill_null(0.0)
-        raw = pl.when(labels >= threshold).then(labels).otherwise(0.0)
+        raw = pl.when(r.labels >= threshold).then(r.labels).otherwise(0.0)  # null: 0
         return (1.0 - p) * r.rank_sum(raw, k, term, term_sum)
     return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
 

@@ -51,12 +51,11 @@ def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Ex
 
 def f1_value(r: Ranked, k: int | None = None, threshold: float = 1,
              beta: float = 1) -> pl.Expr:
-    """F-beta@k of a ranked list (validated parameters)."""
+    """F@k of a ranked list (validated parameters), recall weighted ``beta``."""
     p, rc = precision_value(r, k, threshold), recall_value(r, k, threshold)
     if beta == 1:
         return safe_div(2.0 * p * rc, p + rc)
-    b2 = float(beta) ** 2
-    return safe_div((1.0 + b2) * p * rc, b2 * p + rc)
+    return safe_div((1.0 + beta) * p * rc, beta * p + rc)
 
 
 def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
@@ -250,12 +249,14 @@ def f1(
 ) -> pl.Expr:
     r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
 
-    .. math:: F_\beta\mathrm{@k} = \frac{(1 + \beta^2) \, P@k \, R@k}{\beta^2 \, P@k + R@k}
+    .. math:: F\mathrm{@k} = \frac{(1 + \beta) \, P@k \, R@k}{\beta \, P@k + R@k}
 
     0 when both are 0 (ranx ``f1@k``; trec_eval only has the set-based ``set_F``).
     The F-measure is van Rijsbergen's (*Information Retrieval*, 1979, ch. 7); beta = 1
-    weighs precision and recall alike, beta > 1 favours recall (ir_measures'
-    ``SetF(beta=)``, trec_eval's ``set_F`` with ``-m set_F.beta``).
+    weighs precision and recall alike, beta > 1 favours recall. beta is as trec_eval's
+    ``set_F.x`` (m_set_F.c: "x is the relative importance of R to P") and ir_measures'
+    ``SetF(beta=)`` define it: the weight itself, so the textbook (and scikit-learn's
+    ``fbeta_score``) F_b is ``beta=b**2``.
 
     Parameters
     ----------
@@ -274,7 +275,7 @@ def f1(
     threshold
         ...
     beta
-        Recall's weight relative to precision, > 0 (1: F1).
+        Recall's weight relative to precision, > 0 (1: F1; F_b is b squared).
     query
         ...
     ties
