@@ -15,7 +15,7 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_threshold
+from polars_rank._params import UNSET, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
 
 if TYPE_CHECKING:
@@ -42,10 +42,11 @@ def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Ex
     return safe_div(hits_value(r, k, threshold), r.n_relevant(threshold))
 
 
-def f1_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
-    """F1@k of a ranked list (validated parameters)."""
+def f1_value(r: Ranked, k: int | None = None, threshold: float = 1,
+             beta: float = 1.0) -> pl.Expr:
+    """F@k of a ranked list, recall weighted ``beta`` (validated parameters)."""
     p, rc = precision_value(r, k, threshold), recall_value(r, k, threshold)
-    return safe_div(2.0 * p * rc, p + rc)
+    return safe_div((beta + 1.0) * p * rc, beta * p + rc)  # as m_set_F.c computes it
 
 
 def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
@@ -216,16 +217,20 @@ def f1(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
+    beta: float = 1.0,
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
     r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
 
-    .. math:: F_1\mathrm{@k} = \frac{2 \, P@k \, R@k}{P@k + R@k}
+    .. math:: F_1\mathrm{@k} = \frac{2 \, P@k \, R@k}{P@k + R@k},\quad
+        F_x\mathrm{@k} = \frac{(1 + x) \, P@k \, R@k}{x \, P@k + R@k}
 
-    0 when both are 0 (ranx ``f1@k``; trec_eval only has the set-based ``set_F``).
-    The F-measure is van Rijsbergen's (*Information Retrieval*, 1979, ch. 7) with
-    beta = 1.
+    0 when both are 0 (ranx ``f1@k``). Without k it is trec_eval's ``set_F`` and
+    ir_measures' ``SetF``. ``beta`` is their x, "the relative importance of R to P"
+    (trec_eval 10.0, m_set_F.c; ir_measures' ``SetF(beta=x)``), which is the square
+    of van Rijsbergen's and scikit-learn's beta: ``fbeta_score(beta=2)`` is
+    ``beta=4`` here (van Rijsbergen, *Information Retrieval*, 1979, ch. 7).
 
     Parameters
     ----------
@@ -243,6 +248,9 @@ def f1(
         ...
     threshold
         ...
+    beta
+        x, the weight of recall against precision (trec_eval's and ir_measures'
+        beta; the square of the textbook beta), a positive number.
     query
         ...
     ties
@@ -270,7 +278,8 @@ def f1(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(f1_value(r, cutoff(k), check_threshold(threshold)))
+    weight = check_real(beta, "beta", low=0, low_open=True, allowed="a positive number")
+    return r.finish(f1_value(r, cutoff(k), check_threshold(threshold), weight))
 
 
 @shared_parameters

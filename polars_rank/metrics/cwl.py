@@ -1,0 +1,213 @@
+"""C/W/L metrics as cwl_eval computes them (ir_measures' SDCG, INST, INSQ, BPM, NERR).
+
+The C/W/L framework (Moffat, Bailey, Scholer & Thomas, TOIS 2017; Azzopardi,
+Thomas & Moffat, SIGIR 2019) describes a metric by the probability C_i that a user
+who looked at rank i goes on to rank i + 1. The user looks at rank i with weight
+W_i = P_(i-1) / sum_j P_(j-1), P_i = C_1 ... C_i, and the metric is the expected
+gain per document, sum_i W_i g_i. cwl_eval 1.0.12 (``cwl/ruler/measures/*.py``,
+``cwl/ruler/ranking.py``), which ir_measures 0.4.3 calls for these measures:
+
+* pads every ranking with zero gains, or cuts it, to 1000 items
+  (:data:`CWL_DEPTH`, ``max_n``), so the weights of the unbounded metrics (INST,
+  INSQ, NERR10, NERR11) are normalised over ranks 1..1000;
+* scales each label to a gain in [0, 1], ``(clip(l, min_rel, max_rel) - min_rel) /
+  (max_rel - min_rel)`` (ir_measures' ``IrmQrelHandler``), an unjudged row gaining 0.
+
+The weights of a run of ranks without gain have closed forms (geometric, harmonic,
+or 1 / (x + c)^2 sums: :mod:`polars_rank._special`), so a metric reads only its list's
+judged rows and their ranks, and works from ``rank=`` positions as from ``by=``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._params import check_k, check_real
+from polars_rank._special import digamma, trigamma
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from polars_rank._ranked import Ranked
+
+__all__ = ["CWL_DEPTH", "GainRows", "cwl_gains", "check_target", "check_scale",
+           "required_cutoff", "sdcg_value", "insq_value", "inst_value", "bpm_value",
+           "nerr8_value", "nerr9_value", "nerr10_value", "nerr11_value"]
+
+CWL_DEPTH = 1000
+"""cwl_eval's ``max_n``: the ranks a C/W/L user can reach (ir_measures' default)."""
+
+
+def check_scale(min_rel: object, max_rel: object) -> tuple[float, float]:
+    """``min_rel < max_rel``, both finite: the label range scaled to gains 0..1."""
+    if max_rel is None:
+        msg = ("max_rel is required: the top label of the scale, whose gain is 1 "
+               "(ir_measures' max_rel), e.g. max_rel=3")
+        raise ValueError(msg)
+    low = check_real(min_rel, "min_rel", allowed="a finite number")
+    high = check_real(max_rel, "max_rel", allowed=f"a finite number above min_rel={low:g}",
+                      low=low, low_open=True)
+    return low, high
+
+
+def required_cutoff(k: object) -> int:
+    """A cutoff the metric cannot do without (ir_measures requires its ``@k``)."""
+    checked = check_k(k)
+    if checked is None:
+        msg = "k is required: the rank the user reads up to (ir_measures' @k)"
+        raise ValueError(msg)
+    return checked
+
+
+def check_target(target: object) -> float:
+    """T, the total gain the user wants: a positive number."""
+    return check_real(target, "target", low=0, low_open=True, allowed="a positive number")
+
+
+def cwl_gains(r: Ranked, min_rel: float, max_rel: float) -> pl.Expr:
+    """Each row's gain in [0, 1]: the label clipped to [min_rel, max_rel] and scaled."""
+    clipped = r.labels.clip(lower_bound=min_rel, upper_bound=max_rel)
+    return ((clipped - min_rel) / (max_rel - min_rel)).fill_null(0.0)
+
+
+class GainRows:
+    """A list's retrieved rows within a depth, in rank order: their ranks and gains.
+
+    ``rank`` (Float64) and ``gain`` are aligned; rows without gain may be missing
+    (positions mode keeps only judged rows), which is why every metric here sums the
+    weights of the ranks between two rows in closed form. ``before`` (rank of the
+    previous row, 0 for the first) and ``last_rank`` (0 for an empty list) delimit
+    those runs of ranks.
+    """
+
+    def __init__(self, r: Ranked, gains: pl.Expr, depth: int) -> None:
+        if r.ties == "expected":
+            msg = ("the C/W/L metrics have no closed form under ties='expected' (their "
+                   "continuation depends on the gain seen so far); use 'first', "
+                   "'optimistic' or 'pessimistic'")
+            raise NotImplementedError(msg)
+        inside = r.retrieved(depth)
+        self.rank = r.positions(depth).filter(inside).cast(pl.Float64)
+        self.gain = r.ordered(gains, depth).filter(inside)
+        self.depth = float(depth)
+
+    @property
+    def before(self) -> pl.Expr:
+        """The rank of the previous row (0 before the first)."""
+        return self.rank.shift(1, fill_value=0.0)
+
+    @property
+    def last_rank(self) -> pl.Expr:
+        """The rank of the last row, 0 for a list without rows."""
+        return self.rank.last().fill_null(0.0)
+
+    def survival(self) -> tuple[pl.Expr, pl.Expr]:
+        """(Q_m, Q_(m-1)): prod (1 - g) over the rows up to m, and up to m - 1."""
+        kept = (1.0 - self.gain).cum_prod()
+        return kept, kept.shift(1, fill_value=1.0)
+
+    def stop_ratio(self, weight_sum: Callable[[pl.Expr, pl.Expr], pl.Expr]) -> pl.Expr:
+        """NERR: sum_m g_m W(r_m) Q_(m-1) / sum_x W(x) Q(x) over the ranks 1..depth.
+
+        ``weight_sum(a, b)`` is the sum of the gain-free weights w(i) over the ranks
+        a+1..b, whose last term w(b) also weighs the gain at rank b; Q stays
+        constant between rows, so the denominator is a sum over the runs of ranks
+        before each row and after the last.
+        """
+        kept, kept_before = self.survival()
+        at_row = weight_sum(self.rank - 1.0, self.rank)
+        num = (self.gain * kept_before * at_row).sum()
+        runs = (kept_before * weight_sum(self.before, self.rank)).sum()
+        tail = kept.last().fill_null(1.0) * weight_sum(self.last_rank, pl.lit(self.depth))
+        return num / (runs + tail)
+
+
+def sdcg_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
+    """SDCG@k: DCG@k of the scaled gains over the DCG of k fully relevant rows."""
+    depth = min(k, CWL_DEPTH)
+    rows = GainRows(r, cwl_gains(r, min_rel, max_rel), depth)
+    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, depth + 1))
+    return (rows.gain / (rows.rank + 1.0).log(2)).sum() / ideal
+
+
+def _insq_weight(target: float) -> Callable[[pl.Expr], pl.Expr]:
+    """INSQ's weight of rank i, relative to rank 1: (2T / (i - 1 + 2T))^2."""
+    twice = 2.0 * target
+    return lambda rank: (twice / (rank - 1.0 + twice)) ** 2
+
+
+def insq_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.Expr:
+    """INSQ: C_i = ((i + 2T - 1) / (i + 2T))^2, whatever the gains."""
+    rows = GainRows(r, cwl_gains(r, min_rel, max_rel), CWL_DEPTH)
+    twice = 2.0 * target
+    total = math.fsum((twice / (i - 1 + twice)) ** 2 for i in range(1, CWL_DEPTH + 1))
+    return (rows.gain * _insq_weight(target)(rows.rank)).sum() / total
+
+
+def inst_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.Expr:
+    """INST: C_i = ((i + b_i - 1) / (i + b_i))^2 with b_i = 2T - (gain up to rank i).
+
+    Between two rows b is constant and the product of the C telescopes: from rank a
+    (where P = P_a) to rank x, P_x = P_a ((a + b) / (x + b))^2, whose sum over a run
+    of ranks is a trigamma difference. P_a at each row multiplies those of the runs
+    before it and its own C.
+    """
+    rows = GainRows(r, cwl_gains(r, min_rel, max_rel), CWL_DEPTH)
+    b = 2.0 * target - rows.gain.cum_sum()  # b after each row
+    b_before = b.shift(1, fill_value=2.0 * target)
+    start = rows.before + b_before  # (a + b) of the run ending at the row
+    reach = (start / (rows.rank - 1.0 + b_before)) ** 2  # P at rank - 1, over P at a
+    own = ((rows.rank + b - 1.0) / (rows.rank + b)) ** 2  # the row's own C
+    at_row = (reach * own).cum_prod()  # P at each row's rank
+    at_before = at_row.shift(1, fill_value=1.0)
+    num = (rows.gain * at_before * reach).sum()
+    runs = (at_before * start**2 * (trigamma(start) - trigamma(rows.rank + b_before))).sum()
+    end = rows.last_rank + b.last().fill_null(2.0 * target)
+    tail = at_row.last().fill_null(1.0) * end**2 * (
+        trigamma(end) - trigamma(end - rows.last_rank + float(CWL_DEPTH)))
+    return num / (runs + tail)
+
+
+def bpm_value(r: Ranked, k: int, target: float, min_rel: float, max_rel: float) -> pl.Expr:
+    """Static BPM: the user stops at the first rank whose gain so far reaches T, or at k.
+
+    C_i = 1 while the gain up to rank i is below T and i < k, so the user reads
+    ranks 1..s with s = min(k, 1000, the first rank reaching T), each with weight
+    1/s: BPM is the gain within the top s over s (Zhang et al., SIGIR 2017).
+    """
+    depth = min(k, CWL_DEPTH)
+    rows = GainRows(r, cwl_gains(r, min_rel, max_rel), depth)
+    reached = rows.rank.filter(rows.gain.cum_sum() >= target).first()
+    stop = pl.min_horizontal(reached.fill_null(float(depth)), pl.lit(float(depth)))
+    return rows.gain.filter(rows.rank <= stop).sum() / stop
+
+
+def nerr8_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
+    """NERR, eq. 8: C_i = 1 - g_i for i < k, 0 at k (ERR's cascade, cut at k)."""
+    rows = GainRows(r, cwl_gains(r, min_rel, max_rel), min(k, CWL_DEPTH))
+    return rows.stop_ratio(lambda a, b: b - a)
+
+
+def nerr9_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
+    """NERR, eq. 9: C_i = i / (i + 1) (1 - g_i) for i < k: weights Q_(i-1) / i."""
+    rows = GainRows(r, cwl_gains(r, min_rel, max_rel), min(k, CWL_DEPTH))
+    return rows.stop_ratio(lambda a, b: digamma(b + 1.0) - digamma(a + 1.0))
+
+
+def nerr10_value(r: Ranked, p: float, min_rel: float, max_rel: float) -> pl.Expr:
+    """NERR, eq. 10: C_i = p (1 - g_i): weights p^(i-1) Q_(i-1), ranks 1..1000."""
+    rows = GainRows(r, cwl_gains(r, min_rel, max_rel), CWL_DEPTH)
+    if p == 1.0:
+        return rows.stop_ratio(lambda a, b: b - a)
+    return rows.stop_ratio(lambda a, b: (pl.lit(p).pow(a) - pl.lit(p).pow(b)) / (1.0 - p))
+
+
+def nerr11_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.Expr:
+    """NERR, eq. 11: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), ranks 1..1000."""
+    rows = GainRows(r, cwl_gains(r, min_rel, max_rel), CWL_DEPTH)
+    twice = 2.0 * target
+    return rows.stop_ratio(
+        lambda a, b: twice**2 * (trigamma(a + twice) - trigamma(b + twice)))
