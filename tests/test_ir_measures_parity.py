@@ -58,7 +58,8 @@ SPECS: dict[str, list[str]] = {
     "NDCG": ["NDCG@10"],
     "NERR8": ["NERR8(max_rel=3)@5", "NERR8(min_rel=1,max_rel=3)@10"],
     "NERR9": ["NERR9(max_rel=3)@5", "NERR9(min_rel=1,max_rel=2)@20"],
-    "NERR10": ["NERR10(max_rel=3)", "NERR10(p=0.5,min_rel=1,max_rel=2)", "NERR10(p=0.95,max_rel=3)"],
+    "NERR10": ["NERR10(max_rel=3)", "NERR10(p=0.5,min_rel=1,max_rel=2)",
+               "NERR10(p=0.95,max_rel=3)"],
     "NERR11": ["NERR11(max_rel=3)", "NERR11(T=2.0,min_rel=1,max_rel=3)"],
     "NumQ": ["NumQ"],
     "NumRel": ["NumRel"],
@@ -88,19 +89,19 @@ SPECS: dict[str, list[str]] = {
 OWNED_ELSEWHERE: dict[str, str] = {
     "Judged": "judgments",
     "infAP": "judgments",
-    **{name: "diversity (subtopic qrels)" for name in [
-        "alpha_nDCG", "α_nDCG", "alpha_DCG", "α_DCG", "ERR_IA", "nERR_IA", "P_IA",
-        "AP_IA", "MAP_IA", "StRecall", "NRBP", "nNRBP"]},
+    **dict.fromkeys([
+        "alpha_nDCG", "\u03b1_nDCG", "alpha_DCG", "\u03b1_DCG", "ERR_IA", "nERR_IA", "P_IA",
+        "AP_IA", "MAP_IA", "StRecall", "NRBP", "nNRBP"], "diversity (subtopic qrels)"),
 }
 # Parameters of the measures above that other helpers implement (same).
 PARAMETERS_OWNED_ELSEWHERE: dict[str, str] = {
     "nDCG(dcg='exp-log2')@10": "gains (gdeval's exponential gain)",
     "nDCG(gains={0:0,1:1,2:3,3:7})@10": "gains (gain tables)",
-    **{spec: "judgments (judged_only)" for spec in [
+    **dict.fromkeys([
         "AP(judged_only=True)", "IPrec(judged_only=True)@0.5", "nDCG(judged_only=True)@10",
         "P(judged_only=True)@5", "R(judged_only=True)@5", "RR(judged_only=True)",
         "Rprec(judged_only=True)", "SetAP(judged_only=True)", "SetF(judged_only=True)",
-        "SetP(judged_only=True)", "Success(judged_only=True)@5"]},
+        "SetP(judged_only=True)", "Success(judged_only=True)@5"], "judgments (judged_only)"),
 }
 # ir_measures computes IPrec with pytrec_eval, trec_eval 9.x, which turns the recall
 # level x into floor(x R + 0.9) relevant documents where trec_eval 10 rounds x R (the
