@@ -9,7 +9,9 @@ difference of polygamma values, so a metric reads only the judged rows:
 
 Both use the recurrence ``f(x) = f(x + n) + (terms)`` to move the argument to
 x + 10 >= 10, then the asymptotic series (Abramowitz & Stegun 6.3.18, 6.4.12),
-whose first omitted term is below 3e-14 there.
+whose first omitted term is below 3e-14 there. They name x some twenty times: give
+them an x that is cheap to compute again, such as a field of ``pl.element()`` in a
+``list.eval`` (a Polars ``group_by`` does not share repeated sub-expressions).
 """
 
 from __future__ import annotations

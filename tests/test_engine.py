@@ -37,8 +37,12 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
          "first_click_rr", "clicks_per_query@3", "rbp(p=0.9,gain=graded)", "gm_map", "hits@2",
          "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "iprec_at_recall@0.5",
          "11pt_avg", "gm_bpref", "unj@3", "rbp_resid(p=0.7)", "relative_p@2", "rprec_mult@1.4",
-         "set_map", "utility"]
-NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg"}
+         "set_map", "utility", "accuracy@3", "num_q", "sdcg@3(max_rel=3)", "inst(max_rel=3)",
+         "insq(max_rel=3,target=2)", "bpm@3(max_rel=3,target=1.5)", "nerr8@3(max_rel=3)",
+         "nerr9@4(max_rel=2)", "nerr10(max_rel=3,p=0.7)", "nerr11(max_rel=3)",
+         "compat(p=0.8)", "f1@2(beta=0.5)"]
+NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg", "accuracy", "sdcg",
+               "inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "compat"}
 
 
 def test_every_registered_metric_is_covered() -> None:

@@ -5,7 +5,7 @@ C/W/L metric, but these four are, each continuing with probability C_i built on
 1 - g_i (the paper's equations 8 to 11, cwl_eval 1.0.12 ``cwl/ruler/measures/
 cwl_nerr.py``; ir_measures 0.4.3's ``NERR8`` .. ``NERR11``). Gains are labels
 scaled to [0, 1] by ``min_rel`` / ``max_rel``; the user reads at most 1000 ranks
-(:mod:`polars_rank.metrics.cwl`). Each value is sum_i W_i g_i, the expected gain
+(:mod:`polars_rank.metrics._cwl`). Each value is sum_i W_i g_i, the expected gain
 per document read.
 """
 
@@ -17,7 +17,7 @@ from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_real
 from polars_rank._ranked import Ranked
-from polars_rank.metrics.cwl import (
+from polars_rank.metrics._cwl import (
     check_scale,
     check_target,
     nerr8_value,
@@ -58,7 +58,8 @@ def nerr8(
 
     The user goes on past rank i unless satisfied there, and stops at k; the
     weights are renormalised over ranks 1..k, so a list of fewer than k rows is
-    read as padded with zero gains.
+    read as padded with zero gains (Azzopardi, Mackenzie & Moffat, ICTIR 2021;
+    trec_eval has no NERR).
 
     Parameters
     ----------
@@ -130,7 +131,8 @@ def nerr9(
     .. math:: C_i = \frac{i}{i + 1} (1 - g_i) \ (i < k),\quad C_k = 0
 
     Eq. 8 with the discount of reciprocal rank: the weight of rank i is
-    proportional to prod_(j<i) (1 - g_j) / i.
+    proportional to prod_(j<i) (1 - g_j) / i (Azzopardi, Mackenzie & Moffat, ICTIR
+    2021; trec_eval has no NERR).
 
     Parameters
     ----------
@@ -202,6 +204,7 @@ def nerr10(
     .. math:: C_i = p\,(1 - g_i)
 
     The user goes on with probability p unless satisfied; over ranks 1..1000.
+    (Azzopardi, Mackenzie & Moffat, ICTIR 2021; trec_eval has no NERR.)
 
     Parameters
     ----------
@@ -273,7 +276,8 @@ def nerr11(
     .. math:: C_i = \left(\frac{i + 2T - 1}{i + 2T}\right)^2 (1 - g_i)
 
     INSQ's continuation (goal T) times the chance of not being satisfied yet;
-    over ranks 1..1000.
+    over ranks 1..1000 (Azzopardi, Mackenzie & Moffat, ICTIR 2021; trec_eval has
+    no NERR).
 
     Parameters
     ----------

@@ -77,7 +77,8 @@ def compat(
     labelled above 0, highest label first, equal labels in A's order, the
     unretrieved last), to depth D = max(|A|, |B|); ``normalize=True`` divides by
     RBO(B, B), so a ranking that starts with B scores 1 (Clarke, Vtyurina &
-    Smucker, TOIS 2021; ir_measures 0.4.3, ``compat_provider.py``).
+    Smucker, TOIS 2021; ir_measures 0.4.3, ``compat_provider.py``). trec_eval has
+    no compatibility measure.
 
     ir_measures breaks ties in B by the run's scores with 0.0 for the unretrieved
     rows, so with scores at or below 0 an unretrieved row can come before a

@@ -286,11 +286,12 @@ def accuracy(
     with P the relevant and N the other rows (unjudged included) among the top k
     retrieved, r their ranks: the probability that a relevant document comes before
     a non-relevant one, a diagnostic of how well a ranker orders what it retrieved
-    (ir_measures 0.4.3, ``accuracy_provider.py``). It is AUC on ranks (no half
-    credit for ties) cut at k. A list without a relevant or without a non-relevant
-    row in the top k has none: null, and the ``query=`` mean is over the queries
-    that have one (ir_measures leaves out a query without a relevant row and
-    fails, dividing by zero, on one without a non-relevant row).
+    (ir_measures 0.4.3, ``accuracy_provider.py``; MacAvaney, Macdonald & Ounis,
+    ECIR 2022). It is AUC on ranks (no half credit for ties) cut at k; trec_eval has
+    none. A list without a relevant or without a non-relevant row in the top k has
+    none either: null, and the ``query=`` mean is over the queries that have one
+    (ir_measures leaves out a query without a relevant row and fails, dividing by
+    zero, on one without a non-relevant row).
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 
 ir_measures 0.4.3 computes these with cwl_eval 1.0.12 (its ``cwl_eval`` provider);
 so do these functions: gains scaled to [0, 1] by ``min_rel`` / ``max_rel``, a user
-who reads at most 1000 ranks (:mod:`polars_rank.metrics.cwl`). Each is the expected
+who reads at most 1000 ranks (:mod:`polars_rank.metrics._cwl`). Each is the expected
 gain per document read, sum_i W_i g_i, for its continuation probabilities C_i.
 """
 
@@ -14,7 +14,7 @@ from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties
 from polars_rank._ranked import Ranked
-from polars_rank.metrics.cwl import (
+from polars_rank.metrics._cwl import (
     bpm_value,
     check_scale,
     check_target,
@@ -58,6 +58,7 @@ def sdcg(
     relevant documents existed than were judged; g_r is the label scaled to [0, 1].
     The C/W/L form of DCG (C_i = log(i + 1) / log(i + 2) for i < k; cwl_eval
     1.0.12, ``cwl/ruler/measures/cwl_dcg.py``; Järvelin & Kekäläinen, TOIS 2002).
+    trec_eval has no SDCG.
 
     Parameters
     ----------
@@ -132,6 +133,7 @@ def inst(
     The user wants a total gain of T and is the more likely to stop the more of it
     they have: INSQ whose goal shrinks as gain is found (Moffat, Bailey, Scholer &
     Thomas, ADCS 2015; cwl_eval 1.0.12, ``cwl_inst.py``), over ranks 1..1000.
+    trec_eval has no INST.
 
     Parameters
     ----------
@@ -204,7 +206,7 @@ def insq(
 
     A weighted precision whose weights fall as 1 / (i + 2T - 1)^2, whatever the
     gains (Moffat, Scholer & Thomas, ADCS 2012; cwl_eval 1.0.12, ``cwl_insq.py``),
-    over ranks 1..1000.
+    over ranks 1..1000. trec_eval has no INSQ.
 
     Parameters
     ----------
@@ -279,7 +281,8 @@ def bpm(
 
     The user reads until the gain found reaches T or k documents were read,
     whichever comes first (Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017; cwl_eval
-    1.0.12, ``cwl_bpm.py``, with unit costs and k as the cost budget).
+    1.0.12, ``cwl_bpm.py``, with unit costs and k as the cost budget). trec_eval has
+    no BPM.
 
     Parameters
     ----------
