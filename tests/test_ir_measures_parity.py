@@ -15,7 +15,8 @@ Equal scores are ordered as the provider that computes the measure orders them:
 * cwl_eval and the accuracy provider: the run's row order (a stable sort by
   score), ``ties="first"`` on the same run;
 * msmarco (``RR@k``) and compat: document id ascending, ``ties="first"`` on the run
-  sorted by document id.
+  sorted by document id (compat's ideal ranking keeps the qrels' order among equal
+  labels and scores: the qrels sorted likewise).
 
 The names other helpers of issue 22 own are listed in :data:`OWNED_ELSEWHERE` and
 :data:`PARAMETERS_OWNED_ELSEWHERE`, to be moved into :data:`SPECS` once merged.
@@ -197,6 +198,8 @@ def check(spec: str, run: list[Row], qrels: list[Qrel]) -> None:
     if source in ("msmarco", "compat"):
         run = sorted(run, key=lambda row: (row[0], row[1]))
         ties = "first"
+    if source == "compat":  # its ideal keeps the qrels' order among equal label and score
+        qrels = sorted(qrels, key=lambda row: (row[0], row[1]))
     if source == "accuracy":
         missing = "skip"  # a query absent from the run has no accuracy
     if source == "gdeval":

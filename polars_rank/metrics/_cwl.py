@@ -70,7 +70,11 @@ def check_target(target: object) -> float:
 def cwl_gains(r: Ranked, min_rel: float, max_rel: float) -> pl.Expr:
     """Each row's gain in [0, 1]: the label clipped to [min_rel, max_rel] and scaled."""
     clipped = r.labels.clip(lower_bound=min_rel, upper_bound=max_rel)
-    return ((clipped - min_rel) / (max_rel - min_rel)).fill_null(0.0)
+    # divided as cwl_eval divides: by a column, not times the reciprocal of a literal
+    # as Polars divides by one, so that BPM's gain so far reaches T where cwl_eval's
+    # does (2.5 / 3 + 0.5 / 3 is 1.0; 2.5 * (1/3) + 0.5 * (1/3) is 0.9999999999999999)
+    span = clipped * 0.0 + (max_rel - min_rel)
+    return ((clipped - min_rel) / span).fill_null(0.0)
 
 
 class GainRows:
@@ -109,8 +113,12 @@ class GainRows:
         self._rows = self._rows.list.eval(pl.element().struct.with_fields(**fields))
 
     def value(self, aggregate: pl.Expr) -> pl.Expr:
-        """``aggregate`` (one value per list, an expression of the fields)."""
-        return self._rows.list.eval(aggregate).list.first()
+        """``aggregate`` (one value per list, an expression of the fields).
+
+        A list without rows within the depth has no gain: 0 (Polars 1.36 gives an
+        aggregate of an empty list no value at all, 2.x evaluates it).
+        """
+        return self._rows.list.eval(aggregate).list.first().fill_null(0.0)
 
     @property
     def last_rank(self) -> pl.Expr:

@@ -81,10 +81,11 @@ def compat(
     no compatibility measure.
 
     ir_measures breaks ties in B by the run's scores with 0.0 for the unretrieved
-    rows, so with scores at or below 0 an unretrieved row can come before a
-    retrieved one there; polars-rank puts retrieved rows first whatever their score
-    (equal otherwise, positive scores). Its ranking A orders equal scores by
-    document id ascending: ``ties="first"`` on a run sorted by document id.
+    rows, then by the qrels' order, so with scores at or below 0 an unretrieved row
+    can come before a retrieved one there; polars-rank puts retrieved rows first
+    whatever their score (equal for positive scores and qrels in the run's order).
+    Its ranking A orders equal scores by document id ascending: ``ties="first"`` on
+    a run sorted by document id.
 
     Parameters
     ----------
