@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from polars_rank._ranked import Ranked
 
-__all__ = ["CWL_DEPTH", "GainRows", "field", "cwl_gains", "check_target", "check_scale",
+__all__ = ["CWL_DEPTH", "GainRows", "cwl_gains", "check_target", "check_scale",
            "required_cutoff", "sdcg_value", "insq_value", "inst_value", "bpm_value",
            "nerr8_value", "nerr9_value", "nerr10_value", "nerr11_value"]
 
@@ -86,12 +86,16 @@ class GainRows:
     ``field("before")`` (the rank of the previous row, 0 for the first) and
     :attr:`last_rank` (0 for an empty list) delimit those runs.
 
-    The rows are sorted once, into a list of structs per list: :meth:`derive` adds
-    fields computed from the others, :meth:`value` computes one aggregate of them
-    (``list.eval``, where every name is a cheap field). Spelled out as one
-    expression, INST named the sorted gains some hundred times, and a ``group_by``
-    (where Polars does not share sub-expressions) sorted the list each time: 160 ms
-    for a 6-row list, against about 2 ms this way.
+    The rows are sorted once, into one list per list: :meth:`derive` adds fields
+    computed from the others, :meth:`value` computes one aggregate of them
+    (``list.eval``, where every name is a cheap slice of ``pl.element()``). Spelled
+    out as one expression, INST named the sorted gains some hundred times, and a
+    ``group_by`` (where Polars does not share sub-expressions) sorted the list each
+    time: 160 ms for a 6-row list, against about 2 ms this way. The fields are
+    concatenated in one Float64 list, not a list of structs: Polars 2.1 panics
+    ("assertion left == right failed") on a struct imploded beside another metric of
+    the same ``select`` that shares a cutoff's ranks, when it eliminates their common
+    sub-expressions (tests/test_against_reference.py, every metric in one ``select``).
     """
 
     def __init__(self, r: Ranked, gains: pl.Expr, depth: int) -> None:
@@ -102,15 +106,24 @@ class GainRows:
             raise NotImplementedError(msg)
         inside = r.retrieved(depth)
         rank = r.positions(depth).filter(inside).cast(pl.Float64)
-        self._rows = pl.struct(
-            rank.alias("rank"), r.ordered(gains, depth).filter(inside).alias("gain"),
-        ).implode()
-        self.derive(before=field("rank").shift(1, fill_value=0.0))
+        self._rows = rank.append(r.ordered(gains, depth).filter(inside)).implode()
+        self._fields: tuple[str, ...] = ("rank", "gain")
+        self.derive(before=self.field("rank").shift(1, fill_value=0.0))
         self.depth = float(depth)
+
+    def field(self, name: str) -> pl.Expr:
+        """A field of the rows (in :meth:`derive` and :meth:`value`)."""
+        n = pl.len() // len(self._fields)
+        return pl.element().slice(self._fields.index(name) * n, n)
 
     def derive(self, **fields: pl.Expr) -> None:
         """Add per-row fields, expressions of the fields there already."""
-        self._rows = self._rows.list.eval(pl.element().struct.with_fields(**fields))
+        every = [self.field(name) for name in self._fields] + list(fields.values())
+        concatenated = every[0]
+        for more in every[1:]:
+            concatenated = concatenated.append(more)
+        self._rows = self._rows.list.eval(concatenated)
+        self._fields = (*self._fields, *fields)
 
     def value(self, aggregate: pl.Expr) -> pl.Expr:
         """``aggregate`` (one value per list, an expression of the fields).
@@ -123,7 +136,7 @@ class GainRows:
     @property
     def last_rank(self) -> pl.Expr:
         """The rank of the last row, 0 for a list without rows."""
-        return field("rank").last().fill_null(0.0)
+        return self.field("rank").last().fill_null(0.0)
 
     def stop_ratio(self, weight_sum: Callable[[pl.Expr, pl.Expr], pl.Expr]) -> pl.Expr:
         """NERR: sum_m g_m W(r_m) Q_(m-1) / sum_x W(x) Q(x) over the ranks 1..depth.
@@ -134,7 +147,8 @@ class GainRows:
         denominator is a sum over the runs of ranks before each row and after the
         last.
         """
-        self.derive(kept=(1.0 - field("gain")).cum_prod())
+        self.derive(kept=(1.0 - self.field("gain")).cum_prod())
+        field = self.field  # after derive: the fields of the new list
         rank, kept_before = field("rank"), field("kept").shift(1, fill_value=1.0)
         num = (field("gain") * kept_before * weight_sum(rank - 1.0, rank)).sum()
         runs = (kept_before * weight_sum(field("before"), rank)).sum()
@@ -143,17 +157,13 @@ class GainRows:
         return self.value(num / (runs + tail))
 
 
-def field(name: str) -> pl.Expr:
-    """A field of the rows of :class:`GainRows` (in ``list.eval``)."""
-    return pl.element().struct.field(name)
-
-
 def sdcg_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
     """SDCG@k: DCG@k of the scaled gains over the DCG of k fully relevant rows."""
     depth = min(k, CWL_DEPTH)
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), depth)
+    f = rows.field
     ideal = sum(1.0 / math.log2(i + 1) for i in range(1, depth + 1))
-    return rows.value((field("gain") / (field("rank") + 1.0).log(2)).sum() / ideal)
+    return rows.value((f("gain") / (f("rank") + 1.0).log(2)).sum() / ideal)
 
 
 def insq_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.Expr:
@@ -162,10 +172,11 @@ def insq_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.E
     The weight of rank i is (2T / (i - 1 + 2T))^2 over the sum of those of 1..1000.
     """
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), CWL_DEPTH)
+    f = rows.field
     twice = 2.0 * target
     total = math.fsum((twice / (i - 1 + twice)) ** 2 for i in range(1, CWL_DEPTH + 1))
-    weight = (twice / (field("rank") - 1.0 + twice)) ** 2
-    return rows.value((field("gain") * weight).sum() / total)
+    weight = (twice / (f("rank") - 1.0 + twice)) ** 2
+    return rows.value((f("gain") * weight).sum() / total)
 
 
 def inst_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.Expr:
@@ -174,24 +185,24 @@ def inst_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.E
     Between two rows b is constant and the product of the C telescopes: from rank a
     (where P = P_a) to rank x, P_x = P_a ((a + b) / (x + b))^2, whose sum over a run
     of ranks is a trigamma difference. P at each row multiplies those of the runs
-    before it and its own C.
+    before it and its own C. (A field is read after the last :meth:`GainRows.derive`
+    before its use: ``f`` is called anew in each step.)
     """
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), CWL_DEPTH)
+    f = rows.field
     twice = 2.0 * target
-    rank = field("rank")
-    rows.derive(b=twice - field("gain").cum_sum())  # b after each row
-    rows.derive(b_before=field("b").shift(1, fill_value=twice))
-    rows.derive(start=field("before") + field("b_before"),  # a + b of the run to the row
-                end=rank + field("b_before"))  # and x + b at the row
-    rows.derive(reach=(field("start") / (field("end") - 1.0)) ** 2,  # P(rank - 1) / P(a)
-                own=((rank + field("b") - 1.0) / (rank + field("b"))) ** 2)  # C at the row
-    rows.derive(at_row=(field("reach") * field("own")).cum_prod())  # P at each row's rank
-    at_before = field("at_row").shift(1, fill_value=1.0)
-    num = (field("gain") * at_before * field("reach")).sum()
-    runs = (at_before * field("start") ** 2
-            * (trigamma(field("start")) - trigamma(field("end")))).sum()
-    last = rows.last_rank + field("b").last().fill_null(twice)
-    tail = field("at_row").last().fill_null(1.0) * last**2 * (
+    rows.derive(b=twice - f("gain").cum_sum())  # b after each row
+    rows.derive(b_before=f("b").shift(1, fill_value=twice))
+    rows.derive(start=f("before") + f("b_before"),  # a + b of the run to the row
+                end=f("rank") + f("b_before"))  # and x + b at the row
+    rows.derive(reach=(f("start") / (f("end") - 1.0)) ** 2,  # P(rank - 1) / P(a)
+                own=((f("rank") + f("b") - 1.0) / (f("rank") + f("b"))) ** 2)  # row's C
+    rows.derive(at_row=(f("reach") * f("own")).cum_prod())  # P at each row's rank
+    at_before = f("at_row").shift(1, fill_value=1.0)
+    num = (f("gain") * at_before * f("reach")).sum()
+    runs = (at_before * f("start") ** 2 * (trigamma(f("start")) - trigamma(f("end")))).sum()
+    last = rows.last_rank + f("b").last().fill_null(twice)
+    tail = f("at_row").last().fill_null(1.0) * last**2 * (
         trigamma(last) - trigamma(last - rows.last_rank + float(CWL_DEPTH)))
     return rows.value(num / (runs + tail))
 
@@ -205,10 +216,10 @@ def bpm_value(r: Ranked, k: int, target: float, min_rel: float, max_rel: float) 
     """
     depth = min(k, CWL_DEPTH)
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), depth)
-    rank = field("rank")
-    reached = rank.filter(field("gain").cum_sum() >= target).first()
+    f = rows.field
+    reached = f("rank").filter(f("gain").cum_sum() >= target).first()
     stop = pl.min_horizontal(reached.fill_null(float(depth)), pl.lit(float(depth)))
-    return rows.value(field("gain").filter(rank <= stop).sum() / stop)
+    return rows.value(f("gain").filter(f("rank") <= stop).sum() / stop)
 
 
 def nerr8_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
