@@ -138,22 +138,27 @@ class GainRows:
         """The rank of the last row, 0 for a list without rows."""
         return self.field("rank").last().fill_null(0.0)
 
-    def stop_ratio(self, weight_sum: Callable[[pl.Expr, pl.Expr], pl.Expr]) -> pl.Expr:
+    def stop_ratio(self, weight_sum: Callable[[pl.Expr, pl.Expr], pl.Expr],
+                   weight: Callable[[float], float]) -> pl.Expr:
         """NERR: sum_m g_m W(r_m) Q_(m-1) / sum_x W(x) Q(x) over the ranks 1..depth.
 
         ``weight_sum(a, b)`` is the sum of the gain-free weights w(i) over the ranks
         a+1..b, whose last term w(b) also weighs the gain at rank b. Q, the product
         of 1 - g over the rows so far, stays constant between rows, so the
         denominator is a sum over the runs of ranks before each row and after the
-        last.
+        last. The weights are fields, each computed once per row; ``weight(i)`` is
+        w(i) in Python, whose sum over 1..depth is the denominator of an empty list.
         """
-        self.derive(kept=(1.0 - self.field("gain")).cum_prod())
-        field = self.field  # after derive: the fields of the new list
-        rank, kept_before = field("rank"), field("kept").shift(1, fill_value=1.0)
-        num = (field("gain") * kept_before * weight_sum(rank - 1.0, rank)).sum()
-        runs = (kept_before * weight_sum(field("before"), rank)).sum()
-        tail = (field("kept").last().fill_null(1.0)
-                * weight_sum(self.last_rank, pl.lit(self.depth)))
+        f, depth = self.field, pl.lit(self.depth)
+        self.derive(kept=(1.0 - f("gain")).cum_prod(),
+                    at_row=weight_sum(f("rank") - 1.0, f("rank")),
+                    run=weight_sum(f("before"), f("rank")),
+                    after=weight_sum(f("rank"), depth))
+        kept_before = f("kept").shift(1, fill_value=1.0)
+        num = (f("gain") * kept_before * f("at_row")).sum()
+        runs = (kept_before * f("run")).sum()
+        alone = math.fsum(weight(i) for i in range(1, int(self.depth) + 1))
+        tail = (f("kept") * f("after")).last().fill_null(alone)
         return self.value(num / (runs + tail))
 
 
@@ -198,12 +203,14 @@ def inst_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.E
     rows.derive(reach=(f("start") / (f("end") - 1.0)) ** 2,  # P(rank - 1) / P(a)
                 own=((f("rank") + f("b") - 1.0) / (f("rank") + f("b"))) ** 2)  # row's C
     rows.derive(at_row=(f("reach") * f("own")).cum_prod())  # P at each row's rank
-    at_before = f("at_row").shift(1, fill_value=1.0)
-    num = (f("gain") * at_before * f("reach")).sum()
-    runs = (at_before * f("start") ** 2 * (trigamma(f("start")) - trigamma(f("end")))).sum()
-    last = rows.last_rank + f("b").last().fill_null(twice)
-    tail = f("at_row").last().fill_null(1.0) * last**2 * (
-        trigamma(last) - trigamma(last - rows.last_rank + float(CWL_DEPTH)))
+    rows.derive(at_before=f("at_row").shift(1, fill_value=1.0),
+                run=f("start") ** 2 * (trigamma(f("start")) - trigamma(f("end"))),
+                after=(f("rank") + f("b")) ** 2 * (  # the run from the row to rank 1000
+                    trigamma(f("rank") + f("b")) - trigamma(f("b") + float(CWL_DEPTH))))
+    num = (f("gain") * f("at_before") * f("reach")).sum()
+    runs = (f("at_before") * f("run")).sum()
+    alone = twice**2 * math.fsum(1.0 / (x + twice) ** 2 for x in range(CWL_DEPTH))
+    tail = (f("at_row") * f("after")).last().fill_null(alone)  # alone: no row
     return rows.value(num / (runs + tail))
 
 
@@ -225,21 +232,22 @@ def bpm_value(r: Ranked, k: int, target: float, min_rel: float, max_rel: float) 
 def nerr8_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
     """NERR, eq. 8: C_i = 1 - g_i for i < k, 0 at k (ERR's cascade, cut at k)."""
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), min(k, CWL_DEPTH))
-    return rows.stop_ratio(lambda a, b: b - a)
+    return rows.stop_ratio(lambda a, b: b - a, lambda i: 1.0)
 
 
 def nerr9_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
     """NERR, eq. 9: C_i = i / (i + 1) (1 - g_i) for i < k: weights Q_(i-1) / i."""
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), min(k, CWL_DEPTH))
-    return rows.stop_ratio(lambda a, b: digamma(b + 1.0) - digamma(a + 1.0))
+    return rows.stop_ratio(lambda a, b: digamma(b + 1.0) - digamma(a + 1.0), lambda i: 1.0 / i)
 
 
 def nerr10_value(r: Ranked, p: float, min_rel: float, max_rel: float) -> pl.Expr:
     """NERR, eq. 10: C_i = p (1 - g_i): weights p^(i-1) Q_(i-1), ranks 1..1000."""
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), CWL_DEPTH)
     if p == 1.0:
-        return rows.stop_ratio(lambda a, b: b - a)
-    return rows.stop_ratio(lambda a, b: (pl.lit(p).pow(a) - pl.lit(p).pow(b)) / (1.0 - p))
+        return rows.stop_ratio(lambda a, b: b - a, lambda i: 1.0)
+    return rows.stop_ratio(lambda a, b: (pl.lit(p).pow(a) - pl.lit(p).pow(b)) / (1.0 - p),
+                           lambda i: p ** (i - 1))
 
 
 def nerr11_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.Expr:
@@ -247,4 +255,5 @@ def nerr11_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), CWL_DEPTH)
     twice = 2.0 * target
     return rows.stop_ratio(
-        lambda a, b: twice**2 * (trigamma(a + twice) - trigamma(b + twice)))
+        lambda a, b: twice**2 * (trigamma(a + twice) - trigamma(b + twice)),
+        lambda i: (twice / (i - 1 + twice)) ** 2)
