@@ -95,7 +95,8 @@ class GainRows:
     concatenated in one Float64 list, not a list of structs: Polars 2.1 panics
     ("assertion left == right failed") on a struct imploded beside another metric of
     the same ``select`` that shares a cutoff's ranks, when it eliminates their common
-    sub-expressions (tests/test_against_reference.py, every metric in one ``select``).
+    sub-expressions (tests/test_against_reference.py, every metric in one ``select``;
+    the canary: tests/test_workarounds.py).
     """
 
     def __init__(self, r: Ranked, gains: pl.Expr, depth: int) -> None:
