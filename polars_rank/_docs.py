@@ -44,6 +44,13 @@ A gain table ``{label: gain}`` (trec_eval's ``-m ndcg.1=3,2=9``, ir_measures'
 gain (the label itself with linear gain, as in trec_eval and ir_measures).
 Gains may be 0 or negative; the ideal ranking takes only the positive ones.""",
     "query": "Column(s) identifying a query: the mean over queries, each query once.",
+    "max_rel": """\
+The top label of the scale: labels are clipped to [min_rel, max_rel] and scaled
+to gains in [0, 1] (ir_measures' ``max_rel``, required there too).""",
+    "min_rel": "The label whose gain is 0 (ir_measures' ``min_rel``; lower labels clip to it).",
+    "target": """\
+T, the total gain the user wants before stopping (ir_measures' ``T``, on the
+0-1 gain scale).""",
     "ties": """\
 ``"first"`` (input order; the default without ``doc``), ``"trec_eval"`` (by
 doc id, descending, scores as 32-bit floats; the default with ``doc``),

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from polars_rank import metrics
 from polars_rank._condensed import judged_only_ranking
 from polars_rank._gain_table import GainTable, check_gains
+from polars_rank._ir_measures import chosen_metric
 from polars_rank._option_text import parse_structured, split_options, trec_parameters
 from polars_rank._params import DENOMINATORS, EMPTY, GAINS, check_k
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
@@ -124,11 +125,11 @@ class MetricDef:
     ``pooled=``, which :func:`polars_rank.evaluate` passes from the qrels."""
 
     def option(self, name: str) -> Option | None:
-        """The option called ``name`` (``rel`` is ir_measures' name for ``threshold``).
+        """The option called ``name`` (ir_measures' ``rel``: ``threshold``, ``T``: ``target``).
 
         ``judged_only`` (:data:`JUDGED_ONLY`) is every metric's.
         """
-        name = {"rel": "threshold"}.get(name, name)
+        name = {"rel": "threshold", "t": "target"}.get(name, name)
         if name == JUDGED_ONLY.name:
             return JUDGED_ONLY
         return next((o for o in self.options if o.name == name), None)
@@ -157,6 +158,11 @@ GAIN_TABLE = Option("gains", GainTable, None,
 
 ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
 BETA = Option("beta", float, 0.5, description="patience (ndeval's)")
+
+# the C/W/L metrics' gain scale and goal (ir_measures' min_rel, max_rel, T)
+MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (required)")
+MIN_REL = Option("min_rel", float, 0, description="label of gain 0")
+TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
 
 METRICS: dict[str, MetricDef] = {
     m.name: m
@@ -346,6 +352,43 @@ METRICS: dict[str, MetricDef] = {
         MetricDef("strecall", metrics.subtopic_recall, ("subtopic_recall", "strec"),
                   options=(THRESHOLD,), summary="share of subtopics covered in the top k",
                   subtopics=True, paper="Zhai, Cohen & Lafferty, SIGIR 2003"),
+        MetricDef("accuracy", metrics.accuracy, options=(THRESHOLD,),
+                  summary="share of (relevant, other) pairs of the top k in order",
+                  paper="ir_measures (MacAvaney, Macdonald & Ounis, ECIR 2022)"),
+        MetricDef("num_q", metrics.num_q, ("numq",), cutoff=False, trec_eval="num_q",
+                  summary="queries evaluated (summed)", paper="trec_eval (NIST, 2006)",
+                  over_queries="sum"),
+        # ir_measures' C/W/L metrics, computed as cwl_eval does (ranks 1..1000)
+        MetricDef("sdcg", metrics.sdcg, options=(MAX_REL, MIN_REL),
+                  summary="DCG@k over the DCG of k top-grade rows",
+                  paper="Järvelin & Kekäläinen, TOIS 2002; Moffat et al., TOIS 2017"),
+        MetricDef("inst", metrics.inst, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
+                  summary="C/W/L user with a shrinking goal T",
+                  paper="Moffat, Bailey, Scholer & Thomas, ADCS 2015"),
+        MetricDef("insq", metrics.insq, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
+                  summary="C/W/L user with a goal T", paper="Moffat, Scholer & Thomas, ADCS 2012"),
+        MetricDef("bpm", metrics.bpm, options=(MAX_REL, TARGET, MIN_REL),
+                  summary="gain per row read until the gain reaches T or k rows",
+                  paper="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017"),
+        MetricDef("nerr8", metrics.nerr8, options=(MAX_REL, MIN_REL),
+                  summary="C/W/L cascade, C_i = 1 - g_i, cut at k",
+                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
+        MetricDef("nerr9", metrics.nerr9, options=(MAX_REL, MIN_REL),
+                  summary="C/W/L cascade, C_i = i/(i+1) (1 - g_i), cut at k",
+                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
+        MetricDef("nerr10", metrics.nerr10, cutoff=False,
+                  options=(MAX_REL, Option("p", float, 0.9, description="persistence"),
+                           MIN_REL),
+                  summary="C/W/L cascade, C_i = p (1 - g_i)",
+                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
+        MetricDef("nerr11", metrics.nerr11, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
+                  summary="C/W/L cascade with INSQ's goal T",
+                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
+        MetricDef("compat", metrics.compat, cutoff=False,
+                  options=(Option("p", float, 0.95, description="persistence"),
+                           Option("normalize", bool, True, description="over the ideal's own")),
+                  summary="rank-biased overlap with the ideal ranking",
+                  paper="Clarke, Vtyurina & Smucker, TOIS 2021"),
         # click metrics: the label column holds clicks (0/1 or counts)
         MetricDef("ctr", metrics.ctr, summary="clicks in the top k / items shown in the top k",
                   paper="Radlinski, Kurup & Joachims, CIKM 2008"),
@@ -397,6 +440,7 @@ _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
     "set_f": ("f1", {}),
     "setf": ("f1", {}),
     "set_relative_p": ("relative_p", {}),
+    "setrelp": ("relative_p", {}),
     "ndcg_burges": ("ndcg", {"gain": "exponential"}),
     "dcg_burges": ("dcg", {"gain": "exponential"}),
 }
@@ -704,7 +748,8 @@ def _parse(spec: str) -> Metric:
     match = _SYNTAX.match(text)
     if match is None:
         raise _unknown(spec, text)
-    name, fixed = _WHOLE_LIST.get(match["name"], (match["name"], {}))
+    name, opts1, opts2 = chosen_metric(match["name"], match["opts1"], match["opts2"])
+    name, fixed = _WHOLE_LIST.get(name, (name, {}))
     definition = _BY_ALIAS.get(name)
     if definition is None:
         raise _unknown(spec, match["name"])
@@ -723,6 +768,7 @@ def _parse(spec: str) -> Metric:
             raise ValueError(msg)
         else:
             k = check_k(int(match["k"]), f"{spec!r}: cutoff")
-    options.update(_options(match["opts1"], definition, spec))
-    options.update(_options(match["opts2"], definition, spec))
+    options.update(_options(opts1, definition, spec))
+    options.update(_options(opts2, definition, spec))
     return Metric(definition, k, options)
+

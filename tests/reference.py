@@ -706,3 +706,134 @@ def judged(rels: Sequence[float], k: int | None = None) -> float:
     judged_c = sum(1 for rel in top if rel != NONPOOL)
     cutoff = min(cutoff, len(top))
     return judged_c / cutoff if cutoff else 0.0
+# ir_measures' C/W/L measures, as cwl_eval 1.0.12 computes them
+# (cwl/ruler/measures/cwl_metrics.py, cwl_*.py; cwl/ruler/ranking.py)
+# --------------------------------------------------------------------------
+CWL_DEPTH = 1000  # cwl_eval's max_n: rankings are padded with zero gain or cut to it
+
+
+def cwl_gains(ranked: Sequence[Label], min_rel: float, max_rel: float) -> list[float]:
+    """ir_measures' IrmQrelHandler: clip to [min_rel, max_rel], scale to [0, 1]; pad."""
+    gains = [0.0 if label is None else (min(max(label, min_rel), max_rel) - min_rel)
+             / (max_rel - min_rel) for label in ranked[:CWL_DEPTH]]
+    return gains + [0.0] * (CWL_DEPTH - len(gains))
+
+
+def cwl_expected_utility(cvec: Sequence[float], gains: Sequence[float]) -> float:
+    """CWLMetric.w_vector and _do_score: W_i = prod_(j<i) C_j / sum; sum W_i g_i."""
+    prods = [1.0]
+    for c in cvec[:-1]:
+        prods.append(prods[-1] * c)
+    total = sum(prods)
+    return sum(p / total * g for p, g in zip(prods, gains, strict=True))
+
+
+def sdcg(ranked: Sequence[Label], k: int, min_rel: float, max_rel: float) -> float:
+    """NDCGCWLMetric: C_i = log(i+1) / log(i+2) for i < k, else 0."""
+    gains = cwl_gains(ranked, min_rel, max_rel)
+    cvec = [math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0
+            for i in range(1, CWL_DEPTH + 1)]
+    return cwl_expected_utility(cvec, gains)
+
+
+def inst(ranked: Sequence[Label], target: float, min_rel: float, max_rel: float) -> float:
+    """INSTCWLMetric: C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - sum g."""
+    gains = cwl_gains(ranked, min_rel, max_rel)
+    cvec, seen = [], 0.0
+    for i, g in enumerate(gains, start=1):
+        seen += g
+        t_i = target - seen
+        cvec.append(((i + target + t_i - 1.0) / (i + target + t_i)) ** 2.0)
+    return cwl_expected_utility(cvec, gains)
+
+
+def insq(ranked: Sequence[Label], target: float, min_rel: float, max_rel: float) -> float:
+    """INSQCWLMetric: C_i = ((i + 2T - 1) / (i + 2T))^2."""
+    gains = cwl_gains(ranked, min_rel, max_rel)
+    cvec = [((i + 2.0 * target - 1.0) / (i + 2.0 * target)) ** 2.0
+            for i in range(1, CWL_DEPTH + 1)]
+    return cwl_expected_utility(cvec, gains)
+
+
+def bpm(ranked: Sequence[Label], k: int, target: float, min_rel: float,
+        max_rel: float) -> float:
+    """BPMCWLMetric (static): C_i = 1 while the gain so far < T and i < k (unit costs)."""
+    gains = cwl_gains(ranked, min_rel, max_rel)
+    cvec, seen = [], 0.0
+    for i, g in enumerate(gains, start=1):
+        seen += g
+        cvec.append(1.0 if seen < target and i < k else 0.0)
+    # the while loops stop at the first failure: C is 0 from there on
+    first_zero = next((j for j, c in enumerate(cvec) if c == 0.0), len(cvec))
+    cvec = [1.0 if j < first_zero else 0.0 for j in range(len(cvec))]
+    return cwl_expected_utility(cvec, gains)
+
+
+def nerr(ranked: Sequence[Label], equation: int, min_rel: float, max_rel: float,
+         k: int = 10, p: float = 0.9, target: float = 1.0) -> float:
+    """NERReq8/9/10/11CWLMetric (Azzopardi, Mackenzie & Moffat, ICTIR 2021)."""
+    gains = cwl_gains(ranked, min_rel, max_rel)
+    cvec = []
+    for i, g in enumerate(gains, start=1):
+        if equation == 8:
+            c = 1.0 - g if i < k else 0.0
+        elif equation == 9:
+            c = i / (i + 1.0) * (1.0 - g) if i < k else 0.0
+        elif equation == 10:
+            c = p * (1.0 - g)
+        else:
+            c = ((i + 2.0 * target - 1.0) / (i + 2.0 * target)) ** 2.0 * (1.0 - g)
+        cvec.append(c)
+    return cwl_expected_utility(cvec, gains)
+
+
+def compat(ranked: Sequence[Label], unretrieved: Sequence[Label] = (), p: float = 0.95,
+           normalize: bool = True) -> float:
+    """ir_measures' compat_provider.compatibility, documents named by their position.
+
+    The ideal ranking: labels > 0, highest first; equal labels in ranking order, the
+    unretrieved after the retrieved (ir_measures sorts them by run score, 0.0 for the
+    unretrieved: the same order when the scores are positive).
+    """
+    ranking = list(range(len(ranked)))
+    labels = {**dict(enumerate(ranked)),
+              **{len(ranked) + j: label for j, label in enumerate(unretrieved)}}
+    ideal = [d for d, label in labels.items() if label is not None and label > 0]
+    ideal.sort(key=lambda d: -_as_number(labels[d]))  # stable: position order in ties
+    depth = max(len(ranking), len(ideal))
+
+    def rbo(run: list[int], best: list[int]) -> float:
+        run_set: set[int] = set()
+        best_set: set[int] = set()
+        score = normalizer = 0.0
+        weight = 1.0
+        for i in range(depth):
+            if i < len(run):
+                run_set.add(run[i])
+            if i < len(best):
+                best_set.add(best[i])
+            score += weight * len(best_set & run_set) / (i + 1)
+            normalizer += weight
+            weight *= p
+        return score / normalizer if normalizer else 0.0
+
+    score = rbo(ranking, ideal)
+    if normalize:
+        best = rbo(ideal, ideal)
+        if best > 0.0:
+            score = score / best
+    return score
+
+
+def accuracy(ranked: Sequence[Label], k: int | None = None,
+             threshold: float = 1) -> float | None:
+    """ir_measures' AccuracyEvaluator: None where it reports nothing or divides by 0."""
+    nonrels = [0]
+    for label in _top(ranked, k):
+        if _is_relevant(label, threshold):
+            nonrels.append(nonrels[-1])
+        else:
+            nonrels[-1] += 1
+    if len(nonrels) < 2 or nonrels[-1] == 0:
+        return None
+    return 1.0 - sum(nonrels[:-1]) / (float(nonrels[-1]) * (len(nonrels) - 1))

@@ -138,6 +138,9 @@ OracleFn = Callable[[Case, Params], "float | None"]
 def _codes(c: Case) -> list[float]:
     """trec_eval's codes of the ranked list: an unjudged row is not in the pool."""
     return ref.res_rels(c.ranked, [False] * len(c.ranked))
+def _low(p: Params) -> float:
+    """min_rel of the C/W/L metrics, drawn from the threshold: 0, or 1."""
+    return 1.0 if p.threshold == 2 else 0.0
 
 
 def _level(p: Params) -> float:
@@ -315,6 +318,53 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
     "clicks_per_query": (
         lambda p, by: pr.clicks_per_query("rel", p.k, **by),
         lambda c, p: ref.clicks_per_query(c.ranked, k=p.k),
+    ),
+    # ir_measures' measures (cwl_eval's C/W/L, compat, accuracy): labels 0..4 scaled by
+    # min_rel (0, or 1 with threshold 2) and max_rel 4; T and p from p
+    "sdcg": (
+        lambda p, by: pr.sdcg("rel", p.k or 10, max_rel=4, min_rel=_low(p), **by),
+        lambda c, p: ref.sdcg(c.ranked, p.k or 10, _low(p), 4),
+    ),
+    "inst": (
+        lambda p, by: pr.inst("rel", max_rel=4, target=4 * p.p, min_rel=_low(p), **by),
+        lambda c, p: ref.inst(c.ranked, 4 * p.p, _low(p), 4),
+    ),
+    "insq": (
+        lambda p, by: pr.insq("rel", max_rel=4, target=4 * p.p, min_rel=_low(p), **by),
+        lambda c, p: ref.insq(c.ranked, 4 * p.p, _low(p), 4),
+    ),
+    "bpm": (
+        lambda p, by: pr.bpm("rel", p.k or 10, max_rel=4, target=2 * p.p, min_rel=_low(p),
+                             **by),
+        lambda c, p: ref.bpm(c.ranked, p.k or 10, 2 * p.p, _low(p), 4),
+    ),
+    "nerr8": (
+        lambda p, by: pr.nerr8("rel", p.k or 10, max_rel=4, min_rel=_low(p), **by),
+        lambda c, p: ref.nerr(c.ranked, 8, _low(p), 4, k=p.k or 10),
+    ),
+    "nerr9": (
+        lambda p, by: pr.nerr9("rel", p.k or 10, max_rel=4, min_rel=_low(p), **by),
+        lambda c, p: ref.nerr(c.ranked, 9, _low(p), 4, k=p.k or 10),
+    ),
+    "nerr10": (
+        lambda p, by: pr.nerr10("rel", max_rel=4, p=p.p, min_rel=_low(p), **by),
+        lambda c, p: ref.nerr(c.ranked, 10, _low(p), 4, p=p.p),
+    ),
+    "nerr11": (
+        lambda p, by: pr.nerr11("rel", max_rel=4, target=4 * p.p, min_rel=_low(p), **by),
+        lambda c, p: ref.nerr(c.ranked, 11, _low(p), 4, target=4 * p.p),
+    ),
+    "compat": (
+        lambda p, by: pr.compat("rel", p=p.p, normalize=p.gain == "linear", **by),
+        lambda c, p: ref.compat(c.ranked, c.unretrieved, p.p, p.gain == "linear"),
+    ),
+    "accuracy": (
+        lambda p, by: pr.accuracy("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.accuracy(c.ranked, p.k, p.threshold),
+    ),
+    "num_q": (
+        lambda p, by: pr.num_q("rel", **by),
+        lambda c, p: 1.0,
     ),
     "mean_dwell": (  # here the label column plays the dwell time (null = no click)
         lambda p, by: pr.mean_dwell("rel", p.k, **by),

@@ -86,6 +86,13 @@ BAD_DATA = {
 }
 
 
+# the arguments a metric cannot do without (ir_measures requires them too)
+REQUIRED: dict[str, dict[str, int]] = {
+    **{name: {"k": 3, "max_rel": 3} for name in ["sdcg", "bpm", "nerr8", "nerr9"]},
+    **{name: {"max_rel": 3} for name in ["inst", "insq", "nerr10", "nerr11"]},
+}
+
+
 def _metric(name: str, **kwargs: Any) -> pl.Expr:
     """``name`` by the score; an intent-aware one with a subtopic and a doc id per row."""
     function = getattr(pr, name)

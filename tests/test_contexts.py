@@ -85,6 +85,19 @@ METRICS: dict[str, Build] = {
     "relstring": lambda **kw: pr.relstring("rel", 4, pooled="pooled", by="score", **kw),
     "ndcg_judged_only": lambda **kw: pr.parse_metric("ndcg@3(judged_only=True)").expr(
         "rel", by="score", **kw),
+    "accuracy": lambda **kw: pr.accuracy("rel", 4, by="score", **kw),
+    "num_q": lambda **kw: pr.num_q("rel", by="score", **kw),
+    "sdcg": lambda **kw: pr.sdcg("rel", 3, max_rel=3, by="score", **kw),
+    "inst": lambda **kw: pr.inst("rel", max_rel=3, target=2.0, by="score", **kw),
+    "insq": lambda **kw: pr.insq("rel", max_rel=3, by="score", **kw),
+    "bpm": lambda **kw: pr.bpm("rel", 4, max_rel=3, target=1.5, by="score", **kw),
+    "nerr8": lambda **kw: pr.nerr8("rel", 4, max_rel=3, by="score", **kw),
+    "nerr9": lambda **kw: pr.nerr9("rel", 3, max_rel=3, min_rel=1, by="score", **kw),
+    "nerr10": lambda **kw: pr.nerr10("rel", max_rel=3, p=0.8, by="score", **kw),
+    "nerr11": lambda **kw: pr.nerr11("rel", max_rel=3, by="score", **kw),
+    "compat": lambda **kw: pr.compat("rel", p=0.8, by="score", **kw),
+    "compat_by_ideal": lambda **kw: pr.compat("rel", normalize=False, by="score", **kw),
+    "f1_by_beta": lambda **kw: pr.f1("rel", 3, beta=0.5, by="score", **kw),
 }
 PER_LIST_ONLY = {"relstring"}
 """A string per list: no mean over queries (``query=`` raises, tested on its own)."""

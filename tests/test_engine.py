@@ -45,13 +45,18 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
          "map@2(denominator=retrieved)", "map@3(denominator=capped,empty=one)",
          "rprec@2(empty=skip)", "p@3(adaptive_k=True)", "ndcg@3(gain=binary,threshold=0)",
          "dcg@2(threshold=2,log_base=10)", "f1@2(beta=2)", "rbp(p=0.6,gain=raw)",
-         "mrr@2(empty=skip)", "hit_rate@2(empty=one)", "recall@2(empty=skip)"]
+         "mrr@2(empty=skip)", "hit_rate@2(empty=one)", "recall@2(empty=skip)",
+         "accuracy@3", "num_q", "sdcg@3(max_rel=3)", "inst(max_rel=3)",
+         "insq(max_rel=3,target=2)", "bpm@3(max_rel=3,target=1.5)", "nerr8@3(max_rel=3)",
+         "nerr9@4(max_rel=2)", "nerr10(max_rel=3,p=0.7)", "nerr11(max_rel=3)",
+         "compat(p=0.8)", "f1@2(beta=0.5)"]
 # the intent-aware metrics need diversity qrels (a subtopic column) and rank ties by doc
 # id (ndeval) or row order only: tests/test_intents.py runs them through every path
 INTENT_SPECS = ["alpha_ndcg@3", "alpha_dcg@2", "err_ia@3", "nerr_ia@2", "nrbp", "nnrbp",
                 "p_ia@2", "ap_ia", "strecall@3"]
 NO_EXPECTED = {"err", "bpref", "gm_bpref", "iprec_at_recall", "11pt_avg", "g", "bing",
-               "ndcg_rel", "rndcg", "infap", "relstring"}
+               "ndcg_rel", "rndcg", "infap", "relstring", "accuracy", "sdcg", "inst", "insq",
+               "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "compat"}
 
 
 def test_every_registered_metric_is_covered() -> None:

@@ -168,6 +168,17 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
         "ndcg_over_relevant": pr.ndcg_over_relevant("rel", **ranking),
         "r_ndcg": pr.r_ndcg("rel", threshold=t, **ranking),
         "infap": pr.infap("rel", threshold=t, **ranking),
+        "accuracy": pr.accuracy("rel", k, threshold=t, **ranking),
+        "num_q": pr.num_q("rel", **ranking),
+        "compat": pr.compat("rel", p=params.p, **ranking),
+        "sdcg": pr.sdcg("rel", k or 10, max_rel=4, **ranking),
+        "inst": pr.inst("rel", max_rel=4, target=2 * params.p, **ranking),
+        "insq": pr.insq("rel", max_rel=4, target=2 * params.p, **ranking),
+        "bpm": pr.bpm("rel", k or 10, max_rel=4, target=2 * params.p, **ranking),
+        "nerr8": pr.nerr8("rel", k or 10, max_rel=4, **ranking),
+        "nerr9": pr.nerr9("rel", k or 10, max_rel=4, min_rel=t, **ranking),
+        "nerr10": pr.nerr10("rel", max_rel=4, p=params.p, **ranking),
+        "nerr11": pr.nerr11("rel", max_rel=4, target=2 * params.p, **ranking),
     }
     if ranking.get("ties") not in ("optimistic", "pessimistic"):  # they leave it open
         exprs["unjudged"] = pr.unjudged("rel", k or 10, **ranking)  # type: ignore[arg-type]
@@ -178,7 +189,7 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
 
 NAMES = list(metrics(Params(None, "exponential", 1, 0.8), by=None))
 UNBOUNDED = ("dcg", "clicks_per_query", "mean_dwell", "hits", "num_ret", "num_rel",
-             "num_rel_ret", "num_nonrel_judged_ret", "utility")
+             "num_rel_ret", "num_nonrel_judged_ret", "utility", "num_q")
 # trec_eval sums its counts and takes the geometric mean of gm_map (the registry says so)
 SUMMARY = {name: METRICS[name].over_queries for name in NAMES if name in METRICS}
 
@@ -225,9 +236,10 @@ def test_normalised_metrics_are_in_unit_interval(rows: Rows, params: Params) -> 
         for name in NAMES:
             value = row[name]
             if value is None:
-                # auc is undefined without both classes, mean dwell without a click;
-                # the mean over no query is null
-                assert name in ("auc", "mean_dwell") or (row is mean and df.is_empty()), (
+                # auc and accuracy are undefined without both classes, mean dwell
+                # without a click; the mean over no query is null
+                assert name in ("auc", "accuracy", "mean_dwell") or (
+                    row is mean and df.is_empty()), (
                     name, row)
                 continue
             assert not math.isnan(value), (name, row)
@@ -253,8 +265,9 @@ def test_perfect_ranking_scores_one(rows: Rows, params: Params) -> None:
         gains = [x for x in labels if x is not None and x > 0]
         relevant = [x for x in labels if x is not None and x >= t]
         assert close(row["rank_correlation"], 1.0), row
+        assert row["accuracy"] is None or close(row["accuracy"], 1.0), row
         if gains:
-            for name in ("ndcg", "ndcg_linear", "ndcg_full"):
+            for name in ("ndcg", "ndcg_linear", "ndcg_full", "compat"):
                 assert close(row[name], 1.0), (name, row)
         if relevant:
             for name in ("ap_full", "r_precision", "recall_full", "bpref", "reciprocal_rank"):

@@ -24,14 +24,15 @@ from test_trec_parity import joined_frame, trec_case
 import polars_rank as pr
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 TOL = 1e-12
 # no closed form under expected ties: they raise (tested below); AUC has no `ties`;
 # mean_dwell only without a cutoff (tested below)
 EXCLUDED = {"err", "bpref", "gm_bpref", "auc", "mean_dwell", "iprec_at_recall",
             "eleven_point_average", "normalized_gain", "binary_normalized_gain",
-            "ndcg_over_relevant", "r_ndcg", "infap", "relstring"}
+            "ndcg_over_relevant", "r_ndcg", "infap", "relstring", "accuracy", "compat", "sdcg",
+            "inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11"}
 LOWER_IS_BETTER = {"abandonment"}  # optimistic (clicks first) is its minimum
 # a hit moved into the top k can lower the mean precision at the hits: no bound
 NOT_MONOTONE = {"average_precision_retrieved"}
@@ -158,6 +159,23 @@ def test_constant_scorer_gets_the_honest_value() -> None:
 def test_no_closed_form_raises(metric: object) -> None:
     with pytest.raises(NotImplementedError, match="ties='expected'"):
         metric("rel", by="score", ties="expected")  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("build", [
+    lambda: pr.accuracy("rel", by="score", ties="expected"),
+    lambda: pr.compat("rel", by="score", ties="expected"),
+    lambda: pr.sdcg("rel", 3, max_rel=3, by="score", ties="expected"),
+    lambda: pr.inst("rel", max_rel=3, by="score", ties="expected"),
+    lambda: pr.insq("rel", max_rel=3, by="score", ties="expected"),
+    lambda: pr.bpm("rel", 3, max_rel=3, by="score", ties="expected"),
+    lambda: pr.nerr8("rel", 3, max_rel=3, by="score", ties="expected"),
+    lambda: pr.nerr9("rel", 3, max_rel=3, by="score", ties="expected"),
+    lambda: pr.nerr10("rel", max_rel=3, by="score", ties="expected"),
+    lambda: pr.nerr11("rel", max_rel=3, by="score", ties="expected"),
+])
+def test_ir_measures_metrics_without_expected_ties_raise(build: Callable[[], pl.Expr]) -> None:
+    with pytest.raises(NotImplementedError, match="ties='expected'"):
+        build()
 
 
 def test_mean_dwell_expected_without_cutoff_is_order_free() -> None:

@@ -96,3 +96,21 @@ def test_streaming_still_runs_each_query_mean_in_a_node_of_its_own() -> None:
     assert nodes(per_query.mean().median().alias("a"),
                  (per_query * 2).mean().median().alias("b")) == 1
     assert nodes(per_query.mean().alias("a"), (per_query * 2).mean().alias("b")) == 2
+
+
+@pytest.mark.skipif(not POLARS_2, reason="Polars 1.x evaluates it (the panic came with 2.x)")
+def test_an_imploded_struct_beside_a_shared_cutoff_still_panics() -> None:
+    """Polars 2.1 panics ("assertion left == right failed") on a struct of a cutoff's
+    ranks imploded beside another expression of the same ``select`` that reads those
+    ranks, when it eliminates their common sub-expressions."""
+    df = pl.DataFrame({"rank": [1] * 6})
+    ranks = pl.lit(pl.Series([1, 2], dtype=pl.Int64)).head(
+        pl.min_horizontal(pl.len(), pl.lit(2, pl.UInt32)))
+    rows = pl.struct(ranks.filter(ranks <= pl.col("rank").count()).alias("r"))
+    a = rows.implode().list.eval(pl.element().struct.field("r").sum()).list.first()
+    last = pl.min_horizontal(pl.col("rank").count().cast(pl.Int64), pl.lit(2, pl.Int64))
+    b = pl.when(ranks < last).then(1.0 / ranks.cast(pl.Float64)).otherwise(0.0).sum()
+    # when this stops raising, GainRows in polars_rank/metrics/_cwl.py can keep its
+    # fields in a list of structs instead of one concatenated Float64 list
+    with pytest.raises(BaseException, match="left == right"):
+        df.select(a.alias("a"), b.alias("b"))

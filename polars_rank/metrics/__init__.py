@@ -28,13 +28,17 @@ from polars_rank.metrics.gain_levels import (
 from polars_rank.metrics.incomplete import bpref, gm_bpref, unjudged
 from polars_rank.metrics.intents import ap_ia, precision_ia, subtopic_recall
 from polars_rank.metrics.interpolated import eleven_point_average, iprec_at_recall
+from polars_rank.metrics.nerr import nerr8, nerr9, nerr10, nerr11
 from polars_rank.metrics.novelty import alpha_dcg, alpha_ndcg, err_ia, nerr_ia
 from polars_rank.metrics.novelty_rbp import nnrbp, nrbp
-from polars_rank.metrics.pairwise import auc, rank_correlation
+from polars_rank.metrics.overlap import compat
+from polars_rank.metrics.pairwise import accuracy, auc, rank_correlation
 from polars_rank.metrics.pool import infap, judged, relstring
+from polars_rank.metrics.queries import num_q
 from polars_rank.metrics.rbp import rbp, rbp_residual
 from polars_rank.metrics.relative import r_precision_multiple, relative_precision, set_map
 from polars_rank.metrics.sets import f1, precision, r_precision, recall
+from polars_rank.metrics.user_models import bpm, insq, inst, sdcg
 
 map = average_precision  # the name users know (MAP with query=)
 mrr = reciprocal_rank
@@ -78,6 +82,17 @@ __all__ = [
     "utility",
     "rank_correlation",
     "auc",
+    "accuracy",
+    "sdcg",
+    "inst",
+    "insq",
+    "bpm",
+    "nerr8",
+    "nerr9",
+    "nerr10",
+    "nerr11",
+    "compat",
+    "num_q",
     "ctr",
     "abandonment",
     "first_click_rr",

@@ -9,15 +9,15 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_real
-from polars_rank._ranked import Ranked
+from polars_rank._params import UNSET, Ties, check_real, check_threshold
+from polars_rank._ranked import Ranked, cutoff
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
-__all__ = ["rank_correlation", "auc"]
+__all__ = ["rank_correlation", "auc", "accuracy"]
 
 
 @shared_parameters
@@ -240,3 +240,100 @@ def auc_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     from_bottom = n + 1.0 - (lo + hi).cast(pl.Float64) / 2.0
     u = (positive * from_bottom).fill_null(0.0).sum() - n_pos * (n_pos + 1.0) / 2.0
     return pl.when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos * n_neg)).otherwise(None)
+
+
+def accuracy_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """Share of (relevant, non-relevant) pairs of the top k in order; null without one.
+
+    With m relevant rows among the n shown at ranks r_1 < ... < r_m, the i-th has
+    r_i - i non-relevant rows above it, out of n - m.
+    """
+    if r.ties == "expected":
+        msg = ("accuracy under ties='expected' is not implemented (use auc, which "
+               "counts a tied pair as one half); use 'first', 'optimistic' or "
+               "'pessimistic'")
+        raise NotImplementedError(msg)
+    hits = r.hits(k, threshold)
+    ranks = r.positions(k).cast(pl.Float64)
+    relevant = hits.sum()
+    above = ((ranks - hits.cum_sum()) * hits).sum()  # non-relevant above each relevant
+    shown = r.n_retrieved().cast(pl.Float64)
+    if k is not None:
+        shown = pl.min_horizontal(shown, pl.lit(float(k)))
+    pairs = relevant * (shown - relevant)
+    return pl.when(pairs > 0).then(1.0 - above / pairs)
+
+
+@shared_parameters
+@named_after_metric
+def accuracy(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By | Unset = UNSET,
+    rank: Rank = None,
+    doc: IntoExpr | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties | None = None,
+) -> pl.Expr:
+    r"""Pairwise accuracy of the top k, ir_measures' ``Accuracy@k``.
+
+    .. math:: \mathrm{Accuracy@k} = \frac{1}{|P|\,|N|} \sum_{i \in P} \sum_{j \in N}
+              \mathbb{1}[r_i < r_j]
+
+    with P the relevant and N the other rows (unjudged included) among the top k
+    retrieved, r their ranks: the probability that a relevant document comes before
+    a non-relevant one, a diagnostic of how well a ranker orders what it retrieved
+    (ir_measures 0.4.3, ``accuracy_provider.py``; MacAvaney, Macdonald & Ounis,
+    ECIR 2022). It is AUC on ranks (no half credit for ties) cut at k; trec_eval has
+    none. A list without a relevant or without a non-relevant row in the top k has
+    none either: null, and the ``query=`` mean is over the queries that have one
+    (ir_measures leaves out a query without a relevant row and fails, dividing by
+    zero, on one without a non-relevant row).
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff. ``None`` = the whole ranked list.
+    by
+        ...
+    rank
+        ...
+    doc
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 in [0, 1], null without a pair; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 0], "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> df.select(pr.accuracy("rel", by="score"))  # 3 of the 4 pairs in order
+    shape: (1, 1)
+    ┌──────────┐
+    │ accuracy │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.75     │
+    └──────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
+    return r.finish(accuracy_value(r, cutoff(k), check_threshold(threshold)))

@@ -50,12 +50,10 @@ def recall_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Ex
 
 
 def f1_value(r: Ranked, k: int | None = None, threshold: float = 1,
-             beta: float = 1) -> pl.Expr:
-    """F@k of a ranked list (validated parameters), recall weighted ``beta``."""
+             beta: float = 1.0) -> pl.Expr:
+    """F@k of a ranked list, recall weighted ``beta`` (validated parameters)."""
     p, rc = precision_value(r, k, threshold), recall_value(r, k, threshold)
-    if beta == 1:
-        return safe_div(2.0 * p * rc, p + rc)
-    return safe_div((1.0 + beta) * p * rc, beta * p + rc)
+    return safe_div((beta + 1.0) * p * rc, beta * p + rc)  # as m_set_F.c computes it
 
 
 def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
@@ -243,20 +241,20 @@ def f1(
     doc: IntoExpr | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
-    beta: float = 1,
+    beta: float = 1.0,
     query: Query = None,
     ties: Ties | None = None,
 ) -> pl.Expr:
     r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
 
-    .. math:: F\mathrm{@k} = \frac{(1 + \beta) \, P@k \, R@k}{\beta \, P@k + R@k}
+    .. math:: F_1\mathrm{@k} = \frac{2 \, P@k \, R@k}{P@k + R@k},\quad
+        F_x\mathrm{@k} = \frac{(1 + x) \, P@k \, R@k}{x \, P@k + R@k}
 
-    0 when both are 0 (ranx ``f1@k``; trec_eval only has the set-based ``set_F``).
-    The F-measure is van Rijsbergen's (*Information Retrieval*, 1979, ch. 7); beta = 1
-    weighs precision and recall alike, beta > 1 favours recall. beta is as trec_eval's
-    ``set_F.x`` (m_set_F.c: "x is the relative importance of R to P") and ir_measures'
-    ``SetF(beta=)`` define it: the weight itself, so the textbook (and scikit-learn's
-    ``fbeta_score``) F_b is ``beta=b**2``.
+    0 when both are 0 (ranx ``f1@k``). Without k it is trec_eval's ``set_F`` and
+    ir_measures' ``SetF``. ``beta`` is their x, "the relative importance of R to P"
+    (trec_eval 10.0, m_set_F.c; ir_measures' ``SetF(beta=x)``), which is the square
+    of van Rijsbergen's and scikit-learn's beta: ``fbeta_score(beta=2)`` is
+    ``beta=4`` here (van Rijsbergen, *Information Retrieval*, 1979, ch. 7).
 
     Parameters
     ----------
@@ -275,7 +273,8 @@ def f1(
     threshold
         ...
     beta
-        Recall's weight relative to precision, > 0 (1: F1; F_b is b squared).
+        x, the weight of recall against precision (trec_eval's and ir_measures'
+        beta; the square of the textbook beta), a positive number.
     query
         ...
     ties
@@ -303,7 +302,7 @@ def f1(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    weight = check_real(beta, "beta", low=0, low_open=True, allowed="a number > 0")
+    weight = check_real(beta, "beta", low=0, low_open=True, allowed="a positive number")
     return r.finish(f1_value(r, cutoff(k), check_threshold(threshold), weight))
 
 

@@ -1,0 +1,83 @@
+"""The number of queries evaluated: trec_eval's ``num_q``, ir_measures' ``NumQ``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from polars_rank._docs import shared_parameters
+from polars_rank._naming import named_after_metric
+from polars_rank._params import UNSET, Ties
+from polars_rank._ranked import Ranked, per_list
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import polars as pl
+
+    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+
+__all__ = ["num_q"]
+
+
+@shared_parameters
+@named_after_metric
+def num_q(
+    rel: IntoExpr,
+    *,
+    by: By | Unset = UNSET,
+    rank: Rank = None,
+    doc: IntoExpr | None = None,
+    descending: bool | Sequence[bool] = True,
+    query: Query = None,
+    ties: Ties | None = None,
+) -> pl.Expr:
+    r"""Number of queries, ir_measures' ``NumQ`` (trec_eval's ``num_q``); summed.
+
+    .. math:: \mathrm{num\_q} = 1 \text{ per list}
+
+    1 for each list, so that the sum over queries (``query=``, and
+    :func:`polars_rank.evaluate`, which sums it as trec_eval does) counts them. In
+    ``evaluate(..., missing="zero")`` a judged query the run did not answer counts
+    0, as in ir_measures, whose ``NumQ`` is the number of queries both in the run
+    and in the qrels.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (not read, but for the list's validity).
+    by
+        ...
+    rank
+        ...
+    doc
+        ...
+    descending
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        Float64 count.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"q": [1, 1, 2], "rel": [1, 0, 1], "score": [3.0, 2.0, 1.0]})
+    >>> df.select(pr.num_q("rel", by="score", query="q"))
+    shape: (1, 1)
+    ┌───────┐
+    │ num_q │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 2.0   │
+    └───────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
+    return r.finish(per_list(1.0), summary="sum")

@@ -1,0 +1,293 @@
+"""Every ir_measures measure parses in polars-rank and gives ir_measures' number.
+
+For each name in ir_measures' registry (0.4.3) and a set of its parameters and
+cutoffs, the string is parsed by :func:`polars_rank.registry.parse_metric` and
+``evaluate(..., per_query=True)`` is compared, query by query, with
+``ir_measures.iter_calc`` (its default provider order: pytrec_eval, cwl_eval, compat,
+msmarco, gdeval, accuracy, ...) on generated runs and qrels with graded labels,
+tied scores, negative ("pooled, not judged") labels, unjudged retrieved documents,
+judged documents the run never retrieved and queries without relevant documents.
+
+Equal scores are ordered as the provider that computes the measure orders them:
+
+* pytrec_eval (trec_eval) and gdeval: document id descending, which is
+  ``evaluate()``'s default ``ties="trec_eval"``;
+* cwl_eval and the accuracy provider: the run's row order (a stable sort by
+  score), ``ties="first"`` on the same run;
+* msmarco (``RR@k``) and compat: document id ascending, ``ties="first"`` on the run
+  sorted by document id (compat's ideal ranking keeps the qrels' order among equal
+  labels and scores: the qrels sorted likewise).
+
+The names other helpers of issue 22 own are listed in :data:`OWNED_ELSEWHERE` and
+:data:`PARAMETERS_OWNED_ELSEWHERE`, to be moved into :data:`SPECS` once merged.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_rank as pr
+from polars_rank.registry import parse_metric
+
+ir_measures = pytest.importorskip("ir_measures")
+pytest.importorskip("cwl")  # cwl_eval, ir_measures' provider of the C/W/L measures
+
+# ir_measures name -> metric strings in its syntax (parameters and cutoffs)
+SPECS: dict[str, list[str]] = {
+    "AP": ["AP", "AP@5", "AP(rel=2)", "AP(rel=2)@10"],
+    "MAP": ["MAP", "MAP@3"],
+    "Accuracy": ["Accuracy", "Accuracy@5", "Accuracy(rel=2)@10"],
+    "BPM": ["BPM(max_rel=3)@5", "BPM(T=2.0,min_rel=1,max_rel=3)@20", "BPM(T=0.5,max_rel=2)@10"],
+    "Bpref": ["Bpref", "Bpref(rel=2)"],
+    "BPref": ["BPref"],
+    "Compat": ["Compat", "Compat(p=0.8)", "Compat(p=0.5,normalize=False)"],
+    "ERR": ["ERR@1", "ERR@5", "ERR@20"],
+    "INSQ": ["INSQ(max_rel=3)", "INSQ(T=2.0,min_rel=1,max_rel=3)"],
+    "INST": ["INST(max_rel=3)", "INST(T=0.5,max_rel=2)", "INST(T=3.0,min_rel=1,max_rel=3)"],
+    # IPrec at the recall levels where trec_eval 9 (pytrec_eval) and 10 round alike:
+    # see NEEDS_TREC_EVAL_9_ROUNDING
+    "IPrec": ["IPrec@0.0", "IPrec@0.5", "IPrec@1.0", "IPrec(rel=2)@0.5"],
+    "MRR": ["MRR", "MRR@10"],
+    "nDCG": ["nDCG", "nDCG@1", "nDCG@5", "nDCG(dcg='log2')@10"],
+    "NDCG": ["NDCG@10"],
+    "NERR8": ["NERR8(max_rel=3)@5", "NERR8(min_rel=1,max_rel=3)@10"],
+    "NERR9": ["NERR9(max_rel=3)@5", "NERR9(min_rel=1,max_rel=2)@20"],
+    "NERR10": ["NERR10(max_rel=3)", "NERR10(p=0.5,min_rel=1,max_rel=2)",
+               "NERR10(p=0.95,max_rel=3)"],
+    "NERR11": ["NERR11(max_rel=3)", "NERR11(T=2.0,min_rel=1,max_rel=3)"],
+    "NumQ": ["NumQ"],
+    "NumRel": ["NumRel"],
+    "NumRelRet": ["NumRelRet"],
+    "NumRet": ["NumRet", "NumRet(rel=2)"],
+    "P": ["P@1", "P@5", "P(rel=2)@10"],
+    "Precision": ["Precision@5"],
+    "R": ["R@5", "R(rel=2)@10"],
+    "Recall": ["Recall@20"],
+    # cwl_eval's RBP, normalised over ranks 1..1000: equal to 1e-9 for p <= 0.95
+    # (test_rbp_renormalised_over_1000_ranks shows the factor beyond)
+    "RBP": ["RBP(rel=1)", "RBP(rel=2,p=0.9)", "RBP(rel=1,p=0.5)"],
+    "Rprec": ["Rprec", "Rprec(rel=2)"],
+    "RPrec": ["RPrec"],
+    "RR": ["RR", "RR(rel=2)", "RR@5", "RR(rel=2)@10"],
+    "SDCG": ["SDCG(max_rel=3)@5", "SDCG(dcg='log2',min_rel=1,max_rel=3)@10"],
+    "SetAP": ["SetAP", "SetAP(rel=2)"],
+    "SetF": ["SetF", "SetF(beta=0.5)", "SetF(rel=2,beta=2.0)"],
+    "SetP": ["SetP", "SetP(rel=2)", "SetP(relative=True)"],
+    "SetR": ["SetR", "SetR(rel=2)"],
+    "SetRelP": ["SetRelP", "SetRelP(rel=2)"],
+    "Success": ["Success@1", "Success(rel=2)@5"],
+}
+
+# Names in ir_measures' registry that other helpers of issue 22 implement: move them
+# into SPECS when their branches are merged.
+OWNED_ELSEWHERE: dict[str, str] = {
+    "Judged": "judgments",
+    "infAP": "judgments",
+    **dict.fromkeys([
+        "alpha_nDCG", "\u03b1_nDCG", "alpha_DCG", "\u03b1_DCG", "ERR_IA", "nERR_IA", "P_IA",
+        "AP_IA", "MAP_IA", "StRecall", "NRBP", "nNRBP"], "diversity (subtopic qrels)"),
+}
+# Parameters of the measures above that other helpers implement (same).
+PARAMETERS_OWNED_ELSEWHERE: dict[str, str] = {
+    "nDCG(dcg='exp-log2')@10": "gains (gdeval's exponential gain)",
+    "nDCG(gains={0:0,1:1,2:3,3:7})@10": "gains (gain tables)",
+    **dict.fromkeys([
+        "AP(judged_only=True)", "IPrec(judged_only=True)@0.5", "nDCG(judged_only=True)@10",
+        "P(judged_only=True)@5", "R(judged_only=True)@5", "RR(judged_only=True)",
+        "Rprec(judged_only=True)", "SetAP(judged_only=True)", "SetF(judged_only=True)",
+        "SetP(judged_only=True)", "Success(judged_only=True)@5"], "judgments (judged_only)"),
+}
+# ir_measures computes IPrec with pytrec_eval, trec_eval 9.x, which turns the recall
+# level x into floor(x R + 0.9) relevant documents where trec_eval 10 rounds x R (the
+# trec_eval helper offers 9's rounding): these differ from IPrec at other levels.
+NEEDS_TREC_EVAL_9_ROUNDING = ["IPrec@0.1", "IPrec@0.3", "IPrec(rel=2)@0.7"]
+
+# Spellings polars-rank parses that no installed ir_measures provider computes.
+NO_IR_MEASURES_PROVIDER = ["ERR", "RBP", "RBP@10", "NumRel(rel=2)"]
+
+ALL_SPECS = [spec for specs in SPECS.values() for spec in specs]
+TOL = 1e-9
+GDEVAL_TOL = 5e-6 + 1e-12  # gdeval prints 5 decimals
+
+
+def provider(spec: str) -> str:
+    """The provider ir_measures' default pipeline computes ``spec`` with."""
+    measure = ir_measures.parse_measure(spec)
+    for candidate in ir_measures.DefaultPipeline.providers:
+        if candidate.is_available() and candidate.supports(measure):
+            return str(candidate.NAME)
+    msg = f"no ir_measures provider for {spec}"
+    raise LookupError(msg)
+
+
+Row = tuple[str, str, float]
+Qrel = tuple[str, str, int]
+
+
+@st.composite
+def collections(draw: st.DrawFn, positive_scores: bool = False) -> tuple[list[Row], list[Qrel]]:
+    """(run, qrels) rows: run grouped by query (ir_measures needs it), rows shuffled."""
+    run: list[Row] = []
+    qrels: list[Qrel] = []
+    scores = [0.25, 0.5, 1.0, 1.5, 2.0, 3.0] + ([] if positive_scores else [-1.0, 0.0])
+    for q in range(draw(st.integers(1, 5))):
+        qid = str(301 + q)  # gdeval reads numeric topics only
+        docs = draw(st.lists(st.integers(0, 40), min_size=1, max_size=25, unique=True))
+        graded = draw(st.booleans())
+        for d in docs:
+            if draw(st.integers(0, 4)) > 0:
+                run.append((qid, f"d{d}", draw(st.sampled_from(scores))))
+            if draw(st.booleans()):
+                labels = [-1, 0, 0, 1, 2, 3] if graded else [0, 1]
+                qrels.append((qid, f"d{d}", draw(st.sampled_from(labels))))
+    return run, qrels
+
+
+def theirs(spec: str, run: list[Row], qrels: list[Qrel]) -> dict[str, float]:
+    """ir_measures' per-query values (an Accuracy query it cannot score: left out)."""
+    measure = ir_measures.parse_measure(spec)
+    if provider(spec) == "accuracy":  # it divides by zero on a query without non-relevant
+        out: dict[str, float] = {}
+        for qid in sorted({q for q, _, _ in run}):
+            try:
+                out |= theirs_all(measure, [r for r in run if r[0] == qid],
+                                  [r for r in qrels if r[0] == qid])
+            except ZeroDivisionError:
+                continue
+        return out
+    return theirs_all(measure, run, qrels)
+
+
+def theirs_all(measure: Any, run: list[Row], qrels: list[Qrel]) -> dict[str, float]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the providers' own deprecations
+        metrics = ir_measures.iter_calc(
+            [measure], [ir_measures.Qrel(*q) for q in qrels],
+            [ir_measures.ScoredDoc(*r) for r in run])
+        return {m.query_id: float(m.value) for m in metrics}
+
+
+def ours(spec: str, run: list[Row], qrels: list[Qrel], ties: str,
+         missing: str) -> dict[str, float]:
+    """polars-rank's per-query values; qrels' negative labels are null, as read_qrels."""
+    run_df = pl.DataFrame(run, schema={"qid": pl.String, "docid": pl.String,
+                                       "score": pl.Float64}, orient="row")
+    qrels_df = pl.DataFrame(qrels, schema={"qid": pl.String, "docid": pl.String,
+                                           "rel": pl.Int64}, orient="row")
+    qrels_df = qrels_df.with_columns(pl.when(pl.col("rel") >= 0).then(pl.col("rel")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # run queries without judgments
+        out = pr.evaluate(run_df, qrels_df, [spec], per_query=True, ties=ties,  # type: ignore[arg-type]
+                          missing=missing)  # type: ignore[arg-type]
+    return {q: v for q, v in zip(out["qid"], out[spec], strict=True) if v is not None}
+
+
+def check(spec: str, run: list[Row], qrels: list[Qrel]) -> None:
+    """Per-query values of ``spec`` from both tools, with the provider's tie order."""
+    source = provider(spec)
+    ties, missing, tol = "trec_eval", "zero", TOL
+    if source in ("cwl_eval", "accuracy"):
+        ties = "first"
+    if source in ("msmarco", "compat"):
+        run = sorted(run, key=lambda row: (row[0], row[1]))
+        ties = "first"
+    if source == "compat":  # its ideal keeps the qrels' order among equal label and score
+        qrels = sorted(qrels, key=lambda row: (row[0], row[1]))
+    if source == "accuracy":
+        missing = "skip"  # a query absent from the run has no accuracy
+    if source == "gdeval":
+        tol = GDEVAL_TOL
+    want = theirs(spec, run, qrels)
+    got = ours(spec, run, qrels, ties, missing)
+    if parse_metric(spec).definition.name == "num_rel":
+        # a judged query the run did not answer: ir_measures' NumRel is 0 there,
+        # evaluate(missing="zero") reports its R, as trec_eval -c does
+        answered = {q for q, _, _ in run}
+        assert all(v == 0.0 for q, v in want.items() if q not in answered)
+        want = {q: v for q, v in want.items() if q in answered}
+        got = {q: v for q, v in got.items() if q in answered}
+    assert set(got) == set(want), (spec, source, sorted(got), sorted(want))
+    for qid, value in want.items():
+        assert math.isclose(got[qid], value, rel_tol=0, abs_tol=tol), (
+            spec, source, qid, got[qid], value)
+
+
+def test_every_ir_measures_name_is_covered() -> None:
+    names = set(ir_measures.measures.registry)
+    assert set(SPECS) | set(OWNED_ELSEWHERE) == names
+    assert not set(SPECS) & set(OWNED_ELSEWHERE)
+
+
+def test_every_parameter_is_covered() -> None:
+    """Each supported parameter of each measure appears in a spec (or is owned elsewhere)."""
+    specs = [*ALL_SPECS, *PARAMETERS_OWNED_ELSEWHERE, *NO_IR_MEASURES_PROVIDER]
+    seen = {(m.NAME, p) for s in specs for m in [ir_measures.parse_measure(s)] for p in m.params}
+    missing = [(name, param) for name in SPECS
+               for measure in [ir_measures.measures.registry[name]]
+               for param in measure.SUPPORTED_PARAMS if (measure.NAME, param) not in seen]
+    assert missing == []
+
+
+@pytest.mark.parametrize("spec", [*ALL_SPECS, *NO_IR_MEASURES_PROVIDER,
+                                  *NEEDS_TREC_EVAL_9_ROUNDING])
+def test_every_spec_parses_and_prints_back(spec: str) -> None:
+    metric = parse_metric(spec)
+    assert parse_metric(str(metric)) == metric
+
+
+@pytest.mark.parametrize("spec", NO_IR_MEASURES_PROVIDER)
+def test_specs_without_a_provider_are_refused_by_ir_measures(spec: str) -> None:
+    with pytest.raises(LookupError):
+        provider(spec)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ALL_SPECS)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_per_query_values_equal_ir_measures(spec: str, data: st.DataObject) -> None:
+    run, qrels = data.draw(collections(positive_scores=provider(spec) == "compat"))
+    check(spec, run, qrels)
+
+
+@pytest.mark.parametrize("spec", ["INST(max_rel=3)", "NERR10(p=0.99,max_rel=3)",
+                                  "NERR8(max_rel=3)@1100", "SDCG(max_rel=2)@1200",
+                                  "INSQ(T=4.0,max_rel=3)", "BPM(T=500.0,max_rel=3)@1100"])
+def test_cwl_reads_at_most_1000_ranks(spec: str) -> None:
+    """A list longer than cwl_eval's 1000 items is cut there, a shorter one padded."""
+    run = [("301", f"d{i:04d}", 2000.0 - i) for i in range(1100)]
+    qrels = [("301", f"d{i:04d}", (i * 7) % 4) for i in range(0, 1100, 3)]
+    qrels += [("302", "x", 1)] + [("302", f"d{i:04d}", 3) for i in range(5)]
+    run += [("302", f"d{i:04d}", float(i)) for i in range(5)]
+    check(spec, run, qrels)
+
+
+def test_rbp_renormalised_over_1000_ranks() -> None:
+    """ir_measures' RBP (cwl_eval) divides by sum_(i<=1000) p^(i-1), not 1/(1-p).
+
+    Equal to Moffat & Zobel's RBP, polars-rank's, within 1e-9 for p <= 0.95; at
+    p = 0.99 it is larger by the factor 1 / (1 - p^1000).
+    """
+    run = [("301", f"d{i}", float(100 - i)) for i in range(50)]
+    qrels = [("301", f"d{i}", 1) for i in range(0, 50, 4)]
+    want = theirs("RBP(rel=1,p=0.99)", run, qrels)["301"]
+    got = ours("RBP(rel=1,p=0.99)", run, qrels, "trec_eval", "zero")["301"]
+    assert not math.isclose(got, want, abs_tol=TOL)
+    assert math.isclose(got / (1 - 0.99**1000), want, rel_tol=1e-12)
+
+
+def test_rr_at_k_orders_ties_by_document_id_ascending() -> None:
+    """ir_measures' RR@k (msmarco) and RR (pytrec_eval) break ties in opposite orders."""
+    run = [("301", "a", 1.0), ("301", "b", 1.0), ("301", "c", 1.0)]
+    qrels = [("301", "a", 1)]
+    assert theirs("RR@10", run, qrels)["301"] == 1.0  # a first
+    assert theirs("RR", run, qrels)["301"] == pytest.approx(1 / 3)  # c, b, a
+    assert ours("RR", run, qrels, "trec_eval", "zero")["301"] == pytest.approx(1 / 3)
+    assert ours("RR@10", sorted(run), qrels, "first", "zero")["301"] == 1.0
