@@ -483,9 +483,11 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in [
     Dialect("trec_eval", "trec_eval 10.0: m_rbp.c, m_rbp_resid.c",
             {"rbp": {"p": 0.9, "gain": "graded"}, "rbp_resid": {"p": 0.9}},
             summary="rbp and rbp_resid: p = 0.9, graded (label / the query's largest)"),
-    Dialect("ir_measures", "ir_measures 0.4.3: ir_measures/measures/*.py",
-            summary="polars-rank's defaults are ir_measures' (nDCG linear, RBP p = 0.8 "
-                    "binary): no difference"),
+    Dialect("ir_measures", "ir_measures 0.4.3: ir_measures/measures/*.py, providers/*.py",
+            {"iprec_at_recall": {"rounding": "trec_eval9"}, "11pt_avg": {"rounding": "trec_eval9"}},
+            summary="IPrec: trec_eval 9's recall rounding (its pytrec_eval provider); "
+                    "otherwise polars-rank's defaults are ir_measures' (nDCG linear, RBP "
+                    "p = 0.8 binary)"),
     Dialect("ranx", "ranx 0.3.21: ranx/metrics/*.py, ranx/meta/evaluate.py",
             {"rbp": {"gain": "raw"}, "ndcg": {"threshold": 1}, "dcg": {"threshold": 1}},
             summary="rbp graded with the raw label; ndcg and dcg drop labels below 1 "

@@ -183,7 +183,7 @@ def test_cutoffs_past_ndevals_depth_equal_the_transcription(k: int | None) -> No
 
 
 SPELLINGS = ["alpha_nDCG@20", "alpha_nDCG@5", "alpha_nDCG(alpha=0.3)@10", "\u03b1_nDCG@3",
-             "alpha_DCG@10", "ERR_IA@20", "ERR_IA@1", "nERR_IA@20", "P_IA@10",
+             "alpha_DCG@10", "\u03b1_DCG@5", "ERR_IA@20", "ERR_IA@1", "nERR_IA@20", "P_IA@10",
              "P_IA(rel=2)@5", "StRecall@20", "NRBP", "nNRBP", "NRBP(beta=0.2)", "AP_IA",
              "MAP_IA"]
 

@@ -18,14 +18,16 @@ Equal scores are ordered as the provider that computes the measure orders them:
   sorted by document id (compat's ideal ranking keeps the qrels' order among equal
   labels and scores: the qrels sorted likewise).
 
-The names other helpers of issue 22 own are listed in :data:`OWNED_ELSEWHERE` and
-:data:`PARAMETERS_OWNED_ELSEWHERE`, to be moved into :data:`SPECS` once merged.
+The intent-aware measures need qrels with subtopics: tests/test_intents.py compares
+them with ir_measures (:data:`COMPARED_IN`). ``IPrec`` runs in the ``"ir_measures"``
+dialect, which rounds recall levels as trec_eval 9 (its pytrec_eval provider) does.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -41,7 +43,7 @@ pytest.importorskip("cwl")  # cwl_eval, ir_measures' provider of the C/W/L measu
 
 # ir_measures name -> metric strings in its syntax (parameters and cutoffs)
 SPECS: dict[str, list[str]] = {
-    "AP": ["AP", "AP@5", "AP(rel=2)", "AP(rel=2)@10"],
+    "AP": ["AP", "AP@5", "AP(rel=2)", "AP(rel=2)@10", "AP(judged_only=True)"],
     "MAP": ["MAP", "MAP@3"],
     "Accuracy": ["Accuracy", "Accuracy@5", "Accuracy(rel=2)@10"],
     "BPM": ["BPM(max_rel=3)@5", "BPM(T=2.0,min_rel=1,max_rel=3)@20", "BPM(T=0.5,max_rel=2)@10"],
@@ -51,11 +53,14 @@ SPECS: dict[str, list[str]] = {
     "ERR": ["ERR@1", "ERR@5", "ERR@20"],
     "INSQ": ["INSQ(max_rel=3)", "INSQ(T=2.0,min_rel=1,max_rel=3)"],
     "INST": ["INST(max_rel=3)", "INST(T=0.5,max_rel=2)", "INST(T=3.0,min_rel=1,max_rel=3)"],
-    # IPrec at the recall levels where trec_eval 9 (pytrec_eval) and 10 round alike:
-    # see NEEDS_TREC_EVAL_9_ROUNDING
-    "IPrec": ["IPrec@0.0", "IPrec@0.5", "IPrec@1.0", "IPrec(rel=2)@0.5"],
+    # trec_eval 9's rounding of x R (pytrec_eval), which dialect="ir_measures" gives
+    "IPrec": ["IPrec@0.0", "IPrec@0.1", "IPrec@0.3", "IPrec@0.5", "IPrec@1.0",
+              "IPrec(rel=2)@0.5", "IPrec(rel=2)@0.7", "IPrec(judged_only=True)@0.5"],
+    "Judged": ["Judged@3", "Judged@10", "Judged"],
+    "infAP": ["infAP", "infAP(rel=2)"],
     "MRR": ["MRR", "MRR@10"],
-    "nDCG": ["nDCG", "nDCG@1", "nDCG@5", "nDCG(dcg='log2')@10"],
+    "nDCG": ["nDCG", "nDCG@1", "nDCG@5", "nDCG(dcg='log2')@10", "nDCG(dcg='exp-log2')@10",
+             "nDCG(gains={0:0,1:1,2:3,3:7})@10", "nDCG(judged_only=True)@10"],
     "NDCG": ["NDCG@10"],
     "NERR8": ["NERR8(max_rel=3)@5", "NERR8(min_rel=1,max_rel=3)@10"],
     "NERR9": ["NERR9(max_rel=3)@5", "NERR9(min_rel=1,max_rel=2)@20"],
@@ -66,48 +71,30 @@ SPECS: dict[str, list[str]] = {
     "NumRel": ["NumRel"],
     "NumRelRet": ["NumRelRet"],
     "NumRet": ["NumRet", "NumRet(rel=2)"],
-    "P": ["P@1", "P@5", "P(rel=2)@10"],
+    "P": ["P@1", "P@5", "P(rel=2)@10", "P(judged_only=True)@5"],
     "Precision": ["Precision@5"],
-    "R": ["R@5", "R(rel=2)@10"],
+    "R": ["R@5", "R(rel=2)@10", "R(judged_only=True)@5"],
     "Recall": ["Recall@20"],
     # cwl_eval's RBP, normalised over ranks 1..1000: equal to 1e-9 for p <= 0.95
     # (test_rbp_renormalised_over_1000_ranks shows the factor beyond)
     "RBP": ["RBP(rel=1)", "RBP(rel=2,p=0.9)", "RBP(rel=1,p=0.5)"],
-    "Rprec": ["Rprec", "Rprec(rel=2)"],
+    "Rprec": ["Rprec", "Rprec(rel=2)", "Rprec(judged_only=True)"],
     "RPrec": ["RPrec"],
-    "RR": ["RR", "RR(rel=2)", "RR@5", "RR(rel=2)@10"],
+    "RR": ["RR", "RR(rel=2)", "RR@5", "RR(rel=2)@10", "RR(judged_only=True)"],
     "SDCG": ["SDCG(max_rel=3)@5", "SDCG(dcg='log2',min_rel=1,max_rel=3)@10"],
-    "SetAP": ["SetAP", "SetAP(rel=2)"],
-    "SetF": ["SetF", "SetF(beta=0.5)", "SetF(rel=2,beta=2.0)"],
-    "SetP": ["SetP", "SetP(rel=2)", "SetP(relative=True)"],
+    "SetAP": ["SetAP", "SetAP(rel=2)", "SetAP(judged_only=True)"],
+    "SetF": ["SetF", "SetF(beta=0.5)", "SetF(rel=2,beta=2.0)", "SetF(judged_only=True)"],
+    "SetP": ["SetP", "SetP(rel=2)", "SetP(relative=True)", "SetP(judged_only=True)"],
     "SetR": ["SetR", "SetR(rel=2)"],
     "SetRelP": ["SetRelP", "SetRelP(rel=2)"],
-    "Success": ["Success@1", "Success(rel=2)@5"],
+    "Success": ["Success@1", "Success(rel=2)@5", "Success(judged_only=True)@5"],
 }
 
-# Names in ir_measures' registry that other helpers of issue 22 implement: move them
-# into SPECS when their branches are merged.
-OWNED_ELSEWHERE: dict[str, str] = {
-    "Judged": "judgments",
-    "infAP": "judgments",
-    **dict.fromkeys([
-        "alpha_nDCG", "\u03b1_nDCG", "alpha_DCG", "\u03b1_DCG", "ERR_IA", "nERR_IA", "P_IA",
-        "AP_IA", "MAP_IA", "StRecall", "NRBP", "nNRBP"], "diversity (subtopic qrels)"),
-}
-# Parameters of the measures above that other helpers implement (same).
-PARAMETERS_OWNED_ELSEWHERE: dict[str, str] = {
-    "nDCG(dcg='exp-log2')@10": "gains (gdeval's exponential gain)",
-    "nDCG(gains={0:0,1:1,2:3,3:7})@10": "gains (gain tables)",
-    **dict.fromkeys([
-        "AP(judged_only=True)", "IPrec(judged_only=True)@0.5", "nDCG(judged_only=True)@10",
-        "P(judged_only=True)@5", "R(judged_only=True)@5", "RR(judged_only=True)",
-        "Rprec(judged_only=True)", "SetAP(judged_only=True)", "SetF(judged_only=True)",
-        "SetP(judged_only=True)", "Success(judged_only=True)@5"], "judgments (judged_only)"),
-}
-# ir_measures computes IPrec with pytrec_eval, trec_eval 9.x, which turns the recall
-# level x into floor(x R + 0.9) relevant documents where trec_eval 10 rounds x R (the
-# trec_eval helper offers 9's rounding): these differ from IPrec at other levels.
-NEEDS_TREC_EVAL_9_ROUNDING = ["IPrec@0.1", "IPrec@0.3", "IPrec(rel=2)@0.7"]
+# ir_measures names compared elsewhere: the intent-aware measures read qrels with
+# subtopics (ir_measures' iteration field), which the generated collections lack
+COMPARED_IN: dict[str, str] = dict.fromkeys([
+    "alpha_nDCG", "\u03b1_nDCG", "alpha_DCG", "\u03b1_DCG", "ERR_IA", "nERR_IA", "P_IA",
+    "AP_IA", "MAP_IA", "StRecall", "NRBP", "nNRBP"], "tests/test_intents.py")
 
 # Spellings polars-rank parses that no installed ir_measures provider computes.
 NO_IR_MEASURES_PROVIDER = ["ERR", "RBP", "RBP@10", "NumRel(rel=2)"]
@@ -185,7 +172,7 @@ def ours(spec: str, run: list[Row], qrels: list[Qrel], ties: str,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # run queries without judgments
         out = pr.evaluate(run_df, qrels_df, [spec], per_query=True, ties=ties,  # type: ignore[arg-type]
-                          missing=missing)  # type: ignore[arg-type]
+                          missing=missing, dialect="ir_measures")  # type: ignore[arg-type]
     return {q: v for q, v in zip(out["qid"], out[spec], strict=True) if v is not None}
 
 
@@ -195,7 +182,7 @@ def check(spec: str, run: list[Row], qrels: list[Qrel]) -> None:
     ties, missing, tol = "trec_eval", "zero", TOL
     if source in ("cwl_eval", "accuracy"):
         ties = "first"
-    if source in ("msmarco", "compat"):
+    if source in ("msmarco", "compat", "judged"):
         run = sorted(run, key=lambda row: (row[0], row[1]))
         ties = "first"
     if source == "compat":  # its ideal keeps the qrels' order among equal label and score
@@ -221,13 +208,16 @@ def check(spec: str, run: list[Row], qrels: list[Qrel]) -> None:
 
 def test_every_ir_measures_name_is_covered() -> None:
     names = set(ir_measures.measures.registry)
-    assert set(SPECS) | set(OWNED_ELSEWHERE) == names
-    assert not set(SPECS) & set(OWNED_ELSEWHERE)
+    assert set(SPECS) | set(COMPARED_IN) == names
+    assert not set(SPECS) & set(COMPARED_IN)
+    for name, path in COMPARED_IN.items():  # the other file compares them with ir_measures
+        text = (Path(__file__).parent.parent / path).read_text(encoding="utf-8")
+        assert '"' + name.encode("ascii", "backslashreplace").decode() in text, name
 
 
 def test_every_parameter_is_covered() -> None:
     """Each supported parameter of each measure appears in a spec (or is owned elsewhere)."""
-    specs = [*ALL_SPECS, *PARAMETERS_OWNED_ELSEWHERE, *NO_IR_MEASURES_PROVIDER]
+    specs = [*ALL_SPECS, *NO_IR_MEASURES_PROVIDER]
     seen = {(m.NAME, p) for s in specs for m in [ir_measures.parse_measure(s)] for p in m.params}
     missing = [(name, param) for name in SPECS
                for measure in [ir_measures.measures.registry[name]]
@@ -235,8 +225,7 @@ def test_every_parameter_is_covered() -> None:
     assert missing == []
 
 
-@pytest.mark.parametrize("spec", [*ALL_SPECS, *NO_IR_MEASURES_PROVIDER,
-                                  *NEEDS_TREC_EVAL_9_ROUNDING])
+@pytest.mark.parametrize("spec", [*ALL_SPECS, *NO_IR_MEASURES_PROVIDER])
 def test_every_spec_parses_and_prints_back(spec: str) -> None:
     metric = parse_metric(spec)
     assert parse_metric(str(metric)) == metric
