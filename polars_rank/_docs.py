@@ -63,18 +63,35 @@ trec_eval, ranx and ir_measures), ``"one"``, ``"skip"`` (null: left out of a
 mean over queries) or ``"error"`` (NaN; :func:`polars_rank.evaluate` raises,
 naming the query): torchmetrics' ``empty_target_action`` ``"neg"``, ``"pos"``,
 ``"skip"``, ``"error"``.""",
+    # the intent-aware metrics (one row per (document, subtopic)): ``... intents``
+    "subtopic": "The row's subtopic id; null on the one row of a document without judgments.",
+    "doc intents": """\
+Document id: one row per (document, subtopic), every row of a document with
+its score (or position).""",
+    "by intents": """\
+The score (higher first with ``descending=True``); null = judged but not
+retrieved. Give ``by`` or ``rank``.""",
+    "rank intents": """\
+Instead of ``by``: the document's 1-based position on each of its rows (null =
+not retrieved), from a ranking step such as :func:`polars_rank.evaluate`'s.""",
+    "descending intents": "``by`` is a score (True) or a rank (False).",
+    "ties intents": """\
+Equal scores: ``"ndeval"`` (by document id, ascending, as ndeval orders the
+runs ir_measures gives it) or ``"trec_eval"`` (descending, 32-bit scores).""",
 }
-"""Parameter name -> its description, unindented."""
+"""Parameter name (``name family`` for a family's own text) -> its description, unindented."""
 
-_ENTRY = re.compile(r"^(?P<indent>[ \t]*)(?P<name>\w+)\n(?P=indent)[ \t]+\.\.\.[ \t]*$", re.M)
+_ENTRY = re.compile(r"^(?P<indent>[ \t]*)(?P<name>\w+)\n(?P=indent)[ \t]+\.\.\."
+                    r"(?:[ \t]+(?P<family>\w+))?[ \t]*$", re.M)
 
 
 def fill(doc: str) -> str:
-    """``doc`` with each ``...`` parameter description replaced by its shared text."""
+    """``doc`` with each ``...`` (or ``... family``) description replaced by its shared text."""
 
     def entry(match: re.Match[str]) -> str:
         indent, name = match["indent"], match["name"]
-        return f"{indent}{name}\n" + textwrap.indent(SHARED[name], indent + "    ")
+        key = f"{name} {match['family']}" if match["family"] else name
+        return f"{indent}{name}\n" + textwrap.indent(SHARED[key], indent + "    ")
 
     return _ENTRY.sub(entry, doc)
 

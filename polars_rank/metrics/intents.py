@@ -74,21 +74,21 @@ def precision_ia(
     k
         Cutoff. ``None`` = the whole list.
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic).
+        ... intents
     by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     threshold
         ...
     query
         ...
     ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+        ... intents
 
     Returns
     -------
@@ -146,21 +146,21 @@ def subtopic_recall(
     k
         Cutoff. ``None`` = the whole list.
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic).
+        ... intents
     by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     threshold
         ...
     query
         ...
     ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+        ... intents
 
     Returns
     -------
@@ -221,21 +221,21 @@ def ap_ia(
     k
         Cutoff. ``None`` = the whole list (ndeval's).
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic).
+        ... intents
     by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     threshold
         ...
     query
         ...
     ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+        ... intents
 
     Returns
     -------

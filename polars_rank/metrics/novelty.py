@@ -126,18 +126,15 @@ def alpha_ndcg(
         Cutoff, required: the ideal ranking is built one rank at a time, so the
         expression grows with k (ndeval computes k <= 20).
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic), every row of a document with
-        its score (or position).
+        ... intents
     by
-        The score (higher first with ``descending=True``); null = judged but not
-        retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows (null =
-        not retrieved), from a ranking step such as :func:`polars_rank.evaluate`'s.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     alpha
         Redundancy intolerance in [0, 1]: a subtopic's gain shrinks by 1 - alpha with
         each document above relevant to it (0.5, as ndeval).
@@ -146,8 +143,7 @@ def alpha_ndcg(
     query
         ...
     ties
-        Equal scores: ``"ndeval"`` (by document id, ascending, as ndeval orders the
-        runs ir_measures gives it) or ``"trec_eval"`` (descending, 32-bit scores).
+        ... intents
 
     Returns
     -------
@@ -215,15 +211,15 @@ def alpha_dcg(
     k
         Cutoff. ``None`` = the whole list.
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic).
+        ... intents
     by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     alpha
         Redundancy intolerance in [0, 1] (0.5, as ndeval).
     threshold
@@ -231,7 +227,7 @@ def alpha_dcg(
     query
         ...
     ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+        ... intents
 
     Returns
     -------
@@ -294,15 +290,15 @@ def err_ia(
     k
         Cutoff. ``None`` = the whole list.
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic).
+        ... intents
     by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     alpha
         The chance a relevant document satisfies the user, in [0, 1] (0.5).
     threshold
@@ -310,7 +306,7 @@ def err_ia(
     query
         ...
     ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+        ... intents
 
     Returns
     -------
@@ -371,15 +367,15 @@ def nerr_ia(
     k
         Cutoff, required (the ideal ranking is built one rank at a time).
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic).
+        ... intents
     by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     alpha
         The chance a relevant document satisfies the user, in [0, 1] (0.5).
     threshold
@@ -387,7 +383,7 @@ def nerr_ia(
     query
         ...
     ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+        ... intents
 
     Returns
     -------

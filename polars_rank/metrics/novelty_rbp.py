@@ -68,15 +68,15 @@ def nrbp(
     rel
         The document's label for the row's subtopic (null = unjudged).
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic).
+        ... intents
     by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     alpha
         Redundancy intolerance in [0, 1] (0.5).
     beta
@@ -86,7 +86,7 @@ def nrbp(
     query
         ...
     ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+        ... intents
 
     Returns
     -------
@@ -148,15 +148,15 @@ def nnrbp(
     rel
         The document's label for the row's subtopic (null = unjudged).
     subtopic
-        The row's subtopic id; null on the one row of a document without judgments.
+        ...
     doc
-        Document id: one row per (document, subtopic).
+        ... intents
     by
-        The score; null = judged but not retrieved. Give ``by`` or ``rank``.
+        ... intents
     rank
-        Instead of ``by``: the document's 1-based position on each of its rows.
+        ... intents
     descending
-        ``by`` is a score (True) or a rank (False).
+        ... intents
     alpha
         Redundancy intolerance in [0, 1] (0.5).
     beta
@@ -166,7 +166,7 @@ def nnrbp(
     query
         ...
     ties
-        ``"ndeval"`` (equal scores by document id, ascending) or ``"trec_eval"``.
+        ... intents
 
     Returns
     -------
