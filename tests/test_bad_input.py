@@ -96,6 +96,7 @@ REQUIRED: dict[str, dict[str, int]] = {
 def _metric(name: str, **kwargs: Any) -> pl.Expr:
     """``name`` by the score; an intent-aware one with a subtopic and a doc id per row."""
     function = getattr(pr, name)
+    kwargs = {**REQUIRED.get(name, {}), **kwargs}
     definition = next((m for m in REGISTRY.values()
                        if m.function.__name__ == function.__name__), None)
     if definition is not None and definition.subtopics:  # one subtopic; each row its own document

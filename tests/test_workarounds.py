@@ -114,3 +114,14 @@ def test_an_imploded_struct_beside_a_shared_cutoff_still_panics() -> None:
     # fields in a list of structs instead of one concatenated Float64 list
     with pytest.raises(BaseException, match="left == right"):
         df.select(a.alias("a"), b.alias("b"))
+
+
+@pytest.mark.skipif(POLARS_2, reason="Polars 2.x counts a rank() result's non-null values")
+def test_count_of_a_rank_in_a_group_by_still_counts_nulls() -> None:
+    """``polars_rank._ranked.Ranked.bad`` counts positions with ``is_not_null().sum()``:
+    Polars 1.36's ``count()`` of a ``rank()`` in a ``group_by`` counts its nulls too (the
+    condensed ranking of ``judged_only=True`` has some), in a ``select`` it does not."""
+    frame = pl.DataFrame({"g": [0, 0, 0], "x": [1, None, 3]})
+    ranks = pl.col("x").rank("ordinal")
+    assert frame.select(ranks.count()).item() == 2
+    assert frame.group_by("g").agg(ranks.count())["x"].item() == 3

@@ -224,7 +224,13 @@ class Intents:
         members = pl.int_ranges(first, codes.rank("max").cast(pl.Int64))
         field = pl.field
         q = 1.0 - alpha
-        rows = pl.struct(d=codes, s=subs, m=members, c=pl.lit(0, pl.Int64), total=pl.lit(0.0))
+        # a last row that is never open (c = -1): the list is never empty, which Polars
+        # 1.36's list.eval in a group_by turns into a list[null] and panics on
+        never = pl.lit(-1, pl.Int64)
+        d = codes.append(never)
+        rows = pl.struct(d=d, s=subs.append(never),
+                         m=members.append(pl.lit([], pl.List(pl.Int64))),
+                         c=pl.when(d >= 0).then(0).otherwise(never), total=pl.lit(0.0))
         state = rows.implode()
         for t in range(1, depth + 1):
             open_ = field("c") >= 0  # c = -1: the row's document is ranked already
