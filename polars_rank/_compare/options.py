@@ -16,6 +16,8 @@ RESULT_COLUMNS = ("metric", "baseline", "n", "mean", "baseline_mean", "delta",
                   "correction", "p_value", "p_adjusted", "significant", "n_resamples",
                   "p_floor")
 """compare()'s columns after the slice and arm columns, in order."""
+OPTIONAL_COLUMNS = ("cuped_theta",)
+"""Columns compare() adds after those when an option asks (``covariate=``)."""
 _FLOATS = ("mean", "baseline_mean", "delta", "delta_ci_low", "delta_ci_high", "lift",
            "lift_ci_low", "lift_ci_high", "effect_size", "p_value", "p_adjusted", "p_floor")
 _COUNTS = ("n", "wins", "ties", "losses", "n_resamples")
