@@ -157,3 +157,34 @@ def test_report_says_one_sided() -> None:
     a, b = _values(1, n=40, shift=0.08)
     out = pr.compare(_frame(a, b), baseline="B", alternative="greater")
     assert "one-sided (greater) paired Student's t-test" in pr.report(out)
+
+
+NULL_CASES = [("t", True), ("t", False), ("wilcoxon", True), ("wilcoxon", False),
+              ("sign", True), ("randomization", True)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+@pytest.mark.parametrize(("test", "paired"), NULL_CASES)
+def test_one_sided_null_rejection_rate(test: str, paired: bool, alternative: str) -> None:
+    """No true difference: one-sided tests reject at alpha within 4 binomial SEs.
+
+    The sign test is discrete, hence conservative: its rate may only fall short.
+    """
+    n_sims, n, alpha = 600, 30, 0.1
+    rng = np.random.default_rng(NULL_CASES.index((test, paired)))
+    level = rng.normal(0.5, 0.2, (n_sims, n)) if paired else 0.5
+    values = {arm: level + rng.normal(0, 0.1, (n_sims, n)) for arm in ("control", "treatment")}
+    df = pl.concat([pl.DataFrame({"sim": np.repeat(np.arange(n_sims), n), "arm": arm,
+                                  "qid": np.tile(np.arange(n), n_sims), "m": v.ravel()})
+                    for arm, v in values.items()])
+    out = pr.compare(df, baseline="control", group_by="sim", paired=paired, test=test,  # type: ignore[arg-type]
+                     alpha=alpha, alternative=alternative, n_resamples=1000, seed=1)  # type: ignore[arg-type]
+    rate = float(out["significant"].mean())  # type: ignore[arg-type]
+    se = math.sqrt(alpha * (1 - alpha) / n_sims)
+    assert rate <= alpha + 4 * se, rate
+    if test != "sign":
+        assert rate >= alpha - 4 * se, rate
+    if test in ("t", "randomization"):  # one-sided intervals cover 0 as often
+        covered = float(((out["delta_ci_low"] <= 0) & (out["delta_ci_high"] >= 0)).mean())  # type: ignore[arg-type]
+        assert abs(covered - (1 - rate)) <= 0.01, covered

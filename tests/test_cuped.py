@@ -140,3 +140,17 @@ def test_errors() -> None:
     with pytest.raises(TypeError, match="must be numeric"):
         pr.compare(df.with_columns(pl.col("pre_ctr").cast(pl.String)), metrics="ctr",
                    covariate="pre_ctr", **unpaired)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_null_rejection_rate_with_cuped() -> None:
+    """No true difference: CUPED keeps the t-test's level (within 4 binomial SEs)."""
+    n_sims, alpha = 400, 0.1
+    frames = [_experiment(seed, lift=0.0).with_columns(sim=pl.lit(seed),
+                                                       user=pl.col("user") + 1000 * seed)
+              for seed in range(100, 100 + n_sims)]
+    out = pr.compare(pl.concat(frames), baseline="control", paired=False, query="user",
+                     group_by="sim", metrics="ctr", covariate="pre_ctr", alpha=alpha,
+                     correction=None)
+    rate = float(out["significant"].mean())  # type: ignore[arg-type]
+    assert abs(rate - alpha) <= 4 * np.sqrt(alpha * (1 - alpha) / n_sims), rate

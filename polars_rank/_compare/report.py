@@ -312,7 +312,9 @@ def report(
 
     What differs from ranx: the metric names are printed as given (ranx relabels its
     own, ``ndcg@10`` as ``NDCG@10``); every arm with the best rounded mean is bold
-    (ranx: the first); a metric in ``lower_is_better`` is best at its minimum; the
+    (ranx: the first); numbers keep their trailing zeros (ranx's text table, through
+    tabulate, prints 0.320 as 0.32); a metric in ``lower_is_better`` is best at its
+    minimum; the
     caption names the multiple-comparison correction (ranx corrects nothing); the
     LaTeX names and arms are escaped (ranx escapes ``_`` in the rows only), its
     preamble note is a LaTeX comment and empty superscripts and phantoms are left
