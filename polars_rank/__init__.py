@@ -29,6 +29,7 @@ results (with the optional ``polars-rank[plot]`` extra).
 from __future__ import annotations
 
 from polars_rank import _namespace, datasets, plot, stats
+from polars_rank._compare.report import report
 from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked
 from polars_rank._namespace import RankNameSpace
@@ -52,6 +53,7 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "ranked",
     "compare",
     "summarize",
+    "report",
     "power",
     "mde",
     "parse_metric",

@@ -4,7 +4,8 @@
 results (metric, query or ``all``, value), several runs side by side;
 ``polars-rank demo`` evaluates the embedded synthetic A/B experiment and compares its
 arms per segment (deltas, confidence intervals, significance);
-``polars-rank metrics`` lists the metric strings.
+``polars-rank compare QRELS RUN RUN ... -m ndcg@10`` tests which runs are better than
+which and prints a ranx-style table; ``polars-rank metrics`` lists the metric strings.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank import datasets
+from polars_rank import _cli_compare, datasets
 from polars_rank._cli_eval import asked, evaluate_files, print_trec_eval
 from polars_rank._evaluation import evaluate
 from polars_rank.compare import compare
@@ -98,6 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--memory", choices=["high", "low"], default="high",
                     help="low: evaluate hash buckets of queries one after another "
                          "(runs larger than memory)")
+    _cli_compare.add_parser(sub)
     demo = sub.add_parser("demo", help="evaluate and compare the arms of the embedded "
                                        "synthetic A/B experiment")
     demo.add_argument("--queries", type=int, default=2000, help="number of queries")
@@ -271,6 +273,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "eval":
             _eval(args)
+        elif args.command == "compare":
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                _cli_compare.run(args)
+            for w in caught:
+                print(f"polars-rank: warning: {w.message}", file=sys.stderr)
         elif args.command == "demo":
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -279,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"polars-rank: warning: {w.message}", file=sys.stderr)
         else:
             _list_metrics()
-    except (OSError, TrecFormatError, InvalidDataError, ValueError) as exc:
+    except (OSError, TrecFormatError, InvalidDataError, ValueError, ImportError) as exc:
         print(f"polars-rank: error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
+from polars_rank._compare import cuped
 from polars_rank._compare.comparison import _one, _rng_key, _tukey
 from polars_rank._compare.data import (
     _check_arms,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._frames import FrameLike
-    from polars_rank.stats import Correction, Interval
+    from polars_rank.stats import Alternative, Correction, Interval
 
 __all__ = ["compare"]
 
@@ -68,13 +69,16 @@ def compare(
     interval: Interval = "bca",
     zero_method: ZeroMethod = "wilcox",
     simultaneous: bool = False,
+    alternative: Alternative = "two-sided",
+    covariate: str | None = None,
 ) -> pl.DataFrame:
     r"""Compare arms: delta, lift, intervals, effect size, wins and losses, p-values.
 
     One row per (slice, metric, pair of arms): the arm's mean, the baseline's mean,
     their difference ``delta = mean - baseline_mean``, the relative
     ``lift = delta / baseline_mean``, ``1 - alpha`` confidence intervals of both, the
-    effect size, the two-sided p-value of "no difference", the p-value adjusted for
+    effect size, the p-value of "no difference" (two-sided unless ``alternative``
+    says otherwise), the p-value adjusted for
     multiple comparisons within the slice (across metrics x pairs), whether it is
     significant (``p_adjusted <= alpha``), and the options that produced the row.
 
@@ -112,6 +116,17 @@ def compare(
       (``scipy.stats.tukey_hsd``, the arms as independent groups as in ranx); its
       p-values and intervals already hold for all pairs at once, so ``p_adjusted``
       is its p-value and ``correction`` must stay unset.
+
+    **One-sided** (``alternative="greater"`` or ``"less"``, SciPy's meaning: "greater"
+    tests whether the arm is above the baseline): for the t, randomization, Wilcoxon
+    and sign tests; the intervals are one-sided too, one end infinite.
+
+    **CUPED** (``covariate="pre_ctr"``, unpaired only; Deng, Xu, Kohavi & Walker,
+    WSDM 2013): each unit's value Y is replaced by ``Y - theta (X - mean(X))``, X the
+    unit's pre-period value in that column, ``theta = cov(Y, X) / var(X)``, both
+    pooled over the arms per slice and metric; the means, tests and intervals are
+    those of the adjusted values (the same expected delta, less variance), and the
+    column ``cuped_theta`` gives theta.
 
     Resampling is seeded: each comparison draws from a generator seeded by ``seed``
     and its (slice, metric, arm), so results are reproducible and do not change when
@@ -160,6 +175,12 @@ def compare(
         Multiplicity-adjusted intervals: each at ``1 - alpha / m`` for the slice's m
         comparisons (Bonferroni), so that all of them hold together with probability
         at least ``1 - alpha``. Tukey's intervals are simultaneous already.
+    alternative
+        ``"two-sided"`` (the default), ``"greater"`` (the arm above the baseline) or
+        ``"less"``; not for the bootstrap and Tukey.
+    covariate
+        CUPED: the column of each unit's pre-experiment value (no nulls), for
+        ``paired=False``; not a metric.
 
     Returns
     -------
@@ -173,7 +194,7 @@ def compare(
         deviation of the differences (paired, d_z) or over the pooled standard
         deviation (unpaired, and Tukey). ``wins``/``ties``/``losses``: queries where
         the arm is above, equal to, below the baseline (paired only). ``alternative``
-        is ``"two-sided"``; ``alpha`` is the level asked (intervals are at
+        is the one asked; ``alpha`` is the level asked (intervals are at
         ``1 - alpha / m`` when ``simultaneous``). ``n_resamples`` and ``p_floor`` (the
         smallest p-value the resampling can give: a p-value at the floor means "at
         most this") are null for the other tests. ``lift`` and its interval are null
@@ -181,7 +202,8 @@ def compare(
         slice has ``n = 0`` and null statistics; with fewer than 2 pairs (or values per
         arm) the means are given, the tests and intervals are null; both are reported
         in a ``UserWarning``. Zero-variance differences give p = 1 if the delta is 0,
-        else 0 (t-test; SciPy returns NaN).
+        else 0 (t-test; SciPy returns NaN). With ``covariate``, a last column
+        ``cuped_theta``.
 
     Raises
     ------
@@ -229,7 +251,7 @@ def compare(
         correction = None if test == "tukey" else "holm"
     _check_options(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples,
                    seed=seed, paired=paired, interval=interval, zero_method=zero_method,
-                   simultaneous=simultaneous)
+                   simultaneous=simultaneous, alternative=alternative)
     require("numpy", f"compare(test={test!r})")
     if test not in ("randomization", "bootstrap"):
         require("scipy", f"compare(test={test!r})")
@@ -257,9 +279,10 @@ def compare(
     if len(set(keys)) != len(keys):
         msg = f"arm, query and group_by must name different columns, got {keys}"
         raise ValueError(msg)
-    metric_names = _metric_columns(schema, metrics, keys)
+    extra = _covariate_column(covariate, schema, keys, paired)
+    metric_names = _metric_columns(schema, metrics, [*keys, *extra])
 
-    frame = per_query.lazy().select(*keys, *metric_names).collect()
+    frame = per_query.lazy().select(*keys, *extra, *metric_names).collect()
     arms = _check_arms(frame, arm, baseline)
     pairs = _pairs(arms, baseline)
     for q in queries:
@@ -268,8 +291,12 @@ def compare(
             raise InvalidDataError(msg)
     if queries:
         _check_unique(frame, [*groups, arm, *queries])
-    long = _long(frame, keys, metric_names)
+    long = _long(frame, [*keys, *extra], metric_names)
     _check_finite(long, arm, queries)
+    thetas: dict[tuple[Any, ...], float] = {}
+    if covariate is not None:
+        cuped.check_covariate(frame, covariate)
+        long, thetas = cuped.adjust(long, covariate, groups)
 
     slices = (frame.select(groups).unique().sort(groups, nulls_last=True).rows()
               if groups else [()])
@@ -284,7 +311,7 @@ def compare(
         arrays = {base: _unpaired_arrays(long, arm, base, groups) for base in bases}
     family = len(metric_names) * len(pairs)
     interval_alpha = alpha / family if simultaneous and test != "tukey" else alpha
-    options = {"test": test, "alternative": "two-sided", "alpha": alpha,
+    options = {"test": test, "alternative": alternative, "alpha": alpha,
                "correction": "tukey" if test == "tukey" else correction,
                "n_resamples": n_resamples if test in ("randomization", "bootstrap") else None}
 
@@ -300,7 +327,7 @@ def compare(
                 results = [
                     _one(*arrays[base](key, metric, other), paired=paired, test=test,
                          alpha=interval_alpha, n_resamples=n_resamples, interval=interval,
-                         zero_method=zero_method,
+                         zero_method=zero_method, alternative=alternative,
                          seed=(_rng_key(seed, (key, metric, other))
                                if test in ("randomization", "bootstrap") else None),
                          where=f"{where}, arm {other!r} vs {base!r}", notes=notes)
@@ -308,7 +335,8 @@ def compare(
                 ]
             for (other, base), result in zip(pairs, results, strict=True):
                 in_slice.append({**dict(zip(groups, key, strict=True)), "metric": metric,
-                                 arm: other, "baseline": base, **result, **options})
+                                 arm: other, "baseline": base, **result, **options,
+                                 cuped.THETA: thetas.get((*key, metric))})
         tested = [r for r in in_slice if r["p_value"] is not None]
         if test != "tukey":
             for r, p in zip(tested, adjust([r["p_value"] for r in tested], correction),
@@ -324,9 +352,32 @@ def compare(
         "baseline": arm_type, **dict.fromkeys(_COUNTS, pl.Int64),
         **dict.fromkeys(_FLOATS, pl.Float64), "test": pl.String, "alternative": pl.String,
         "alpha": pl.Float64, "correction": pl.String, "significant": pl.Boolean,
+        cuped.THETA: pl.Float64,
     }
-    columns = [*groups, "metric", arm, *RESULT_COLUMNS[1:]]
+    columns = [*groups, "metric", arm, *RESULT_COLUMNS[1:], *([cuped.THETA] if extra else [])]
     return pl.DataFrame(rows, schema=out_schema).select(columns)
+
+
+def _covariate_column(covariate: str | None, schema: pl.Schema, keys: list[str],
+                      paired: bool) -> list[str]:
+    """``[covariate]`` checked (unpaired arms, a column of its own), or ``[]``."""
+    if covariate is None:
+        return []
+    if not isinstance(covariate, str):
+        msg = f"covariate must be a column name or None, got {covariate!r}"
+        raise TypeError(msg)
+    if paired:
+        msg = ("covariate= (CUPED) adjusts unpaired online arms: it needs paired=False "
+               "(paired arms already remove each query's own level)")
+        raise ValueError(msg)
+    if covariate not in schema:
+        msg = (f"per_query has no column {covariate!r} (named by covariate=); "
+               f"columns: {list(schema)}")
+        raise ValueError(msg)
+    if covariate in keys or covariate in RESULT_COLUMNS or covariate == cuped.THETA:
+        msg = f"covariate column {covariate!r} is also the arm, a query, a slice or a result column"
+        raise ValueError(msg)
+    return [covariate]
 
 
 def _pairs(arms: list[Any], baseline: Any) -> list[tuple[Any, Any]]:

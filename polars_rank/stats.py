@@ -7,6 +7,9 @@ relative lift, confidence intervals of both, and a two-sided p-value for
 "no difference". :func:`adjust` corrects p-values for multiple comparisons (Holm,
 Bonferroni, Holm-Šidák, Benjamini-Hochberg).
 
+The t, randomization, Wilcoxon and sign tests also take ``alternative="greater"``
+or ``"less"`` (one-sided, SciPy's meaning: "greater" = the arm above the baseline).
+
 * :func:`t_test`: paired t-test on the per-query differences (``paired=True``,
   ``scipy.stats.ttest_rel``) or Welch's unequal-variance t-test (``paired=False``,
   ``scipy.stats.ttest_ind(equal_var=False)``). The interval of the lift uses the
@@ -71,6 +74,8 @@ __all__ = [
 
 Interval: TypeAlias = Literal["bca", "percentile"]
 Correction: TypeAlias = Literal["holm", "bonferroni", "holm-sidak", "bh"]
+Alternative: TypeAlias = Literal["two-sided", "greater", "less"]
+"""SciPy's ``alternative``: ``"greater"`` tests whether the arm is above the baseline."""
 
 # Defined in polars_rank._stats; help(), pickle and the API reference know them by this
 # module's name, where they were defined before it was split.

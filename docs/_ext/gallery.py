@@ -32,4 +32,13 @@ spread = pr.plot.distribution(two_arms, "ndcg@10", baseline="control")
 spread.save("distribution.svg")
 # --8<-- [end:distribution]
 
-CHARTS = {"metric_at_k": curves, "forest": forest, "distribution": spread}
+# --8<-- [start:report]
+systems = pr.datasets.synthetic_experiment(
+    100, arms={"bm25": 1.0, "bm25_rm3": 1.05, "dense": 1.2, "hybrid": 1.3}, seed=3)
+per_system = pr.evaluate(systems, metrics=["ndcg@10", "map@100", "mrr@10"], group_by="arm",
+                         per_query=True, doc="docid")
+pairs = pr.report(pr.compare(per_system), format="chart")
+pairs.save("report.svg")
+# --8<-- [end:report]
+
+CHARTS = {"metric_at_k": curves, "forest": forest, "distribution": spread, "report": pairs}

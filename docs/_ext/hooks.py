@@ -5,8 +5,8 @@
   that are expressions only (clicks), from :mod:`polars_rank.metrics`;
 * the method table of ``reference/namespace.md``, from the ``rank`` namespace's
   signatures (each method is generated from a function of :mod:`polars_rank.metrics`);
-* ``img/*.svg``: the charts of the Plots page, saved by ``gallery.py`` (whose code the
-  page shows).
+* ``img/*.svg``: the charts of the Plots and Comparing arms pages, saved by
+  ``gallery.py`` (whose code the pages show).
 
 Nothing generated is committed, so nothing can go stale. The tests call
 :func:`metric_table` directly.

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from polars_rank._compare.data import _Notes
-    from polars_rank.stats import Interval
+    from polars_rank.stats import Alternative, Interval
 
     Array = npt.NDArray[np.float64]
 
@@ -51,24 +51,27 @@ def _effect_size(a: Array, b: Array, *, paired: bool) -> float | None:
     return (float(a.mean()) - float(b.mean())) / sd if sd > 0 else None
 
 
-def _p_floor(test: str, n: int, n_resamples: int, *, paired: bool, n_b: int) -> float | None:
+def _p_floor(test: str, n: int, n_resamples: int, *, paired: bool, n_b: int,
+             alternative: str = "two-sided") -> float | None:
     """The smallest p-value a resampling test can give here: its resolution.
 
     Randomization: twice the smallest one-sided p-value, ``2 / total`` when all
-    ``total`` rearrangements are enumerated, else ``2 / (n_resamples + 1)``; bootstrap:
-    ``1 / n_resamples``. A p-value at the floor means "at most this", not "equal".
+    ``total`` rearrangements are enumerated, else ``2 / (n_resamples + 1)`` (one-sided:
+    half of those); bootstrap: ``1 / n_resamples``. A p-value at the floor means "at
+    most this", not "equal".
     """
     if test == "bootstrap":
         return 1 / n_resamples
     if test != "randomization":
         return None
     total = 2 ** n if paired else math.comb(n + n_b, n)
-    return 2 / total if total <= n_resamples else 2 / (n_resamples + 1)
+    sides = 2 if alternative == "two-sided" else 1
+    return sides / total if total <= n_resamples else sides / (n_resamples + 1)
 
 
 def _one(a: Array, b: Array, *, paired: bool, test: str, alpha: float, n_resamples: int,
          interval: Interval, zero_method: str, seed: np.random.SeedSequence | None,
-         where: str, notes: _Notes) -> dict[str, Any]:
+         where: str, notes: _Notes, alternative: Alternative = "two-sided") -> dict[str, Any]:
     """The statistics of one comparison as a row (without the keys and the options).
 
     ``alpha`` here is the intervals' (``1 - alpha``): adjusted when they are simultaneous.
@@ -97,21 +100,24 @@ def _one(a: Array, b: Array, *, paired: bool, test: str, alpha: float, n_resampl
     row["effect_size"] = _effect_size(a, b, paired=paired)
     result: TestResult
     if test == "t":
-        result = t_test(a, b, paired=paired, alpha=alpha)
+        result = t_test(a, b, paired=paired, alpha=alpha, alternative=alternative)
     elif test == "randomization":
         result = randomization_test(a, b, paired=paired, alpha=alpha,
-                                    n_resamples=n_resamples, seed=seed)
+                                    n_resamples=n_resamples, seed=seed,
+                                    alternative=alternative)
     elif test == "bootstrap":
         result = bootstrap_test(a, b, paired=paired, alpha=alpha, n_resamples=n_resamples,
                                 seed=seed, interval=interval)
     elif test == "wilcoxon":
-        result = wilcoxon_test(a, b, paired=paired, zero_method=zero_method)  # type: ignore[arg-type]
+        result = wilcoxon_test(a, b, paired=paired, zero_method=zero_method,  # type: ignore[arg-type]
+                               alternative=alternative)
     else:
-        result = sign_test(a, b)
+        result = sign_test(a, b, alternative=alternative)
     row.update(delta_ci_low=result.ci_low, delta_ci_high=result.ci_high,
                lift_ci_low=result.lift_low, lift_ci_high=result.lift_high,
                p_value=result.p_value,
-               p_floor=_p_floor(test, a.size, n_resamples, paired=paired, n_b=b.size))
+               p_floor=_p_floor(test, a.size, n_resamples, paired=paired, n_b=b.size,
+                                alternative=alternative))
     return row
 
 

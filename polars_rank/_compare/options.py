@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from polars_rank._stats.common import ALTERNATIVES as ALTERNATIVES
 from polars_rank._stats.correction import CORRECTIONS as CORRECTIONS
 
 TESTS: tuple[str, ...] = ("t", "randomization", "bootstrap", "wilcoxon", "sign", "tukey")
@@ -16,6 +17,9 @@ RESULT_COLUMNS = ("metric", "baseline", "n", "mean", "baseline_mean", "delta",
                   "correction", "p_value", "p_adjusted", "significant", "n_resamples",
                   "p_floor")
 """compare()'s columns after the slice and arm columns, in order."""
+CUPED_THETA = "cuped_theta"
+OPTIONAL_COLUMNS = (CUPED_THETA,)
+"""Columns compare() adds after those when an option asks (``covariate=``)."""
 _FLOATS = ("mean", "baseline_mean", "delta", "delta_ci_low", "delta_ci_high", "lift",
            "lift_ci_low", "lift_ci_high", "effect_size", "p_value", "p_adjusted", "p_floor")
 _COUNTS = ("n", "wins", "ties", "losses", "n_resamples")
@@ -34,9 +38,17 @@ def _names(value: str | Sequence[str] | None, param: str) -> list[str]:
 
 def _check_options(*, test: object, correction: object, alpha: object, n_resamples: object,
                    seed: object, paired: object, interval: object, zero_method: object,
-                   simultaneous: object) -> None:
+                   simultaneous: object, alternative: object = "two-sided") -> None:
     if test not in TESTS:
         msg = f"test must be one of {', '.join(map(repr, TESTS))}, got {test!r}"
+        raise ValueError(msg)
+    if alternative not in ALTERNATIVES:
+        msg = (f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, "
+               f"got {alternative!r}")
+        raise ValueError(msg)
+    if alternative != "two-sided" and test in ("bootstrap", "tukey"):
+        msg = (f"alternative={alternative!r} applies to the t, randomization, wilcoxon and "
+               f"sign tests; test={test!r} is two-sided only")
         raise ValueError(msg)
     if correction not in CORRECTIONS:
         msg = f"correction must be one of {', '.join(map(repr, CORRECTIONS))}, got {correction!r}"

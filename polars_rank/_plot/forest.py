@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compare.options import RESULT_COLUMNS
+from polars_rank._compare.options import OPTIONAL_COLUMNS, RESULT_COLUMNS
 from polars_rank._plot.common import _WIDTH, _altair, _collect, _label, _require_columns
 
 if TYPE_CHECKING:
@@ -74,7 +74,8 @@ def forest_data(
     estimate, low, high = ("delta", "delta_ci_low", "delta_ci_high") if value == "delta" else (
         "lift", "lift_ci_low", "lift_ci_high")
     _require_columns(frame, ["metric", arm, estimate, low, high], "comparison")
-    slices = [c for c in frame.columns if c not in RESULT_COLUMNS and c != arm]
+    slices = [c for c in frame.columns
+              if c not in RESULT_COLUMNS and c not in OPTIONAL_COLUMNS and c != arm]
     optional = {"significant": pl.Boolean, "n": pl.Int64, "mean": pl.Float64,
                 "baseline_mean": pl.Float64, "p_adjusted": pl.Float64}
     finite = [pl.when(pl.col(c).is_finite()).then(pl.col(c)).alias(name)

@@ -81,6 +81,17 @@ def _check_alpha(alpha: float) -> float:
     return float(alpha)
 
 
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+def _check_alternative(alternative: str) -> str:
+    if alternative not in ALTERNATIVES:
+        msg = (f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, "
+               f"got {alternative!r}")
+        raise ValueError(msg)
+    return alternative
+
+
 def _check_resamples(n_resamples: int) -> int:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         msg = f"n_resamples must be a positive int, got {n_resamples!r}"

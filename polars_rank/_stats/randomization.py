@@ -11,6 +11,7 @@ from polars_rank._stats.common import (
     _arrays,
     _batches,
     _check_alpha,
+    _check_alternative,
     _check_resamples,
     _lift,
     require,
@@ -19,7 +20,7 @@ from polars_rank._stats.common import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from polars_rank.stats import Array, ArrayLike, SeedLike
+    from polars_rank.stats import Alternative, Array, ArrayLike, SeedLike
 
 
 # ---------------------------------------------------------------------------- randomization
@@ -38,6 +39,7 @@ class _NullFamily:
     v_obs: float
     exact: bool
     scale: float
+    alternative: Alternative = "two-sided"
 
     def p_value(self, theta: float) -> float:
         import numpy as np
@@ -48,10 +50,17 @@ class _NullFamily:
         extra = 0 if self.exact else 1
         less = int(np.count_nonzero(null <= observed + tol)) + extra
         greater = int(np.count_nonzero(null >= observed - tol)) + extra
+        if self.alternative == "greater":  # the observed statistic is large
+            return min(1.0, greater / (null.size + extra))
+        if self.alternative == "less":
+            return min(1.0, less / (null.size + extra))
         return min(1.0, 2 * min(less, greater) / (null.size + extra))
 
     def interval(self, alpha: float) -> tuple[float, float] | None:
-        """The thetas around the estimate that the test does not reject at ``alpha``."""
+        """The thetas around the estimate that the test does not reject at ``alpha``.
+
+        One-sided, no theta on one side is rejected: that end is infinite.
+        """
         import numpy as np
 
         if self.v_obs == 0:
@@ -134,7 +143,8 @@ def _relabelled_sums(x: Array, n_a: int, n_resamples: int, rng: np.random.Genera
 
 def randomization_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
                        alpha: float = 0.05, n_resamples: int = 10_000,
-                       seed: SeedLike = 0) -> TestResult:
+                       seed: SeedLike = 0, alternative: Alternative = "two-sided",
+                       ) -> TestResult:
     r"""Randomization (permutation) test of the mean difference.
 
     Paired: under "no difference" each per-query difference is as likely to have
@@ -147,7 +157,10 @@ def randomization_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = Tr
     The two-sided p-value is ``scipy.stats.permutation_test``'s: twice the smaller
     one-sided p-value, capped at 1, where a one-sided p-value is
     ``(1 + count) / (1 + n_resamples)`` for random rearrangements (never 0; Phipson &
-    Smyth 2010) and ``count / total`` when exact.
+    Smyth 2010) and ``count / total`` when exact. ``alternative="greater"``
+    (``"less"``) gives the one-sided p-value that the arm is above (below) the
+    baseline, the count of null statistics at least (at most) the observed one, and
+    one-sided intervals (one end infinite), as ``permutation_test(alternative=...)``.
 
     The intervals invert the test with the same rearrangements: the delta interval
     holds every shift delta0 for which "arm - delta0 vs baseline" is not rejected at
@@ -168,11 +181,13 @@ def randomization_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = Tr
         Random rearrangements (or the enumeration bound).
     seed
         Seed or NumPy generator; the same seed gives the same result.
+    alternative
+        ``"two-sided"``, ``"greater"`` (the arm above the baseline) or ``"less"``.
 
     Returns
     -------
     TestResult
-        Means, delta, lift, intervals and two-sided p-value.
+        Means, delta, lift, intervals and p-value.
 
     Examples
     --------
@@ -188,6 +203,7 @@ def randomization_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = Tr
 
     alpha = _check_alpha(alpha)
     n_resamples = _check_resamples(n_resamples)
+    _check_alternative(alternative)
     a, b = _arrays(arm, baseline, paired)
     rng = np.random.default_rng(seed)
     ma, mb = float(a.mean()), float(b.mean())
@@ -211,8 +227,8 @@ def randomization_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = Tr
         v_base = b1 / n - (b_total - b1) / n_b
         u_obs = ma - mb
         scale = float(np.abs(z).mean()) * z.size / min(n, n_b)
-    shift = _NullFamily(u, v_shift, u_obs, -1.0, exact, scale)
-    scaled = _NullFamily(u, v_base, u_obs, -mb, exact, scale)
+    shift = _NullFamily(u, v_shift, u_obs, -1.0, exact, scale, alternative)
+    scaled = _NullFamily(u, v_base, u_obs, -mb, exact, scale, alternative)
     p = shift.p_value(0.0)
     ci = shift.interval(alpha)
     lift = _lift(ma - mb, mb)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from polars_rank._stats.common import TestResult, _arrays, _lift, require
+from polars_rank._stats.common import TestResult, _arrays, _check_alternative, _lift, require
 
 if TYPE_CHECKING:
-    from polars_rank.stats import ArrayLike
+    from polars_rank.stats import Alternative, ArrayLike
 
 ZeroMethod: TypeAlias = Literal["wilcox", "pratt", "zsplit"]
 """What the signed-rank test does with zero differences (``scipy.stats.wilcoxon``):
@@ -31,7 +31,8 @@ def _no_interval(a: ArrayLike, b: ArrayLike, p: float) -> TestResult:
 
 
 def wilcoxon_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
-                  zero_method: ZeroMethod = "wilcox") -> TestResult:
+                  zero_method: ZeroMethod = "wilcox",
+                  alternative: Alternative = "two-sided") -> TestResult:
     r"""Wilcoxon signed-rank test (paired), or the rank-sum test (unpaired).
 
     Paired: the ranks of :math:`|d_i|` summed over positive differences,
@@ -45,7 +46,9 @@ def wilcoxon_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     Unpaired: the Wilcoxon rank-sum (Mann-Whitney U) test,
     ``scipy.stats.mannwhitneyu(method="auto")``.
 
-    Two-sided p-value; no interval (null): the test is about location, not the mean.
+    ``alternative="greater"`` (``"less"``): the one-sided test that the arm is above
+    (below) the baseline, SciPy's ``alternative``. No interval (null): the test is
+    about location, not the mean.
 
     Examples
     --------
@@ -58,23 +61,27 @@ def wilcoxon_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     import numpy as np
     from scipy import stats as sps
 
+    _check_alternative(alternative)
     a, b = _arrays(arm, baseline, paired)
     if not paired:
-        p = float(sps.mannwhitneyu(a, b, alternative="two-sided", method="auto").pvalue)
+        p = float(sps.mannwhitneyu(a, b, alternative=alternative, method="auto").pvalue)
         return _no_interval(a, b, p)
     d = a - b
     if not np.any(d):
         return _no_interval(a, b, 1.0)
-    p = float(sps.wilcoxon(d, zero_method=zero_method, method="auto").pvalue)
+    p = float(sps.wilcoxon(d, zero_method=zero_method, method="auto",
+                           alternative=alternative).pvalue)
     return _no_interval(a, b, p)
 
 
-def sign_test(arm: ArrayLike, baseline: ArrayLike) -> TestResult:
+def sign_test(arm: ArrayLike, baseline: ArrayLike, *,
+              alternative: Alternative = "two-sided") -> TestResult:
     r"""Sign test (paired): wins against losses, ties (zero differences) left out.
 
     Under "no difference" a query is as likely won as lost, so the wins among the
     :math:`w + l` non-tied queries are Binomial(w + l, 1/2); the two-sided p-value is
     ``scipy.stats.binomtest(w, w + l, 0.5).pvalue``. 1 when every query is a tie.
+    ``alternative="greater"`` (``"less"``): one-sided, more wins (losses) than chance.
 
     Examples
     --------
@@ -87,7 +94,9 @@ def sign_test(arm: ArrayLike, baseline: ArrayLike) -> TestResult:
     import numpy as np
     from scipy import stats as sps
 
+    _check_alternative(alternative)
     a, b = _arrays(arm, baseline, paired=True)
     wins, losses = int(np.count_nonzero(a > b)), int(np.count_nonzero(a < b))
-    p = 1.0 if wins + losses == 0 else float(sps.binomtest(wins, wins + losses).pvalue)
+    p = 1.0 if wins + losses == 0 else float(
+        sps.binomtest(wins, wins + losses, alternative=alternative).pvalue)
     return _no_interval(a, b, p)

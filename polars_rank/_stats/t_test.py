@@ -5,10 +5,17 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from polars_rank._stats.common import TestResult, _arrays, _check_alpha, _lift, require
+from polars_rank._stats.common import (
+    TestResult,
+    _arrays,
+    _check_alpha,
+    _check_alternative,
+    _lift,
+    require,
+)
 
 if TYPE_CHECKING:
-    from polars_rank.stats import ArrayLike
+    from polars_rank.stats import Alternative, ArrayLike
 
 
 # ---------------------------------------------------------------------------- t-tests
@@ -18,17 +25,41 @@ def _welch_df(v1: float, n1: int, v2: float, n2: int) -> float:
     return (v1 + v2) ** 2 / den if den > 0 else float(max(n1, n2) - 1)
 
 
-def _t_interval(estimate: float, se: float, df: float, alpha: float) -> tuple[float, float]:
+def _t_interval(estimate: float, se: float, df: float, alpha: float,
+                alternative: Alternative = "two-sided") -> tuple[float, float]:
+    """The t-interval; one-sided (one end infinite) for a one-sided alternative, as SciPy."""
     from scipy import stats as sps
 
     if se == 0:
         return estimate, estimate
-    half = float(sps.t.ppf(1 - alpha / 2, df)) * se
-    return estimate - half, estimate + half
+    if alternative == "two-sided":
+        half = float(sps.t.ppf(1 - alpha / 2, df)) * se
+        return estimate - half, estimate + half
+    half = float(sps.t.ppf(1 - alpha, df)) * se
+    return (estimate - half, math.inf) if alternative == "greater" else (-math.inf,
+                                                                         estimate + half)
+
+
+def _t_p_value(delta: float, se: float, df: float, alternative: Alternative) -> float:
+    """P-value of t = delta / se; zero variance: 0 or 1 (every difference is the delta)."""
+    from scipy import stats as sps
+
+    if se == 0:
+        if alternative == "greater":
+            return 0.0 if delta > 0 else 1.0
+        if alternative == "less":
+            return 0.0 if delta < 0 else 1.0
+        return 1.0 if delta == 0 else 0.0
+    t = delta / se
+    if alternative == "greater":
+        return float(sps.t.sf(t, df))
+    if alternative == "less":
+        return float(sps.t.cdf(t, df))
+    return min(1.0, float(2 * sps.t.sf(abs(t), df)))
 
 
 def t_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
-           alpha: float = 0.05) -> TestResult:
+           alpha: float = 0.05, alternative: Alternative = "two-sided") -> TestResult:
     r"""Paired t-test, or Welch's t-test, of the arm against the baseline.
 
     Paired: :math:`t = \bar d / (s_d / \sqrt n)` with n - 1 degrees of freedom, on
@@ -41,9 +72,14 @@ def t_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     the linearised values :math:`(a_i - (1 + \hat\lambda) b_i) / \bar b`, with n - 1
     (paired) or Welch-Satterthwaite (unpaired) degrees of freedom.
 
+    ``alternative="greater"`` (or ``"less"``) is the one-sided test that the arm is
+    above (below) the baseline, with the one-sided interval SciPy gives (one end
+    infinite), as ``ttest_rel(..., alternative=...)``.
+
     When the differences (paired) or both arms (unpaired) have zero variance, t is
     undefined (SciPy returns NaN); here the p-value is 1 if the delta is 0 and 0
-    otherwise, and the interval is the single point delta.
+    otherwise (one-sided: 0 if the delta is on the alternative's side, else 1), and
+    the interval is the single point delta.
 
     Parameters
     ----------
@@ -54,11 +90,13 @@ def t_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
         Paired (same queries) or unpaired (different units) test.
     alpha
         Intervals are at level ``1 - alpha``.
+    alternative
+        ``"two-sided"``, ``"greater"`` (the arm above the baseline) or ``"less"``.
 
     Returns
     -------
     TestResult
-        Means, delta, lift, intervals and two-sided p-value.
+        Means, delta, lift, intervals and p-value.
 
     Examples
     --------
@@ -69,9 +107,8 @@ def t_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     """
     require("numpy", "the t-test")
     require("scipy", "the t-test")
-    from scipy import stats as sps
-
     alpha = _check_alpha(alpha)
+    _check_alternative(alternative)
     a, b = _arrays(arm, baseline, paired)
     ma, mb = float(a.mean()), float(b.mean())
     lift = _lift(ma - mb, mb)
@@ -94,11 +131,9 @@ def t_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
             wb = (1 + lift) ** 2 * vb
             lift_se = math.sqrt(va + wb) / abs(mb)
             lift_df = _welch_df(va, a.size, wb, b.size)
-    # zero variance: t is undefined; every difference is the delta, so p is 1 or 0
-    no_variance = 1.0 if delta == 0 else 0.0
-    p = no_variance if se == 0 else float(2 * sps.t.sf(abs(delta / se), df))
-    low, high = _t_interval(delta, se, df, alpha)
+    p = _t_p_value(delta, se, df, alternative)
+    low, high = _t_interval(delta, se, df, alpha, alternative)
     lift_low = lift_high = None
     if lift is not None:
-        lift_low, lift_high = _t_interval(lift, lift_se, lift_df, alpha)
-    return TestResult(n, ma, mb, delta, lift, low, high, lift_low, lift_high, min(p, 1.0))
+        lift_low, lift_high = _t_interval(lift, lift_se, lift_df, alpha, alternative)
+    return TestResult(n, ma, mb, delta, lift, low, high, lift_low, lift_high, p)
