@@ -53,7 +53,9 @@ T, the total gain the user wants before stopping (ir_measures' ``T``, on the
 0-1 gain scale).""",
     "ties": """\
 ``"first"`` (input order; the default without ``doc``), ``"trec_eval"`` (by
-doc id, descending, scores as 32-bit floats; the default with ``doc``),
+doc id, descending, scores as 64-bit floats as trec_eval 10; the default with
+``doc``), ``"trec_eval9"`` (the same with scores as 32-bit floats, as trec_eval 9
+and pytrec_eval),
 ``"optimistic"`` / ``"pessimistic"`` (relevant rows
 first / last among ties) or ``"expected"`` (the exact mean over every order of
 the tied rows; McSherry & Najork, ECIR 2008).""",
