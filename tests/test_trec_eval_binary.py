@@ -15,10 +15,6 @@ what to remove from it when a feature lands:
 * a measure of ``all_trec``: our output has no line of it where trec_eval has some;
 * a ``-m`` form with trec_eval's own parameters: no line of its printed name;
 * a flag: our command line refuses it;
-* ``"double scores"``: trec_eval 10 reads scores as 64-bit floats, trec_eval 9 (and
-  pytrec_eval) as 32-bit ones, and so does polars-rank (``ties="trec_eval"``). While
-  pending, the binary reads the run with its scores rounded to 32-bit floats (the
-  same orderings); ``test_double_scores`` shows the difference on the raw run;
 * ``"addition order"``: the kernels of the measures in ``ADDITION_ORDER`` add their
   terms in another order than trec_eval's loops, which moves a value by a unit in
   the last place (measured against a binary printing ``%.17g``). That changes a
@@ -60,7 +56,7 @@ ALL_TREC = (
 PENDING = {
     # measures of all_trec polars-rank does not print yet
     # differences in the arithmetic (see the module docstring)
-    "double scores", "addition order",
+    "addition order",
     # -J leaving a query no judged document: trec_eval's iprec_at_recall and 11pt_avg
     # divide 0 by 0 (m_iprec_at_recall.c:81) and print -nan there and on the all line;
     # polars-rank gives 0 (docs/conventions.md)
@@ -174,13 +170,9 @@ def at_half_unit(value: str, printed: str, theirs: str) -> bool:
 
 
 def files(case: Case, folder: Path) -> tuple[Path, Path, Path]:
-    """qrels, run, and the run trec_eval reads (32-bit scores while "double scores" pends)."""
+    """qrels, run, and the run trec_eval reads (the same file: the raw scores)."""
     qrels, run = case.write(folder)
-    if "double scores" not in PENDING:
-        return qrels, run, run
-    rounded = folder / f"run32.{case.seed}"
-    rounded.write_text(float32_scores(case.run))
-    return qrels, run, rounded
+    return qrels, run, run
 
 
 # ----------------------------------------------------------------------------- the tests
@@ -272,7 +264,11 @@ NEAR_RUN = "q Q0 a 1 4.5 t\nq Q0 b 2 1.3480001 t\nq Q0 c 3 1.348 t\nq Q0 d 4 1.0
 
 def test_double_scores(trec_eval: Path, tmp_path: Path,
                        capsys: pytest.CaptureFixture[str]) -> None:
-    """trec_eval 10 ranks b (1.3480001) above c (1.348); 9 ties them, c first (doc id desc)."""
+    """trec_eval 10 ranks b (1.3480001) above c (1.348); 9 ties them, c first (doc id desc).
+
+    ``--ties trec_eval9`` gives trec_eval 9's order: the binary's on the run rounded to
+    32-bit floats.
+    """
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text(NEAR_QRELS)
     run.write_text(NEAR_RUN)
@@ -280,13 +276,12 @@ def test_double_scores(trec_eval: Path, tmp_path: Path,
     theirs, _ = parse(binary(trec_eval, flags, qrels, run))
     assert theirs["recip_rank", "all"] == "0.5000"  # b at rank 2
     mine, _ = parse(ours(flags, qrels, run, capsys)[1])
-    if "double scores" in PENDING:
-        assert mine["recip_rank", "all"] == "0.3333", "scores are read as doubles: remove it"
-        rounded = tmp_path / "run32"
-        rounded.write_text(float32_scores(NEAR_RUN))
-        assert parse(binary(trec_eval, flags, qrels, rounded))[0] == mine
-    else:
-        assert mine == theirs
+    assert mine == theirs
+    nine, _ = parse(ours(["--ties", "trec_eval9", *flags], qrels, run, capsys)[1])
+    assert nine["recip_rank", "all"] == "0.3333"  # b at rank 3, after c
+    rounded = tmp_path / "run32"
+    rounded.write_text(float32_scores(NEAR_RUN))
+    assert parse(binary(trec_eval, flags, qrels, rounded))[0] == nine
 
 
 def test_qrels_query_absent_from_run(trec_eval: Path, tmp_path: Path,
