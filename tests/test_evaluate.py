@@ -499,6 +499,26 @@ def test_any_float_scores_rank_as_in_trec_eval(case: tuple[dict, dict], data: st
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "trec_eval9"])
+@SETTINGS
+@given(case=trec_case(), data=st.data())
+def test_window_ranking_equals_the_sorted_key(case: tuple[dict, dict], data: st.DataObject,
+                                              ties: str) -> None:
+    """Polars 1.x ranks trec_eval's order with a window per list: the same ranks, and
+    the same tie bounds (AUC), as the sorted key, under both score widths."""
+    run, qrels = case
+    run = {q: {d: data.draw(ANY_SCORES) for d in docs} for q, docs in run.items()}
+    run_df, qrels_df = frames(run, qrels)
+    metrics = [*TREC_METRICS, "auc"]
+    keyed = quiet_evaluate(run_df, qrels_df, metrics, per_query=True, ties=ties)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(importlib.import_module("polars_rank._evaluation.judged"),
+                      "HAS_BIT_CAST", False)
+        window = quiet_evaluate(run_df, qrels_df, metrics, per_query=True, ties=ties)
+    assert_frame_equal(window.sort("qid"), keyed.sort("qid"), check_exact=False, rel_tol=0,
+                       abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "trec_eval9"])
 def test_negative_zero_ties_with_zero_as_in_trec_eval(ties: str) -> None:
     run = {"q": {"a": 0.0, "b": -0.0, "c": 1.0}}
     qrels = {"q": {"a": 1, "b": 0}}

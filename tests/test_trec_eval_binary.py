@@ -35,10 +35,13 @@ from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
 
+import polars as pl
 import pytest
+import pytrec_eval
 from test_trec_eval_collection import differences, parse
 from trec_files import Case, float32_scores, trec_files
 
+import polars_rank as pr
 from polars_rank.__main__ import main
 
 SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval-10.0"
@@ -282,6 +285,46 @@ def test_double_scores(trec_eval: Path, tmp_path: Path,
     rounded = tmp_path / "run32"
     rounded.write_text(float32_scores(NEAR_RUN))
     assert parse(binary(trec_eval, flags, qrels, rounded))[0] == nine
+
+
+# 1.0000000001 and 1.0: one 32-bit float, two doubles
+ONE_QRELS = "q 0 a 0\nq 0 b 1\nq 0 c 0\n"
+ONE_RUN = "q Q0 a 1 1.0000000001 t\nq Q0 b 2 1.0 t\nq Q0 c 3 0.5 t\n"
+
+
+def test_trec_eval_10_and_9_each_have_their_policy(trec_eval: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval 10 ranks a (1.0000000001) above b (1.0): ``ties="trec_eval"``, the
+    default; pytrec_eval (trec_eval 9) ties them, b first by doc id: ``"trec_eval9"``.
+    Each through the command line, evaluate(), ranked() and the expressions."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(ONE_QRELS)
+    run.write_text(ONE_RUN)
+    flags = ["-q", "-m", "recip_rank", "-m", "P.1", "-m", "map"]
+    theirs, _ = parse(binary(trec_eval, flags, qrels, run))
+    assert theirs["recip_rank", "q"] == "0.5000"
+    assert parse(ours(flags, qrels, run, capsys)[1])[0] == theirs
+    scores = {"a": 1.0000000001, "b": 1.0, "c": 0.5}
+    nine = pytrec_eval.RelevanceEvaluator({"q": {"a": 0, "b": 1, "c": 0}},
+                                          {"recip_rank", "P.1", "map"}).evaluate({"q": scores})
+    assert nine["q"] == {"recip_rank": 1.0, "P_1": 1.0, "map": 1.0}
+    nine_cli, _ = parse(ours(["--ties", "trec_eval9", *flags], qrels, run, capsys)[1])
+    assert {m: float(v) for (m, q), v in nine_cli.items() if q == "q"} == nine["q"]
+
+    run_df, qrels_df = pr.read_run(run), pr.read_qrels(qrels)
+    joined = run_df.join(qrels_df, on=["qid", "docid"], how="left")
+    ten = {"recip_rank": 0.5, "P_1": 0.0, "map": 0.5}
+    for ties, want in (("trec_eval", ten), ("trec_eval9", nine["q"])):
+        got = pr.evaluate(run_df, qrels_df, list(want), per_query=True, ties=ties)  # type: ignore[arg-type]
+        assert got.drop("qid").row(0, named=True) == want, ties
+        ranks = pr.ranked(run_df, qrels_df, ties=ties)  # type: ignore[arg-type]
+        assert ranks.filter(pl.col("docid") == "b")["rank"].item() == 1 / want["recip_rank"]
+        exprs = joined.select(
+            pr.reciprocal_rank("rel", by="score", doc="docid", ties=ties).alias("recip_rank"),  # type: ignore[arg-type]
+            pr.precision("rel", k=1, by="score", doc="docid", ties=ties).alias("P_1"),  # type: ignore[arg-type]
+            pr.average_precision("rel", by="score", doc="docid", ties=ties).alias("map"))  # type: ignore[arg-type]
+        assert exprs.row(0, named=True) == want, ties
+    assert pr.evaluate(run_df, qrels_df, ["recip_rank"], dialect="ir_measures").item() == 1.0
 
 
 def test_qrels_query_absent_from_run(trec_eval: Path, tmp_path: Path,
