@@ -88,7 +88,7 @@ class Ranked:
     doc: pl.Expr | None = None
     """Document ids (``doc=``): a list repeating one is unscorable."""
     score: pl.Expr | None = None
-    """The first ranking key as given (``keys[0]`` may be its 32-bit form)."""
+    """The first ranking key as given (``keys[0]`` may be the form trec_eval compares)."""
 
     @classmethod
     def build(

@@ -73,7 +73,7 @@ def pytrec(qrels: Path, run: Path, flags: list[str]) -> dict[str, dict[str, floa
 
 def ours(flags: list[str], qrels: Path, run: Path,
          capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[tuple[str, str], float]]:
-    """``polars-rank eval -q --format csv --ties trec_eval9``: exit code, {(measure, qid): value}."""
+    """``polars-rank eval -q --format csv --ties trec_eval9``: exit code, values."""
     capsys.readouterr()
     try:
         code = main(["eval", "-q", "--format", "csv", "--ties", "trec_eval9", *flags,

@@ -47,7 +47,7 @@ __all__ = ["Intents", "IntentTies", "check_alpha", "ideal_ideal", "nrbp_depth"]
 
 IntentTies: TypeAlias = Literal["ndeval", "trec_eval"]
 """Equal scores: by document id ascending (ndeval, as pyndeval and ir_measures call
-it) or descending with 32-bit scores (trec_eval)."""
+it) or descending with 64-bit scores (trec_eval 10)."""
 INTENT_TIES = ("ndeval", "trec_eval")
 _TIE_TOLERANCE = 1e-12  # equal greedy gains summed in another order differ by an ulp
 

@@ -147,7 +147,7 @@ def alpha_ndcg(
         ...
     ties
         Equal scores: ``"ndeval"`` (by document id, ascending, as ndeval orders the
-        runs ir_measures gives it) or ``"trec_eval"`` (descending, 32-bit scores).
+        runs ir_measures gives it) or ``"trec_eval"`` (descending, 64-bit scores).
 
     Returns
     -------
