@@ -14,13 +14,14 @@ import argparse
 import sys
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 
 from polars_rank import _cli_compare, datasets
 from polars_rank._cli_eval import asked, evaluate_files, print_trec_eval
 from polars_rank._evaluation import evaluate
+from polars_rank._evaluation.options import EvalTies
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
@@ -48,7 +49,8 @@ One run prints trec_eval's own lines (measure, query or all, value); several run
 table side by side. Queries evaluated: those of the run that have judgments (-c adds
 qrels queries absent from a run with every measure 0, as trec_eval -c; trec_eval 10
 without -c stops on them). Equal scores are ordered by document id, descending, as
-trec_eval does (--ties first: file order).
+trec_eval does, scores compared as 64-bit doubles as trec_eval 10 (--ties trec_eval9:
+as 32-bit floats, as trec_eval 9 and pytrec_eval; --ties first: file order).
 
 --dialect reads shared spellings as another tool does (trec_eval's by default):
   ranx (rbp graded with the raw label), sklearn (ties averaged), torchmetrics (map
@@ -93,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="qrels queries absent from a run: skip, or zero (-c)")
     ev.add_argument("--ties", help="order among equal scores (default: the dialect's, "
                                    "trec_eval's unless it says otherwise)",
-                    choices=["trec_eval", "first", "optimistic", "pessimistic", "expected"])
+                    choices=get_args(EvalTies))
     ev.add_argument("--dialect", choices=list(DIALECTS), default="trec_eval",
                     help="which tool's number a shared spelling means (default: trec_eval)")
     ev.add_argument("--memory", choices=["high", "low"], default="high",

@@ -17,6 +17,7 @@ import polars as pl
 
 from polars_rank import _trec_measures as trec
 from polars_rank._evaluation import evaluate
+from polars_rank._sort_keys import trec_score
 from polars_rank._summaries import summarize
 from polars_rank.errors import TrecFormatError
 from polars_rank.io import scan_qrels, scan_run
@@ -97,9 +98,12 @@ def asked(specs: Sequence[str] | None, level: int | None = None,
     return Asked(list(specs) if specs else ["official"], level, dialect, num_docs)
 
 
-def _top(run: pl.LazyFrame, max_ret: int) -> pl.LazyFrame:
-    """trec_eval's ``-M``: each query's first ``max_ret`` documents in trec_eval's order."""
-    order = run.sort(["qid", pl.col("score").cast(pl.Float32), "docid"],
+def _top(run: pl.LazyFrame, max_ret: int, ties: str) -> pl.LazyFrame:
+    """trec_eval's ``-M``: each query's first ``max_ret`` documents in trec_eval's order.
+
+    Scores compared as trec_eval 10 does, as 32-bit floats under ``ties="trec_eval9"``.
+    """
+    order = run.sort(["qid", trec_score(pl.col("score"), ties), "docid"],
                      descending=[False, True, True], nulls_last=True)
     return order.filter(pl.int_range(pl.len()).over("qid") < max_ret)
 
@@ -113,7 +117,7 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties:
     """
     run = scan_run(path)
     if max_ret is not None:
-        run = _top(run, max_ret)
+        run = _top(run, max_ret, ties)
     metrics = a.unique()
     per = evaluate(run, qrels, metrics, per_query=True, missing=missing,  # type: ignore[arg-type]
                    ties=ties, memory=memory, judged_only=judged_only,  # type: ignore[arg-type]

@@ -53,7 +53,9 @@ T, the total gain the user wants before stopping (ir_measures' ``T``, on the
 0-1 gain scale).""",
     "ties": """\
 ``"first"`` (input order; the default without ``doc``), ``"trec_eval"`` (by
-doc id, descending, scores as 32-bit floats; the default with ``doc``),
+doc id, descending, scores as 64-bit floats as trec_eval 10; the default with
+``doc``), ``"trec_eval9"`` (the same with scores as 32-bit floats, as trec_eval 9
+and pytrec_eval),
 ``"optimistic"`` / ``"pessimistic"`` (relevant rows
 first / last among ties) or ``"expected"`` (the exact mean over every order of
 the tied rows; McSherry & Najork, ECIR 2008).""",
@@ -77,7 +79,7 @@ not retrieved), from a ranking step such as :func:`polars_rank.evaluate`'s.""",
     "descending intents": "``by`` is a score (True) or a rank (False).",
     "ties intents": """\
 Equal scores: ``"ndeval"`` (by document id, ascending, as ndeval orders the
-runs ir_measures gives it) or ``"trec_eval"`` (descending, 32-bit scores).""",
+runs ir_measures gives it) or ``"trec_eval"`` (descending, 64-bit scores, as trec_eval 10).""",
 }
 """Parameter name (``name family`` for a family's own text) -> its description, unindented."""
 

@@ -15,7 +15,8 @@ from typing import Literal, TypeAlias, get_args
 import polars as pl
 
 Gain: TypeAlias = Literal["exponential", "linear", "binary"]
-Ties: TypeAlias = Literal["first", "optimistic", "pessimistic", "expected", "trec_eval"]
+Ties: TypeAlias = Literal["first", "optimistic", "pessimistic", "expected", "trec_eval",
+                          "trec_eval9"]
 Denominator: TypeAlias = Literal["relevant", "capped", "retrieved"]
 """AP's denominator: R, min(R, k), or the relevant rows ranked within k."""
 Empty: TypeAlias = Literal["zero", "one", "skip", "error"]

@@ -47,7 +47,7 @@ from polars_rank._params import (
     to_exprs,
 )
 from polars_rank._rules import id_rules, label_rules, score_rules
-from polars_rank._sort_keys import rank_key, sort_by
+from polars_rank._sort_keys import TREC_TIES, rank_key, sort_by, trec_score
 from polars_rank._summaries import summarize
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class Ranked:
     doc: pl.Expr | None = None
     """Document ids (``doc=``): a list repeating one is unscorable."""
     score: pl.Expr | None = None
-    """The first ranking key as given (``keys[0]`` may be its 32-bit form)."""
+    """The first ranking key as given (``keys[0]`` may be the form trec_eval compares)."""
 
     @classmethod
     def build(
@@ -138,13 +138,13 @@ class Ranked:
             msg = "ties='expected' needs a ranking key `by` (without one, rows cannot tie)"
             raise ValueError(msg)
         score = keys[0] if keys else None
-        if ties == "trec_eval":
+        if ties in TREC_TIES:
             if doc_expr is None or not keys:
-                msg = ("ties='trec_eval' orders equal scores by document id, descending: "
+                msg = (f"ties={ties!r} orders equal scores by document id, descending: "
                        "it needs by= (the score) and doc= (the document id column)")
                 raise ValueError(msg)
-            # trec_eval compares scores as 32-bit floats and doc ids as text, byte-wise
-            keys = (keys[0].cast(pl.Float32), *keys[1:], doc_expr.cast(pl.String))
+            # trec_eval compares scores as doubles (9: floats) and doc ids as text, byte-wise
+            keys = (trec_score(keys[0], ties), *keys[1:], doc_expr.cast(pl.String))
             desc = (*desc, True)
             ties = "first"
         return cls(labels, keys, desc, ties, query_exprs, doc=doc_expr, score=score)

@@ -2,7 +2,8 @@
 
 A sort or ``rank()`` by one key is faster in Polars' group and window contexts than by
 a list of keys (measured in :func:`sort_by`), so the ranking step folds the keys of
-one direction into one struct key.
+one direction into one struct key. trec_eval's score comparison is here too
+(:func:`trec_score`), for every place that ranks as trec_eval does.
 """
 
 from __future__ import annotations
@@ -13,6 +14,23 @@ import polars as pl
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+TREC_TIES = ("trec_eval", "trec_eval9")
+"""The tie policies that order equal scores by document id, descending, as trec_eval."""
+
+
+def trec_score(score: pl.Expr, ties: str) -> pl.Expr:
+    """The score as trec_eval compares it under ``ties`` (one of :data:`TREC_TIES`).
+
+    trec_eval 10.0 reads scores as 64-bit doubles (get_trec_results.c:210 ``atof``,
+    form_res_rels.c ``double sim``, ``comp_sim_docno``): ``"trec_eval"``. trec_eval 9
+    (and pytrec_eval, which ir_measures calls) stored ``float sim``: ``"trec_eval9"``,
+    32-bit floats, so 1.348 and 1.3479999999999999 tie there and not in trec_eval 10.
+    Either way -0.0 equals 0.0 (C's ``>`` and ``<``).
+    """
+    if ties == "trec_eval9":
+        return score.cast(pl.Float32)
+    return score.cast(pl.Float64) + 0.0  # -0.0 + 0.0 is 0.0
 
 
 def rank_key(keys: list[pl.Expr], descending: list[bool]) -> tuple[pl.Expr, bool]:

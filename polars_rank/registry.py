@@ -485,9 +485,11 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in [
             summary="rbp and rbp_resid: p = 0.9, graded (label / the query's largest)"),
     Dialect("ir_measures", "ir_measures 0.4.3: ir_measures/measures/*.py, providers/*.py",
             {"iprec_at_recall": {"rounding": "trec_eval9"}, "11pt_avg": {"rounding": "trec_eval9"}},
-            summary="IPrec: trec_eval 9's recall rounding (its pytrec_eval provider); "
-                    "otherwise polars-rank's defaults are ir_measures' (nDCG linear, RBP "
-                    "p = 0.8 binary)"),
+            ties="trec_eval9",
+            summary="IPrec: trec_eval 9's recall rounding and scores as 32-bit floats "
+                    "(ties='trec_eval9'), as its pytrec_eval provider; otherwise "
+                    "polars-rank's defaults are ir_measures' (nDCG linear, RBP p = 0.8 "
+                    "binary)"),
     Dialect("ranx", "ranx 0.3.21: ranx/metrics/*.py, ranx/meta/evaluate.py",
             {"rbp": {"gain": "raw"}, "ndcg": {"threshold": 1}, "dcg": {"threshold": 1}},
             summary="rbp graded with the raw label; ndcg and dcg drop labels below 1 "

@@ -72,7 +72,8 @@ def cases(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
     for q in range(draw(st.integers(1, 4))):
         n_docs = draw(st.integers(0, 7))
         for d in range(n_docs):
-            run_rows.append((q, d, draw(st.sampled_from([0.5, 1.0, 1.0, 2.0]))))
+            # 1.0000000001: a 32-bit 1.0 (trec_eval 9), not a 64-bit one (trec_eval 10)
+            run_rows.append((q, d, draw(st.sampled_from([0.5, 1.0, 1.0, 2.0, 1.0000000001]))))
         for d in range(n_docs + 2):  # the last two: judged, never retrieved
             if draw(st.booleans()):
                 qrels_rows.append((q, d, draw(st.sampled_from([0, 1, 2, 3, None]))))
@@ -104,9 +105,9 @@ def with_ids(run: pl.DataFrame, qrels: pl.DataFrame, kind: str) -> tuple[pl.Data
 
 def keys_mode_ranking(ties: str) -> dict[str, object]:
     """The one-line expressions' ranking arguments for an evaluate() tie policy."""
-    if ties == "trec_eval":  # 32-bit scores, then doc ids as text, both descending
-        return {"by": [pl.col("score").cast(pl.Float32), pl.col("docid").cast(pl.String)],
-                "descending": True, "ties": "first"}
+    if ties == "trec_eval":  # 64-bit scores, then doc ids as text, both descending
+        return {"by": ["score", pl.col("docid").cast(pl.String)], "descending": True,
+                "ties": "first"}
     if ties == "first":  # the run's row order among equal scores
         return {"by": ["score", "__row"], "descending": [True, False], "ties": "first"}
     return {"by": "score", "ties": ties}

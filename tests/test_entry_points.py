@@ -165,10 +165,11 @@ def test_doc_breaks_ties_as_evaluate_does() -> None:
                       pr.map("rel", by="score", doc="docid"),
                       pr.ndcg("rel", k=3, by="score", doc="docid", gain="linear"))
     assert exprs.rows() == evaluated.rows()
-    # 32-bit scores, as trec_eval stores them: 1.348 and 1.3479999999999999 tie
-    near = pl.DataFrame({"docid": ["a", "b"], "rel": [1, 0],
-                         "score": [1.3479999999999999, 1.348]})
+    # trec_eval 10 compares the doubles (a first); 9 the 32-bit floats: a tie, b first
+    near = pl.DataFrame({"docid": ["a", "b"], "rel": [0, 1],
+                         "score": [1.348, 1.3479999999999999]})
     assert near.select(pr.mrr("rel", by="score", doc="docid")).item() == 0.5
+    assert near.select(pr.mrr("rel", by="score", doc="docid", ties="trec_eval9")).item() == 1
     with pytest.raises(ValueError, match=r"needs by= .* and doc="):
         df.select(pr.mrr("rel", by="score", ties="trec_eval"))
 

@@ -393,17 +393,22 @@ def test_query_whose_retrieved_docs_are_all_unjudged_is_evaluated(ties: str) -> 
     assert full.drop("auc").equals(per)
 
 
-def test_scores_equal_in_float32_tie_as_in_trec_eval() -> None:
-    """trec_eval keeps scores as 32-bit floats: these two tie, broken by docno desc."""
+def test_scores_equal_in_float32_tie_as_in_trec_eval_9() -> None:
+    """trec_eval 9 (pytrec_eval) kept scores as 32-bit floats: these two tie, broken by
+    docno desc; trec_eval 10 (the default) compares the doubles: 1.348 is above."""
     run = {"q": {"D21898": 1.348, "D241728": 1.3479999999999999, "D1": 2.0}}
     qrels = {"q": {"D241728": 1, "D21898": 0}}
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"P.2", "recip_rank"}).evaluate(run)
     run_df, qrels_df = frames(run, qrels)
-    got = pr.evaluate(run_df, qrels_df, ["P_2", "recip_rank"], per_query=True)
+    got = pr.evaluate(run_df, qrels_df, ["P_2", "recip_rank"], per_query=True,
+                      ties="trec_eval9")
     assert got.row(0) == ("q", expected["q"]["P_2"], expected["q"]["recip_rank"])
     assert expected["q"]["recip_rank"] == 0.5  # D241728 > D21898 byte-wise
-    dense = pr.evaluate(run_df, qrels_df, ["P_2", "recip_rank", "auc"], per_query=True)
+    dense = pr.evaluate(run_df, qrels_df, ["P_2", "recip_rank", "auc"], per_query=True,
+                        ties="trec_eval9")
     assert dense.drop("auc").equals(got)
+    ten = pr.evaluate(run_df, qrels_df, ["P_2", "recip_rank"], per_query=True)
+    assert ten.row(0) == ("q", 0.0, 1 / 3)  # D21898 (1.348) at rank 2
 
 
 @SETTINGS
@@ -457,35 +462,72 @@ def test_memory_low_warning_names_the_same_examples(monkeypatch: pytest.MonkeyPa
     assert "(e.g. 9, 10, 11)" in str(low[0].message)
 
 
-# scores trec_eval orders in every way: signs, -0.0 (equal to 0.0), float32 ties,
-# extremes, and arbitrary float32 values
+# scores trec_eval orders in every way: signs, -0.0 (equal to 0.0), float32 ties that
+# are distinct doubles (trec_eval 9 and 10 differ), extremes beyond float32's range,
+# and arbitrary float32 values
 ANY_SCORES = st.one_of(
     st.sampled_from([0.0, -0.0, 1.0, -1.0, -2.5, 1e-30, -1e-30, 3.4e38, -3.4e38, 1.348,
-                     1.3479999999999999]),
+                     1.3479999999999999, 1.0000000001, -1.0000000001, 1e39, 2e39, 1e-50]),
     st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=32),
 )
+
+
+def as_doubles_rank(run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """The run with each score replaced by its place among the run's doubles (-0.0 as
+    0.0): integers, exact as 32-bit floats, so trec_eval 9 orders them as trec_eval 10
+    orders the raw scores."""
+    places = {s: float(i) for i, s in enumerate(sorted({s + 0.0 for docs in run.values()
+                                                        for s in docs.values()}))}
+    return {q: {d: places[s + 0.0] for d, s in docs.items()} for q, docs in run.items()}
 
 
 @SETTINGS
 @given(trec_case(), st.data())
 def test_any_float_scores_rank_as_in_trec_eval(case: tuple[dict, dict], data: st.DataObject
                                                ) -> None:
-    """The sorted-key ranking: negative, -0.0, tied and extreme scores, as trec_eval."""
+    """The sorted-key ranking: negative, -0.0, tied, near-equal and extreme scores, as
+    trec_eval 9 (pytrec_eval, ``ties="trec_eval9"``) and as trec_eval 10 (pytrec_eval on
+    :func:`as_doubles_rank`, the default)."""
     run, qrels = case
     run = {q: {d: data.draw(ANY_SCORES) for d in docs} for q, docs in run.items()}
-    expected = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    nine = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    ten = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(as_doubles_rank(run))
     run_df, qrels_df = frames(run, qrels)
-    assert_matches(quiet_evaluate(run_df, qrels_df, list(TREC_METRICS), per_query=True),
-                   expected)
+    assert_matches(quiet_evaluate(run_df, qrels_df, list(TREC_METRICS), per_query=True,
+                                  ties="trec_eval9"), nine)
+    assert_matches(quiet_evaluate(run_df, qrels_df, list(TREC_METRICS), per_query=True), ten)
 
 
-def test_negative_zero_ties_with_zero_as_in_trec_eval() -> None:
+@pytest.mark.parametrize("ties", ["trec_eval", "trec_eval9"])
+@SETTINGS
+@given(case=trec_case(), data=st.data())
+def test_window_ranking_equals_the_sorted_key(case: tuple[dict, dict], data: st.DataObject,
+                                              ties: str) -> None:
+    """Polars 1.x ranks trec_eval's order with a window per list: the same ranks, and
+    the same tie bounds (AUC), as the sorted key, under both score widths."""
+    run, qrels = case
+    run = {q: {d: data.draw(ANY_SCORES) for d in docs} for q, docs in run.items()}
+    run_df, qrels_df = frames(run, qrels)
+    metrics = [*TREC_METRICS, "auc"]
+    keyed = quiet_evaluate(run_df, qrels_df, metrics, per_query=True, ties=ties)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(importlib.import_module("polars_rank._evaluation.judged"),
+                      "HAS_BIT_CAST", False)
+        window = quiet_evaluate(run_df, qrels_df, metrics, per_query=True, ties=ties)
+    assert_frame_equal(window.sort("qid"), keyed.sort("qid"), check_exact=False, rel_tol=0,
+                       abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "trec_eval9"])
+def test_negative_zero_ties_with_zero_as_in_trec_eval(ties: str) -> None:
     run = {"q": {"a": 0.0, "b": -0.0, "c": 1.0}}
     qrels = {"q": {"a": 1, "b": 0}}
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)
     assert expected["q"]["recip_rank"] == pytest.approx(1 / 3)  # a after b: doc id desc
-    got = pr.evaluate(*frames(run, qrels), ["recip_rank"], per_query=True)
+    got = pr.evaluate(*frames(run, qrels), ["recip_rank", "auc"], per_query=True,
+                      ties=ties)  # type: ignore[arg-type]
     assert got["recip_rank"].item() == pytest.approx(1 / 3)
+    assert got["auc"].item() == 0.25  # a ties b (one half), below c
 
 
 @SETTINGS

@@ -12,8 +12,9 @@ every value pytrec_eval returns must equal ours within 1e-9, except:
 * measures and flags polars-rank does not have yet (``PENDING`` of
   ``test_trec_eval_binary.py``): they must really be missing.
 
-Scores: trec_eval 9 read them as 32-bit floats, as polars-rank does; so the near-equal
-scores that trec_eval 10 orders as doubles give pytrec_eval's numbers here.
+Scores: trec_eval 9 read them as 32-bit floats, trec_eval 10 (polars-rank's default)
+as doubles; ``--ties trec_eval9`` (``ties="trec_eval9"``) reads them as 9 did, so the
+near-equal scores of the files give pytrec_eval's numbers here.
 The files have no query whose judgments are all ``-1``: pytrec_eval crashes on one.
 """
 
@@ -72,10 +73,11 @@ def pytrec(qrels: Path, run: Path, flags: list[str]) -> dict[str, dict[str, floa
 
 def ours(flags: list[str], qrels: Path, run: Path,
          capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[tuple[str, str], float]]:
-    """``polars-rank eval -q --format csv``: exit code, {(measure, qid): value}."""
+    """``polars-rank eval -q --format csv --ties trec_eval9``: exit code, values."""
     capsys.readouterr()
     try:
-        code = main(["eval", "-q", "--format", "csv", *flags, str(qrels), str(run)])
+        code = main(["eval", "-q", "--format", "csv", "--ties", "trec_eval9", *flags,
+                     str(qrels), str(run)])
     except SystemExit as exc:  # argparse refuses a flag
         code = int(exc.code or 0)
     out = capsys.readouterr().out
@@ -136,7 +138,7 @@ def test_nine_rounding_equals_pytrec_eval(tmp_path: Path, level: int) -> None:
                                      "iprec_at_recall." + ",".join(map(str, LEVELS))])
         with pytest.warns(UserWarning, match="no judgments"):  # the run-only query
             got = pr.evaluate(pr.read_run(run), pr.read_qrels(qrels), [*nine, *ten],
-                              per_query=True)
+                              per_query=True, ties="trec_eval9")
         assert set(got["qid"]) == set(theirs)
         for row in got.iter_rows(named=True):
             expected = theirs[row["qid"]]

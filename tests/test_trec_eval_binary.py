@@ -15,10 +15,6 @@ what to remove from it when a feature lands:
 * a measure of ``all_trec``: our output has no line of it where trec_eval has some;
 * a ``-m`` form with trec_eval's own parameters: no line of its printed name;
 * a flag: our command line refuses it;
-* ``"double scores"``: trec_eval 10 reads scores as 64-bit floats, trec_eval 9 (and
-  pytrec_eval) as 32-bit ones, and so does polars-rank (``ties="trec_eval"``). While
-  pending, the binary reads the run with its scores rounded to 32-bit floats (the
-  same orderings); ``test_double_scores`` shows the difference on the raw run;
 * ``"addition order"``: the kernels of the measures in ``ADDITION_ORDER`` add their
   terms in another order than trec_eval's loops, which moves a value by a unit in
   the last place (measured against a binary printing ``%.17g``). That changes a
@@ -39,10 +35,13 @@ from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
 
+import polars as pl
 import pytest
+import pytrec_eval
 from test_trec_eval_collection import differences, parse
 from trec_files import Case, float32_scores, trec_files
 
+import polars_rank as pr
 from polars_rank.__main__ import main
 
 SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval-10.0"
@@ -60,7 +59,7 @@ ALL_TREC = (
 PENDING = {
     # measures of all_trec polars-rank does not print yet
     # differences in the arithmetic (see the module docstring)
-    "double scores", "addition order",
+    "addition order",
     # -J leaving a query no judged document: trec_eval's iprec_at_recall and 11pt_avg
     # divide 0 by 0 (m_iprec_at_recall.c:81) and print -nan there and on the all line;
     # polars-rank gives 0 (docs/conventions.md)
@@ -174,13 +173,9 @@ def at_half_unit(value: str, printed: str, theirs: str) -> bool:
 
 
 def files(case: Case, folder: Path) -> tuple[Path, Path, Path]:
-    """qrels, run, and the run trec_eval reads (32-bit scores while "double scores" pends)."""
+    """qrels, run, and the run trec_eval reads (the same file: the raw scores)."""
     qrels, run = case.write(folder)
-    if "double scores" not in PENDING:
-        return qrels, run, run
-    rounded = folder / f"run32.{case.seed}"
-    rounded.write_text(float32_scores(case.run))
-    return qrels, run, rounded
+    return qrels, run, run
 
 
 # ----------------------------------------------------------------------------- the tests
@@ -272,7 +267,11 @@ NEAR_RUN = "q Q0 a 1 4.5 t\nq Q0 b 2 1.3480001 t\nq Q0 c 3 1.348 t\nq Q0 d 4 1.0
 
 def test_double_scores(trec_eval: Path, tmp_path: Path,
                        capsys: pytest.CaptureFixture[str]) -> None:
-    """trec_eval 10 ranks b (1.3480001) above c (1.348); 9 ties them, c first (doc id desc)."""
+    """trec_eval 10 ranks b (1.3480001) above c (1.348); 9 ties them, c first (doc id desc).
+
+    ``--ties trec_eval9`` gives trec_eval 9's order: the binary's on the run rounded to
+    32-bit floats.
+    """
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text(NEAR_QRELS)
     run.write_text(NEAR_RUN)
@@ -280,13 +279,52 @@ def test_double_scores(trec_eval: Path, tmp_path: Path,
     theirs, _ = parse(binary(trec_eval, flags, qrels, run))
     assert theirs["recip_rank", "all"] == "0.5000"  # b at rank 2
     mine, _ = parse(ours(flags, qrels, run, capsys)[1])
-    if "double scores" in PENDING:
-        assert mine["recip_rank", "all"] == "0.3333", "scores are read as doubles: remove it"
-        rounded = tmp_path / "run32"
-        rounded.write_text(float32_scores(NEAR_RUN))
-        assert parse(binary(trec_eval, flags, qrels, rounded))[0] == mine
-    else:
-        assert mine == theirs
+    assert mine == theirs
+    nine, _ = parse(ours(["--ties", "trec_eval9", *flags], qrels, run, capsys)[1])
+    assert nine["recip_rank", "all"] == "0.3333"  # b at rank 3, after c
+    rounded = tmp_path / "run32"
+    rounded.write_text(float32_scores(NEAR_RUN))
+    assert parse(binary(trec_eval, flags, qrels, rounded))[0] == nine
+
+
+# 1.0000000001 and 1.0: one 32-bit float, two doubles
+ONE_QRELS = "q 0 a 0\nq 0 b 1\nq 0 c 0\n"
+ONE_RUN = "q Q0 a 1 1.0000000001 t\nq Q0 b 2 1.0 t\nq Q0 c 3 0.5 t\n"
+
+
+def test_trec_eval_10_and_9_each_have_their_policy(trec_eval: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval 10 ranks a (1.0000000001) above b (1.0): ``ties="trec_eval"``, the
+    default; pytrec_eval (trec_eval 9) ties them, b first by doc id: ``"trec_eval9"``.
+    Each through the command line, evaluate(), ranked() and the expressions."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(ONE_QRELS)
+    run.write_text(ONE_RUN)
+    flags = ["-q", "-m", "recip_rank", "-m", "P.1", "-m", "map"]
+    theirs, _ = parse(binary(trec_eval, flags, qrels, run))
+    assert theirs["recip_rank", "q"] == "0.5000"
+    assert parse(ours(flags, qrels, run, capsys)[1])[0] == theirs
+    scores = {"a": 1.0000000001, "b": 1.0, "c": 0.5}
+    nine = pytrec_eval.RelevanceEvaluator({"q": {"a": 0, "b": 1, "c": 0}},
+                                          {"recip_rank", "P.1", "map"}).evaluate({"q": scores})
+    assert nine["q"] == {"recip_rank": 1.0, "P_1": 1.0, "map": 1.0}
+    nine_cli, _ = parse(ours(["--ties", "trec_eval9", *flags], qrels, run, capsys)[1])
+    assert {m: float(v) for (m, q), v in nine_cli.items() if q == "q"} == nine["q"]
+
+    run_df, qrels_df = pr.read_run(run), pr.read_qrels(qrels)
+    joined = run_df.join(qrels_df, on=["qid", "docid"], how="left")
+    ten = {"recip_rank": 0.5, "P_1": 0.0, "map": 0.5}
+    for ties, want in (("trec_eval", ten), ("trec_eval9", nine["q"])):
+        got = pr.evaluate(run_df, qrels_df, list(want), per_query=True, ties=ties)  # type: ignore[arg-type]
+        assert got.drop("qid").row(0, named=True) == want, ties
+        ranks = pr.ranked(run_df, qrels_df, ties=ties)  # type: ignore[arg-type]
+        assert ranks.filter(pl.col("docid") == "b")["rank"].item() == 1 / want["recip_rank"]
+        exprs = joined.select(
+            pr.reciprocal_rank("rel", by="score", doc="docid", ties=ties).alias("recip_rank"),  # type: ignore[arg-type]
+            pr.precision("rel", k=1, by="score", doc="docid", ties=ties).alias("P_1"),  # type: ignore[arg-type]
+            pr.average_precision("rel", by="score", doc="docid", ties=ties).alias("map"))  # type: ignore[arg-type]
+        assert exprs.row(0, named=True) == want, ties
+    assert pr.evaluate(run_df, qrels_df, ["recip_rank"], dialect="ir_measures").item() == 1.0
 
 
 def test_qrels_query_absent_from_run(trec_eval: Path, tmp_path: Path,

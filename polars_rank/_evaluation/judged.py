@@ -8,9 +8,9 @@ run did not retrieve it) and the list's last retrieved row, whose rank is the
 list's length. The metric expressions read it with ``rank=`` (positions mode of
 :class:`~polars_rank._ranked.Ranked`).
 
-Two ways to rank, one result: ``ties="trec_eval"`` sorts one integer key per run
-row (:mod:`polars_rank._evaluation.sorted_key`, where this Polars can); every other
-policy is a window ranking of each list, here.
+Two ways to rank, one result: ``ties="trec_eval"`` (and ``"trec_eval9"``) sorts one
+integer key per run row (:mod:`polars_rank._evaluation.sorted_key`, where this Polars
+can); every other policy is a window ranking of each list, here.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from polars_rank._evaluation.options import (
     Options,
 )
 from polars_rank._evaluation.sorted_key import HAS_BIT_CAST, HASH, rank_by_sorted_key
+from polars_rank._sort_keys import TREC_TIES, trec_score
 
 __all__ = ["Judged", "in_rank_order", "judged_rows", "rank_columns"]
 
@@ -69,7 +70,7 @@ def judged_rows(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
     needed = [*keys, o.score, *([o.doc] if o.has_doc else []),
               *([o.rel] if qrels is None else [])]
     run = run.select(needed)
-    if o.ties == "trec_eval" and HAS_BIT_CAST:  # ranks from one sorted key
+    if o.ties in TREC_TIES and HAS_BIT_CAST:  # ranks from one sorted key
         # the (query, doc) hash of the duplicate check and the qrels join: computed
         # while reading, it runs in parallel with the decoding
         run = run.with_columns(row_hash([o.query, o.doc]).alias(HASH)).collect().lazy()
@@ -126,15 +127,16 @@ def _rank_by_window(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
 def _window_ranks(o: Options) -> list[pl.Expr]:
     """Each retrieved row's rank columns, one window per list.
 
-    trec_eval compares scores as 32-bit floats and breaks ties by document id,
-    descending, byte-wise (ids of any type compared as text); the other policies
+    trec_eval compares scores as 64-bit floats (trec_eval 9: 32-bit, :func:`trec_score`)
+    and breaks ties by document id, descending, byte-wise (ids of any type compared as
+    text); the other policies
     compare 64-bit scores (+ 0.0: -0.0 ties with 0.0) and break ties by row order
     (``first``, the ordinal rank), relevance (``optimistic``, ``pessimistic``), or
     not at all (``expected``: each row's first and last rank).
     """
     keys = o.keys
-    if o.ties == "trec_eval":
-        score = pl.col(o.score).cast(pl.Float32)
+    if o.ties in TREC_TIES:
+        score = trec_score(pl.col(o.score), o.ties)
         key = pl.struct(score.alias("s"), pl.col(o.doc).cast(pl.String).alias("d"))
     else:
         score = pl.col(o.score).cast(pl.Float64) + 0.0

@@ -9,19 +9,20 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import polars as pl
 
 from polars_rank._frames import as_polars
 from polars_rank._params import check_choice
+from polars_rank._sort_keys import TREC_TIES
 from polars_rank.errors import InvalidDataError
 from polars_rank.metrics.incomplete import check_unjudged_order
 from polars_rank.registry import Metric, parse_metric
 
 __all__ = ["Options", "check_arguments", "names"]
 
-EvalTies = Literal["trec_eval", "first", "optimistic", "pessimistic", "expected"]
+EvalTies = Literal["trec_eval", "trec_eval9", "first", "optimistic", "pessimistic", "expected"]
 Missing = Literal["skip", "zero"]
 Memory = Literal["high", "low"]
 
@@ -185,7 +186,7 @@ def check_arguments(
     ``named``: the metrics, from :func:`metric_list` (none for ``ranked()``). Join keys
     whose types differ between run and qrels are cast to text on both sides.
     """
-    check_choice(ties, "ties", ["trec_eval", "first", "optimistic", "pessimistic", "expected"])
+    check_choice(ties, "ties", get_args(EvalTies))
     for _, metric in named:  # the ranking step decides ties: the metrics cannot check
         if metric.definition.of_unjudged:
             check_unjudged_order(ties, str(metric))
@@ -202,7 +203,7 @@ def check_arguments(
     qrels = None if qrels is None else as_polars(qrels, "qrels", query=query, doc=doc, value=rel)
     lazy_run = run.lazy()
     needed = {query: "query", score: "score", **dict.fromkeys(groups, "group_by")}
-    if qrels is not None or ties == "trec_eval":
+    if qrels is not None or ties in TREC_TIES:
         needed[doc] = "doc"
     if qrels is None:
         needed[rel] = "rel"
@@ -254,7 +255,7 @@ def _check_intents(named: list[tuple[str, Metric]], has_subtopic: bool, subtopic
         msg = (f"{asked[0]}: an intent-aware metric reads diversity qrels (a row per "
                f"query, subtopic and document): pass qrels= with a {subtopic!r} column")
         raise ValueError(msg)
-    if ties not in ("trec_eval", "first"):
+    if ties not in (*TREC_TIES, "first"):
         msg = (f"{asked[0]}: an intent-aware metric under ties={ties!r}: a document's "
                "novelty depends on every document above it, so there is no closed form "
                "over tie orders; use ties='trec_eval' (equal scores by doc id as ndeval "

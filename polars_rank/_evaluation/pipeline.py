@@ -93,8 +93,10 @@ def evaluate(
     ties
         ``"trec_eval"`` (the default, unless the dialect says otherwise: equal
         scores ordered by doc id descending, byte-wise, as
-        trec_eval; scores compared as 32-bit floats, as trec_eval stores them, so
-        1.348 and 1.3479999999999999 tie), ``"first"`` (the run's row order),
+        trec_eval; scores compared as 64-bit floats, as trec_eval 10 reads them),
+        ``"trec_eval9"`` (the same with scores as 32-bit floats, as trec_eval 9 and
+        pytrec_eval store them, so 1.348 and 1.3479999999999999 tie; the
+        ``"ir_measures"`` dialect's), ``"first"`` (the run's row order),
         ``"optimistic"`` / ``"pessimistic"`` (relevant documents first / last among
         ties), or ``"expected"``: the exact mean of each metric over every order of
         the tied documents (no metric string of ERR or bpref: they have no closed
@@ -246,10 +248,10 @@ def ranked(
         Slice / arm columns of the run: each (group..., query) is one list.
     ties
         As :func:`evaluate`: ``"trec_eval"`` (equal scores by document id,
-        descending), ``"first"``, ``"optimistic"``, ``"pessimistic"`` give each row
-        its position in ``rank``; ``"expected"`` gives each row the first and last
-        position of its tie group, ``rank`` and ``rank_last``, to pass as
-        ``rank=("rank", "rank_last")``.
+        descending; ``"trec_eval9"``: scores as 32-bit floats), ``"first"``,
+        ``"optimistic"``, ``"pessimistic"`` give each row its position in ``rank``;
+        ``"expected"`` gives each row the first and last position of its tie group,
+        ``rank`` and ``rank_last``, to pass as ``rank=("rank", "rank_last")``.
     validate
         Check the data first, as :func:`evaluate` does.
 

@@ -1,13 +1,21 @@
 """trec_eval's ranking from one sorted integer key per run row (the default's fast path).
 
 Every run row gets one ``UInt64``: its list's number (:mod:`~polars_rank._evaluation.lists`)
-in the high 32 bits, its score as trec_eval's 32-bit float mapped to descending order
-in the low 32 bits. The retrieved keys are sorted once; a judged row's rank is then a
-binary search (the rows above it are the keys between its list's first key and its
-own), and only rows whose key another row shares are ordered by document id, as
-trec_eval breaks ties. The run is matched with the qrels on a 64-bit hash of (query,
-doc): a candidate filter, then a join whose ids are compared exactly, so no step
-hashes the run's id strings twice.
+in the high 32 bits, its score as a 32-bit float mapped to descending order in the
+low 32 bits. The retrieved keys are sorted once; a judged row's rank is then a binary
+search (the rows above it are the keys between its list's first key and its own),
+and only rows whose key another row shares are ordered by their score and document
+id, as trec_eval breaks ties.
+
+The 32-bit float is trec_eval 9's score (``ties="trec_eval9"``); trec_eval 10 compares
+64-bit doubles (``"trec_eval"``). For it the key is a bucket: rounding to a float is
+monotone, so a strictly greater key means a strictly greater double, and the binary
+search is right for every row whose key no other row shares; the rows sharing a key
+(already ordered by doc id there, and few) are ordered by the double, then the doc id.
+
+The run is matched with the qrels on a 64-bit hash of (query, doc): a candidate
+filter, then a join whose ids are compared exactly, so no step hashes the run's id
+strings twice.
 """
 
 from __future__ import annotations
@@ -30,6 +38,9 @@ _KEY = "__polars_rank_sort_key"
 _ORDER = "__polars_rank_order"
 _ROW = "__polars_rank_row"
 _TIE_OFFSET = "__polars_rank_tie_offset"
+_TIE_FIRST = "__polars_rank_tie_offset_first"
+_TIE_LAST = "__polars_rank_tie_offset_last"
+_DOUBLE = "__polars_rank_double"
 _QROW = "__polars_rank_qrels_row"
 
 
@@ -47,12 +58,13 @@ HAS_BIT_CAST = _bit_cast_available()
 
 
 def _sort_key(code: pl.Expr, score: str) -> pl.Expr:
-    """One UInt64 whose ascending order is trec_eval's: list, then score descending.
+    """One UInt64 whose ascending order is trec_eval 9's: list, then score descending.
 
     The high 32 bits are the list's number, the low 32 bits map the score, as
-    trec_eval's 32-bit float with -0.0 equal to 0.0, to an unsigned integer in
-    descending order. Sorting this one column is several times cheaper than ranking
-    a (score, doc id) struct within every query.
+    trec_eval 9's 32-bit float with -0.0 equal to 0.0, to an unsigned integer in
+    descending order (for trec_eval 10, a bucket of its doubles: see the module).
+    Sorting this one column is several times cheaper than ranking a (score, doc id)
+    struct within every query.
     """
     score32 = pl.col(score).cast(pl.Float32)
     score32 = pl.when(score32 == 0).then(pl.lit(0.0, pl.Float32)).otherwise(score32)  # -0.0
@@ -62,14 +74,16 @@ def _sort_key(code: pl.Expr, score: str) -> pl.Expr:
 
 
 def _ranks(judged: pl.DataFrame, sorted_keys: pl.Series, starts: pl.DataFrame,
-           retrieved: pl.DataFrame, doc: str, *, bounds: bool) -> pl.DataFrame:
+           retrieved: pl.DataFrame, doc: str, *, bounds: bool,
+           double: str | None) -> pl.DataFrame:
     """trec_eval's rank of each judged row, from the sorted :func:`_sort_key` column.
 
     In the sorted keys, the rows ranked above a judged row are those between its
     list's first key (``starts``: ``LIST`` -> ``_ROW``, the index of its first key)
-    and its own key; rows with its very key tie with it on the score, and trec_eval
-    orders them by doc id, descending (as text): only those (few) rows are ranked by
-    doc id. ``judged`` and ``retrieved`` carry the run row number ``_ORDER``, which
+    and its own key; rows with its very key are ordered by trec_eval's comparison:
+    the score as a double (``double``: its column; ``None``: trec_eval 9, where the
+    key is the score), then doc id, descending (as text). Only those (few) rows are
+    sorted. ``judged`` and ``retrieved`` carry the run row number ``_ORDER``, which
     matches them. ``bounds``: also the first and last rank of the row's score tie.
     """
     judged = judged.sort(_KEY)  # sorted needles: a binary search that walks forward
@@ -89,27 +103,54 @@ def _ranks(judged: pl.DataFrame, sorted_keys: pl.Series, starts: pl.DataFrame,
                                      (pl.col(BOUND_LAST) - pl.col(_ROW)).alias(BOUND_LAST))
     tie_keys = key.filter(tied).unique()
     if tie_keys.len():
-        index = pl.int_range(pl.len(), dtype=pl.Int64)
-        first = pl.when(pl.col(_KEY).ne_missing(pl.col(_KEY).shift(1))).then(index)
-        members = (
-            retrieved.lazy().filter(pl.col(_KEY).is_in(tie_keys.implode()))
-            .select(_KEY, pl.col(doc).cast(pl.String), _ORDER)
-            .sort([_KEY, doc], descending=[False, True])  # trec_eval: doc id descending
-            .select(_ORDER, (index - first.forward_fill()).alias(_TIE_OFFSET))
-            .collect()
-        )
-        judged = judged.join(members, on=_ORDER, how="left").with_columns(
-            (pl.col(RANK) + pl.col(_TIE_OFFSET).fill_null(0)).alias(RANK))
-    return judged.drop(_KEY, _ROW, _ORDER, _TIE_OFFSET, N_RET, strict=False)
+        judged = _order_ties(judged, retrieved.lazy().filter(
+            pl.col(_KEY).is_in(tie_keys.implode())), doc, bounds=bounds, double=double)
+    return judged.drop(_KEY, _ROW, _ORDER, _TIE_OFFSET, _TIE_FIRST, _TIE_LAST, N_RET,
+                       strict=False)
+
+
+def _order_ties(judged: pl.DataFrame, members: pl.LazyFrame, doc: str, *, bounds: bool,
+                double: str | None) -> pl.DataFrame:
+    """The judged rows' ranks (and tie bounds) within the keys they share with others.
+
+    ``members``: the retrieved rows of those keys. Each is sorted by (key, double
+    descending, doc id descending); a row's offset from its key's first row moves its
+    rank, and the run of rows with its double (its key, under trec_eval 9) its tie
+    bounds.
+    """
+    index = pl.int_range(pl.len(), dtype=pl.Int64)
+    new_key = pl.col(_KEY).ne_missing(pl.col(_KEY).shift(1))
+    order, scores = [_KEY, doc], [pl.col(doc).cast(pl.String)]
+    if double is not None:
+        order.insert(1, _DOUBLE)
+        scores.append((pl.col(double).cast(pl.Float64) + 0.0).alias(_DOUBLE))  # -0.0: 0.0
+    ordered = (
+        members.select(_KEY, _ORDER, *scores)
+        .sort(order, descending=[False, *[True] * (len(order) - 1)])
+        .with_columns((index - pl.when(new_key).then(index).forward_fill()).alias(_TIE_OFFSET))
+    )
+    shown = [_ORDER, _TIE_OFFSET]
+    if bounds and double is not None:  # the runs of equal doubles within a key
+        run = (new_key | pl.col(_DOUBLE).ne_missing(pl.col(_DOUBLE).shift(1))).cum_sum()
+        ordered = ordered.with_columns(pl.col(_TIE_OFFSET).min().over(run).alias(_TIE_FIRST),
+                                       pl.col(_TIE_OFFSET).max().over(run).alias(_TIE_LAST))
+        shown += [_TIE_FIRST, _TIE_LAST]
+    ranks = [(pl.col(RANK) + pl.col(_TIE_OFFSET).fill_null(0)).alias(RANK)]
+    if bounds and double is not None:  # else the key's bounds are the score's
+        tied = pl.col(_TIE_FIRST).is_not_null()
+        ranks += [(pl.col(BOUND_FIRST) + pl.col(_TIE_FIRST).fill_null(0)).alias(BOUND_FIRST),
+                  pl.when(tied).then(pl.col(BOUND_FIRST) + pl.col(_TIE_LAST))
+                  .otherwise(pl.col(BOUND_LAST)).alias(BOUND_LAST)]
+    return judged.join(ordered.select(shown).collect(), on=_ORDER, how="left").with_columns(ranks)
 
 
 def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options,
                        unjudged: list[pl.DataFrame], code: ListCode, *,
                        doc: bool = False) -> Judged:
-    """``ties="trec_eval"``: the judged rows' ranks from one sorted key (``run`` holds HASH).
+    """``ties="trec_eval"`` / ``"trec_eval9"``: the judged rows' ranks from one sorted key.
 
-    The lists are the distinct numbers (their lengths come from the sorted keys), not
-    a group_by on the id strings.
+    ``run`` holds HASH. The lists are the distinct numbers (their lengths come from the
+    sorted keys), not a group_by on the id strings.
     """
     from polars_rank._evaluation.judged import Judged, rank_columns, with_list_ends
 
@@ -162,7 +203,8 @@ def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options
         pl.col(N_RET).fill_null(0))
     if qrels is not None:  # a run row without a score is ignored
         lists = lists.filter(pl.col(N_RET) > 0)
-    judged_df = _ranks(judged_df, sorted_keys, lengths, run_df, o.doc, bounds=o.needs_bounds)
+    judged_df = _ranks(judged_df, sorted_keys, lengths, run_df, o.doc, bounds=o.needs_bounds,
+                       double=o.score if o.ties == "trec_eval" else None)
     unretrieved = _unretrieved(ranked, qrels, judged_df, lists, o, ids)
     rows = pl.concat(
         [judged_df.lazy().select(LIST, *rank_columns(o), rel, *ids),

@@ -35,7 +35,7 @@ import polars as pl
 from polars_rank._params import check_choice, check_real, check_threshold, to_expr, to_exprs
 from polars_rank._ranked import NAN
 from polars_rank._rules import id_rules, label_rules, score_rules
-from polars_rank._sort_keys import rank_key
+from polars_rank._sort_keys import rank_key, trec_score
 from polars_rank._summaries import summarize
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ __all__ = ["Intents", "IntentTies", "check_alpha", "ideal_ideal", "nrbp_depth"]
 
 IntentTies: TypeAlias = Literal["ndeval", "trec_eval"]
 """Equal scores: by document id ascending (ndeval, as pyndeval and ir_measures call
-it) or descending with 32-bit scores (trec_eval)."""
+it) or descending with 64-bit scores (trec_eval 10)."""
 INTENT_TIES = ("ndeval", "trec_eval")
 _TIE_TOLERANCE = 1e-12  # equal greedy gains summed in another order differ by an ulp
 
@@ -125,7 +125,7 @@ class Intents:
                    "not both")
             raise TypeError(msg)
         score = to_expr(by, "by")
-        key = score.cast(pl.Float32) if ties == "trec_eval" else score.cast(pl.Float64) + 0.0
+        key = trec_score(score, ties)  # trec_eval 10: 64-bit, as ndeval
         text = doc_expr.cast(pl.String)
         folded, down = rank_key([key, text], [descending, ties == "trec_eval"])
         ranks = folded.rank("dense", descending=down).cast(pl.Int64)
