@@ -171,3 +171,56 @@ def test_p_floor_of_the_resampling_tests() -> None:
     boot = pr.compare(df, baseline="A", test="bootstrap", n_resamples=500)
     assert (boot["p_floor"] == 1 / 500).all()
     assert (boot["p_value"] >= boot["p_floor"]).all()
+
+
+def null_arms(n_sims: int, n: int, seed: int, paired: bool) -> pl.DataFrame:
+    """Three arms with no difference: paired, a per-query difficulty plus per-arm noise;
+    unpaired, independent draws (the design the unpaired tests and Tukey's HSD assume)."""
+    rng = np.random.default_rng(seed)
+    difficulty = rng.beta(2, 3, (n_sims, n))
+
+    def arm_values() -> np.ndarray:
+        base = difficulty if paired else rng.beta(2, 3, (n_sims, n))
+        return base + rng.normal(0, 0.1, (n_sims, n))
+
+    return pl.concat([
+        pl.DataFrame({"sim": np.repeat(np.arange(n_sims), n), "arm": arm,
+                      "qid": np.tile(np.arange(n), n_sims), "m": arm_values().ravel()})
+        for arm in ("A", "B", "C")
+    ])
+
+
+NEW_TESTS = [("wilcoxon", True), ("wilcoxon", False), ("sign", True), ("t", True),
+             ("tukey", False)]
+CORRECTIONS = [None, "holm", "holm-sidak", "bh", "bonferroni"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("test", "paired"), NEW_TESTS)
+@pytest.mark.parametrize("correction", CORRECTIONS)
+def test_null_rejection_rates_of_every_test_and_correction(
+        test: str, paired: bool, correction: str | None) -> None:
+    """Three arms, no difference, all three pairs: without a correction each comparison
+    rejects at alpha (the sign test, discrete, at most); Holm, Holm-Šidák, Bonferroni and
+    BH (whose FDR is the family-wise rate when every null is true) keep the chance of
+    any rejection in an experiment at most alpha; Tukey's HSD holds it at about alpha.
+    Within 4 binomial standard errors over 400 experiments."""
+    if test == "tukey" and correction is not None:
+        pytest.skip("Tukey's HSD is its own correction")
+    n_sims, alpha = 400, 0.1
+    df = null_arms(n_sims, 30, seed=CORRECTIONS.index(correction) + 7 * len(test), paired=paired)
+    kwargs = {} if test == "tukey" else {"correction": correction}
+    out = pr.compare(df, metrics="m", group_by="sim", paired=paired, test=test,  # type: ignore[arg-type]
+                     alpha=alpha, **kwargs)  # type: ignore[arg-type]
+    assert out.height == 3 * n_sims
+    se = math.sqrt(alpha * (1 - alpha) / n_sims)
+    if correction is None and test != "tukey":
+        rate = out["significant"].mean()
+        assert rate <= alpha + 4 * se, rate  # type: ignore[operator]
+        if test != "sign":
+            assert rate >= alpha - 4 * se, rate  # type: ignore[operator]
+        return
+    any_rejection = out.group_by("sim").agg(pl.col("significant").any())["significant"].mean()
+    assert any_rejection <= alpha + 4 * se, any_rejection  # type: ignore[operator]
+    if test == "tukey":
+        assert any_rejection >= alpha - 4 * se, any_rejection  # type: ignore[operator]
