@@ -20,6 +20,7 @@ from polars_rank._params import (
     check_real,
 )
 from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div, when_empty
+from polars_rank.metrics._expected_err import expected_err
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -99,9 +100,7 @@ def _check_gain_options(gain: str, threshold: float | None) -> float | None:
 def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
     """ERR@k of a ranked list (validated parameters)."""
     if r.ties == "expected":
-        msg = ("err has no closed form under ties='expected' (its stopping probabilities "
-               "multiply along the ranking); use 'first', 'optimistic' or 'pessimistic'")
-        raise NotImplementedError(msg)
+        return expected_err(r, k, max_grade)
     ranked = r.ordered(r.gains(), k)
     stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0 ** float(max_grade)
     if r.rank is None:

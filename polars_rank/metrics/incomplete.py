@@ -27,9 +27,7 @@ __all__ = ["bpref", "gm_bpref", "unjudged"]
 def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     """Bpref of a ranked list (validated parameters)."""
     if r.ties == "expected":
-        msg = ("bpref has no closed form under ties='expected' (its penalty is capped at R, "
-               "so it is not linear in the ranks); use 'first', 'optimistic' or 'pessimistic'")
-        raise NotImplementedError(msg)
+        return _expected_bpref(r, threshold)
     non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
     n_rel, n_non = r.n_relevant(threshold), non_relevant.sum()
     ranked_rel = r.ordered(r.relevant(threshold))
@@ -40,6 +38,36 @@ def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     ).otherwise(0.0)
     contrib = pl.when(r.retrieved()).then(ranked_rel * (1.0 - penalty)).otherwise(0.0)
     return safe_div(contrib.sum(), n_rel)
+
+
+def _expected_bpref(r: Ranked, threshold: float) -> pl.Expr:
+    r"""Bpref under ``ties="expected"``: the exact mean over the orders of the tied rows.
+
+    The approach is McSherry & Najork's (ECIR 2008). Bpref sums a term per relevant
+    retrieved row, linear in min(n_r, R) (trec_eval 10.0, m_bpref.c; n_r = 0 gives
+    the same 1), so by linearity of expectation each relevant row needs
+    E[min(n_r, R)]. n_r = a + W: a judged non-relevant rows rank in the groups above
+    (the same in every order), and W of the z in its own tie group come before it.
+    Every relative order of the row and those z being equally likely (unjudged and
+    other relevant rows do not count), W is uniform on 0..z, so, with
+    t = min(z, R - a) (-1 when a > R), the cap is reached from w = t + 1 on:
+
+    .. math:: E[\min(a + W, R)] = \frac{(t + 1)(a + t/2) + (z - t) R}{z + 1}
+
+    which is not min(E[n_r], R) (the cap of the mean).
+    """
+    lo = r.bounds()[0]
+    non_relevant = (r.labels < threshold).fill_null(False)  # judged only
+    n_rel = r.n_relevant(threshold)
+    n_non = non_relevant.cast(pl.Float64).sum()
+    others = lo.filter(non_relevant & lo.is_not_null()).sort()
+    group = lo.filter((r.relevant(threshold) > 0) & lo.is_not_null())
+    a = others.search_sorted(group, side="left").cast(pl.Float64)
+    z = others.search_sorted(group, side="right").cast(pl.Float64) - a
+    t = pl.min_horizontal(z, n_rel - a).clip(lower_bound=-1.0)
+    capped = ((t + 1.0) * (a + t / 2.0) + (z - t) * n_rel) / (z + 1.0)
+    penalty = safe_div(capped, pl.min_horizontal(n_rel, n_non))
+    return safe_div((1.0 - penalty).sum(), n_rel)
 
 
 @shared_parameters
