@@ -364,8 +364,9 @@ def err(
         Column(s) identifying a query: the mean over queries.
     ties
         ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"`` (relevant rows
-        first / last among ties). ``"expected"`` raises NotImplementedError: this
-        metric has no closed form for it.
+        first / last among ties), or ``"expected"``: the exact mean over every order
+        of the tied rows (McSherry & Najork, ECIR 2008; ERR's form is derived in
+        ``polars_rank/metrics/_expected_err.py``).
 
     Returns
     -------
@@ -386,6 +387,12 @@ def err(
     ╞══════════════════╡
     │ 0.6484375        │
     └──────────────────┘
+
+    Tied, ``ties="expected"`` is the mean of 7/8 (the 3 first) and 7/16 (second):
+
+    >>> tied = pl.DataFrame({"rel": [0, 3], "score": [1.0, 1.0]})
+    >>> round(tied.select(pr.err("rel", max_grade=3, by="score", ties="expected")).item(), 12)
+    0.65625
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)

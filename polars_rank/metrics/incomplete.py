@@ -110,8 +110,9 @@ def bpref(
         ...
     ties
         ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"`` (relevant rows
-        first / last among ties). ``"expected"`` raises NotImplementedError: this
-        metric has no closed form for it.
+        first / last among ties), or ``"expected"``: the exact mean over every order
+        of the tied rows (McSherry & Najork, ECIR 2008), E[min(n_r, R)] per relevant
+        row in closed form.
 
     Returns
     -------
