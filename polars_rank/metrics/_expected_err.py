@@ -55,10 +55,11 @@ coefficients j +- N it then also picks up weigh at most
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import polars as pl
+
+from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
     from polars_rank._ranked import Ranked
@@ -108,29 +109,6 @@ def _log_modulus_and_argument(a: pl.Expr, theta: pl.Expr) -> tuple[pl.Expr, pl.E
     return 0.5 * (re * re + im * im).log(), pl.arctan2(im, re)
 
 
-Get = Callable[[str], pl.Expr]
-"""Reads a value bound by :func:`_let` (as Float64)."""
-
-
-def _let(stage: Callable[[Get], pl.Expr], **values: pl.Expr) -> pl.Expr:
-    """``stage``'s expression evaluated with ``values`` bound (read with its argument).
-
-    A Python name used twice in an expression is two copies of its tree, and the
-    stages below read their inputs many times: binding each stage's inputs once
-    keeps the plan linear in the number of stages instead of exponential. The values
-    are packed as one list of Float64 lists per context and read back inside
-    ``list.eval`` (a struct would do, but in Polars 2.1 an eager ``select`` holding
-    a struct expression and both the expected abandonment and first-click RR panics).
-    """
-    names = list(values)
-    packed = pl.concat_list([v.cast(pl.Float64).implode().implode() for v in values.values()])
-
-    def get(name: str) -> pl.Expr:
-        return pl.element().get(names.index(name)).explode()
-
-    return packed.list.eval(stage(get)).list.first()
-
-
 def _int(value: pl.Expr) -> pl.Expr:
     return value.cast(pl.Int64)
 
@@ -142,7 +120,7 @@ def expected_err(r: Ranked, k: int | None, max_grade: float) -> pl.Expr:
     limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
     stop = (pl.lit(2.0).pow(r.gains()) - 1.0) / 2.0 ** float(max_grade)
     gaining = (stop > 0) & lo.is_not_null() & (lo <= limit)
-    return _let(_by_group, lo=lo.filter(gaining), hi=hi.filter(gaining),
+    return let(_by_group, lo=lo.filter(gaining), hi=hi.filter(gaining),
                 q=(1.0 - stop).filter(gaining), limit=limit)
 
 
@@ -150,7 +128,7 @@ def _by_group(get: Get) -> pl.Expr:
     """The gaining rows within the cutoff (R > 0), by tie group (first rank)."""
     lo = get("lo")
     groups = lo.sort()
-    return _let(_groups, first=groups.unique(maintain_order=True),
+    return let(_groups, first=groups.unique(maintain_order=True),
                 m=groups.unique_counts(),  # gaining rows per group
                 q=get("q").sort_by(lo), hi=get("hi").sort_by(lo), limit=get("limit"))
 
@@ -162,7 +140,7 @@ def _groups(get: Get) -> pl.Expr:
     b = first - 1.0
     above = q.cum_prod().shift(1, fill_value=1.0).gather(start)  # P
     n = get("hi").gather(start) - b
-    return _let(_slots, m=m, start=start, n=n, b=b, above=above, q=q,
+    return let(_slots, m=m, start=start, n=n, b=b, above=above, q=q,
                 slots=pl.min_horizontal(n, get("limit") - b))  # J: slots within k
 
 
@@ -170,7 +148,7 @@ def _slots(get: Get) -> pl.Expr:
     """One row per (group, slot j)."""
     slots, above, b = _int(get("slots")), get("above"), get("b")
     group = _expand(pl.int_range(0, slots.len(), dtype=pl.Int64), slots)
-    return _let(_slot_terms, group=group, slots=slots, q=get("q"),
+    return let(_slot_terms, group=group, slots=slots, q=get("q"),
                 entered=(above / (b + 1.0)).sum(),
                 j=pl.int_ranges(1, slots.clip(lower_bound=0) + 1, dtype=pl.Int64).explode(),
                 n=get("n").gather(group), m=get("m").gather(group),
@@ -187,7 +165,7 @@ def _slot_terms(get: Get) -> pl.Expr:
     weight = get("above") * (1.0 + at_last * (b + j)) / ((b + j) * (b + j + 1.0))
     rho = (j + 0.5) / (n - j + 0.5)
     log_choose = _segment_cum_sums(((n - j + 1.0) / j).log(), _int(get("slots")))
-    return _let(_points_terms, weight=weight, rho=rho, points=_points(n), j=j,
+    return let(_points_terms, weight=weight, rho=rho, points=_points(n), j=j,
                 scale=log_choose + j * rho.log(),  # log (C(n, j) rho^j)
                 bulk=n - get("m"),  # rows with q = 1
                 m=get("m"), start=get("start"), q=get("q"), entered=get("entered"))
@@ -203,7 +181,7 @@ def _points_terms(get: Get) -> pl.Expr:
     rho = get("rho").gather(pair)
     bulk_mod, bulk_arg = _log_modulus_and_argument(rho, theta)
     bulk = get("bulk").gather(pair)
-    return _let(_rows_terms, theta=theta, rho=rho, q=get("q"), half=half,
+    return let(_rows_terms, theta=theta, rho=rho, q=get("q"), half=half,
                 base_mod=bulk * bulk_mod - get("scale").gather(pair),
                 base_arg=bulk * bulk_arg - get("j").gather(pair) * theta,
                 m=get("m").gather(pair), start=get("start").gather(pair),

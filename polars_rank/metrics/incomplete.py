@@ -15,6 +15,7 @@ from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
+from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -49,10 +50,10 @@ def _expected_bpref(r: Ranked, threshold: float) -> pl.Expr:
     E[min(n_r, R)]. n_r = a + W: a judged non-relevant rows rank in the groups above
     (the same in every order), and W of the z in its own tie group come before it.
     Every relative order of the row and those z being equally likely (unjudged and
-    other relevant rows do not count), W is uniform on 0..z, so, with
-    t = min(z, R - a) (-1 when a > R), the cap is reached from w = t + 1 on:
+    other relevant rows do not count), W is uniform on 0..z, so with
+    S(x) = sum_(v=0..x) min(v, R) = m (m + 1) / 2 + (x - m) R, m = min(x, R):
 
-    .. math:: E[\min(a + W, R)] = \frac{(t + 1)(a + t/2) + (z - t) R}{z + 1}
+    .. math:: E[\min(a + W, R)] = \frac{S(a + z) - S(a - 1)}{z + 1}
 
     which is not min(E[n_r], R) (the cap of the mean).
     """
@@ -62,11 +63,21 @@ def _expected_bpref(r: Ranked, threshold: float) -> pl.Expr:
     n_non = non_relevant.cast(pl.Float64).sum()
     others = lo.filter(non_relevant & lo.is_not_null()).sort()
     group = lo.filter((r.relevant(threshold) > 0) & lo.is_not_null())
-    a = others.search_sorted(group, side="left").cast(pl.Float64)
-    z = others.search_sorted(group, side="right").cast(pl.Float64) - a
-    t = pl.min_horizontal(z, n_rel - a).clip(lower_bound=-1.0)
-    capped = ((t + 1.0) * (a + t / 2.0) + (z - t) * n_rel) / (z + 1.0)
-    penalty = safe_div(capped, pl.min_horizontal(n_rel, n_non))
+    # a - 1 and a + z, bound once (in a group_by every use of a name evaluates it)
+    return let(_expected_bpref_terms, n_rel=n_rel, n_non=n_non,
+               before=others.search_sorted(group, side="left").cast(pl.Float64) - 1.0,
+               through=others.search_sorted(group, side="right"))
+
+
+def _expected_bpref_terms(get: Get) -> pl.Expr:
+    n_rel, before, through = get("n_rel"), get("before"), get("through")
+
+    def capped_sum(x: pl.Expr) -> pl.Expr:  # S(x)
+        m = x.clip(upper_bound=n_rel)
+        return m * (m + 1.0) / 2.0 + (x - m) * n_rel
+
+    capped = (capped_sum(through) - capped_sum(before)) / (through - before)
+    penalty = safe_div(capped, pl.min_horizontal(n_rel, get("n_non")))
     return safe_div((1.0 - penalty).sum(), n_rel)
 
 
