@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 import warnings
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 TOL = 1e-12
 # no closed form under expected ties: they raise (tested below); AUC has no `ties`;
 # mean_dwell only without a cutoff (tested below)
-EXCLUDED = {"err", "bpref", "gm_bpref", "auc", "mean_dwell", "iprec_at_recall",
+EXCLUDED = {"auc", "mean_dwell", "iprec_at_recall",
             "eleven_point_average", "normalized_gain", "binary_normalized_gain",
             "ndcg_over_relevant", "r_ndcg", "infap", "relstring", "accuracy", "compat", "sdcg",
             "inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11"}
@@ -155,7 +156,7 @@ def test_constant_scorer_gets_the_honest_value() -> None:
     assert expected == pytest.approx((1 + 1 / 2 + 1 / 3) / 3, abs=1e-15)
 
 
-@pytest.mark.parametrize("metric", [pr.err, pr.bpref, pr.eleven_point_average])
+@pytest.mark.parametrize("metric", [pr.eleven_point_average])
 def test_no_closed_form_raises(metric: object) -> None:
     with pytest.raises(NotImplementedError, match="ties='expected'"):
         metric("rel", by="score", ties="expected")  # type: ignore[operator]
@@ -279,11 +280,107 @@ def test_evaluate_expected_is_the_per_query_expression(dense: bool) -> None:
     assert got.row(0, named=True)["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
 
 
-def test_evaluate_expected_with_err_raises() -> None:
-    run = pl.DataFrame({"qid": ["a"], "docid": ["d"], "score": [1.0]})
-    qrels = pl.DataFrame({"qid": ["a"], "docid": ["d"], "rel": [1]})
-    with pytest.raises(NotImplementedError, match="err"):
-        pr.evaluate(run, qrels, ["err@10"], ties="expected")
+CASCADE = {  # ERR and bpref: an expression (by= or rank=), its evaluate() string
+    "err": (lambda p, ranking: pr.err("rel", p.k, max_grade=4, **ranking),
+            lambda p: "err" if p.k is None else f"err@{p.k}"),
+    "bpref": (lambda p, ranking: pr.bpref("rel", threshold=p.threshold, **ranking),
+              lambda p: f"bpref(threshold={p.threshold})"),
+    "gm_bpref": (lambda p, ranking: pr.gm_bpref("rel", threshold=p.threshold, **ranking),
+                 lambda p: f"gm_bpref(threshold={p.threshold})"),
+}
+
+
+def experiment_frame(queries: list[list[Row]]) -> pl.DataFrame:
+    """The lists as one frame: query, document id, label, score (null: not retrieved)."""
+    return pl.DataFrame(
+        [(q, f"d{i}", label, score) for q, rows in enumerate(queries)
+         for i, (label, score) in enumerate(rows)],
+        schema={"qid": pl.Int64, "docid": pl.String, "rel": pl.Float64, "score": pl.Float64},
+        orient="row",
+    )
+
+
+@pytest.mark.parametrize("name", sorted(CASCADE))
+@settings(max_examples=40, deadline=None)
+@given(queries=st.lists(st.lists(st.tuples(labels_st, scores_st), min_size=1, max_size=8),
+                       min_size=1, max_size=4), params=params_st)
+@example(queries=[PINNED[0][0], PINNED[1][0]], params=PINNED[0][1])
+def test_err_and_bpref_expected_in_every_context(name: str, queries: list[list[Row]],
+                                                 params: Params) -> None:
+    """ERR and bpref under ties="expected" equal the brute-force mean over tie orders in
+    group_by, over, query= (lazily, streaming), positions (``rank=``) and evaluate()."""
+    expr, spec = CASCADE[name]
+    ranking = {"by": "score", "ties": "expected"}
+    want = {q: brute_force(name, rows, params) for q, rows in enumerate(queries)}
+    df = experiment_frame(queries)
+
+    got = dict(df.group_by("qid").agg(expr(params, ranking)).iter_rows())
+    assert got.keys() == want.keys()
+    for q, value in got.items():
+        assert math.isclose(value, want[q], rel_tol=TOL, abs_tol=TOL), ("group_by", q)
+    over = df.select("qid", expr(params, ranking).over("qid").alias("m"))
+    for q, value in over.unique().iter_rows():
+        assert math.isclose(value, want[q], rel_tol=TOL, abs_tol=TOL), ("over", q)
+    mean = df.lazy().select(expr(params, {**ranking, "query": "qid"})).collect(
+        engine="streaming").item()
+    values = list(want.values())
+    summary = (math.exp(math.fsum(math.log(max(v, 1e-5)) for v in values) / len(values))
+               if name == "gm_bpref" else math.fsum(values) / len(values))
+    assert math.isclose(mean, summary, rel_tol=TOL, abs_tol=TOL), "query="
+    bounds = df.with_columns(
+        first=pl.col("score").rank("min", descending=True).over("qid").cast(pl.Int64),
+        last=pl.col("score").rank("max", descending=True).over("qid").cast(pl.Int64),
+    ).group_by("qid").agg(expr(params, {"rank": ("first", "last")}))
+    for q, value in bounds.iter_rows():
+        assert math.isclose(value, want[q], rel_tol=TOL, abs_tol=TOL), ("rank=", q)
+
+    # evaluate(): the run is the retrieved rows, the qrels the judged ones
+    run = df.filter(pl.col("score").is_not_null()).select("qid", "docid", "score")
+    qrels = df.filter(pl.col("rel").is_not_null()).select("qid", "docid", "rel")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # queries without judgments
+        out = pr.evaluate(run, qrels, [spec(params)], ties="expected", per_query=True)
+    # evaluate() scores the queries with a judgment and a retrieved row (trec_eval)
+    scored = {q for q, rows in enumerate(queries)
+              if any(s is not None for _, s in rows) and any(x is not None for x, _ in rows)}
+    assert set(out["qid"]) == scored
+    for q, value in out.iter_rows():
+        assert math.isclose(value, want[q], rel_tol=TOL, abs_tol=TOL), ("evaluate", q)
+
+
+def test_expected_err_of_a_large_tie_group() -> None:
+    """A tie group far larger than the brute force reaches (its transform uses fewer
+    points than rows) against the recurrence over the rows, e_j of prod (1 + q z)."""
+    rnd = random.Random(3)
+    labels = [rnd.choice([1, 2, 3, 4, 1.5]) if rnd.random() < 0.1 else rnd.choice([0, None])
+              for _ in range(600)]
+    scores = [2.0 if i < 50 else 1.0 for i in range(600)]  # groups of 50 and 550
+    df = pl.DataFrame({"rel": labels, "score": scores}, schema={"rel": pl.Float64,
+                                                                "score": pl.Float64})
+    for k in (None, 7, 60, 400):
+        got = df.select(pr.err("rel", k, by="score", ties="expected")).item()
+        want = expected_err_by_recurrence([labels[:50], labels[50:]], k)
+        assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-13), (k, got, want)
+
+
+def expected_err_by_recurrence(groups: list[list[Label]], k: int | None) -> float:
+    """E[ERR@k] over tie orders: group by group, E[prod of q over the first j rows of a
+    group] = e_j(q) / C(n, j), e_j by the recurrence e_j += q e_(j-1) over the rows."""
+    total, above, b = 0.0, 1.0, 0
+    depth = sum(map(len, groups)) if k is None else min(k, sum(map(len, groups)))
+    for labels in groups:
+        n = len(labels)
+        e = [1.0] + [0.0] * n
+        for label in labels:
+            q = 1.0 - (2.0 ** (label or 0) - 1.0) / 16.0
+            for j in range(n, 0, -1):
+                e[j] += q * e[j - 1]
+        f = [e[j] / math.comb(n, j) for j in range(n + 1)]
+        total += math.fsum(above * (f[j - 1] - f[j]) / (b + j)
+                           for j in range(1, n + 1) if b + j <= depth)
+        above *= f[n]
+        b += n
+    return total
 
 
 @settings(max_examples=80, deadline=None)
@@ -308,6 +405,8 @@ def test_evaluate_expected_fast_path_equals_the_expressions(
         "recall@4": pr.recall("rel", 4, by="score", ties="expected"),
         "success@2": pr.hit_rate("rel", 2, by="score", ties="expected"),
         "rprec": pr.r_precision("rel", by="score", ties="expected"),
+        "err@3": pr.err("rel", 3, by="score", ties="expected"),
+        "bpref": pr.bpref("rel", by="score", ties="expected"),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)

@@ -99,8 +99,7 @@ def evaluate(
         ``"ir_measures"`` dialect's), ``"first"`` (the run's row order),
         ``"optimistic"`` / ``"pessimistic"`` (relevant documents first / last among
         ties), or ``"expected"``: the exact mean of each metric over every order of
-        the tied documents (no metric string of ERR or bpref: they have no closed
-        form and raise NotImplementedError). The last four rank the run with a
+        the tied documents. The last four rank the run with a
         window per list, slower than trec_eval's sorted key (see the docs).
     missing
         Queries with judgments but nothing retrieved: ``"skip"`` (trec_eval), or

@@ -20,6 +20,7 @@ from polars_rank._params import (
     check_real,
 )
 from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div, when_empty
+from polars_rank.metrics._expected_err import expected_err
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -99,9 +100,7 @@ def _check_gain_options(gain: str, threshold: float | None) -> float | None:
 def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
     """ERR@k of a ranked list (validated parameters)."""
     if r.ties == "expected":
-        msg = ("err has no closed form under ties='expected' (its stopping probabilities "
-               "multiply along the ranking); use 'first', 'optimistic' or 'pessimistic'")
-        raise NotImplementedError(msg)
+        return expected_err(r, k, max_grade)
     ranked = r.ordered(r.gains(), k)
     stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0 ** float(max_grade)
     if r.rank is None:
@@ -365,8 +364,9 @@ def err(
         Column(s) identifying a query: the mean over queries.
     ties
         ``"first"`` (input order), ``"optimistic"`` or ``"pessimistic"`` (relevant rows
-        first / last among ties). ``"expected"`` raises NotImplementedError: this
-        metric has no closed form for it.
+        first / last among ties), or ``"expected"``: the exact mean over every order
+        of the tied rows (McSherry & Najork, ECIR 2008; ERR's form is derived in
+        ``polars_rank/metrics/_expected_err.py``).
 
     Returns
     -------
@@ -387,6 +387,12 @@ def err(
     ╞══════════════════╡
     │ 0.6484375        │
     └──────────────────┘
+
+    Tied, ``ties="expected"`` is the mean of 7/8 (the 3 first) and 7/16 (second):
+
+    >>> tied = pl.DataFrame({"rel": [0, 3], "score": [1.0, 1.0]})
+    >>> round(tied.select(pr.err("rel", max_grade=3, by="score", ties="expected")).item(), 12)
+    0.65625
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
