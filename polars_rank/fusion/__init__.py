@@ -9,8 +9,9 @@ normalisation is ranx 0.3.21's (AmenRa/ranx commit 2cae52f), tested against it.
 
 from __future__ import annotations
 
-from polars_rank.fusion._fuse import NORMS, fuse, normalize
-from polars_rank.fusion._methods import METHODS
+from polars_rank.fusion._fuse import NORMS as NORMS  # the normalisations' names
+from polars_rank.fusion._fuse import fuse, normalize
+from polars_rank.fusion._methods import METHODS as METHODS  # the methods, by ranx's names
 from polars_rank.fusion._norms import (
     borda_norm,
     max_norm,
@@ -29,6 +30,4 @@ __all__ = [
     "zmuv_norm",
     "rank_norm",
     "borda_norm",
-    "METHODS",
-    "NORMS",
 ]

@@ -12,6 +12,8 @@ from polars_rank.fusion import _norms
 from polars_rank.fusion._methods import METHODS, REQUIRED, Context, condorcet
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from polars_rank._frames import FrameLike
 
 __all__ = ["fuse", "normalize", "NORMS"]
@@ -25,9 +27,13 @@ FusionMethod: TypeAlias = Literal[
 NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda")
 """The normalisations, by ranx's names (``min_max`` and ``min_max_inverted`` too)."""
 
-_EXPRESSIONS = {
-    "min-max": lambda s: _norms.min_max_norm(s),
-    "min-max-inverted": lambda s: _norms.min_max_norm(s, invert=True),
+def _inverted(score: pl.Expr) -> pl.Expr:
+    return _norms.min_max_norm(score, invert=True)
+
+
+_EXPRESSIONS: dict[str, Callable[[pl.Expr], pl.Expr]] = {
+    "min-max": _norms.min_max_norm,
+    "min-max-inverted": _inverted,
     "max": _norms.max_norm,
     "sum": _norms.sum_norm,
     "zmuv": _norms.zmuv_norm,
@@ -101,24 +107,43 @@ def _check_norm(norm: str | None) -> str | None:
 
 
 def _normalized(runs: _Runs, norm: str | None) -> pl.LazyFrame:
-    """Rows ``q, d, v, sys``: the normalised score (Borda: every candidate, every run)."""
+    """Rows ``q, d, s, sys, v``: the raw and normalised scores.
+
+    Borda: every candidate in every run, those the run did not return with a null ``s``.
+    """
     lf = runs.frame
     if norm is None:
-        return lf.rename({"s": "v"})
+        return lf.with_columns(v=pl.col("s"))
     if norm != "borda":
-        return lf.select("q", "d", "sys", v=_EXPRESSIONS[norm](pl.col("s")).over("sys", "q"))
+        return lf.with_columns(v=_EXPRESSIONS[norm](pl.col("s")).over("sys", "q"))
     lf = lf.with_columns(n_cand=pl.col("d").n_unique().over("q"))
-    present = lf.select("q", "d", "sys", v=_norms.borda_norm("s", candidates="n_cand")
-                        .over("sys", "q"))
+    present = lf.select("q", "d", "s", "sys",
+                        v=_norms.borda_norm("s", candidates="n_cand").over("sys", "q"))
     lengths = lf.group_by("q", "sys").agg(n_ret=pl.len(), n_cand=pl.col("n_cand").first())
     cand = lf.group_by("q").agg(n_cand=pl.col("n_cand").first())
-    missing = (lf.select("q", "d").unique(maintain_order=True).join(runs.systems(), how="cross")
-               .join(present, on=["q", "d", "sys"], how="anti")
-               .join(cand, on="q")
-               .join(lengths.drop("n_cand"), on=["q", "sys"], how="left")
-               .select("q", "d", "sys", v=0.5 - (pl.col("n_ret").fill_null(0) - 1.0)
+    missing = (lf.select("q", "d").unique(maintain_order=True)
+               .join(runs.systems(), how="cross", maintain_order="left")
+               .join(present, on=["q", "d", "sys"], how="anti", maintain_order="left")
+               .join(cand, on="q", maintain_order="left")
+               .join(lengths.drop("n_cand"), on=["q", "sys"], how="left",
+                     maintain_order="left")
+               .select("q", "d", pl.lit(None, pl.Float64).alias("s"), "sys",
+                       v=0.5 - (pl.col("n_ret").fill_null(0) - 1.0)
                        / (2.0 * pl.col("n_cand").cast(pl.Float64))))
     return pl.concat([present, missing])
+
+
+def _positions() -> pl.Expr:
+    """1-based rank in the system's list: ranx's order of its normalised run.
+
+    By normalised score, highest first; where normalisation made scores equal, by the
+    raw score, highest first (ranx ranks its runs by raw score when it reads them, and
+    only min-max-inverted sorts them again, stably for up to 15 documents), then in
+    input order.
+    """
+    order = pl.int_range(pl.len(), dtype=pl.Int64).sort_by(
+        ["v", "s"], descending=True, nulls_last=True, maintain_order=True)
+    return order.arg_sort() + 1
 
 
 def normalize(runs: FrameLike, norm: Norm = "min-max", *, query: str = "qid",
@@ -144,7 +169,8 @@ def normalize(runs: FrameLike, norm: Norm = "min-max", *, query: str = "qid",
     Returns
     -------
     DataFrame or LazyFrame
-        Columns ``system, query, doc, score`` (normalised); lazy if any input was.
+        Columns ``system, query, doc, score`` (normalised), by system and query, each
+        list in input order (Borda's added rows last); lazy if any input was.
 
     Examples
     --------
@@ -164,14 +190,15 @@ def normalize(runs: FrameLike, norm: Norm = "min-max", *, query: str = "qid",
     │ bm25   ┆ q1  ┆ b     ┆ 0.75  │
     │ bm25   ┆ q1  ┆ c     ┆ 0.5   │
     │ bm25   ┆ q1  ┆ d     ┆ 0.25  │
-    │ dense  ┆ q1  ┆ a     ┆ 0.375 │
     │ dense  ┆ q1  ┆ b     ┆ 1.0   │
-    │ dense  ┆ q1  ┆ c     ┆ 0.375 │
     │ dense  ┆ q1  ┆ d     ┆ 0.75  │
+    │ dense  ┆ q1  ┆ a     ┆ 0.375 │
+    │ dense  ┆ q1  ┆ c     ┆ 0.375 │
     └────────┴─────┴───────┴───────┘
     """
     r = _Runs(runs, query=query, doc=doc, score=score, system=system)
-    lf = _normalized(r, _check_norm(norm)).sort("sys", "q", "d", maintain_order=True)
+    lf = _normalized(r, _check_norm(norm)).sort("sys", "q", maintain_order=True)
+    lf = lf.select("sys", "q", "d", "v")
     return r.out(lf.select(pl.col("sys").alias(system), pl.col("q").alias(query),
                            pl.col("d").alias(doc), pl.col("v").alias(score)))
 
@@ -216,7 +243,7 @@ def fuse(
     Each run's scores are normalised per query (``norm``), then combined per
     (query, document) by ``method``. The methods and their treatment of a document
     a run did not return are ranx 0.3.21's (``ranx/fusion/*.py``, AmenRa/ranx commit
-    2cae52f); the page :doc:`Fusion <../fusion>` lists their formulas:
+    2cae52f); the Fusion page of the documentation lists their formulas:
 
     * on scores: ``"sum"`` (CombSUM), ``"mnz"`` (CombMNZ: the sum times the number
       of runs that returned the document), ``"anz"`` (CombANZ: the mean over those),
@@ -293,7 +320,7 @@ def fuse(
                  else pl.col("sys").n_unique()).cast(pl.Float64)
     lf = (_normalized(r, _check_norm(norm))
           .with_columns(w=w, n_sys=n_systems)
-          .with_columns(pos=pl.col("v").rank("ordinal", descending=True).over("sys", "q"),
+          .with_columns(pos=_positions().over("sys", "q"),
                         n_ret=pl.len().over("sys", "q"),
                         n_cand=pl.col("d").n_unique().over("q"),
                         rows_q=pl.len().over("q"),

@@ -217,7 +217,7 @@ def rank_norm(score: IntoExpr = "score") -> pl.Expr:
     └─────┴───────┴──────┘
     """
     s = _col(score)
-    return 1.0 - _positions(s) / s.len().cast(pl.Float64)
+    return -(_positions(s) / s.len().cast(pl.Float64)) + 1.0  # named as the score
 
 
 def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int) -> pl.Expr:
@@ -257,4 +257,4 @@ def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int) -> pl.E
     └─────┴───────┴──────┘
     """
     size = (pl.lit(candidates) if isinstance(candidates, int) else _col(candidates))
-    return 1.0 - _positions(_col(score)) / size.cast(pl.Float64)
+    return -(_positions(_col(score)) / size.cast(pl.Float64)) + 1.0
