@@ -389,3 +389,15 @@ def test_bad_parameters(kwargs: dict[str, Any], match: str) -> None:
 def test_one_run_is_not_a_fusion() -> None:
     with pytest.raises(ValueError, match="at least two runs"):
         pr.fuse([RUN_1])
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+@pytest.mark.parametrize("norm", [None, "borda"])
+def test_streaming_engine_gives_the_same_run(method: str, norm: str | None) -> None:
+    frame = _long([RUN_1, RUN_2, RUN_3])
+    params = _params_for(method, WEIGHTS)
+    params = {k: dict(enumerate(v)) if k == "weights" else v for k, v in params.items()}
+    lazy = pr.fuse(frame.lazy(), method, norm=norm, params=params)
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect(engine="streaming").equals(pr.fuse(frame, method, norm=norm,
+                                                           params=params))
