@@ -28,7 +28,7 @@ results (with the optional ``polars-rank[plot]`` extra).
 
 from __future__ import annotations
 
-from polars_rank import _namespace, datasets, plot, stats
+from polars_rank import _namespace, datasets, fusion, plot, stats
 from polars_rank._compare.report import report
 from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked
@@ -36,6 +36,15 @@ from polars_rank._namespace import RankNameSpace
 from polars_rank._stats.power import mde, power
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
+from polars_rank.fusion import (
+    borda_norm,
+    fuse,
+    max_norm,
+    min_max_norm,
+    rank_norm,
+    sum_norm,
+    zmuv_norm,
+)
 from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, to_dict, write_run
 from polars_rank.metrics import *  # noqa: F403 (every metric, listed once)
 from polars_rank.metrics import __all__ as _metric_names
@@ -63,10 +72,18 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "read_qrels",
     "write_run",
     "to_dict",
+    "fuse",
+    "min_max_norm",
+    "max_norm",
+    "sum_norm",
+    "zmuv_norm",
+    "rank_norm",
+    "borda_norm",
     "InvalidDataError",
     "TrecFormatError",
     "RankNameSpace",
     "datasets",
     "stats",
     "plot",
+    "fusion",
 ]

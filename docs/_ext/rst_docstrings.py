@@ -62,6 +62,7 @@ PUBLIC_MODULES = (
     "polars_rank.metrics.queries",
     "polars_rank.errors",
     "polars_rank.compare",
+    "polars_rank.fusion",
     "polars_rank.stats",
     "polars_rank.io",
     "polars_rank.registry",
