@@ -137,3 +137,21 @@ def test_an_aggregate_of_an_empty_list_still_shifts_the_next_lists() -> None:
         pl.element().slice(pl.len() // 2, pl.len() // 2).sum())
     out = frame.group_by("g", maintain_order=True).agg(total)
     assert out["x"].to_list()[1] == [0.0, 0.25]  # 0.25 alone when fixed
+
+
+@pytest.mark.skipif(POLARS_2, reason="Polars 2.x sorts by several keys in a group_by")
+def test_a_sort_by_several_keys_in_a_group_by_is_still_wrong() -> None:
+    """``polars_rank._sort_keys.sort_by`` folds several keys into one struct key, in
+    mixed directions too (the fused runs' positions, AUC's tie orders): Polars 1.36
+    sorts by a list of keys wrongly in a ``group_by`` (and a window) whose groups are
+    not contiguous rows."""
+    frame = pl.DataFrame({"q": [1, 1, 1, 2, 2, 1, 1, 2, 2],
+                          "v": [1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 2.0, 1.0, 3.0]})
+    order = pl.int_range(pl.len(), dtype=pl.Int64)
+    one_key = frame.group_by("q", maintain_order=True).agg(
+        order.sort_by(pl.struct("v", pl.col("v").alias("w")), descending=True,
+                      maintain_order=True))
+    assert one_key["literal"].to_list()[0] == [2, 3, 1, 4, 0]
+    two_keys = frame.group_by("q", maintain_order=True).agg(
+        order.sort_by(["v", "v"], descending=True, maintain_order=True))
+    assert two_keys["literal"].to_list()[0] != [2, 3, 1, 4, 0]  # equal when fixed

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import polars as pl
 
 from polars_rank._frames import as_polars
+from polars_rank._sort_keys import sort_by
 from polars_rank.fusion import _norms
 from polars_rank.fusion._methods import METHODS, REQUIRED, Context, condorcet
 
@@ -141,8 +142,8 @@ def _positions() -> pl.Expr:
     only min-max-inverted sorts them again, stably for up to 15 documents), then in
     input order.
     """
-    order = pl.int_range(pl.len(), dtype=pl.Int64).sort_by(
-        ["v", "s"], descending=True, nulls_last=True, maintain_order=True)
+    order = sort_by(pl.int_range(pl.len(), dtype=pl.Int64), [pl.col("v"), pl.col("s")],
+                    [True, True])
     return order.arg_sort() + 1
 
 
