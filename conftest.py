@@ -1,8 +1,14 @@
-"""pytest: the modules of optional extras are doctested only where the extra is installed."""
+"""pytest: which doctests run where.
+
+The examples of optional extras run only where the extra is installed, and those of
+what Polars 1.x cannot compute only on Polars 2.
+"""
 
 from __future__ import annotations
 
 import importlib.util
+
+import pytest
 
 # polars_rank/plot.py's examples draw charts (the [plot] extra, also in [test]); the
 # scale-out modules (spark.py, dask.py, from the scale-out work) need their own extras
@@ -12,3 +18,19 @@ collect_ignore = [
                          ("altair", "polars_rank/plot.py"))
     if importlib.util.find_spec(module) is None
 ]
+
+# Examples of what Polars 1.x cannot compute (ERR under ties="expected": see
+# polars_rank/metrics/_expected_err.py, SLICES_BY_MANY_OFFSETS) run on Polars 2 only.
+NEEDS_POLARS_2 = ("polars_rank.metrics.gain.err",)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip the examples of :data:`NEEDS_POLARS_2` on Polars 1.x."""
+    from polars_rank.metrics._expected_err import SLICES_BY_MANY_OFFSETS
+
+    if SLICES_BY_MANY_OFFSETS:
+        return
+    skip = pytest.mark.skip(reason="ERR under ties='expected' needs Polars 2")
+    for item in items:
+        if isinstance(item, pytest.DoctestItem) and item.name in NEEDS_POLARS_2:
+            item.add_marker(skip)

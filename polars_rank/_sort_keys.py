@@ -61,16 +61,13 @@ def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.
     memory): 22-29% faster in a ``group_by`` with lists of 100-1000 rows, 4-8% slower
     with lists of 10 rows, and 1.8x slower for one list of all 2M rows in a
     ``select``: metrics are mostly evaluated per group (:func:`_nulls_last_struct`).
-
-    Keys in mixed directions become one key too, as in :func:`rank_key`: Polars 1.36
-    sorts by a list of keys wrongly in a ``group_by`` or window whose groups are not
-    contiguous (canary ``test_a_sort_by_several_keys_in_a_group_by_is_still_wrong``).
     """
-    if len(keys) < 2:
+    if len(keys) < 2 or len(set(descending)) > 1:
         return values.sort_by(keys, descending=descending, nulls_last=True,
                               maintain_order=True)
-    key, down = rank_key(keys, descending)
-    return values.sort_by(key, descending=down, nulls_last=True, maintain_order=True)
+    down = descending[0]
+    return values.sort_by(_nulls_last_struct(keys, down), descending=down, nulls_last=True,
+                          maintain_order=True)
 
 
 def _nulls_last_struct(keys: list[pl.Expr], descending: bool) -> pl.Expr:

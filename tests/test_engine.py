@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rank as pr
+from polars_rank.metrics._expected_err import SLICES_BY_MANY_OFFSETS
 from polars_rank.registry import METRICS, Metric, parse_metric
 
 TOL = 1e-12
@@ -57,6 +58,8 @@ INTENT_SPECS = ["alpha_ndcg@3", "alpha_dcg@2", "err_ia@3", "nerr_ia@2", "nrbp", 
 NO_EXPECTED = {"iprec_at_recall", "11pt_avg", "g", "bing",
                "ndcg_rel", "rndcg", "infap", "relstring", "accuracy", "sdcg", "inst", "insq",
                "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "compat"}
+if not SLICES_BY_MANY_OFFSETS:  # ERR under expected ties needs Polars 2
+    NO_EXPECTED.add("err")
 
 
 def test_every_registered_metric_is_covered() -> None:

@@ -141,10 +141,10 @@ def test_an_aggregate_of_an_empty_list_still_shifts_the_next_lists() -> None:
 
 @pytest.mark.skipif(POLARS_2, reason="Polars 2.x sorts by several keys in a group_by")
 def test_a_sort_by_several_keys_in_a_group_by_is_still_wrong() -> None:
-    """``polars_rank._sort_keys.sort_by`` folds several keys into one struct key, in
-    mixed directions too (the fused runs' positions, AUC's tie orders): Polars 1.36
-    sorts by a list of keys wrongly in a ``group_by`` (and a window) whose groups are
-    not contiguous rows."""
+    """``polars_rank.fusion._fuse._positions`` sorts a row counter by one struct key
+    (``polars_rank._sort_keys.sort_by``), not a list of keys: on Polars 1.36, sorting
+    ``int_range(len())`` by a list of keys in a ``group_by`` (or a window) whose groups
+    are not contiguous rows gives wrong orders."""
     frame = pl.DataFrame({"q": [1, 1, 1, 2, 2, 1, 1, 2, 2],
                           "v": [1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 2.0, 1.0, 3.0]})
     order = pl.int_range(pl.len(), dtype=pl.Int64)
@@ -155,3 +155,15 @@ def test_a_sort_by_several_keys_in_a_group_by_is_still_wrong() -> None:
     two_keys = frame.group_by("q", maintain_order=True).agg(
         order.sort_by(["v", "v"], descending=True, maintain_order=True))
     assert two_keys["literal"].to_list()[0] != [2, 3, 1, 4, 0]  # equal when fixed
+
+
+@pytest.mark.skipif(POLARS_2, reason="Polars 2.x slices one list at many offsets")
+def test_a_list_is_still_sliced_at_one_offset_on_polars_1() -> None:
+    """``polars_rank.metrics._expected_err.SLICES_BY_MANY_OFFSETS``: ERR under
+    ``ties="expected"`` cuts one list into runs with ``list.slice`` at many offsets,
+    which Polars 1.36 refuses; it raises NotImplementedError there."""
+    frame = pl.DataFrame({"x": [[1.0, 2.0, 3.0]]})
+    starts, lengths = pl.lit(pl.Series([0, 1])), pl.lit(pl.Series([1, 2]))
+    cut = pl.element().implode().list.slice(starts, lengths)
+    with pytest.raises(pl.exceptions.ComputeError, match="does not match"):
+        frame.select(pl.col("x").list.eval(cut.list.sum()))

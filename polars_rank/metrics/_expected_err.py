@@ -64,7 +64,14 @@ from polars_rank.metrics._let import Get, let
 if TYPE_CHECKING:
     from polars_rank._ranked import Ranked
 
-__all__ = ["expected_err"]
+__all__ = ["SLICES_BY_MANY_OFFSETS", "expected_err"]
+
+SLICES_BY_MANY_OFFSETS = int(pl.__version__.split(".")[0]) >= 2
+"""Whether ``list.slice`` cuts one list at many offsets (Polars 2): the segment sums
+below need it, exactly. Polars 1.x wants one offset per list and has no exact
+alternative in ``list.eval`` (no ``over``, no dynamic ``reshape``; differences of
+running sums lose digits), so ERR under ``ties="expected"`` raises there (canary
+``test_a_list_is_still_sliced_at_one_offset_on_polars_1``)."""
 
 _ALIAS_LOG = 41.0  # ln(2e17): the aliased coefficients weigh at most 1e-17
 
@@ -115,6 +122,11 @@ def _int(value: pl.Expr) -> pl.Expr:
 
 def expected_err(r: Ranked, k: int | None, max_grade: float) -> pl.Expr:
     """E[ERR@k] over the orders of every tie group (see the module docstring)."""
+    if not SLICES_BY_MANY_OFFSETS:
+        msg = (f"err under ties='expected' needs Polars 2 or later (installed: Polars "
+               f"{pl.__version__}, whose list.slice cuts a list at one offset only); "
+               "upgrade Polars, or use ties='first', 'optimistic' or 'pessimistic'")
+        raise NotImplementedError(msg)
     lo, hi = r.bounds()
     n_ret = r.n_retrieved().cast(pl.Int64)
     limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))

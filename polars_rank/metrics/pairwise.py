@@ -11,7 +11,6 @@ from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, cutoff
-from polars_rank._sort_keys import sort_by
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -136,7 +135,8 @@ def _positioned_rank_correlation(r: Ranked) -> pl.Expr:
     orders = [True] if r.rank_last is None else [True, False]  # optimistic, pessimistic
     total = pl.lit(0.0)
     for optimistic in orders:
-        labels = sort_by(gains, [lo_p, gains], [False, optimistic])
+        labels = gains.sort_by([lo_p, gains], descending=[False, optimistic],
+                               maintain_order=True)
         left_out = left_out_above if optimistic else left_out_above + left_out_in_group
         total = total + _discordant(labels) + (positive * left_out).sum()
     return _share_concordant(total / float(len(orders)), r.n_retrieved().cast(pl.Float64))
