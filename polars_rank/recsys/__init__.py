@@ -1,0 +1,33 @@
+"""Beyond-accuracy recommender metrics: coverage, novelty, popularity bias, diversity,
+serendipity and exposure fairness, as Polars expressions (and, where a metric needs
+item-pair similarities from a log, as lazy frame functions)."""
+
+from __future__ import annotations
+
+from polars_rank.recsys.coverage import (
+    catalog_coverage,
+    coverage_from_counts,
+    distributional_coverage,
+    exposure_counts,
+    gini_index,
+)
+from polars_rank.recsys.popularity import (
+    average_popularity,
+    item_popularity,
+    long_tail_share,
+    novelty,
+    popularity_lift,
+)
+
+__all__ = [
+    "item_popularity",
+    "novelty",
+    "average_popularity",
+    "long_tail_share",
+    "popularity_lift",
+    "catalog_coverage",
+    "distributional_coverage",
+    "gini_index",
+    "exposure_counts",
+    "coverage_from_counts",
+]
