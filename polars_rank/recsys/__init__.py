@@ -11,6 +11,13 @@ from polars_rank.recsys.coverage import (
     exposure_counts,
     gini_index,
 )
+from polars_rank.recsys.diversity import (
+    intra_list_diversity,
+    intra_list_similarity,
+    personalization,
+)
+from polars_rank.recsys.similarity import item_similarity, user_diversity, user_serendipity
+from polars_rank.recsys.exposure import exposure_share, group_exposure
 from polars_rank.recsys.popularity import (
     average_popularity,
     item_popularity,
@@ -25,6 +32,14 @@ __all__ = [
     "average_popularity",
     "long_tail_share",
     "popularity_lift",
+    "intra_list_similarity",
+    "intra_list_diversity",
+    "personalization",
+    "item_similarity",
+    "user_diversity",
+    "user_serendipity",
+    "exposure_share",
+    "group_exposure",
     "catalog_coverage",
     "distributional_coverage",
     "gini_index",
