@@ -1,6 +1,8 @@
-"""Beyond-accuracy recommender metrics: coverage, novelty, popularity bias, diversity,
-serendipity and exposure fairness, as Polars expressions (and, where a metric needs
-item-pair similarities from a log, as lazy frame functions)."""
+"""Beyond-accuracy recommender metrics as Polars expressions.
+
+Coverage, novelty, popularity bias, diversity, serendipity and exposure fairness (and,
+where a metric needs item-pair similarities from a log, frame functions).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ from polars_rank.recsys.diversity import (
     intra_list_similarity,
     personalization,
 )
-from polars_rank.recsys.similarity import item_similarity, user_diversity, user_serendipity
 from polars_rank.recsys.exposure import exposure_share, group_exposure
 from polars_rank.recsys.popularity import (
     average_popularity,
@@ -25,6 +26,7 @@ from polars_rank.recsys.popularity import (
     novelty,
     popularity_lift,
 )
+from polars_rank.recsys.similarity import item_similarity, user_diversity, user_serendipity
 
 __all__ = [
     "item_popularity",

@@ -237,7 +237,8 @@ def exposure_counts(frame: FrameT, *, item: str = "item", query: Query = None,
     >>> pr.exposure_counts(reco, item="item").sort("item")["count"].to_list()
     [1, 2, 1, 2]
     """
-    keys = [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by)
+    keys: list[str] = (
+        [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by))
     mask = recommended(by, k, descending, query_exprs(query))
     rows = frame if mask is None else frame.filter(mask.over(keys) if keys else mask)
     return rows.filter(pl.col(item).is_not_null()).group_by([*keys, item]).agg(
@@ -262,7 +263,8 @@ def coverage_from_counts(counts: FrameT, *, item: str = "item", count: str = "co
     >>> out.select(pl.all().round(4)).row(0)
     (0.8, 1.9183, 0.3333)
     """
-    keys = [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by)
+    keys: list[str] = (
+        [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by))
     c = pl.col(count).filter(pl.col(count) > 0).cast(pl.Float64)
     coverage = (c.len() / float(catalog)) if catalog is not None else pl.lit(None, pl.Float64)
     metrics = [coverage.cast(pl.Float64).alias("catalog_coverage"),

@@ -1,13 +1,14 @@
-"""Intra-list diversity (from item features, embeddings or categories) and inter-list
-diversity (personalization), as Polars expressions.
+r"""Intra-list diversity and personalization (inter-list diversity) as expressions.
+
+Intra-list diversity reads item features, embeddings or categories.
 
 Intra-list similarity is the mean cosine similarity over the pairs of items of a list
 (Ziegler, McNee, Konstan & Lausen, "Improving recommendation lists through topic
 diversification", WWW 2005); diversity is 1 minus it (MS Recommenders' ``diversity``,
 Zhang et al., Auralist, WSDM 2012, eq. 3). With unit vectors :math:`u_i`,
 
-.. math:: \\sum_{i < j} u_i \\cdot u_j = \\tfrac12 \\big(\\lVert \\textstyle\\sum_i u_i
-   \\rVert^2 - n\\big),
+.. math:: \sum_{i < j} u_i \cdot u_j = \tfrac12 \big(\lVert \textstyle\sum_i u_i
+   \rVert^2 - n\big),
 
 so the mean over the n(n-1)/2 pairs needs one sum per feature, not a pass per pair:
 plain aggregations that run in ``group_by``, ``over`` and with ``query=``.
@@ -15,7 +16,6 @@ plain aggregations that run in ``group_by``, ``over`` and with ``query=``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -24,6 +24,8 @@ from polars_rank._params import check_k, to_expr
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from polars_rank._params import IntoExpr, Query
 
 __all__ = ["intra_list_similarity", "intra_list_diversity", "personalization"]

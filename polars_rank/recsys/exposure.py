@@ -1,14 +1,13 @@
-"""Exposure-based group fairness: how much attention each item group receives.
+r"""Exposure-based group fairness: how much attention each item group receives.
 
 Singh & Joachims, "Fairness of Exposure in Rankings", KDD 2018: the exposure of the
-item at rank r is the position bias :math:`v_r = 1 / \\log_2(1 + r)` (their DCG-style
+item at rank r is the position bias :math:`v_r = 1 / \log_2(1 + r)` (their DCG-style
 choice, Section 3), a group's exposure the sum over its items, and demographic parity
 asks every group's *average* exposure per item to be equal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
@@ -17,6 +16,8 @@ from polars_rank._params import to_expr
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from polars_rank._params import IntoExpr, Query
 
 __all__ = ["exposure_share", "group_exposure"]
@@ -72,7 +73,7 @@ def exposure_share(group: IntoExpr, value: object, *, query: Query = None,
     """
     mask = recommended(by, k, descending)
     weight = only(1.0 / (_position(by, descending).cast(pl.Float64) + 1.0).log(2), mask)
-    mine = only(to_expr(group, "group") == value, mask).fill_null(False)
+    mine = only(to_expr(group, "group").eq(value), mask).fill_null(False)
     total = weight.sum()
     value_expr = pl.when(total > 0).then((weight * mine.cast(pl.Float64)).sum() / total)
     return per_list_mean(value_expr, query_exprs(query)).alias("exposure_share")
@@ -100,13 +101,14 @@ def group_exposure(frame: FrameT, *, group: str, query: str | Sequence[str],
     >>> out.sort("owner").select("owner", pl.col("share", "disparity").round(4)).rows()
     [('big', 0.8066, 1.39), ('small', 0.1934, 1.39)]
     """
-    keys = [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by)
+    keys: list[str] = (
+        [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by))
     lists = [*keys, *([query] if isinstance(query, str) else query)]
     position = _position(by, descending).over(lists)
-    mask = recommended(by, k, descending).over(lists) if (by is not None or k) else None
+    mask = recommended(by, k, descending)
     rows = frame.with_columns((1.0 / (position.cast(pl.Float64) + 1.0).log(2)).alias("_w"))
     if mask is not None:
-        rows = rows.filter(mask)
+        rows = rows.filter(mask.over(lists))
     per_group = rows.group_by([*keys, group]).agg(
         pl.col("_w").sum().alias("exposure"), pl.len().cast(pl.Int64).alias("items"))
     over = keys or None

@@ -10,7 +10,6 @@ mean of each user's mean (Evidently's).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 import polars as pl
