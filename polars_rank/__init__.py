@@ -48,6 +48,8 @@ from polars_rank.fusion import (
 from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, to_dict, write_run
 from polars_rank.metrics import *  # noqa: F403 (every metric, listed once)
 from polars_rank.metrics import __all__ as _metric_names
+from polars_rank.recsys import *  # noqa: F403 (beyond-accuracy metrics, listed once)
+from polars_rank.recsys import __all__ as _recsys_names
 from polars_rank.registry import parse_metric
 from polars_rank.validate import validate
 
@@ -57,6 +59,7 @@ _namespace.install()
 
 __all__ = [  # the metrics are named once, in polars_rank.metrics
     *_metric_names,
+    *_recsys_names,
     "validate",
     "evaluate",
     "ranked",
