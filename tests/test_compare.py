@@ -486,26 +486,28 @@ def test_stats_extra_is_declared() -> None:
 
 
 # ---------------------------------------------------------------------------- simulation
-def simulated(n_sims: int, n: int, *, lift: float, paired: bool, seed: int) -> pl.DataFrame:
+def simulated(n_sims: int, n: int, *, lift: float, paired: bool, seed: int,
+              arms: tuple[str, ...] = ("control", "treatment")) -> pl.DataFrame:
     """``n_sims`` experiments (the ``sim`` slice) of ``n`` queries or units per arm.
 
-    Paired: each query has a difficulty shared by the arms; the treatment adds ``lift``.
-    Unpaired: independent units, the treatment's mean is higher by ``lift``.
+    Paired: each query has a difficulty shared by the arms, plus each arm's noise.
+    Unpaired: independent units. Every arm after the first adds ``lift`` to its mean.
     """
     rng = np.random.default_rng(seed)
     shape = (n_sims, n)
-    if paired:
-        difficulty = rng.beta(2, 2, shape)
-        control = difficulty + rng.normal(0, 0.1, shape)
-        treatment = difficulty + lift + rng.normal(0, 0.1, shape)
-    else:
-        control = rng.beta(2, 3, shape)
-        treatment = rng.beta(2, 3, shape) + lift
+    difficulty = rng.beta(2, 2, shape)
+
+    def values(i: int) -> np.ndarray:
+        shift = lift if i else 0.0
+        if paired:
+            return difficulty + shift + rng.normal(0, 0.1, shape)
+        return rng.beta(2, 3, shape) + shift
+
     sim = np.repeat(np.arange(n_sims), n)
     qid = np.tile(np.arange(n), n_sims)
     return pl.concat([
-        pl.DataFrame({"sim": sim, "arm": arm, "qid": qid, "m": values.ravel()})
-        for arm, values in (("control", control), ("treatment", treatment))
+        pl.DataFrame({"sim": sim, "arm": arm, "qid": qid, "m": values(i).ravel()})
+        for i, arm in enumerate(arms)
     ])
 
 

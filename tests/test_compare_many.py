@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
-from test_compare import per_query_frame, values
+from test_compare import per_query_frame, simulated, values
 
 import polars_rank as pr
 from polars_rank.stats import benjamini_hochberg, holm_sidak
@@ -173,23 +173,6 @@ def test_p_floor_of_the_resampling_tests() -> None:
     assert (boot["p_value"] >= boot["p_floor"]).all()
 
 
-def null_arms(n_sims: int, n: int, seed: int, paired: bool) -> pl.DataFrame:
-    """Three arms with no difference: paired, a per-query difficulty plus per-arm noise;
-    unpaired, independent draws (the design the unpaired tests and Tukey's HSD assume)."""
-    rng = np.random.default_rng(seed)
-    difficulty = rng.beta(2, 3, (n_sims, n))
-
-    def arm_values() -> np.ndarray:
-        base = difficulty if paired else rng.beta(2, 3, (n_sims, n))
-        return base + rng.normal(0, 0.1, (n_sims, n))
-
-    return pl.concat([
-        pl.DataFrame({"sim": np.repeat(np.arange(n_sims), n), "arm": arm,
-                      "qid": np.tile(np.arange(n), n_sims), "m": arm_values().ravel()})
-        for arm in ("A", "B", "C")
-    ])
-
-
 NEW_TESTS = [("wilcoxon", True), ("wilcoxon", False), ("sign", True), ("t", True),
              ("tukey", False)]
 CORRECTIONS = [None, "holm", "holm-sidak", "bh", "bonferroni"]
@@ -208,7 +191,8 @@ def test_null_rejection_rates_of_every_test_and_correction(
     if test == "tukey" and correction is not None:
         pytest.skip("Tukey's HSD is its own correction")
     n_sims, alpha = 400, 0.1
-    df = null_arms(n_sims, 30, seed=CORRECTIONS.index(correction) + 7 * len(test), paired=paired)
+    df = simulated(n_sims, 30, lift=0.0, paired=paired, arms=("A", "B", "C"),
+                   seed=CORRECTIONS.index(correction) + 7 * len(test))
     kwargs = {} if test == "tukey" else {"correction": correction}
     out = pr.compare(df, metrics="m", group_by="sim", paired=paired, test=test,  # type: ignore[arg-type]
                      alpha=alpha, **kwargs)  # type: ignore[arg-type]
