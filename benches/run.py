@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable  # noqa: TC003 (used at run time by the annotations of child_json)
 from datetime import date
 from pathlib import Path
 
@@ -305,14 +306,19 @@ def _imports(tool: str) -> tuple[str, ...]:
 
 
 def child(tool: str, size: str) -> None:
+    run, qrels = DATA / f"run_{size}.parquet", DATA / f"qrels_{size}.parquet"
+    child_json(lambda: TOOLS[tool](run, qrels), _imports(tool))
+
+
+def child_json(work: Callable[[], dict], modules: tuple[str, ...]) -> None:
+    """Import ``modules``, run ``work``; print the times, peak RSS and means as JSON."""
     import importlib
 
-    run, qrels = DATA / f"run_{size}.parquet", DATA / f"qrels_{size}.parquet"
     start = time.perf_counter()
-    for module in _imports(tool):
+    for module in modules:
         importlib.import_module(module)
     imported = time.perf_counter()
-    means = TOOLS[tool](run, qrels)
+    means = work()
     end = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB on Linux
     print(json.dumps({"seconds": end - start, "work": end - imported, "peak_mib": peak,
@@ -320,11 +326,13 @@ def child(tool: str, size: str) -> None:
 
 
 # ---------------------------------------------------------------- parent side
-def _run_child(tool: str, size: str, timeout: float) -> dict | None:
-    """One fresh process: its JSON, ``{"timeout": ...}``, or ``None`` when it failed."""
+def _run_child(tool: str, size: str, timeout: float, script: str = __file__) -> dict | None:
+    """One fresh process of ``script --child tool size`` (this file's tools by default;
+    ``recsys.py`` passes its own): its JSON, ``{"timeout": ...}``, or ``None`` when it
+    failed."""
     try:
         out = subprocess.run(
-            [sys.executable, __file__, "--child", tool, size],
+            [sys.executable, script, "--child", tool, size],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -338,7 +346,8 @@ def _run_child(tool: str, size: str, timeout: float) -> dict | None:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(tools: list[str], size: str, repeat: int, timeout: float) -> dict[str, dict | None]:
+def measure(tools: list[str], size: str, repeat: int, timeout: float,
+            script: str = __file__) -> dict[str, dict | None]:
     """Medians over ``repeat`` rounds, each round running every tool once in turn.
 
     Round robin rather than one tool's runs back to back: a machine that slows down
@@ -355,7 +364,7 @@ def measure(tools: list[str], size: str, repeat: int, timeout: float) -> dict[st
         for tool in tools[start:] + tools[:start]:
             if tool in out:
                 continue  # failed or timed out in an earlier round
-            res = _run_child(tool, size, timeout)
+            res = _run_child(tool, size, timeout, script)
             if res is None or "timeout" in res:
                 out[tool] = res
                 print(f"  {tool}: failed or timed out in round {round_ + 1}", file=sys.stderr)

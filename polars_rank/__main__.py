@@ -25,6 +25,8 @@ from polars_rank._evaluation.options import EvalTies
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
+from polars_rank.recsys._table import TABLE as BEYOND_ACCURACY
+from polars_rank.recsys._table import summary
 from polars_rank.registry import DIALECTS, METRICS, dialect_ties
 
 if TYPE_CHECKING:
@@ -263,6 +265,11 @@ def _list_metrics() -> None:
               + (f"\n{'':<20}   options: {options}" if options else "")
               + (f"\n{'':<20}   aliases: {aliases}" if aliases else "")
               + (f"\n{'':<20}   trec_eval: {m.trec_eval}" if m.trec_eval else ""))
+    print("\nbeyond-accuracy (recommender) metrics: Polars expressions and frame functions")
+    print("(pr.<name>), not metric strings; see the Beyond accuracy docs page")
+    for e in BEYOND_ACCURACY:
+        print(f"{e.name:<24} {summary(e.function)}"
+              f"\n{'':<24}   {e.kind}; reads: {e.reads}; matches: {e.matches}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -129,6 +129,30 @@ def metric_table() -> str:
         function = getattr(metrics, name)
         lines.append(f"| [`{name}`][{_anchor(function)}] | {_cell(summary(function))} | "
                      f"{_math_cell(formula(function))} |")
+    lines += [
+        "",
+        "## Beyond-accuracy metrics",
+        "",
+        "Recommender metrics that read item ids, an item table or a log (see",
+        "[Beyond accuracy](beyond_accuracy.md)); expressions and frame functions, not",
+        "metric strings:",
+        "",
+        *beyond_accuracy_table().splitlines(),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+BEYOND_TABLE = "<!-- beyond-accuracy-table -->"
+
+
+def beyond_accuracy_table() -> str:
+    """The Markdown table of the beyond-accuracy functions (``polars_rank.recsys``)."""
+    from polars_rank.recsys._table import TABLE, summary
+
+    lines = ["| function | kind | reads | matches | definition |", "|---|---|---|---|---|"]
+    for e in TABLE:
+        lines.append(f"| [`{e.name}`][{_anchor(e.function)}] | {e.kind} | {_cell(e.reads)} | "
+                     f"{_cell(e.matches)} | {_cell(summary(e.function))} |")
     return "\n".join(lines) + "\n"
 
 
@@ -155,7 +179,8 @@ def namespace_table() -> str:
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
     """Fill the generated tables into the pages that hold their markers."""
-    return markdown.replace(NAMESPACE_TABLE, namespace_table())
+    return (markdown.replace(NAMESPACE_TABLE, namespace_table())
+            .replace(BEYOND_TABLE, beyond_accuracy_table()))
 
 
 def charts(folder: Path) -> dict[str, Any]:
