@@ -13,6 +13,13 @@ agree where their definitions match, and writes ``benches/RESULTS.md``.
 At 50m and 100m only ``evaluate(memory="low")`` runs (the other tools need the whole
 data in memory several times over).
 
+A fusion section (issue 25) times ``pr.fuse`` of three runs (``fusion_files``: each
+``size`` rows, derived from the run) with RRF and with min-max CombSUM against
+``ranx.fuse`` (cold: Numba's compilation included; warm: compiled first), end to end
+from Parquet, and checks that they give the same run (rows and score sum):
+
+    python benches/run.py 1m --tools "polars-rank fuse, rrf" "ranx fuse, rrf (cold)" ...
+
 Needs the ``bench`` extra (ranx, ir-measures) besides the ``test`` one.
 """
 
@@ -251,6 +258,103 @@ def floor_join_sort(run: Path, qrels: Path) -> dict:
     return {}
 
 
+# ---------------------------------------------------------------- fusion (issue 25)
+FUSE_SYSTEMS = 3
+
+
+def fusion_files(size: str) -> list[Path]:
+    """Three runs of ``run_<size>.parquet``'s queries (each ``size`` rows): each keeps
+    a random 80% of the rows plus 20% other documents, its scores the run's plus
+    noise, rounded to 3 decimals (ties). Written once, beside the run."""
+    import numpy as np
+    import polars as pl
+
+    paths = [DATA / f"fuse_{size}_{i}.parquet" for i in range(FUSE_SYSTEMS)]
+    if all(p.exists() for p in paths):
+        return paths
+    run = pl.read_parquet(DATA / f"run_{size}.parquet")
+    for i, path in enumerate(paths):
+        rng = np.random.default_rng(100 + i)
+        n = run.height
+        keep = rng.random(n) < 0.8
+        docid = pl.Series(np.where(keep, run["docid"].to_numpy(),
+                                   "X" + pl.Series(rng.integers(0, 10**9, n))
+                                   .cast(pl.String).to_numpy()))
+        out = run.with_columns(docid=docid, score=(pl.col("score") + pl.Series(
+            rng.normal(scale=0.5, size=n))).round(3)).unique(["qid", "docid"],
+                                                             maintain_order=True)
+        out.write_parquet(path)
+    return paths
+
+
+def polars_rank_fuse(run: Path, qrels: Path, method: str, norm: str) -> dict:
+    """``pr.fuse`` of the three runs, lazy from Parquet to the fused run in memory."""
+    import polars as pl
+
+    import polars_rank as pr
+
+    size = run.stem.removeprefix("run_")
+    fused = pr.fuse([pl.scan_parquet(p) for p in fusion_files(size)], method,
+                    norm=norm).collect()
+    return {"rows": fused.height, "score_sum": fused["score"].sum()}
+
+
+def ranx_fuse(run: Path, qrels: Path, method: str, norm: str, *, warm: bool) -> dict:
+    """``ranx.fuse`` of the same runs, read from Parquet the fast way (one Polars
+    group_by per run into ranx's dicts); ``warm``: Numba compiled on a tiny input
+    first, outside the timing."""
+    import polars as pl
+    from ranx import Run, fuse
+
+    size = run.stem.removeprefix("run_")
+    if warm:
+        tiny = [Run({"q": {"d": 1.0, "e": 0.5}}), Run({"q": {"d": 0.2}})]
+        fuse(tiny, norm=norm, method=method)
+    runs = []
+    for path in fusion_files(size):
+        grouped = pl.read_parquet(path).group_by("qid").agg("docid", "score")
+        runs.append(Run({q: dict(zip(d, v, strict=True)) for q, d, v in grouped.iter_rows()}))
+    fused = fuse(runs, norm=norm, method=method)
+    return {"rows": sum(len(d) for d in fused.run.values()),
+            "score_sum": sum(sum(d.values()) for d in fused.run.values())}
+
+
+FUSE_TOOLS = {
+    "polars-rank fuse, rrf": lambda r, q: polars_rank_fuse(r, q, "rrf", "min-max"),
+    "ranx fuse, rrf (cold)": lambda r, q: ranx_fuse(r, q, "rrf", "min-max", warm=False),
+    "ranx fuse, rrf (warm)": lambda r, q: ranx_fuse(r, q, "rrf", "min-max", warm=True),
+    "polars-rank fuse, min-max CombSUM": lambda r, q: polars_rank_fuse(r, q, "sum",
+                                                                       "min-max"),
+    "ranx fuse, min-max CombSUM (cold)": lambda r, q: ranx_fuse(r, q, "sum", "min-max",
+                                                                warm=False),
+    "ranx fuse, min-max CombSUM (warm)": lambda r, q: ranx_fuse(r, q, "sum", "min-max",
+                                                                warm=True),
+}
+
+
+def fusion_lines(results: dict[str, dict | None]) -> list[str]:
+    """Each fusion of polars-rank against ranx's (cold and warm), and their agreement."""
+    out = ["| fusion of 3 runs | polars-rank (s) | ranx cold (s) | ranx warm (s) "
+           "| / ranx cold | / ranx warm | same run |", "|---|---|---|---|---|---|---|"]
+    for method in ("rrf", "min-max CombSUM"):
+        ours = results.get(f"polars-rank fuse, {method}") or {}
+        cold = results.get(f"ranx fuse, {method} (cold)") or {}
+        warm = results.get(f"ranx fuse, {method} (warm)") or {}
+        if not ours.get("seconds"):
+            continue
+        same = all(abs(ours["means"]["rows"] - t["means"]["rows"]) == 0
+                   and abs(ours["means"]["score_sum"] - t["means"]["score_sum"])
+                   <= 1e-6 * max(1.0, abs(t["means"]["score_sum"]))
+                   for t in (cold, warm) if t.get("means"))
+        cells = [f"{ours['seconds']:.2f}", f"{cold.get('seconds', float('nan')):.2f}",
+                 f"{warm.get('seconds', float('nan')):.2f}",
+                 f"{ours['seconds'] / cold['seconds']:.3f}x" if cold.get("seconds") else "",
+                 f"{ours['seconds'] / warm['seconds']:.3f}x" if warm.get("seconds") else "",
+                 "yes (rows, score sum)" if same else "NO"]
+        out.append(f"| {method} | {' | '.join(cells)} |")
+    return out
+
+
 def _grouped(run: Path) -> Path:
     """The same run with its rows grouped by query (``generate.py``)."""
     return run.with_name(f"{run.stem}_grouped.parquet")
@@ -294,6 +398,7 @@ TOOLS = {
     "floor: read + per-query sort": floor_sort,
     "floor: read + full join + global sort": floor_join_sort,
 }
+TOOLS |= FUSE_TOOLS  # --tools with these names: the fusion section only
 
 
 def _imports(tool: str) -> tuple[str, ...]:
@@ -483,6 +588,8 @@ def main() -> None:
         # one untimed run first: the first fresh process of a size (caches cold
         # after the previous size) came out ~10% slower than the next ones; not worth
         # another minute beyond RAM
+        if any(t in FUSE_TOOLS for t in tools):
+            fusion_files(size)  # written once, outside the timing
         if size not in BEYOND_RAM:
             _run_child(tools[0], size, args.timeout)
         results = measure(tools, size, args.repeat, args.timeout)
@@ -515,6 +622,8 @@ def main() -> None:
             to_warm = f"{res['seconds'] / warm:.2f}x" if warm else ""
             lines.append(f"| {tool} | {res['seconds']:.2f} | {res['work']:.2f} "
                          f"| {res['peak_mib']:.0f} | {ratio} | {work} | {to_warm} |")
+        if any(t in results for t in FUSE_TOOLS):
+            lines += ["", *fusion_lines(results)]
         lines += ["", *form_ratios(results)]
         ours, theirs = (results.get(n) or {} for n in (GROUPED_OURS, GROUPED_TREC))
         if ours.get("seconds") and theirs.get("seconds"):

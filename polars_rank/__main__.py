@@ -5,7 +5,8 @@ results (metric, query or ``all``, value), several runs side by side;
 ``polars-rank demo`` evaluates the embedded synthetic A/B experiment and compares its
 arms per segment (deltas, confidence intervals, significance);
 ``polars-rank compare QRELS RUN RUN ... -m ndcg@10`` tests which runs are better than
-which and prints a ranx-style table; ``polars-rank metrics`` lists the metric strings.
+which and prints a ranx-style table; ``polars-rank fuse RUN RUN ... -m rrf -o OUT``
+fuses runs into one; ``polars-rank metrics`` lists the metric strings.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 
-from polars_rank import _cli_compare, datasets
+from polars_rank import _cli_compare, _cli_fuse, datasets
 from polars_rank._cli_eval import asked, evaluate_files, print_trec_eval
 from polars_rank._evaluation import evaluate
 from polars_rank._evaluation.options import EvalTies
@@ -104,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="low: evaluate hash buckets of queries one after another "
                          "(runs larger than memory)")
     _cli_compare.add_parser(sub)
+    _cli_fuse.add_parser(sub)
     demo = sub.add_parser("demo", help="evaluate and compare the arms of the embedded "
                                        "synthetic A/B experiment")
     demo.add_argument("--queries", type=int, default=2000, help="number of queries")
@@ -288,6 +290,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _cli_compare.run(args)
             for w in caught:
                 print(f"polars-rank: warning: {w.message}", file=sys.stderr)
+        elif args.command == "fuse":
+            _cli_fuse.run(args)
         elif args.command == "demo":
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")

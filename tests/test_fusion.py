@@ -35,6 +35,7 @@ import polars_rank as pr
 from polars_rank.fusion import METHODS, NORMS
 
 ranx = pytest.importorskip("ranx")
+UNTRAINED = [m for m in METHODS if not METHODS[m].trained]  # trained: test_fusion_trained
 
 # ------------------------------------------------------------------- ranx's fixtures
 # tests/unit/ranx/fusion/comb_sum_test.py (and every *_test.py of the comb family)
@@ -255,7 +256,7 @@ def _check(frame: pl.DataFrame, systems: list[Any], method: str, norm: str | Non
     return True
 
 
-CASES = [(m, n) for m in METHODS for n in (None, *NORMS)]
+CASES = [(m, n) for m in UNTRAINED for n in (None, *NORMS)]
 
 
 @pytest.mark.parametrize(("method", "norm"), CASES, ids=[f"{m}-{n}" for m, n in CASES])
@@ -269,7 +270,7 @@ def test_ranx_fixtures_against_ranx(method: str, norm: str | None) -> None:
 def _compiled() -> None:
     """ranx compiles its functions on first use: once, outside hypothesis's deadline."""
     frame = _long([RUN_1, RUN_2, RUN_3])
-    for method in METHODS:
+    for method in UNTRAINED:
         _ranx_fuse(frame, [0, 1, 2], method, None, _params_for(method, WEIGHTS))
 
 
@@ -307,7 +308,7 @@ def test_random_runs_against_ranx(norm: str | None,
     if len(systems) < 2:
         return
     _compiled()
-    for method in METHODS:
+    for method in UNTRAINED:
         _check(frame, systems, method, norm, weights)
 
 
@@ -391,7 +392,7 @@ def test_one_run_is_not_a_fusion() -> None:
         pr.fuse([RUN_1])
 
 
-@pytest.mark.parametrize("method", list(METHODS))
+@pytest.mark.parametrize("method", UNTRAINED)
 @pytest.mark.parametrize("norm", [None, "borda"])
 def test_streaming_engine_gives_the_same_run(method: str, norm: str | None) -> None:
     frame = _long([RUN_1, RUN_2, RUN_3])

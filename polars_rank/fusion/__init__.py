@@ -3,8 +3,10 @@
 :func:`fuse` combines any number of runs (hybrid search: lexical, dense, a reranker)
 into one run that every metric takes; :func:`normalize` and the expressions
 :func:`min_max_norm`, :func:`max_norm`, :func:`sum_norm`, :func:`zmuv_norm`,
-:func:`rank_norm` and :func:`borda_norm` normalise scores per query. Each method and
-normalisation is ranx 0.3.21's (AmenRa/ranx commit 2cae52f), tested against it.
+:func:`rank_norm` and :func:`borda_norm` normalise scores per query; :func:`train`
+trains ranx's ProbFuse, SegFuse, SlideFuse, PosFuse, BayesFuse and MAPFuse on runs
+and qrels for :func:`fuse`. Each method and normalisation is ranx 0.3.21's (AmenRa/ranx
+commit 2cae52f), tested against it.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from polars_rank.fusion._norms import (
     sum_norm,
     zmuv_norm,
 )
+from polars_rank.fusion._train import train
 
 __all__ = [
     "fuse",
     "normalize",
+    "train",
     "min_max_norm",
     "max_norm",
     "sum_norm",

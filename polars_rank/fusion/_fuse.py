@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_rank._frames import as_polars
 from polars_rank._sort_keys import sort_by
-from polars_rank.fusion import _norms
+from polars_rank.fusion import _norms, _trained
 from polars_rank.fusion._methods import METHODS, REQUIRED, Context, condorcet
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ Norm: TypeAlias = Literal["min-max", "min-max-inverted", "max", "sum", "zmuv", "
                           "borda"]
 FusionMethod: TypeAlias = Literal[
     "sum", "mnz", "anz", "gmnz", "max", "min", "med", "wsum", "wmnz", "mixed", "rrf", "isr",
-    "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse", "condorcet", "w_condorcet"]
+    "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse", "condorcet", "w_condorcet",
+    "probfuse", "segfuse", "slidefuse", "posfuse", "bayesfuse", "mapfuse"]
 
 NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda")
 """The normalisations, by ranx's names (``min_max`` and ``min_max_inverted`` too)."""
@@ -225,6 +226,10 @@ def _params(method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
         if name in out and not 0.0 <= float(out[name]) <= 1.0:
             msg = f"params: {name} must be in [0, 1]; got {out[name]!r}"
             raise ValueError(msg)
+    if "w" in out and (isinstance(out["w"], bool) or int(out["w"]) != out["w"]
+                       or out["w"] < 0):
+        msg = f"params: w (slidefuse's window) must be an integer >= 0; got {out['w']!r}"
+        raise ValueError(msg)
     return out
 
 
@@ -258,7 +263,11 @@ def fuse(
       logarithm), ``"logn_isr"`` (times log(n + sigma), ``sigma=0.01``), ``"rbc"``
       (rank-biased centroids, (1 - phi) phi\ :sup:`r-1`, ``phi``), ``"bordafuse"``
       and ``"w_bordafuse"`` (Borda counts, ``weights``), ``"condorcet"`` and
-      ``"w_condorcet"`` (the majority order, ``weights``).
+      ``"w_condorcet"`` (the majority order, ``weights``);
+    * trained on qrels (:func:`polars_rank.fusion.train` gives their ``params``):
+      ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``, ``"posfuse"``, ``"bayesfuse"``
+      and ``"mapfuse"``, each document's trained value for its rank (or segment)
+      in each run, summed.
 
     Parameters
     ----------
@@ -279,7 +288,10 @@ def fuse(
         The method's parameters, as ranx's: ``{"k": 60}`` (rrf), ``{"gamma": ...}``
         (gmnz), ``{"sigma": 0.01}`` (logn_isr), ``{"phi": ...}`` (rbc), ``{"weights":
         ...}`` (wsum, wmnz, mixed, w_bordafuse, w_condorcet: one per run in the runs'
-        order, or a dict ``{system: weight}``).
+        order, or a dict ``{system: weight}``); the trained methods' ``probs``,
+        ``log_odds`` or ``map_scores`` (and SlideFuse's window ``w``) as
+        :func:`polars_rank.fusion.train` returns them, or as ranx's ``optimize_fusion``
+        does (one array per run, or a dict ``{system: array}``).
     query, doc, score, system
         Column names.
 
@@ -326,6 +338,11 @@ def fuse(
                         n_cand=pl.col("d").n_unique().over("q"),
                         rows_q=pl.len().over("q"),
                         w_rows_q=pl.col("w").sum().over("q")))
+    if spec.trained:
+        name = _trained.TRAINED[method][0]
+        tab = _trained.table(method, values[name], names=r.names, system=system,
+                             dtype=r.frame.collect_schema()["sys"])
+        lf = _trained.attach(method, lf, values, tab)
     if spec.agg is None:
         if spec.weighted:
             systems = r.systems().with_columns(w=w)

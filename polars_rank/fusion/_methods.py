@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank.fusion._trained import MIN_ODD
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
@@ -51,6 +53,7 @@ class Method:
     agg: Callable[[Context], pl.Expr] | None  # None: pairwise (Condorcet)
     weighted: bool = False
     rank_based: bool = False
+    trained: bool = False  # its parameters come from pr.fusion.train (column "t")
 
 
 V, POS, W = pl.col("v"), pl.col("pos").cast(pl.Float64), pl.col("w")
@@ -78,6 +81,14 @@ def _borda(c: Context, *, weighted: bool) -> pl.Expr:
     everyone = (c.n_systems.cast(pl.Float64) * (n_cand + 1.0)
                 - pl.col("rows_q").cast(pl.Float64)) / 2.0
     return everyone.first() + (ranked - unranked).sum()
+
+
+T = pl.col("t")  # a trained method's value of the row (fusion/_trained.py)
+
+
+def _bayes(c: Context) -> pl.Expr:
+    # bayesfuse.py sum_odds: a system that did not return the document gives min_odd
+    return T.sum() + (c.n_systems.first() - HITS) * MIN_ODD
 
 
 def _isr() -> pl.Expr:
@@ -109,6 +120,18 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            weighted=True, rank_based=True),
     Method("condorcet", {}, None, rank_based=True),
     Method("w_condorcet", {"weights": REQUIRED}, None, weighted=True, rank_based=True),
+    # trained (fusion/_trained.py): the trained value of each row, summed (CombSUM)
+    Method("probfuse", {"probs": REQUIRED}, lambda c: T.sum(), rank_based=True,
+           trained=True),
+    Method("segfuse", {"probs": REQUIRED}, lambda c: T.sum(), rank_based=True,
+           trained=True),
+    Method("slidefuse", {"probs": REQUIRED, "w": REQUIRED}, lambda c: T.sum(),
+           rank_based=True, trained=True),
+    Method("posfuse", {"probs": REQUIRED}, lambda c: T.sum(), rank_based=True,
+           trained=True),
+    Method("bayesfuse", {"log_odds": REQUIRED}, _bayes, rank_based=True, trained=True),
+    Method("mapfuse", {"map_scores": REQUIRED}, lambda c: T.sum(), rank_based=True,
+           trained=True),
 )}
 """ranx's method names (``fusion_switch`` in ``ranx/fusion/__init__.py``)."""
 
