@@ -9,8 +9,10 @@ normalisation is ranx 0.3.21's (AmenRa/ranx commit 2cae52f), tested against it.
 
 from __future__ import annotations
 
+from polars_rank.fusion._compare import compare_fusion
 from polars_rank.fusion._fuse import NORMS as NORMS  # the normalisations' names
 from polars_rank.fusion._fuse import fuse, normalize
+from polars_rank.fusion._grid import optimization_grid
 from polars_rank.fusion._methods import METHODS as METHODS  # the methods, by ranx's names
 from polars_rank.fusion._norms import (
     borda_norm,
@@ -20,6 +22,7 @@ from polars_rank.fusion._norms import (
     sum_norm,
     zmuv_norm,
 )
+from polars_rank.fusion._optimize import OptimizedFusion, optimize_fusion
 
 __all__ = [
     "fuse",
@@ -30,4 +33,8 @@ __all__ = [
     "zmuv_norm",
     "rank_norm",
     "borda_norm",
+    "optimize_fusion",
+    "OptimizedFusion",
+    "optimization_grid",
+    "compare_fusion",
 ]
