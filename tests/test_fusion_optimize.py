@@ -329,3 +329,12 @@ def test_compare_fusion_arguments() -> None:
         pr.compare_fusion(runs, qrels, name="s0")
     with pytest.raises(TypeError, match="sets compare"):
         pr.compare_fusion(runs, qrels, baseline="s0")
+
+
+def test_rrf_k_may_be_fractional() -> None:
+    runs, qrels = _hybrid()
+    got = pr.optimize_fusion(runs, qrels, "rrf", grid=[0.5, 60])
+    assert got.scores["k"].dtype == pl.Float64
+    fused = pr.fuse(runs, "rrf", params={"k": 0.5})
+    assert got.scores["train"][0] == pytest.approx(
+        pr.evaluate(fused, qrels, ["ndcg@10"]).item(), rel=1e-12)
