@@ -38,9 +38,11 @@ from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.fusion import (
     borda_norm,
+    compare_fusion,
     fuse,
     max_norm,
     min_max_norm,
+    optimize_fusion,
     rank_norm,
     sum_norm,
     zmuv_norm,
@@ -76,6 +78,8 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "write_run",
     "to_dict",
     "fuse",
+    "optimize_fusion",
+    "compare_fusion",
     "min_max_norm",
     "max_norm",
     "sum_norm",

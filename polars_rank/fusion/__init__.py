@@ -11,8 +11,10 @@ commit 2cae52f), tested against it.
 
 from __future__ import annotations
 
+from polars_rank.fusion._compare import compare_fusion
 from polars_rank.fusion._fuse import NORMS as NORMS  # the normalisations' names
 from polars_rank.fusion._fuse import fuse, normalize
+from polars_rank.fusion._grid import optimization_grid
 from polars_rank.fusion._methods import METHODS as METHODS  # the methods, by ranx's names
 from polars_rank.fusion._norms import (
     borda_norm,
@@ -22,6 +24,7 @@ from polars_rank.fusion._norms import (
     sum_norm,
     zmuv_norm,
 )
+from polars_rank.fusion._optimize import OptimizedFusion, optimize_fusion
 from polars_rank.fusion._train import train
 
 __all__ = [
@@ -34,4 +37,8 @@ __all__ = [
     "zmuv_norm",
     "rank_norm",
     "borda_norm",
+    "optimize_fusion",
+    "OptimizedFusion",
+    "optimization_grid",
+    "compare_fusion",
 ]

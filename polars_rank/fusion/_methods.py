@@ -27,7 +27,7 @@ import polars as pl
 from polars_rank.fusion._trained import MIN_ODD
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
 __all__ = ["METHODS", "Context", "Method"]
 
@@ -40,8 +40,8 @@ class Context:
     """What a method's aggregation may read besides the row columns."""
 
     n_systems: pl.Expr  # the number of fused systems, also those without this query
-    total_weight: float  # the sum of the systems' weights
-    params: Mapping[str, float]
+    total_weight: float | pl.Expr  # the sum of the systems' weights
+    params: Mapping[str, float | pl.Expr]  # an expression: a grid's (optimize_fusion)
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,10 @@ def _borda(c: Context, *, weighted: bool) -> pl.Expr:
     return everyone.first() + (ranked - unranked).sum()
 
 
+def _expr(value: float | pl.Expr) -> pl.Expr:
+    return value if isinstance(value, pl.Expr) else pl.lit(value)
+
+
 T = pl.col("t")  # a trained method's value of the row (fusion/_trained.py)
 
 
@@ -113,7 +117,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("logn_isr", {"sigma": 0.01},
            lambda c: _isr() * (HITS + c.params["sigma"]).log(), rank_based=True),
     Method("rbc", {"phi": REQUIRED},
-           lambda c: ((1.0 - c.params["phi"]) * pl.lit(c.params["phi"]).pow(POS - 1.0)).sum(),
+           lambda c: ((1.0 - c.params["phi"]) * _expr(c.params["phi"]).pow(POS - 1.0)).sum(),
            rank_based=True),
     Method("bordafuse", {}, lambda c: _borda(c, weighted=False), rank_based=True),
     Method("w_bordafuse", {"weights": REQUIRED}, lambda c: _borda(c, weighted=True),
@@ -139,7 +143,8 @@ UNRANKED = 1e6
 """Condorcet's position of a document a system did not return (ranx: 1000000)."""
 
 
-def condorcet(lf: pl.LazyFrame, systems: pl.LazyFrame) -> pl.LazyFrame:
+def condorcet(lf: pl.LazyFrame, systems: pl.LazyFrame,
+              by: Sequence[str] = ()) -> pl.LazyFrame:
     """Condorcet's (weighted) majority order, as ranx's ``condorcet.py``.
 
     ranx sorts the candidates with a comparison: a before b when the weights of the
@@ -147,21 +152,26 @@ def condorcet(lf: pl.LazyFrame, systems: pl.LazyFrame) -> pl.LazyFrame:
     least those of the others. Where that relation is an order, a document's place is
     the number of candidates before it, and its score |C| minus that; this plan counts
     them with one join of the candidates with each other per query (|C|^2 pairs).
+    ``by``: columns of ``systems`` keying sets of weights (``optimize_fusion``'s
+    combinations), each fused on its own.
     """
+    keys = [*by, "q"]
     candidates = lf.select("q", "d").unique()
     grid = (candidates.join(systems, how="cross")
             .join(lf.select("q", "d", "sys", "pos"), on=["q", "d", "sys"], how="left")
-            .select("q", "d", "sys", "w",
+            .select(*keys, "d", "sys", "w",
                     idx=(pl.col("pos").cast(pl.Float64) - 1.0).fill_null(UNRANKED)))
-    pairs = (grid.join(grid.select("q", "sys", b="d", idx_b="idx"), on=["q", "sys"])
+    pairs = (grid.join(grid.select(*keys, "sys", b="d", idx_b="idx"), on=[*keys, "sys"])
              .filter(pl.col("d") != pl.col("b")))
     above = pl.col("idx") < pl.col("idx_b")
-    votes = pairs.group_by("q", "d", "b").agg(
+    votes = pairs.group_by(*keys, "d", "b").agg(
         for_=pl.when(above).then(W).otherwise(0.0).sum(),
         against=pl.when(above).then(0.0).otherwise(W).sum())
     before = (votes.filter(pl.col("for_") >= pl.col("against"))
-              .group_by("q", d="b").agg(n_before=pl.len()))
-    return (candidates.join(before, on=["q", "d"], how="left")
-            .with_columns(n_cand=pl.len().over("q"))
-            .select("q", "d", score=(pl.col("n_cand") - pl.col("n_before").fill_null(0))
+              .group_by(*keys, d="b").agg(n_before=pl.len()))
+    if by:
+        candidates = candidates.join(systems.select(by).unique(), how="cross")
+    return (candidates.join(before, on=[*keys, "d"], how="left")
+            .with_columns(n_cand=pl.len().over(keys))
+            .select(*keys, "d", score=(pl.col("n_cand") - pl.col("n_before").fill_null(0))
                     .cast(pl.Float64)))
