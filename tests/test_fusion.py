@@ -30,6 +30,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import polars_rank as pr
 from polars_rank.fusion import METHODS, NORMS
@@ -400,5 +401,8 @@ def test_streaming_engine_gives_the_same_run(method: str, norm: str | None) -> N
     params = {k: dict(enumerate(v)) if k == "weights" else v for k, v in params.items()}
     lazy = pr.fuse(frame.lazy(), method, norm=norm, params=params)
     assert isinstance(lazy, pl.LazyFrame)
-    assert lazy.collect(engine="streaming").equals(pr.fuse(frame, method, norm=norm,
-                                                           params=params))
+    # the streaming engine may add a document's values in another order (a last-place
+    # difference, Polars 1.36 with Borda's values): equal to 1e-12, ranked the same
+    assert_frame_equal(lazy.collect(engine="streaming"),
+                       pr.fuse(frame, method, norm=norm, params=params),  # type: ignore[arg-type]
+                       check_exact=False, rel_tol=1e-12, abs_tol=1e-12)
