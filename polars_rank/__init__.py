@@ -49,6 +49,8 @@ from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, to_dict, 
 from polars_rank.metrics import *  # noqa: F403 (every metric, listed once)
 from polars_rank.metrics import __all__ as _metric_names
 from polars_rank.registry import parse_metric
+from polars_rank.sampled import sampled_correction, sampled_metric
+from polars_rank.shapes import from_lists, qrels_from_interactions
 from polars_rank.validate import validate
 
 __version__ = "0.1.0"
@@ -72,6 +74,10 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "read_qrels",
     "write_run",
     "to_dict",
+    "from_lists",
+    "qrels_from_interactions",
+    "sampled_metric",
+    "sampled_correction",
     "fuse",
     "min_max_norm",
     "max_norm",
