@@ -21,7 +21,6 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._frames import FrameLike
 
 __all__ = ["RunQrels", "from_lists", "qrels_from_interactions"]
 
@@ -44,7 +43,8 @@ def _column(frame: pl.LazyFrame, name: object, param: str) -> str:
         raise TypeError(msg)
     schema = frame.collect_schema()
     if name not in schema:
-        msg = f"the frame has no column {name!r} (named by {param}=); its columns are {list(schema)}"
+        msg = (f"the frame has no column {name!r} (named by {param}=); "
+               f"its columns are {list(schema)}")
         raise InvalidDataError(msg)
     return name
 
