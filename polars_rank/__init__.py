@@ -53,6 +53,8 @@ from polars_rank.metrics import __all__ as _metric_names
 from polars_rank.recsys import *  # noqa: F403 (beyond-accuracy metrics, listed once)
 from polars_rank.recsys import __all__ as _recsys_names
 from polars_rank.registry import parse_metric
+from polars_rank.sampled import sampled_correction, sampled_metric
+from polars_rank.shapes import from_lists, qrels_from_interactions
 from polars_rank.validate import validate
 
 __version__ = "0.1.0"
@@ -77,6 +79,10 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "read_qrels",
     "write_run",
     "to_dict",
+    "from_lists",
+    "qrels_from_interactions",
+    "sampled_metric",
+    "sampled_correction",
     "fuse",
     "optimize_fusion",
     "compare_fusion",

@@ -74,6 +74,8 @@ PUBLIC_MODULES = (
     "polars_rank.registry",
     "polars_rank.validate",
     "polars_rank.datasets",
+    "polars_rank.shapes",
+    "polars_rank.sampled",
     "polars_rank.plot",
     "polars_rank.spark",
     "polars_rank.dask",
