@@ -48,8 +48,8 @@ unjudged
     ``unjudged_grade``: R and the ideal ranking grow with them) or ``"condensed"``
     (removed from the ranking, as ``judged_only``).
 unjudged_grade
-    The label ``unjudged="high"`` gives them; ``None``: the list's largest label,
-    at least 1.
+    The label ``unjudged="high"`` gives them; ``None``: 1 (``evaluate()``: the
+    largest label of the qrels).
 bounds
     ``True``: the struct ``{low, high}`` of the metric under ``unjudged="low"`` and
     ``"high"``, named after the metric.

@@ -14,8 +14,8 @@ no metric has code of its own for it:
   metric is then the metric on qrels where those documents are judged, so the
   number of relevant rows R and the ideal ranking (nDCG's IDCG, AP's and
   R-precision's R) grow with them. Unretrieved rows keep their label (null stays
-  unjudged). ``unjudged_grade=None``: the largest label of the list (its query's
-  judgments), at least 1;
+  unjudged). ``unjudged_grade=None``: 1 in an expression; in
+  :func:`polars_rank.evaluate`, the largest label of the qrels (at least 1);
 * ``"condensed"``: the unjudged rows removed from the ranking (Sakai's condensed
   lists; ``judged_only=True``, :mod:`polars_rank._condensed`).
 
@@ -55,7 +55,7 @@ def check_unjudged(unjudged: object, grade: object, bounds: object = False) -> f
     if grade is None:
         return None
     return check_real(grade, "unjudged_grade", low=0, low_open=True,
-                      allowed="a positive finite number or None (the list's largest label)")
+                      allowed="a positive finite number or None")
 
 
 def _retrieved(kwargs: dict[str, Any]) -> pl.Expr | None:
@@ -76,10 +76,15 @@ def _retrieved(kwargs: dict[str, Any]) -> pl.Expr | None:
 
 
 def high_labels(rel: IntoExpr, retrieved: pl.Expr, grade: float | None) -> pl.Expr:
-    """``rel`` with every unjudged retrieved row at ``grade`` (None: the top label, >= 1)."""
+    """``rel`` with every unjudged retrieved row at ``grade`` (None: 1).
+
+    A constant: the list's largest label as an aggregate inside the labels makes
+    Polars 2.1 panic in a group_by or window ("range start index out of range", in a
+    ternary's agg_list), so the default of an expression is 1 and
+    :func:`polars_rank.evaluate` passes the qrels' largest label as a number.
+    """
     labels = to_expr(rel, "rel").cast(pl.Float64)
-    top = (pl.lit(grade, pl.Float64) if grade is not None
-           else pl.max_horizontal(labels.max(), pl.lit(1.0)))
+    top = pl.lit(1.0 if grade is None else grade, pl.Float64)
     return pl.when(labels.is_null() & retrieved).then(top).otherwise(labels)
 
 

@@ -153,8 +153,8 @@ def evaluate(
         ``"condensed"`` (removed, as ``judged_only=True``). A metric string's own
         option wins: ``"ndcg@10(unjudged=high)"``. See docs/how-sure.md.
     unjudged_grade
-        The label ``"high"`` gives them; ``None``: the largest label of the query's
-        judgments, at least 1.
+        The label ``"high"`` gives them; ``None``: the largest label of the qrels
+        (of the run's ``rel`` without qrels), at least 1.
     bounds
         ``True``: beside each metric column, ``<name>_low`` and ``<name>_high``, the
         metric under ``unjudged="low"`` and ``"high"`` (the interval the missing

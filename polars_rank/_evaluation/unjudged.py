@@ -4,8 +4,8 @@ The ranking step keeps only the judged rows of each list (:mod:`.judged`), which
 all that ``unjudged="low"``, ``"ignore"`` and ``"condensed"`` read. ``"high"`` needs
 the unjudged retrieved rows too, so it is the same rule written on the data
 (:mod:`polars_rank._unjudged`): a run carrying its labels, every unjudged retrieved
-document of a judged query labelled ``unjudged_grade`` (the list's largest label, at
-least 1, by default), each list's unretrieved judgments beside it, evaluated by the
+document of a judged query labelled ``unjudged_grade`` (the largest label of the
+qrels, at least 1, by default), each list's unretrieved judgments beside it, evaluated by the
 one pipeline. The two evaluations' per-query values are joined on the list keys; a
 list the run retrieved nothing for has nothing to relabel, so its high value is its
 low one (``missing="zero"``).
@@ -107,11 +107,13 @@ def evaluate_variants(
         high, _, _ = evaluate(stripped, high_run(run, qrels, options, grade), None,
                               **{**kwargs, "validate": False, "missing": "skip",
                                  "all_groups": None})
-        frame = frame.join(high.select(*keys, *(pl.col(n).alias(f"{n}{_TOP}")
-                                                for n, _ in group)),
+        frame = frame.join(high.select(*keys, pl.lit(True).alias(_TOP),
+                                       *(pl.col(n).alias(f"{n}{_TOP}") for n, _ in group)),
                            on=keys, how="left", nulls_equal=True)
-        frame = frame.with_columns(pl.coalesce(f"{n}{_TOP}", twins[n]).alias(n)
-                                   for n, _ in group).drop(f"{n}{_TOP}" for n, _ in group)
+        present = pl.col(_TOP).fill_null(False)  # a null value (AUC) is a value
+        frame = frame.with_columns(
+            pl.when(present).then(pl.col(f"{n}{_TOP}")).otherwise(pl.col(twins[n])).alias(n)
+            for n, _ in group).drop(_TOP, *(f"{n}{_TOP}" for n, _ in group))
     frame = frame.select(*keys, *(pl.col(distinct[m]).alias(name) for name, m in named))
     return frame, replace(options, named=named), unjudged
 
@@ -119,7 +121,7 @@ def evaluate_variants(
 def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFrame:
     """The run with its labels, every unjudged retrieved row of a judged list at ``grade``.
 
-    ``None``: the largest label of the list (its query's judgments), at least 1. Each
+    ``None``: the largest label of the qrels (of the run without them), at least 1. Each
     list's judgments it did not retrieve follow as rows with a null score, so the
     pipeline reads it with ``qrels=None``.
     """
@@ -128,8 +130,7 @@ def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFr
     lists = [*groups, query]
     if qrels is None:
         labels = pl.col(rel).cast(pl.Float64)
-        top = (pl.lit(grade, pl.Float64) if grade is not None
-               else pl.max_horizontal(labels.max().over(lists), pl.lit(1.0)))
+        top = pl.lit(_top(lazy.select(labels.max()), grade), pl.Float64)
         judged_list = labels.is_not_null().any().over(lists)
         unjudged = labels.is_null() & pl.col(score).is_not_null() & judged_list
         return lazy.with_columns(pl.when(unjudged).then(top).otherwise(labels).alias(rel))
@@ -142,14 +143,14 @@ def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFr
             judged = judged.with_columns(pl.col(key).cast(pl.String))
     if o.subtopic is not None:  # diversity qrels: the largest label per document
         judged = judged.group_by(query, doc).agg(pl.col(rel).max())
-    top = judged.group_by(query).agg(
-        pl.max_horizontal(pl.col(rel).max(), pl.lit(1.0)).alias(_TOP))
+    top = judged.select(query).unique().with_columns(
+        pl.lit(_top(judged.select(pl.col(rel).max()), grade), pl.Float64).alias(_TOP))
     retrieved = lazy.filter(pl.col(score).is_not_null()).select(*lists, doc, score)
     labelled = (
         retrieved.join(judged, on=[query, doc], how="left")
         .join(top, on=query, how="left")
         .with_columns(pl.when(pl.col(rel).is_null() & pl.col(_TOP).is_not_null())
-                      .then(pl.lit(grade, pl.Float64) if grade is not None else pl.col(_TOP))
+                      .then(pl.col(_TOP))
                       .otherwise(pl.col(rel)).alias(rel))
         .drop(_TOP)
     )
@@ -161,3 +162,11 @@ def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFr
     )
     return pl.concat([labelled, unretrieved], how="diagonal_relaxed")
 
+
+
+def _top(largest: pl.LazyFrame, grade: float | None) -> float:
+    """``grade``, or the largest label (``largest``: one value), at least 1."""
+    if grade is not None:
+        return grade
+    value = largest.collect().item()
+    return max(float(value), 1.0) if value is not None else 1.0
