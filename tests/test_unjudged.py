@@ -72,8 +72,9 @@ def relabelled(frame: pl.DataFrame, grade: float) -> pl.DataFrame:
 
 
 def condensed(frame: pl.DataFrame) -> pl.DataFrame:
-    """The frame without its unjudged retrieved rows."""
-    rows = [row for row in frame.iter_rows() if not (row[3] is None and row[2] is not None)]
+    """The frame with its unjudged retrieved rows out of the ranking (a null score: the
+    row counts for nothing, and a query left with nothing retrieved stays a query)."""
+    rows = [(q, d, None if r is None else s, r) for q, d, s, r in frame.iter_rows()]
     return pl.DataFrame(rows, schema=frame.schema, orient="row")
 
 
