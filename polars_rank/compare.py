@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import polars as pl
 
 from polars_rank._compare import cuped
-from polars_rank._compare.robust import bound_columns, robust_columns
 from polars_rank._compare.comparison import _one, _rng_key, _tukey
 from polars_rank._compare.data import (
     _check_arms,
@@ -36,6 +35,7 @@ from polars_rank._compare.options import (
 from polars_rank._compare.options import CORRECTIONS as CORRECTIONS
 from polars_rank._compare.options import RESULT_COLUMNS as RESULT_COLUMNS
 from polars_rank._compare.options import TESTS as TESTS
+from polars_rank._compare.robust import bound_columns, robust_columns
 from polars_rank._frames import as_polars
 from polars_rank._params import UNSET, Unset
 from polars_rank.errors import InvalidDataError

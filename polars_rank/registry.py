@@ -608,13 +608,14 @@ class Metric:
             params["k"] = self.k
         if self.definition.name == "auc":
             kwargs.pop("ties", None)
-        if self.options.get(JUDGED_ONLY.name):
-            kwargs = judged_only_ranking(rel, kwargs)
         unjudged = self.options.get(UNJUDGED_POLICY.name, "low")
         grade = check_unjudged(unjudged, self.options.get(UNJUDGED_GRADE.name), bounds)
         check_rewritable(self.definition, unjudged, bounds=bounds)
+        condensed = bool(self.options.get(JUDGED_ONLY.name))
 
         def call(labels: str | pl.Expr, arguments: dict[str, Any]) -> pl.Expr:
+            if condensed:  # after "high" relabels: the data's rule first, as evaluate()
+                arguments = judged_only_ranking(labels, arguments)
             return self.definition.function(labels, **params, **arguments)
 
         # named after the metric, so several metrics fit in one select or agg

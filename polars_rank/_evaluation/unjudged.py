@@ -35,8 +35,10 @@ _TWIN = "__polars_rank_low_twin_"
 
 def with_policy(named: list[tuple[str, Metric]], unjudged: str, grade: float | None, *,
                 bounds: bool) -> list[tuple[str, Metric]]:
-    """Every metric under ``unjudged`` (a metric string's own option wins); ``bounds``:
-    ``<name>_low`` and ``<name>_high`` beside each ``<name>``."""
+    """Every metric under ``unjudged`` (a metric string's own option wins).
+
+    ``bounds``: ``<name>_low`` and ``<name>_high`` beside each ``<name>``.
+    """
     check_unjudged(unjudged, grade, bounds)
     given = {UNJUDGED_POLICY.name: unjudged}
     if grade is not None:
@@ -143,12 +145,12 @@ def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFr
             judged = judged.with_columns(pl.col(key).cast(pl.String))
     if o.subtopic is not None:  # diversity qrels: the largest label per document
         judged = judged.group_by(query, doc).agg(pl.col(rel).max())
-    top = judged.select(query).unique().with_columns(
+    tops = judged.select(query).unique().with_columns(
         pl.lit(_top(judged.select(pl.col(rel).max()), grade), pl.Float64).alias(_TOP))
     retrieved = lazy.filter(pl.col(score).is_not_null()).select(*lists, doc, score)
     labelled = (
         retrieved.join(judged, on=[query, doc], how="left")
-        .join(top, on=query, how="left")
+        .join(tops, on=query, how="left")
         .with_columns(pl.when(pl.col(rel).is_null() & pl.col(_TOP).is_not_null())
                       .then(pl.col(_TOP))
                       .otherwise(pl.col(rel)).alias(rel))
