@@ -87,6 +87,14 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-J", "--judged-only", action="store_true",
                     help="rank the judged documents only, removing the others before any "
                          "measure (as trec_eval -J; metric strings: judged_only=True)")
+    ev.add_argument("--unjudged", choices=["low", "high", "ignore", "condensed"],
+                    default="low",
+                    help="unjudged retrieved documents: non-relevant (low, ignore; "
+                         "trec_eval's), relevant at --unjudged-grade (high) or removed "
+                         "(condensed, as -J)")
+    ev.add_argument("--unjudged-grade", type=float, metavar="G",
+                    help="the label --unjudged high gives them (default: the qrels' "
+                         "largest label, at least 1)")
     ev.add_argument("-N", "--num-docs", type=int, metavar="N",
                     help="documents in the collection, read by utility's fourth weight "
                          "(as trec_eval -N; no other measure reads it)")
@@ -132,7 +140,8 @@ def _eval(args: argparse.Namespace) -> None:
               + ", ".join(measures.skipped), file=sys.stderr)
     options = {"missing": args.missing, "ties": dialect_ties(args.ties, args.dialect),
                "memory": args.memory, "max_ret": args.max_ret,
-               "judged_only": args.judged_only}
+               "judged_only": args.judged_only, "unjudged": args.unjudged,
+               "unjudged_grade": args.unjudged_grade}
     fmt = args.format or ("trec_eval" if len(args.runs) == 1 else "table")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -109,11 +109,13 @@ def _top(run: pl.LazyFrame, max_ret: int, ties: str) -> pl.LazyFrame:
 
 
 def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties: str,
-               memory: str, max_ret: int | None, judged_only: bool = False) -> pl.DataFrame:
+               memory: str, max_ret: int | None, judged_only: bool = False,
+               unjudged: str = "low", unjudged_grade: float | None = None) -> pl.DataFrame:
     """Per-query values, a column per printed name, sorted by query.
 
     ``judged_only``: trec_eval's ``-J``, after ``-M`` (form_res_rels.c cuts the list
-    at ``-M`` before it removes the unjudged documents).
+    at ``-M`` before it removes the unjudged documents). ``unjudged``,
+    ``unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``).
     """
     run = scan_run(path)
     if max_ret is not None:
@@ -121,6 +123,7 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties:
     metrics = a.unique()
     per = evaluate(run, qrels, metrics, per_query=True, missing=missing,  # type: ignore[arg-type]
                    ties=ties, memory=memory, judged_only=judged_only,  # type: ignore[arg-type]
+                   unjudged=unjudged, unjudged_grade=unjudged_grade,  # type: ignore[arg-type]
                    ).collect()
     column = {m: str(m) for m in metrics}
     per = per.select("qid", *(pl.col(column[m]).alias(n) for n, m in a.metrics.items()))
@@ -165,7 +168,8 @@ def _is_text(metric: Metric) -> bool:
 def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked, *,
                    per_query: bool = False, missing: str = "skip", ties: str = "trec_eval",
                    memory: str = "high", max_ret: int | None = None,
-                   judged_only: bool = False) -> pl.DataFrame:
+                   judged_only: bool = False, unjudged: str = "low",
+                   unjudged_grade: float | None = None) -> pl.DataFrame:
     """Long results: ``metric, qid`` (``all`` for the summary), one column per run.
 
     Numbers only: a string per query (``relstring``) is left out, with a note when
@@ -181,7 +185,8 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     a = _numbers_only(a)
     for name, path in zip(names, runs, strict=True):
         per = _per_query(path, judgments, a, missing=missing, ties=ties, memory=memory,
-                         max_ret=max_ret, judged_only=judged_only)
+                         max_ret=max_ret, judged_only=judged_only, unjudged=unjudged,
+                         unjudged_grade=unjudged_grade)
         queries[name] = set(per["qid"])
         summary = _summary(per, a, judgments if missing == "zero" else None)
         rows = pl.concat([per, summary]) if per_query else summary
@@ -245,11 +250,13 @@ def _per_query_line(metric: Metric) -> bool:
 def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False,
                     summary: bool = True, missing: str = "skip", ties: str = "trec_eval",
                     memory: str = "high", max_ret: int | None = None,
-                    judged_only: bool = False) -> None:
+                    judged_only: bool = False, unjudged: str = "low",
+                    unjudged_grade: float | None = None) -> None:
     """One run, printed exactly as trec_eval prints it."""
     judgments = _judgments(qrels, a)
     per = _per_query(run, judgments, a, missing=missing, ties=ties, memory=memory,
-                     max_ret=max_ret, judged_only=judged_only)
+                     max_ret=max_ret, judged_only=judged_only, unjudged=unjudged,
+                     unjudged_grade=unjudged_grade)
     lines = []
     if per_query:
         shown = [n for n in a.names if n in a.metrics and _per_query_line(a.metrics[n])]

@@ -35,6 +35,7 @@ from polars_rank._compare.options import (
 from polars_rank._compare.options import CORRECTIONS as CORRECTIONS
 from polars_rank._compare.options import RESULT_COLUMNS as RESULT_COLUMNS
 from polars_rank._compare.options import TESTS as TESTS
+from polars_rank._compare.robust import bound_columns, robust_columns
 from polars_rank._frames import as_polars
 from polars_rank._params import UNSET, Unset
 from polars_rank.errors import InvalidDataError
@@ -71,6 +72,7 @@ def compare(
     simultaneous: bool = False,
     alternative: Alternative = "two-sided",
     covariate: str | None = None,
+    robust: bool = False,
 ) -> pl.DataFrame:
     r"""Compare arms: delta, lift, intervals, effect size, wins and losses, p-values.
 
@@ -181,6 +183,11 @@ def compare(
     covariate
         CUPED: the column of each unit's pre-experiment value (no nulls), for
         ``paired=False``; not a metric.
+    robust
+        ``True``: read each metric's bounds, ``<metric>_low`` and ``<metric>_high``
+        (``evaluate(..., per_query=True, bounds=True)``; from two evaluations under
+        ``ties="pessimistic"`` and ``"optimistic"`` to bound the tie order too), and
+        say whether each difference survives them (columns below).
 
     Returns
     -------
@@ -203,7 +210,11 @@ def compare(
         arm) the means are given, the tests and intervals are null; both are reported
         in a ``UserWarning``. Zero-variance differences give p = 1 if the delta is 0,
         else 0 (t-test; SciPy returns NaN). With ``covariate``, a last column
-        ``cuped_theta``.
+        ``cuped_theta``. With ``robust=True``, three last columns: ``delta_low``
+        (the arm's ``<metric>_low`` mean minus the baseline's ``<metric>_high``
+        mean), ``delta_high`` (the other way round) and ``robust``: whether the
+        difference keeps its sign across them (``delta_low > 0`` or
+        ``delta_high < 0``). See docs/how-sure.md.
 
     Raises
     ------
@@ -281,8 +292,15 @@ def compare(
         raise ValueError(msg)
     extra = _covariate_column(covariate, schema, keys, paired)
     metric_names = _metric_columns(schema, metrics, [*keys, *extra])
+    if not isinstance(robust, bool):
+        msg = f"robust must be True or False, got {robust!r}"
+        raise TypeError(msg)
+    bounds = []
+    if robust:
+        metric_names = bound_columns(schema, metric_names)
+        bounds = [f"{m}_{end}" for m in metric_names for end in ("low", "high")]
 
-    frame = per_query.lazy().select(*keys, *extra, *metric_names).collect()
+    frame = per_query.lazy().select(*keys, *extra, *metric_names, *bounds).collect()
     arms = _check_arms(frame, arm, baseline)
     pairs = _pairs(arms, baseline)
     for q in queries:
@@ -291,7 +309,7 @@ def compare(
             raise InvalidDataError(msg)
     if queries:
         _check_unique(frame, [*groups, arm, *queries])
-    long = _long(frame, [*keys, *extra], metric_names)
+    long = _long(frame.drop(bounds), [*keys, *extra], metric_names)
     _check_finite(long, arm, queries)
     thetas: dict[tuple[Any, ...], float] = {}
     if covariate is not None:
@@ -355,7 +373,8 @@ def compare(
         cuped.THETA: pl.Float64,
     }
     columns = [*groups, "metric", arm, *RESULT_COLUMNS[1:], *([cuped.THETA] if extra else [])]
-    return pl.DataFrame(rows, schema=out_schema).select(columns)
+    out = pl.DataFrame(rows, schema=out_schema).select(columns)
+    return robust_columns(out, frame, arm, groups, metric_names) if robust else out
 
 
 def _covariate_column(covariate: str | None, schema: pl.Schema, keys: list[str],

@@ -37,6 +37,7 @@ from polars_rank._gain_table import GainTable, check_gains
 from polars_rank._ir_measures import chosen_metric
 from polars_rank._option_text import parse_structured, split_options, trec_parameters
 from polars_rank._params import DENOMINATORS, EMPTY, GAINS, check_k
+from polars_rank._unjudged import UNJUDGED, check_unjudged, with_unjudged
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
 
@@ -96,6 +97,14 @@ def _boolean(raw: str, name: str, metric: str) -> bool:
 JUDGED_ONLY = Option("judged_only", bool, False,
                      description="rank the judged rows only (trec_eval -J, ir_measures' "
                                  "judged_only): every metric has it")
+UNJUDGED_POLICY = Option("unjudged", str, "low", UNJUDGED,
+                         "unjudged retrieved rows non-relevant (low, ignore), relevant at "
+                         "unjudged_grade (high) or removed (condensed): every metric has it")
+UNJUDGED_GRADE = Option("unjudged_grade", float, None,
+                        description="the label of unjudged rows under unjudged=high "
+                                    "(none: the list's largest label, at least 1)")
+COMMON_OPTIONS = (JUDGED_ONLY, UNJUDGED_POLICY, UNJUDGED_GRADE)
+"""The options every metric string takes (they rewrite the data, not the metric)."""
 
 
 @dataclass(frozen=True)
@@ -127,17 +136,19 @@ class MetricDef:
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (ir_measures' ``rel``: ``threshold``, ``T``: ``target``).
 
-        ``judged_only`` (:data:`JUDGED_ONLY`) is every metric's.
+        ``judged_only``, ``unjudged`` and ``unjudged_grade`` (:data:`COMMON_OPTIONS`)
+        are every metric's.
         """
         name = {"rel": "threshold", "t": "target"}.get(name, name)
-        if name == JUDGED_ONLY.name:
-            return JUDGED_ONLY
+        common = next((o for o in COMMON_OPTIONS if o.name == name), None)
+        if common is not None:
+            return common
         return next((o for o in self.options if o.name == name), None)
 
     @property
     def string_options(self) -> tuple[Option, ...]:
-        """The options a metric string may set: the function's, then ``judged_only``."""
-        return (*self.options, JUDGED_ONLY)
+        """The options a metric string may set: the function's, then the common ones."""
+        return (*self.options, *COMMON_OPTIONS)
 
 
 THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are relevant")
@@ -586,20 +597,47 @@ class Metric:
 
         Every option is passed, given or not: a metric string's defaults are the
         registry's (``ndcg@10`` is linear gain; the function's default is exponential).
-        ``judged_only=True`` ranks the judged rows only (:mod:`polars_rank._condensed`).
+        ``judged_only=True`` ranks the judged rows only (:mod:`polars_rank._condensed`);
+        ``unjudged`` / ``unjudged_grade`` rewrite the unjudged rows first
+        (:mod:`polars_rank._unjudged`). ``bounds=True`` (not an option of the string):
+        the struct ``{low, high}`` of the metric under ``unjudged="low"`` and ``"high"``.
         """
+        bounds = kwargs.pop("bounds", False)
         params = {o.name: self.options.get(o.name, o.default) for o in self.definition.options}
         if self.k is not None:
             params["k"] = self.k
         if self.definition.name == "auc":
             kwargs.pop("ties", None)
-        if self.options.get(JUDGED_ONLY.name):
-            kwargs = judged_only_ranking(rel, kwargs)
+        unjudged = self.options.get(UNJUDGED_POLICY.name, "low")
+        grade = check_unjudged(unjudged, self.options.get(UNJUDGED_GRADE.name), bounds)
+        check_rewritable(self.definition, unjudged, bounds=bounds)
+        condensed = bool(self.options.get(JUDGED_ONLY.name))
+
+        def call(labels: str | pl.Expr, arguments: dict[str, Any]) -> pl.Expr:
+            if condensed:  # after "high" relabels: the data's rule first, as evaluate()
+                arguments = judged_only_ranking(labels, arguments)
+            return self.definition.function(labels, **params, **arguments)
+
         # named after the metric, so several metrics fit in one select or agg
-        return self.definition.function(rel, **params, **kwargs).alias(str(self))
+        return with_unjudged(call, rel, kwargs, unjudged, grade, bounds=bounds,
+                             name=str(self)).alias(str(self))
 
 
 _BY_FUNCTION: dict[str, MetricDef] = {m.function.__name__: m for m in METRICS.values()}
+
+
+def check_rewritable(definition: MetricDef | None, unjudged: str, *, bounds: bool) -> None:
+    """Refuse ``unjudged="high"`` for the intent-aware metrics (a label names no subtopic)."""
+    if definition is not None and definition.subtopics and (bounds or unjudged == "high"):
+        msg = (f"{definition.name}: unjudged='high' (and bounds=True) for an intent-aware "
+               "metric: an unjudged document's rows name no subtopic, so there is no label "
+               "to give it; use 'low', 'ignore' or 'condensed'")
+        raise NotImplementedError(msg)
+
+
+def function_unjudged(function: str) -> MetricDef | None:
+    """The registry entry of a metric function (by ``__name__``), if it has one."""
+    return _BY_FUNCTION.get(function)
 
 
 def expression_name(function: str, arguments: Mapping[str, Any]) -> str:
@@ -615,7 +653,8 @@ def expression_name(function: str, arguments: Mapping[str, Any]) -> str:
     k = arguments.get("k")
     if definition is None:
         return function + (f"@{k}" if k is not None else "")
-    given = {o: _as_option(arguments[o.name]) for o in definition.options if o.name in arguments}
+    given = {o: _as_option(arguments[o.name]) for o in definition.string_options
+             if o.name in arguments}
     options = {o.name: value for o, value in given.items() if value != o.default}
     return str(Metric(definition, k if definition.cutoff else None, options))
 

@@ -41,4 +41,23 @@ pairs = pr.report(pr.compare(per_system), format="chart")
 pairs.save("report.svg")
 # --8<-- [end:report]
 
-CHARTS = {"metric_at_k": curves, "forest": forest, "distribution": spread, "report": pairs}
+# --8<-- [start:bounds]
+# a third of the documents never judged (as a dense retriever's new finds)
+sparse = df.with_columns(pl.when(pl.col("docid").hash(seed=1) % 3 == 0).then(None)
+                         .otherwise(pl.col("rel")).alias("rel"))
+cutoffs = (1, 3, 5, 10, 20)
+bounded = pr.evaluate(sparse, metrics=[f"p@{k}" for k in cutoffs], group_by="arm",
+                      bounds=True)
+ends = pl.concat([
+    bounded.select("arm", pl.lit(end).alias("unjudged"),
+                   *(pl.col(f"p@{k}_{end}").alias(f"p@{k}") for k in cutoffs))
+    for end in ("low", "high")
+])
+band = pr.plot.metric_at_k(
+    ends, series=["arm", "unjudged"],
+    title="P@k, unjudged documents non-relevant (low) or relevant (high)")
+band.save("bounds.svg")
+# --8<-- [end:bounds]
+
+CHARTS = {"metric_at_k": curves, "forest": forest, "distribution": spread, "report": pairs,
+          "bounds": band}

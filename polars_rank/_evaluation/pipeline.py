@@ -31,12 +31,14 @@ from polars_rank._evaluation.options import (
     metric_list,
 )
 from polars_rank._evaluation.scoring import per_list
+from polars_rank._evaluation.unjudged import evaluate_variants, with_policy
 from polars_rank.registry import dialect_ties
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._frames import FrameLike
+    from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate", "ranked", "per_query_values", "PerQuery"]
@@ -63,6 +65,9 @@ def evaluate(
     dialect: str = "polars-rank",
     subtopic: str = "subtopic",
     judged_only: bool = False,
+    unjudged: Unjudged = "low",
+    unjudged_grade: float | None = None,
+    bounds: bool = False,
 ) -> FrameT:
     """Evaluate a run against relevance judgments, per group or per query.
 
@@ -141,6 +146,19 @@ def evaluate(
         whose run retrieved nothing judged is still evaluated (an empty list), as
         trec_eval does. One metric at a time: ``"ndcg@10(judged_only=True)"``
         (ir_measures' ``nDCG(judged_only=True)@10``).
+    unjudged
+        Retrieved documents without a judgment: ``"low"`` (non-relevant, as trec_eval;
+        the default), ``"ignore"`` (the same numbers), ``"high"`` (judged at
+        ``unjudged_grade``, so R and the ideal ranking grow with them) or
+        ``"condensed"`` (removed, as ``judged_only=True``). A metric string's own
+        option wins: ``"ndcg@10(unjudged=high)"``. See docs/how-sure.md.
+    unjudged_grade
+        The label ``"high"`` gives them; ``None``: the largest label of the qrels
+        (of the run's ``rel`` without qrels), at least 1.
+    bounds
+        ``True``: beside each metric column, ``<name>_low`` and ``<name>_high``, the
+        metric under ``unjudged="low"`` and ``"high"`` (the interval the missing
+        judgments leave open), from the same evaluation.
 
     Returns
     -------
@@ -193,7 +211,8 @@ def evaluate(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate, memory=memory, dialect=dialect,
         subtopic=subtopic,
-        judged_only=judged_only,
+        judged_only=judged_only, unjudged=unjudged, unjudged_grade=unjudged_grade,
+        bounds=bounds,
     )
     warn_unjudged(per.unjudged, query, per.options.groups)
     out = means(per.frame, per.options, per_query=per_query)
@@ -344,6 +363,9 @@ def per_query_values(
     dialect: str = "polars-rank",
     subtopic: str = "subtopic",
     judged_only: bool = False,
+    unjudged: Unjudged = "low",
+    unjudged_grade: float | None = None,
+    bounds: bool = False,
 ) -> PerQuery:
     """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
 
@@ -356,12 +378,39 @@ def per_query_values(
     per-query values (not sorted) with the unjudged-query summaries, without warning.
     ``all_groups``: the ``group_by`` combinations of the whole run's retrieved rows,
     for ``missing="zero"`` when the piece holds only part of the run (default: the
-    piece's own).
+    piece's own). ``unjudged``, ``unjudged_grade``, ``bounds``: see
+    :mod:`~polars_rank._evaluation.unjudged`.
     """
-    named = metric_list(metrics, dialect, judged_only=judged_only)
+    named = with_policy(metric_list(metrics, dialect, judged_only=judged_only), unjudged,
+                        unjudged_grade, bounds=bounds)
+    frame, options, summaries = evaluate_variants(
+        named, run, qrels, _per_query_named, query=query, doc=doc, score=score, rel=rel,
+        group_by=group_by, ties=dialect_ties(ties, dialect), missing=missing,
+        validate=validate, memory=memory, all_groups=all_groups, subtopic=subtopic)
+    return PerQuery(frame, options, summaries)
+
+
+def _per_query_named(
+    named: list[tuple[str, Metric]],
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | None,
+    *,
+    query: str,
+    doc: str,
+    score: str,
+    rel: str,
+    group_by: str | Sequence[str] | None,
+    ties: str,
+    missing: str,
+    validate: bool,
+    memory: str,
+    all_groups: pl.DataFrame | None,
+    subtopic: str,
+) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]:
+    """:func:`per_query_values` for metrics already parsed and named: one data variant."""
     options, lazy_run, lazy_qrels = check_arguments(
         run, qrels, named, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
-        ties=dialect_ties(ties, dialect), missing=missing, validate=validate, memory=memory,
+        ties=ties, missing=missing, validate=validate, memory=memory,
         all_groups=all_groups,
         subtopic=subtopic,
     )
@@ -370,7 +419,7 @@ def per_query_values(
         frame = _bucketed(lazy_run, lazy_qrels, options, unjudged)
     else:
         frame = _evaluated(lazy_run, lazy_qrels, options, unjudged)
-    return PerQuery(raise_empty(frame, options), options, unjudged)
+    return raise_empty(frame, options), options, unjudged
 
 
 def _evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
