@@ -367,17 +367,18 @@ def fusion_lines(results: dict[str, dict | None]) -> list[str]:
         floor = results.get(f"plain Polars fuse, {method}") or {}
         if not ours.get("seconds"):
             continue
-        same = all(abs(ours["means"]["rows"] - t["means"]["rows"]) == 0
-                   and abs(ours["means"]["score_sum"] - t["means"]["score_sum"])
-                   <= 1e-6 * max(1.0, abs(t["means"]["score_sum"]))
-                   for t in (cold, warm) if t.get("means"))
+        others = [t for t in (floor, cold, warm) if t.get("means")]
+        same = bool(others) and all(
+            abs(ours["means"]["rows"] - t["means"]["rows"]) == 0
+            and abs(ours["means"]["score_sum"] - t["means"]["score_sum"])
+            <= 1e-6 * max(1.0, abs(t["means"]["score_sum"])) for t in others)
         cells = [f"{ours['seconds']:.2f}", f"{floor.get('seconds', float('nan')):.2f}",
                  f"{cold.get('seconds', float('nan')):.2f}",
                  f"{warm.get('seconds', float('nan')):.2f}",
                  f"{ours['seconds'] / floor['seconds']:.2f}x" if floor.get("seconds") else "",
                  f"{ours['seconds'] / cold['seconds']:.3f}x" if cold.get("seconds") else "",
                  f"{ours['seconds'] / warm['seconds']:.3f}x" if warm.get("seconds") else "",
-                 "yes (rows, score sum)" if same else "NO"]
+                 "yes (rows, score sum)" if same else ("NO" if others else "-")]
         out.append(f"| {method} | {' | '.join(cells)} |")
     return out
 
