@@ -257,6 +257,22 @@ def test_judged_only_keeps_a_query_with_nothing_judged_retrieved() -> None:
     assert summary.row(0) == (0.25, None)  # a string has no mean
 
 
+def test_rank_correlation_of_a_condensed_list_left_empty() -> None:
+    """q2 retrieved nothing judged: its list has an unretrieved row only. Polars 1.36
+    raised there (a sort by a list of filtered keys in a ``group_by``; canary in
+    tests/test_workarounds.py); the lists come in either order."""
+    run = pl.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a", "b", "x", "c"],
+                        "score": [3.0, 2.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2"],
+                          "docid": ["a", "b", "x", "c", "y"], "rel": [0, 2, None, None, 2]})
+    for ties in ("first", "trec_eval", "expected"):
+        for frame in (run, run.reverse()):
+            out = pr.evaluate(frame, qrels, ["rank_correlation", "map"], per_query=True,
+                              judged_only=True, ties=ties).sort("qid")
+            # q1's condensed list is a (0) above b (2): its one pair discordant
+            assert out.rows() == [("q1", 0.0, 0.5), ("q2", 1.0, 0.0)], ties
+
+
 def test_judged_only_option_parses_and_prints_back() -> None:
     metric = parse_metric("nDCG(judged_only=True)@10")
     assert str(metric) == "ndcg@10(judged_only=True)"

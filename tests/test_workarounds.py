@@ -167,3 +167,33 @@ def test_a_list_is_still_sliced_at_one_offset_on_polars_1() -> None:
     cut = pl.element().implode().list.slice(starts, lengths)
     with pytest.raises(pl.exceptions.ComputeError, match="does not match"):
         frame.select(pl.col("x").list.eval(cut.list.sum()))
+
+
+@pytest.mark.skipif(POLARS_2, reason="Polars 2.x sorts filtered groups by several keys")
+def test_a_sort_by_several_filtered_keys_still_fails_on_an_emptied_group() -> None:
+    """``polars_rank.metrics.pairwise._by_rank_then_label`` sorts twice by one key: on
+    Polars 1.36, a sort by a list of keys filtered in a ``group_by`` (or a window)
+    raises when the filter leaves a group no row (a list of unretrieved rows only)."""
+    frame = pl.DataFrame({"q": [0, 0, 1], "lo": [1, 2, None], "g": [1.0, 2.0, 3.0]})
+    kept = pl.col("lo").is_not_null()
+    lo, g = pl.col("lo").filter(kept), pl.col("g").filter(kept)
+    one_key = frame.group_by("q", maintain_order=True).agg(g.sort_by(lo))
+    assert one_key["g"].to_list() == [[1.0, 2.0], []]
+    with pytest.raises(pl.exceptions.ComputeError, match="matching group lengths"):
+        frame.group_by("q", maintain_order=True).agg(g.sort_by([lo, g]))
+
+
+@pytest.mark.skipif(POLARS_2, reason="Polars 2.x builds a struct of filtered fields per group")
+def test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows() -> None:
+    """``polars_rank.metrics.pairwise._by_rank_then_label`` does not fold its two keys
+    into one struct (``polars_rank._sort_keys.sort_by``): on Polars 1.36 a struct of
+    fields filtered in a ``group_by`` takes, in the groups after one the filter
+    shortened, rows of other groups (a struct with a ``rank()`` field too). With such
+    a key, ``evaluate()``'s rank_correlation varied between runs: the lists' order
+    comes from a ``group_by``."""
+    frame = pl.DataFrame({"q": [0, 0, 1, 1], "lo": [1, None, 1, 2], "g": [0.0, 0.0, 2.0, 0.0]})
+    kept = pl.col("lo").is_not_null()
+    lo, g = pl.col("lo").filter(kept), pl.col("g").filter(kept)
+    key = pl.struct(lo.alias("lo"), (-g).alias("g"))
+    out = frame.group_by("q", maintain_order=True).agg(g.sort_by(key, maintain_order=True))
+    assert out["g"].to_list()[1] == [0.0, 2.0]  # [2.0, 0.0] when fixed

@@ -135,11 +135,26 @@ def _positioned_rank_correlation(r: Ranked) -> pl.Expr:
     orders = [True] if r.rank_last is None else [True, False]  # optimistic, pessimistic
     total = pl.lit(0.0)
     for optimistic in orders:
-        labels = gains.sort_by([lo_p, gains], descending=[False, optimistic],
-                               maintain_order=True)
+        labels = _by_rank_then_label(gains, lo_p, optimistic=optimistic)
         left_out = left_out_above if optimistic else left_out_above + left_out_in_group
         total = total + _discordant(labels) + (positive * left_out).sum()
     return _share_concordant(total / float(len(orders)), r.n_retrieved().cast(pl.Float64))
+
+
+def _by_rank_then_label(gains: pl.Expr, lo: pl.Expr, *, optimistic: bool) -> pl.Expr:
+    """``gains`` by rank ``lo``, tied rows by gain (descending when ``optimistic``).
+
+    Two stable sorts by one key each: Polars 1.36 cannot sort these filtered rows by
+    several keys in a ``group_by`` or window. A list of keys ``[lo, gains]`` raises
+    "expressions in 'sort_by' must have matching group lengths" when a list has no
+    retrieved row (``evaluate(judged_only=True)`` for a query that retrieved nothing
+    judged); one struct key of the filtered fields (or of a ``rank()``, as before)
+    sorts, in the lists after one the filter shortened, rows of other lists, so
+    ``evaluate()`` varied between runs with the lists' order. Canaries in
+    tests/test_workarounds.py; on Polars 2.1 as fast as the list of keys (measured).
+    """
+    lo_by_gain = lo.sort_by(gains, descending=optimistic, maintain_order=True)
+    return gains.sort(descending=optimistic).sort_by(lo_by_gain, maintain_order=True)
 
 
 @shared_parameters
