@@ -13,6 +13,7 @@ import math
 import polars as pl
 import pytest
 import reference as ref
+from budget import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -83,7 +84,7 @@ def oracle(clicks: list[int | None], dwell: list[float | None], k: int | None,
     }
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=log_st(), k=st.sampled_from([None, 1, 2, 3, 10]))
 @example(rows=[], k=None)
 @example(rows=[(0, 3, None, None), (0, 1, 0, 0.0)], k=None)  # no click, dwell 0 logged
@@ -98,7 +99,7 @@ def test_per_session_matches_reference(rows: list[Row], k: int | None) -> None:
             assert close(row[name], value), (name, row, value)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(rows=log_st(), k=st.sampled_from([None, 1, 3]))
 def test_query_mean_over_sessions(rows: list[Row], k: int | None) -> None:
     """``query=``: the mean over sessions, each once (mean dwell: over those with one)."""

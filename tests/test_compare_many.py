@@ -13,6 +13,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
@@ -115,7 +116,7 @@ def test_corrections_equal_statsmodels(ours: str, theirs: str) -> None:
         assert rows["significant"].to_list() == list(ref <= 0.05)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
 def test_fdr_and_holm_sidak_equal_statsmodels(p: list[float]) -> None:
     for ours, theirs in ((benjamini_hochberg, "fdr_bh"), (holm_sidak, "holm-sidak")):

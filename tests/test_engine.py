@@ -20,6 +20,7 @@ import warnings
 
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -151,7 +152,7 @@ def assert_same_values(got: pl.DataFrame, want: pl.DataFrame, names: list[str]) 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("ties", TIES)
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), kind=st.sampled_from(ID_TYPES), data=st.data())
 def test_every_path_gives_the_same_numbers(ties: str, case: tuple[pl.DataFrame, pl.DataFrame],
                                            kind: str, data: st.DataObject) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 import pytest
 import pytrec_eval
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -48,7 +49,7 @@ MEASURES = {
     "success.1",
 }
 SETTINGS = settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -301,7 +302,7 @@ def runs(draw: st.DrawFn) -> tuple[pl.DataFrame, list[int], list[float]]:
 
 
 @pytest.mark.parametrize("norm", [None, *NORMS])
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=runs())
 def test_random_runs_against_ranx(norm: str | None,
                                   data: tuple[pl.DataFrame, list[int], list[float]]) -> None:

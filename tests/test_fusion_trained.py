@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -299,7 +300,7 @@ def data(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, lis
 
 
 @pytest.mark.parametrize("norm", [None, "min-max", "rank"])
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=data(), n=st.integers(1, 4))
 def test_random_runs_against_ranx(norm: str | None, n: int,
                                   data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame,

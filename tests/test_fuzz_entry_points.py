@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,7 +91,7 @@ def per_query(frame: pl.DataFrame) -> dict[str | None, tuple[float, ...]]:
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=frames(), kind=st.sampled_from(sorted(KINDS)))
 def test_one_bad_value_is_an_error_or_a_nan_never_a_wrong_number(
         data: tuple[pl.DataFrame, int], kind: str) -> None:
@@ -132,7 +133,7 @@ def _escaped(words: str) -> str:
     return words.replace("(", r"\(").replace(")", r"\)")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=frames())
 def test_clean_data_agrees_across_entry_points(data: tuple[pl.DataFrame, int]) -> None:
     """The control: on clean data the same three entry points agree, no error."""

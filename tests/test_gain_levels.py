@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 import polars as pl
 import pytest
 import reference_gains as ref
+from budget import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -116,7 +117,7 @@ def edges(test: Callable[..., None]) -> Callable[..., None]:
     return test
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=rows_st, gains=gains_st, t=thresholds_st)
 @edges
 def test_keys_mode_matches_the_c_code(rows: list[Row], gains: Gains, t: float) -> None:
@@ -124,14 +125,14 @@ def test_keys_mode_matches_the_c_code(rows: list[Row], gains: Gains, t: float) -
 
 
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=rows_st, gains=gains_st, t=thresholds_st)
 def test_label_tie_policies(ties: str, rows: list[Row], gains: Gains, t: float) -> None:
     check(rows, gains, t, {"by": "score", "ties": ties}, frame(rows), ties)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["every row", "judged rows"])
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(rows=rows_st, gains=gains_st, t=thresholds_st)
 @edges
 def test_positions_mode_matches_the_c_code(sparse: bool, rows: list[Row], gains: Gains,
@@ -143,7 +144,7 @@ def test_positions_mode_matches_the_c_code(sparse: bool, rows: list[Row], gains:
     check(rows, gains, t, {"rank": "pos"}, df)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=rows_st, gains=gains_st, t=thresholds_st)
 def test_row_order_is_the_ranking(rows: list[Row], gains: Gains, t: float) -> None:
     ranked, _ = in_rank_order(rows)
@@ -152,7 +153,7 @@ def test_row_order_is_the_ranking(rows: list[Row], gains: Gains, t: float) -> No
     check(shown, gains, t, {"by": None}, df)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(queries=st.lists(st.lists(st.tuples(labels_st, scores_st), min_size=1, max_size=8),
                        min_size=1, max_size=4), gains=gains_st, t=thresholds_st)
 def test_query_means(queries: list[list[Row]], gains: Gains, t: float) -> None:
@@ -285,7 +286,7 @@ levels_st = st.lists(st.sampled_from([-0.5, 0.0, 0.1, 0.25, 0.3, 0.5, 0.75, 1.0,
                      min_size=1, max_size=5).map(sorted)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(rows=rows_st, levels=levels_st, t=thresholds_st)
 def test_eleven_point_average_at_chosen_levels(rows: list[Row], levels: list[float],
                                                t: float) -> None:

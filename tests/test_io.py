@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -314,7 +315,7 @@ def run_rows(draw: st.DrawFn) -> list[tuple[str, str, float | None]]:
     return draw(st.permutations(rows))
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=examples(150), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=run_rows(), tag=st.sampled_from(["polars-rank", "my_run"]))
 def test_write_read_round_trip(tmp_path: Path, rows: list, tag: str) -> None:

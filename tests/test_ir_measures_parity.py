@@ -32,6 +32,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -244,7 +245,7 @@ def test_specs_without_a_provider_are_refused_by_ir_measures(spec: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ALL_SPECS)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_per_query_values_equal_ir_measures(spec: str, data: st.DataObject) -> None:
     run, qrels = data.draw(collections(positive_scores=provider(spec) == "compat"))

@@ -34,6 +34,7 @@ import polars as pl
 import pytest
 import pytrec_eval
 import reference as ref
+from budget import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_trec_eval_collection import differences, parse
@@ -125,7 +126,7 @@ def expressions(k: int | None, threshold: float, **ranking: object) -> list[pl.E
     ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=rows_st, k=st.sampled_from([None, 1, 3, 5, 20]),
        threshold=st.sampled_from([1, 2, 0.5]))
 @example(rows=[], k=10, threshold=1)  # an empty list: 0, and the empty string
@@ -143,7 +144,7 @@ def test_pool_metrics_equal_the_c_source(rows: list[Row], k: int | None,
         assert close(by_rank[name], value), (name, by_rank[name], value)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=rows_st)
 def test_without_pool_information_every_unjudged_row_is_unpooled(rows: list[Row]) -> None:
     """``pooled=None``: infAP is AP (no pooled unjudged row), relstring shows '-'."""
@@ -175,7 +176,7 @@ SPECS = ["ndcg@3", "ndcg", "map", "map@2", "mrr", "p@2", "recall@3", "rprec", "b
          "rank_correlation", "err@3(max_grade=12)", "set_map", "gm_map"]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=rows_st, spec=st.sampled_from(SPECS))
 def test_judged_only_is_the_metric_on_the_judged_rows(rows: list[Row], spec: str) -> None:
     """trec_eval -J: the unjudged rows removed before anything is computed."""
@@ -216,7 +217,7 @@ def trec_files(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "first", "expected"])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files=trec_files())
 def test_evaluate_judged_only_is_evaluate_on_the_judged_documents(
         ties: str, files: tuple[pl.DataFrame, pl.DataFrame]) -> None:
@@ -348,7 +349,7 @@ IR_MEASURES = ["infAP", "infAP(rel=2)", "nDCG(judged_only=True)@5", "nDCG(judged
                "R(judged_only=True)@5", "Rprec(judged_only=True)", "Judged@3", "Judged"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=lender_case())
 def test_ir_measures_values(case: tuple[list, list]) -> None:
     qrels, run = case
@@ -371,7 +372,7 @@ PYTREC = {"map": "map", "P_5": "P_5", "ndcg_cut_5": "ndcg_cut_5", "recip_rank": 
           "Rprec": "Rprec", "infAP": "infAP", "recall_5": "recall_5", "success_1": "success_1"}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=lender_case())
 def test_pytrec_eval_judged_docs_only(case: tuple[list, list]) -> None:
     """trec_eval 9's -J, through pytrec_eval, for the measures 10.0 did not change."""

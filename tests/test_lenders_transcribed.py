@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 import pytest
 import reference_lenders as lend
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -140,7 +141,7 @@ def _spec(template: str, k: int | None, action: str) -> str:
 
 
 @pytest.mark.parametrize("name", list(TORCH))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data(), k=st.sampled_from([None, 1, 2, 3, 5]),
        action=st.sampled_from(list(ACTIONS)))
 def test_torchmetrics_means(name: str, data: st.DataObject, k: int | None, action: str) -> None:
@@ -165,7 +166,7 @@ def test_torchmetrics_means(name: str, data: st.DataObject, k: int | None, actio
     assert math.isclose(got, want, rel_tol=TOL, abs_tol=TOL), (spec, got, want, queries)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(queries=torch_queries(graded=False, ties=False).map(
     lambda qs: [([p - 3.0 for p in preds], target) for preds, target in qs]),
     k=st.sampled_from([None, 1, 2, 3]))
@@ -259,7 +260,7 @@ def ratings(draw: st.DrawFn) -> tuple[list[lend.Rating], list[lend.Rating]]:
     return true, pred
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(case=ratings(), k=st.sampled_from([1, 2, 3, 5, 10]))
 def test_recommenders_random(case: tuple[list[lend.Rating], list[lend.Rating]], k: int) -> None:
     """Each ranking function of python_evaluation.py, ties in row order (as pandas')."""

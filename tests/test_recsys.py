@@ -14,6 +14,7 @@ import math
 
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -153,7 +154,7 @@ def _rows(users: list[list[int]]) -> pl.DataFrame:
         schema={"user": pl.Int64, "item": pl.Int64, "pos": pl.Int64, "arm": pl.Int64})
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lists, st.integers(1, 6))
 def test_cross_list_against_reference(users: list[list[int]], k: int) -> None:
     df = _rows(users)
@@ -190,7 +191,7 @@ vectors = st.lists(st.lists(st.floats(0.1, 5, allow_nan=False), min_size=3, max_
                    min_size=0, max_size=5)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(vectors, min_size=1, max_size=4), st.lists(st.integers(0, 2), min_size=20,
                                                           max_size=20))
 def test_intra_list_against_reference(users: list[list[list[float]]], cats: list[int]) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,7 +105,7 @@ rows_strategy = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 7), st.inte
                          min_size=1, max_size=30, unique_by=lambda r: (r[0], r[1]))
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(rows_strategy, st.integers(1, 4))
 def test_ties_keep_input_order(rows: list[tuple[int, int, int]], k: int) -> None:
     df = _frame(rows)
@@ -133,7 +134,7 @@ def test_reversed_ties_cut_the_other_item() -> None:
     assert df.select(coverage).item() == pytest.approx(2 / 8)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(rows_strategy, st.one_of(st.none(), st.integers(1, 4)))
 def test_over_every_per_list_metric(rows: list[tuple[int, int, int]], k: int | None) -> None:
     df = _frame(rows)
@@ -153,7 +154,7 @@ def test_over_every_per_list_metric(rows: list[tuple[int, int, int]], k: int | N
             assert _same(per_arm[arm], sum(users) / len(users) if users else None), (name, arm)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(rows_strategy, st.integers(1, 4))
 def test_over_every_cross_list_metric(rows: list[tuple[int, int, int]], k: int) -> None:
     df = _frame(rows)

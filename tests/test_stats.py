@@ -15,6 +15,7 @@ import statistics
 
 import numpy as np
 import pytest
+from budget import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
@@ -43,7 +44,7 @@ def data(seed: int, n: int, *, paired: bool = True, shift: float = 0.03,
 
 
 # ---------------------------------------------------------------------------- t-tests
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 300),
        alpha=st.sampled_from([0.01, 0.05, 0.1, 0.32]))
 def test_paired_t_equals_scipy(seed: int, n: int, alpha: float) -> None:
@@ -58,7 +59,7 @@ def test_paired_t_equals_scipy(seed: int, n: int, alpha: float) -> None:
     assert got.n == n
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 10_000), n_a=st.integers(2, 200), n_b=st.integers(2, 200),
        alpha=st.sampled_from([0.01, 0.05, 0.1]))
 def test_welch_t_equals_scipy(seed: int, n_a: int, n_b: int, alpha: float) -> None:
@@ -166,7 +167,7 @@ def brute_force_sign_flips(d: np.ndarray) -> float:
     return min(1.0, 2 * min(less, greater) / len(null))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 12))
 @example(seed=1939, n=11)
 def test_exact_sign_flips_equal_scipy(seed: int, n: int) -> None:
@@ -181,7 +182,7 @@ def test_exact_sign_flips_equal_scipy(seed: int, n: int) -> None:
     assert got.p_value == pytest.approx(brute_force_sign_flips(a - b), abs=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 10_000), n_a=st.integers(2, 7), n_b=st.integers(2, 7))
 def test_exact_relabellings_equal_scipy(seed: int, n_a: int, n_b: int) -> None:
     a, b = data(seed, n_a, paired=False, n_b=n_b, shift=0.2)
@@ -471,7 +472,7 @@ p_values_st = st.lists(
     st.one_of(st.floats(0, 1), st.sampled_from([0.0, 0.01, 0.05, 0.5, 1.0])), max_size=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(p=p_values_st)
 def test_holm_matches_its_definition(p: list[float]) -> None:
     got = holm(p)
@@ -483,7 +484,7 @@ def test_holm_matches_its_definition(p: list[float]) -> None:
     assert all(got[i] <= got[j] for i, j in itertools.pairwise(order))  # monotone
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(p=p_values_st)
 def test_bonferroni_and_none(p: list[float]) -> None:
     assert bonferroni(p) == [min(1.0, len(p) * x) for x in p]

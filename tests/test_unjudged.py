@@ -20,6 +20,7 @@ import random
 
 import polars as pl
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_engine import NO_EXPECTED, SPECS, cases, close
@@ -94,7 +95,7 @@ def value(frame: pl.DataFrame, spec: str, **kwargs: object) -> object:
 
 
 @pytest.mark.parametrize("spec", PLAIN)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frame=frames())
 def test_every_policy_is_the_metric_on_the_rewritten_data(spec: str,
                                                           frame: pl.DataFrame) -> None:
@@ -170,7 +171,7 @@ def by_query(frame: pl.DataFrame, column: str) -> dict[object, object]:
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "expected"])
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=cases())
 def test_evaluate_bounds_are_evaluate_on_the_judged_qrels(
         ties: str, data: tuple[pl.DataFrame, pl.DataFrame]) -> None:
@@ -240,7 +241,7 @@ MONOTONE = [s for s in PLAIN if parse_metric(s).definition.name not in NOT_MONOT
 
 
 @pytest.mark.parametrize("spec", MONOTONE)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frame=frames(), seed=st.integers(0, 99))
 def test_low_value_high(spec: str, frame: pl.DataFrame, seed: int) -> None:
     pair = value(frame, options(spec, f"unjudged_grade={GRADE:g}"), bounds=True)
