@@ -1,6 +1,7 @@
 # Development tasks. `make help` lists them; `make install` makes the .venv they use.
 PY ?= .venv/bin/python
-NOTEBOOKS := notebooks/01_quickstart.ipynb notebooks/02_ab_experiment.ipynb
+NOTEBOOKS := notebooks/01_quickstart.ipynb notebooks/02_ab_experiment.ipynb \
+             notebooks/03_recommender.ipynb
 
 .DEFAULT_GOAL := help
 .PHONY: help install test doctest lint typing docs site-check docs-serve notebooks bench ci

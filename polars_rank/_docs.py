@@ -80,6 +80,46 @@ not retrieved), from a ranking step such as :func:`polars_rank.evaluate`'s.""",
     "ties intents": """\
 Equal scores: ``"ndeval"`` (by document id, ascending, as ndeval orders the
 runs ir_measures gives it) or ``"trec_eval"`` (descending, 64-bit scores, as trec_eval 10).""",
+    # the beyond-accuracy metrics (polars_rank.recsys), one row per (user, item):
+    # ``... recsys``; ``... slice`` for the cross-list metrics' query
+    "item recsys": "Item id column.",
+    "query recsys": """\
+User (list) column(s): the mean over the lists, each once; ``None``: the
+context is one list.""",
+    "query slice": """\
+User (list) column(s): ``k`` and ``by`` cut each user's list; ``None``: the
+context is one list.""",
+    "by recsys": """\
+Score (``descending=True``) or rank (``descending=False``) ordering each list;
+its top ``k`` rows are the recommendations (ties in row order; a row with a
+null ``by`` is not recommended). ``None``: the rows are in rank order.""",
+    "k recsys": "Cutoff per list; ``None``: every recommended row.",
+    "descending recsys": "Direction of ``by``: True for a score (higher first), False for a rank.",
+    "popularity recsys": """\
+Popularity of each recommended item (interactions or distinct users:
+:func:`polars_rank.item_popularity`'s ``count`` or ``users``); null: an item
+the log never saw, left out.""",
+    "features recsys": """\
+Feature columns (one vector per row), or one embedding column (list or array)
+with ``dim``.""",
+    "category recsys": """\
+Instead of ``features``: a category column (two items are similar, 1, when
+they share their category, else 0).""",
+    "dim recsys": "Length of the embedding in ``features`` (a list or array column).",
+    # fusion (polars_rank.fusion): ``... fusion``; ``... ranked`` for the rank-based norms
+    "runs fusion": """\
+A frame of several runs (one row per system, query and document, the system
+in the column ``system``), a list of runs (systems 0, 1, ...) or a dict
+``{system: run}``; each run a frame with columns ``query``, ``doc`` and
+``score`` (or anything :func:`polars_rank.evaluate` reads: pandas, Arrow,
+dicts ``{qid: {docid: score}}``, a ranx ``Run``). Rows with a null score
+are not retrieved; a (system, query, document) must appear once.""",
+    "qrels fusion": """\
+Judgments: one row per (query, document) with columns ``query``, ``doc`` and
+``rel`` (or anything :func:`polars_rank.evaluate` reads: a dict, a ranx
+``Qrels``, ...).""",
+    "score fusion": "The score column or expression.",
+    "score ranked": "The score column or expression (higher is better).",
 }
 """Parameter name (``name family`` for a family's own text) -> its description, unindented."""
 

@@ -334,8 +334,9 @@ def test_docs_page_runs_as_written(page: Path, tmp_path: Path,
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
-def test_the_two_notebooks_exist() -> None:
-    assert [n.name for n in NOTEBOOKS] == ["01_quickstart.ipynb", "02_ab_experiment.ipynb"]
+def test_the_notebooks_exist() -> None:
+    assert [n.name for n in NOTEBOOKS] == ["01_quickstart.ipynb", "02_ab_experiment.ipynb",
+                                           "03_recommender.ipynb"]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._evaluation import evaluate
 from polars_rank.compare import compare
 from polars_rank.fusion._fuse import _Runs, fuse
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["compare_fusion"]
 
 
+@shared_parameters
 def compare_fusion(
     runs: FrameLike,
     qrels: FrameLike,
@@ -54,7 +56,7 @@ def compare_fusion(
     runs, method, norm, params
         As :func:`polars_rank.fuse`.
     qrels
-        Judgments, one row per (query, document) with ``rel``.
+        ... fusion
     metrics
         Metric strings, as :func:`polars_rank.evaluate` reads them.
     name

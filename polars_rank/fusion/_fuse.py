@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._frames import as_polars
 from polars_rank._sort_keys import sort_by
 from polars_rank.fusion import _norms, _trained
@@ -148,6 +149,7 @@ def _positions() -> pl.Expr:
     return order.arg_sort() + 1
 
 
+@shared_parameters
 def normalize(runs: FrameLike, norm: Norm = "min-max", *, query: str = "qid",
               doc: str = "docid", score: str = "score",
               system: str = "system") -> pl.DataFrame | pl.LazyFrame:
@@ -156,11 +158,7 @@ def normalize(runs: FrameLike, norm: Norm = "min-max", *, query: str = "qid",
     Parameters
     ----------
     runs
-        A frame of several runs (one row per system, query and document, the system
-        in the column ``system``), a list of runs (systems 0, 1, ...) or a dict
-        ``{system: run}``; each run a frame with columns ``query``, ``doc`` and
-        ``score`` (or anything :func:`polars_rank.evaluate` reads: pandas, Arrow,
-        dicts ``{qid: {docid: score}}``, a ranx ``Run``).
+        ... fusion
     norm
         ``"min-max"``, ``"min-max-inverted"``, ``"max"``, ``"sum"``, ``"zmuv"``,
         ``"rank"`` or ``"borda"`` (see :func:`polars_rank.min_max_norm` and its
@@ -233,6 +231,7 @@ def _params(method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+@shared_parameters
 def fuse(
     runs: FrameLike,
     method: FusionMethod = "rrf",
@@ -272,12 +271,7 @@ def fuse(
     Parameters
     ----------
     runs
-        A frame of several runs (one row per system, query and document, the system
-        in the column ``system``), a list of runs (systems 0, 1, ...) or a dict
-        ``{system: run}``; each run a frame with columns ``query``, ``doc`` and
-        ``score`` (or anything :func:`polars_rank.evaluate` reads: pandas, Arrow,
-        dicts ``{qid: {docid: score}}``, a ranx ``Run``). Rows with a null score
-        are not retrieved; a (system, query, document) must appear once.
+        ... fusion
     method
         The fusion method, by ranx's name. The default is RRF (ranx's is ``"wsum"``,
         which needs weights).

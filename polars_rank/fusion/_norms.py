@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
+
 if TYPE_CHECKING:
     from polars_rank._params import IntoExpr
 
@@ -32,6 +34,7 @@ def _positions(s: pl.Expr) -> pl.Expr:
     return s.rank("ordinal", descending=True).cast(pl.Float64) - 1.0
 
 
+@shared_parameters
 def min_max_norm(score: IntoExpr = "score", *, invert: bool = False) -> pl.Expr:
     r"""Min-max normalisation: the lowest score becomes 0, the highest 1.
 
@@ -46,7 +49,7 @@ def min_max_norm(score: IntoExpr = "score", *, invert: bool = False) -> pl.Expr:
     Parameters
     ----------
     score
-        The score column or expression.
+        ... fusion
     invert
         Map the highest score to 0 and the lowest to 1.
 
@@ -77,6 +80,7 @@ def min_max_norm(score: IntoExpr = "score", *, invert: bool = False) -> pl.Expr:
     return ((high - s) if invert else (s - low)) / spread
 
 
+@shared_parameters
 def max_norm(score: IntoExpr = "score") -> pl.Expr:
     r"""Max normalisation: each score over the list's highest score.
 
@@ -88,7 +92,7 @@ def max_norm(score: IntoExpr = "score") -> pl.Expr:
     Parameters
     ----------
     score
-        The score column or expression.
+        ... fusion
 
     Examples
     --------
@@ -111,6 +115,7 @@ def max_norm(score: IntoExpr = "score") -> pl.Expr:
     return s / pl.max_horizontal(s.max(), pl.lit(FLOOR))
 
 
+@shared_parameters
 def sum_norm(score: IntoExpr = "score") -> pl.Expr:
     r"""Sum normalisation: the lowest score becomes 0 and the scores sum to 1.
 
@@ -122,7 +127,7 @@ def sum_norm(score: IntoExpr = "score") -> pl.Expr:
     Parameters
     ----------
     score
-        The score column or expression.
+        ... fusion
 
     Examples
     --------
@@ -147,6 +152,7 @@ def sum_norm(score: IntoExpr = "score") -> pl.Expr:
     return (s - low) / pl.max_horizontal(total, pl.lit(FLOOR))
 
 
+@shared_parameters
 def zmuv_norm(score: IntoExpr = "score") -> pl.Expr:
     r"""Z-score (zero mean, unit variance) normalisation.
 
@@ -159,7 +165,7 @@ def zmuv_norm(score: IntoExpr = "score") -> pl.Expr:
     Parameters
     ----------
     score
-        The score column or expression.
+        ... fusion
 
     Examples
     --------
@@ -184,6 +190,7 @@ def zmuv_norm(score: IntoExpr = "score") -> pl.Expr:
     return centred / pl.max_horizontal(sd, pl.lit(FLOOR))
 
 
+@shared_parameters
 def rank_norm(score: IntoExpr = "score") -> pl.Expr:
     r"""Rank normalisation: the document at rank r of n scores 1 - (r - 1) / n.
 
@@ -196,7 +203,7 @@ def rank_norm(score: IntoExpr = "score") -> pl.Expr:
     Parameters
     ----------
     score
-        The score column or expression (higher is better).
+        ... ranked
 
     Examples
     --------
@@ -220,6 +227,7 @@ def rank_norm(score: IntoExpr = "score") -> pl.Expr:
     return -(_positions(s) / s.len().cast(pl.Float64)) + 1.0  # named as the score
 
 
+@shared_parameters
 def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int) -> pl.Expr:
     r"""Borda normalisation of the documents a run returned for a query.
 
@@ -235,7 +243,7 @@ def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int) -> pl.E
     Parameters
     ----------
     score
-        The score column or expression (higher is better).
+        ... ranked
     candidates
         The number of candidates of the query (an int, or an expression such as
         ``pl.col("docid").n_unique().over("qid")`` on a frame of several runs).

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._evaluation import evaluate
 from polars_rank.fusion._fuse import _check_norm, _normalized, _positions, _Runs
 from polars_rank.fusion._grid import OPTIMIZABLE, SCALAR, WEIGHTED, check_grid
@@ -126,6 +127,7 @@ def _split(queries: pl.Series, train_queries: Any, train_fraction: float | None,
     return train
 
 
+@shared_parameters
 def optimize_fusion(
     runs: FrameLike,
     qrels: FrameLike,
@@ -165,7 +167,7 @@ def optimize_fusion(
         ``system`` column, a list of runs (systems 0, 1, ...) or a dict
         ``{system: run}``.
     qrels
-        Judgments, one row per (query, document) with ``rel``.
+        ... fusion
     method
         ``"wsum"`` (ranx's default), ``"wmnz"``, ``"mixed"``, ``"w_bordafuse"`` or
         ``"w_condorcet"`` (the runs' weights), ``"rrf"`` (k), ``"rbc"`` (phi),

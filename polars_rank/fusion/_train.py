@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._frames import as_polars
 from polars_rank.fusion import _trained
 from polars_rank.fusion._fuse import Norm, _check_norm, _normalized, _positions, _Runs
@@ -24,6 +25,7 @@ _TRAIN_PARAMS: dict[str, tuple[str, ...]] = {"probfuse": ("n_segments",),
                                              "slidefuse": ("w",)}
 
 
+@shared_parameters
 def train(
     runs: FrameLike,
     qrels: FrameLike,
@@ -69,8 +71,7 @@ def train(
         form :func:`polars_rank.fuse` takes, with the systems named as in the runs
         to fuse (a list: 0, 1, ...).
     qrels
-        Judgments: columns ``query``, ``doc`` and ``rel`` (or a dict, a ranx
-        ``Qrels``, ...).
+        ... fusion
     method
         ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``, ``"posfuse"``, ``"bayesfuse"``
         or ``"mapfuse"``.

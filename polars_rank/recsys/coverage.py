@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import to_expr
 from polars_rank.recsys._common import only, query_exprs, recommended
 
@@ -47,6 +48,7 @@ def _check_catalog(catalog: Catalog | None, required: bool) -> None:
         raise ValueError(msg)
 
 
+@shared_parameters
 def catalog_coverage(item: IntoExpr, *, catalog: Catalog, query: Query = None,
                      by: IntoExpr | None = None, k: int | None = None,
                      descending: bool = True) -> pl.Expr:
@@ -66,18 +68,17 @@ def catalog_coverage(item: IntoExpr, *, catalog: Catalog, query: Query = None,
     Parameters
     ----------
     item
-        Item id column.
+        ... recsys
     catalog
         Number of items in the catalog, or its item ids.
     query
-        User (list) column(s): ``k`` and ``by`` cut each user's list.
+        ... slice
     by
-        Score (``descending=True``) or rank (``descending=False``) to cut at ``k``;
-        ``None``: every row is a recommendation.
+        ... recsys
     k
-        Cutoff per list; ``None`` = every recommended row.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------
@@ -102,6 +103,7 @@ def catalog_coverage(item: IntoExpr, *, catalog: Catalog, query: Query = None,
     return (inside.n_unique() / float(len(ids))).alias("catalog_coverage")
 
 
+@shared_parameters
 def distributional_coverage(item: IntoExpr, *, query: Query = None,
                             by: IntoExpr | None = None, k: int | None = None,
                             descending: bool = True) -> pl.Expr:
@@ -117,15 +119,15 @@ def distributional_coverage(item: IntoExpr, *, query: Query = None,
     Parameters
     ----------
     item
-        Item id column.
+        ... recsys
     query
-        User (list) column(s): ``k`` and ``by`` cut each user's list.
+        ... slice
     by
-        Score or rank to cut at ``k``; ``None``: every row is a recommendation.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------
@@ -150,6 +152,7 @@ def entropy_of(counts: pl.Expr) -> pl.Expr:
     return -(p * p.log(2)).sum()
 
 
+@shared_parameters
 def gini_index(item: IntoExpr, *, catalog: int | None = None, query: Query = None,
                by: IntoExpr | None = None, k: int | None = None,
                descending: bool = True) -> pl.Expr:
@@ -170,17 +173,17 @@ def gini_index(item: IntoExpr, *, catalog: int | None = None, query: Query = Non
     Parameters
     ----------
     item
-        Item id column.
+        ... recsys
     catalog
         ``None`` (Evidently) or the number of catalog items (RecBole).
     query
-        User (list) column(s): ``k`` and ``by`` cut each user's list.
+        ... slice
     by
-        Score or rank to cut at ``k``; ``None``: every row is a recommendation.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------

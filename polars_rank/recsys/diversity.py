@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import check_k, to_expr
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
@@ -66,6 +67,7 @@ def _similarity(features: IntoExpr | Sequence[IntoExpr] | None, category: IntoEx
     return pl.when(n >= 2).then((summed - n) / (n * (n - 1.0)))
 
 
+@shared_parameters
 def intra_list_similarity(features: IntoExpr | Sequence[IntoExpr] | None = None, *,
                           category: IntoExpr | None = None, dim: int | None = None,
                           query: Query = None, by: IntoExpr | None = None,
@@ -84,19 +86,19 @@ def intra_list_similarity(features: IntoExpr | Sequence[IntoExpr] | None = None,
     Parameters
     ----------
     features
-        Feature columns (one vector per row), or one embedding column with ``dim``.
+        ... recsys
     category
-        Instead of ``features``: a category column.
+        ... recsys
     dim
-        Length of the embedding in ``features`` (list or array column).
+        ... recsys
     query
-        User (list) column(s): the mean over lists, each once.
+        ... recsys
     by
-        Score or rank to cut each list at ``k``; ``None``: every row is recommended.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------
@@ -118,6 +120,7 @@ def intra_list_similarity(features: IntoExpr | Sequence[IntoExpr] | None = None,
     return per_list_mean(value, query_exprs(query)).alias("intra_list_similarity")
 
 
+@shared_parameters
 def intra_list_diversity(features: IntoExpr | Sequence[IntoExpr] | None = None, *,
                          category: IntoExpr | None = None, dim: int | None = None,
                          query: Query = None, by: IntoExpr | None = None,
@@ -134,19 +137,19 @@ def intra_list_diversity(features: IntoExpr | Sequence[IntoExpr] | None = None, 
     Parameters
     ----------
     features
-        Feature columns, or one embedding column with ``dim``.
+        ... recsys
     category
-        Instead of ``features``: a category column.
+        ... recsys
     dim
-        Length of the embedding in ``features``.
+        ... recsys
     query
-        User (list) column(s).
+        ... recsys
     by
-        Score or rank to cut each list at ``k``.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------
@@ -167,6 +170,7 @@ def intra_list_diversity(features: IntoExpr | Sequence[IntoExpr] | None = None, 
     return per_list_mean(value, query_exprs(query)).alias("intra_list_diversity")
 
 
+@shared_parameters
 def personalization(item: IntoExpr, *, query: Query, by: IntoExpr | None = None,
                     k: int | None = None, descending: bool = True) -> pl.Expr:
     r"""Personalization (inter-list diversity): 1 - the mean overlap of two users' lists.
@@ -183,15 +187,15 @@ def personalization(item: IntoExpr, *, query: Query, by: IntoExpr | None = None,
     Parameters
     ----------
     item
-        Item id column.
+        ... recsys
     query
         User column(s): the lists. Required.
     by
-        Score or rank to cut each list at ``k``.
+        ... recsys
     k
         Cutoff per list (the overlap's denominator).
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import to_expr
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
@@ -32,6 +33,7 @@ def _position(by: IntoExpr | None, descending: bool) -> pl.Expr:
     return to_expr(by, "by").rank("ordinal", descending=descending)
 
 
+@shared_parameters
 def exposure_share(group: IntoExpr, value: object, *, query: Query = None,
                    by: IntoExpr | None = None, k: int | None = None,
                    descending: bool = True) -> pl.Expr:
@@ -49,13 +51,13 @@ def exposure_share(group: IntoExpr, value: object, *, query: Query = None,
     value
         The group whose share is computed.
     query
-        User (list) column(s).
+        ... recsys
     by
-        Score or rank; ``None``: row order is the ranking.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 import polars as pl
 
+from polars_rank._docs import shared_parameters
 from polars_rank._params import check_choice, check_real, to_expr
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
@@ -74,6 +75,7 @@ def _mean_per_list(values: pl.Expr, query: Query, by: IntoExpr | None, k: int | 
     return per_list_mean(only(values, mask).mean(), query_exprs(query))
 
 
+@shared_parameters
 def novelty(share: IntoExpr, *, query: Query = None, by: IntoExpr | None = None,
             k: int | None = None, descending: bool = True,
             unseen: Literal["skip", "zero"] = "skip") -> pl.Expr:
@@ -92,13 +94,13 @@ def novelty(share: IntoExpr, *, query: Query = None, by: IntoExpr | None = None,
     share
         p(i) of each recommended item, in (0, 1]; null for an item the log never saw.
     query
-        User (list) column(s): the mean over users of their lists' mean.
+        ... recsys
     by
-        Score or rank to cut each list at ``k``; ``None``: every row is recommended.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
     unseen
         An item without popularity: ``"skip"`` leaves it out (Evidently); ``"zero"``
         counts it with novelty 0 (MS Recommenders' inner merge keeps it in the
@@ -126,6 +128,7 @@ def novelty(share: IntoExpr, *, query: Query = None, by: IntoExpr | None = None,
     return _mean_per_list(info, query, by, k, descending).alias("novelty")
 
 
+@shared_parameters
 def average_popularity(popularity: IntoExpr, *, query: Query = None,
                        by: IntoExpr | None = None, k: int | None = None,
                        descending: bool = True, normalize: float | None = None) -> pl.Expr:
@@ -143,15 +146,15 @@ def average_popularity(popularity: IntoExpr, *, query: Query = None,
     Parameters
     ----------
     popularity
-        Popularity of each recommended item (interactions, users); null = unseen.
+        ... recsys
     query
-        User (list) column(s).
+        ... recsys
     by
-        Score or rank to cut each list at ``k``.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
     normalize
         Divide by this (the log's largest popularity); ``None``: raw.
 
@@ -177,6 +180,7 @@ def average_popularity(popularity: IntoExpr, *, query: Query = None,
     return _mean_per_list(values, query, by, k, descending).alias("average_popularity")
 
 
+@shared_parameters
 def long_tail_share(long_tail: IntoExpr, *, query: Query = None,
                     by: IntoExpr | None = None, k: int | None = None,
                     descending: bool = True) -> pl.Expr:
@@ -193,13 +197,13 @@ def long_tail_share(long_tail: IntoExpr, *, query: Query = None,
     long_tail
         True where the item is in the long tail.
     query
-        User (list) column(s).
+        ... recsys
     by
-        Score or rank to cut each list at ``k``.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------
@@ -218,6 +222,7 @@ def long_tail_share(long_tail: IntoExpr, *, query: Query = None,
     return _mean_per_list(flag, query, by, k, descending).alias("long_tail_share")
 
 
+@shared_parameters
 def popularity_lift(popularity: IntoExpr, *, history: IntoExpr, query: Query,
                     by: IntoExpr | None = None, k: int | None = None,
                     descending: bool = True) -> pl.Expr:
@@ -234,18 +239,18 @@ def popularity_lift(popularity: IntoExpr, *, history: IntoExpr, query: Query,
     Parameters
     ----------
     popularity
-        Popularity of each recommended item.
+        ... recsys
     history
         Each user's mean popularity over their interaction history, repeated on the
         user's rows (join :func:`item_popularity` onto the log and average per user).
     query
         User column(s): required.
     by
-        Score or rank to cut each list at ``k``.
+        ... recsys
     k
-        Cutoff per list.
+        ... recsys
     descending
-        Direction of ``by``.
+        ... recsys
 
     Returns
     -------
