@@ -1,4 +1,5 @@
-"""Canaries: each fails when Polars no longer needs the workaround it names.
+"""Canaries: each fails when Polars (the last: a reference tool) no longer needs the
+workaround it names.
 
 When one fails, simplify the code it points to and delete the canary.
 """
@@ -6,6 +7,8 @@ When one fails, simplify the code it points to and delete the canary.
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 
 import polars as pl
 import pytest
@@ -197,3 +200,24 @@ def test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows() -> N
     key = pl.struct(lo.alias("lo"), (-g).alias("g"))
     out = frame.group_by("q", maintain_order=True).agg(g.sort_by(key, maintain_order=True))
     assert out["g"].to_list()[1] == [0.0, 2.0]  # [2.0, 0.0] when fixed
+
+
+_GAINS_THEN_PLAIN = """
+import ir_measures, warnings
+warnings.simplefilter("ignore")
+run = [ir_measures.ScoredDoc("1", "a", 2.0), ir_measures.ScoredDoc("1", "b", 1.0)]
+graded = [ir_measures.Qrel("1", "a", 1), ir_measures.Qrel("1", "b", 2)]
+negative = [ir_measures.Qrel("1", "a", -1)]  # a query whose only judgment is negative
+for spec, qrels in (("nDCG(gains={1:1,2:3})@10", graded), ("nDCG", negative)):
+    list(ir_measures.iter_calc([ir_measures.parse_measure(spec)], qrels, run))
+"""
+
+
+def test_pytrec_eval_still_keeps_a_gains_parameter() -> None:
+    """``tests/ir_measures_child.py``: a plain ``nDCG`` after ``nDCG(gains=...)`` in one
+    process still loops forever in pytrec_eval on a query judged only negative (it takes
+    milliseconds when it is fixed)."""
+    pytest.importorskip("ir_measures")
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", _GAINS_THEN_PLAIN], capture_output=True,
+                       timeout=5, check=True)

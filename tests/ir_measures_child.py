@@ -1,0 +1,42 @@
+"""ir_measures' ``nDCG(gains=...)``, computed in a child process.
+
+ir_measures hands nDCG's ``gains=`` to pytrec_eval (trec_eval 9.x) as a measure
+parameter that outlives the call: a later plain ``nDCG`` in the same process can loop
+forever in ``te_calc_ndcg`` on a query judged only negative (pytrec-eval-terrier 0.5.x;
+found when pytest-xdist ran the parity tests in another order; ``test_workarounds.py``
+has the canary). So every
+test that asks ir_measures for ``gains=`` asks through :func:`iter_calc`, and the test
+process's pytrec_eval never sees the parameter.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+_CHILD = """
+import json, sys, warnings
+import ir_measures
+warnings.simplefilter("ignore")  # the providers' own deprecations
+specs, qrels, run = json.load(sys.stdin)
+out = ir_measures.iter_calc([ir_measures.parse_measure(s) for s in specs],
+                            [ir_measures.Qrel(*q) for q in qrels],
+                            [ir_measures.ScoredDoc(*r) for r in run])
+json.dump([[str(m.measure), m.query_id, float(m.value)] for m in out], sys.stdout)
+"""
+
+
+def iter_calc(specs: list[str], qrels: Iterable[tuple[str, str, int]],
+              run: Iterable[tuple[str, str, float]],
+              *, timeout: float = 120) -> dict[tuple[str, str], float]:
+    """ir_measures' values of ``specs``, ``{(str(measure), query id): value}``."""
+    sent = json.dumps([specs, [list(q) for q in qrels], [list(r) for r in run]])
+    done = subprocess.run([sys.executable, "-c", _CHILD], input=sent, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {(measure, qid): value for measure, qid, value in json.loads(done.stdout)}
