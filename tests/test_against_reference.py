@@ -471,7 +471,7 @@ def pinned(test: Callable[..., None]) -> Callable[..., None]:
 
 # ---------------------------------------------------------------------------- tests
 @pytest.mark.parametrize("name", list(METRICS))
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_metric_matches_reference(name: str, rows: list[Row], params: Params) -> None:
@@ -491,7 +491,7 @@ def test_every_public_metric_is_covered() -> None:
     assert public == set(METRICS) - set(VARIANTS)
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_ascending_rank_column_equals_score(rows: list[Row], params: Params) -> None:
@@ -510,7 +510,7 @@ def test_ascending_rank_column_equals_score(rows: list[Row], params: Params) -> 
         assert same(by_rank[name], expected), (name, by_rank[name], expected)
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_row_order_ranking(rows: list[Row], params: Params) -> None:
@@ -542,7 +542,7 @@ def _key_order(values: list[float | int | None], descending: bool) -> list[int]:
     return present + [i for i, v in enumerate(values) if v is None]
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     rows=st.lists(st.tuples(labels_st, scores_st, secondary_st, secondary_st), max_size=12),
     params=params_st,
@@ -684,7 +684,7 @@ def positioned(rows: list[Row], params: Params, *, sparse: bool) -> pl.DataFrame
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["every row", "judged rows"])
 @pytest.mark.parametrize("name", list(METRICS))
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_positions_mode_matches_reference(name: str, sparse: bool, rows: list[Row],

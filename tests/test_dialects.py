@@ -122,7 +122,7 @@ scores_st = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 1.0, 2.0])  # few values: ties
 lists_st = st.lists(st.tuples(labels_st, scores_st), min_size=2, max_size=9)
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(queries=st.lists(lists_st, min_size=1, max_size=4),
        k=st.sampled_from([None, 1, 2, 3, 5]), log_base=st.sampled_from([2.0, math.e, 10.0]))
 def test_sklearn_ndcg_and_dcg(queries: list[list[tuple[float, float]]], k: int | None,
@@ -148,7 +148,7 @@ distinct_lists_st = st.integers(1, 9).flatmap(lambda n: st.tuples(
     st.permutations([float(i) for i in range(n)])))
 
 
-@settings(max_examples=examples(80), deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(lists=st.lists(distinct_lists_st, min_size=1, max_size=4))
 def test_sklearn_average_precision_without_ties(lists: list[tuple[list[int], list[float]]]) -> None:
     """average_precision_score is map over the whole list; label_ranking_average_
@@ -188,7 +188,7 @@ RANX_METRICS = ["ndcg@5-l2", "ndcg@3", "dcg@4", "ndcg_burges@5", "map@5-l2", "ma
                 "hit_rate@2", "f1@3"]
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(lists=st.lists(ranx_lists_st, min_size=1, max_size=4))
 def test_ranx_spellings_give_ranx_numbers(
     lists: list[tuple[list[int | None], list[float], list[int]]],

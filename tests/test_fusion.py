@@ -302,7 +302,7 @@ def runs(draw: st.DrawFn) -> tuple[pl.DataFrame, list[int], list[float]]:
 
 
 @pytest.mark.parametrize("norm", [None, *NORMS])
-@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=runs())
 def test_random_runs_against_ranx(norm: str | None,
                                   data: tuple[pl.DataFrame, list[int], list[float]]) -> None:

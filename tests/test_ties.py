@@ -113,7 +113,7 @@ PINNED = [
 ]
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=rows_st, params=params_st)
 @example(rows=PINNED[0][0], params=PINNED[0][1])
 @example(rows=PINNED[1][0], params=PINNED[1][1])
@@ -127,7 +127,7 @@ def test_expected_is_the_mean_over_tie_orderings(rows: list[Row], params: Params
         assert math.isclose(got[name], want, rel_tol=TOL, abs_tol=TOL), (name, got[name], want)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rows=rows_st, params=params_st)
 def test_expected_lies_between_the_bounds(rows: list[Row], params: Params) -> None:
     best = select(rows, params, "optimistic", EXPECTED_METRICS)
@@ -138,7 +138,7 @@ def test_expected_lies_between_the_bounds(rows: list[Row], params: Params) -> No
         assert high[name] + TOL >= mean[name] >= low[name] - TOL, name
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     rows=st.lists(st.tuples(labels_st, st.one_of(st.none(), st.floats(-5, 5))), max_size=8,
                   unique_by=lambda row: row[1] if row[1] is not None else object()),
@@ -199,7 +199,7 @@ def test_expected_needs_a_ranking_key() -> None:
 
 
 @pytest.mark.parametrize("ties", ["first", "optimistic", "pessimistic", "expected"])
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(rows=rows_st, params=params_st, descending=st.booleans())
 def test_keys_sharing_a_name(rows: list[Row], params: Params, ties: str,
                              descending: bool) -> None:
@@ -309,7 +309,7 @@ def experiment_frame(queries: list[list[Row]]) -> pl.DataFrame:
 @pytest.mark.parametrize("name", [
     pytest.param(name, marks=[needs_polars_2] if name in NEEDS_POLARS_2 else [])
     for name in sorted(CASCADE)])
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(queries=st.lists(st.lists(st.tuples(labels_st, scores_st), min_size=1, max_size=8),
                        min_size=1, max_size=4), params=params_st)
 @example(queries=[PINNED[0][0], PINNED[1][0]], params=PINNED[0][1])
@@ -402,7 +402,7 @@ def expected_err_by_recurrence(groups: list[list[Label]], k: int | None) -> floa
     return total
 
 
-@settings(max_examples=examples(80), deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(case=trec_case(), arms=st.booleans())
 def test_evaluate_expected_fast_path_equals_the_expressions(
     case: tuple[dict, dict], arms: bool
@@ -446,7 +446,7 @@ def test_evaluate_expected_fast_path_equals_the_expressions(
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["every row", "judged rows"])
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rows=rows_st, params=params_st)
 @example(rows=PINNED[0][0], params=PINNED[0][1])
 @example(rows=PINNED[1][0], params=PINNED[1][1])
