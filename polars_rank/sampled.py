@@ -3,80 +3,96 @@ r"""Sampled-negative evaluation, corrected (Krichene & Rendle, KDD 2020).
 Many recommender papers rank each user's held-out item against ``m`` sampled
 negatives instead of the whole catalogue of ``n`` items, and report HR@k, NDCG@k
 or MRR on that short list. Krichene & Rendle ("On Sampled Metrics for Item
-Recommendation", KDD 2020, doi:10.1145/3394486.3403226; CACM 65(7), 2022) show that
-such sampled metrics are biased and can even order two recommenders wrongly, and
-propose *corrected* metrics: a value :math:`\widehat M(\tilde r)` for each sampled
-rank :math:`\tilde r \in \{1, \dots, m + 1\}`, chosen so that, over the ranks
-:math:`r` the item may have among all :math:`n` items, the estimate is as close as
-possible to the exact metric :math:`M(r)`.
+Recommendation", KDD 2020, doi:10.1145/3394486.3403226; CACM 65(7), 2022,
+doi:10.1145/3535335) show that such sampled metrics are "inconsistent with their
+exact counterpart, in the sense that they do not persist relative statements, for
+example, recommender A is better than B, not even in expectation", that "for very
+small sample size, all metrics collapse to the AUC metric", and that "it is possible
+to improve the quality of the sampled metrics by applying a correction, obtained by
+minimizing different criteria" (their abstract). A corrected metric is a value
+:math:`\widehat M(\tilde r)` for each sampled rank :math:`\tilde r \in \{1, \dots,
+m + 1\}`, chosen so that, over the ranks :math:`r` the item may have among all n
+items, its expectation is close to the exact metric :math:`M(r)`.
 
-With the negatives drawn uniformly (with replacement, as the paper models it), the
-number of sampled negatives above an item of full rank :math:`r` is binomial:
-:math:`\tilde r - 1 \sim \mathrm{Bin}(m, q_r)`, :math:`q_r = (r - 1) / (n - 1)`, so
-:math:`A_{r\tilde r} = P(\tilde r \mid r)` is known. With a uniform prior over
-:math:`r` (the paper's, :math:`p(r) = 1 / n`), the bias-variance correction
+**The model** (the paper's): the m negatives are drawn uniformly *with replacement*
+from the n - 1 other items, so the number of them above a positive of full rank r is
+binomial, :math:`\tilde r - 1 \sim \mathrm{Bin}(m, (r - 1)/(n - 1))`, which gives
+:math:`A_{r\tilde r} = P(\tilde r \mid r)`; the prior over the full ranks is the
+paper's uniform :math:`p(r) = 1/n`. The corrections (``correction=``):
 
-.. math::
+* ``"bias_variance"``: :math:`\arg\min_x \sum_r p(r) [(\mathrm{E}[x_{\tilde r} \mid r]
+  - M(r))^2 + \gamma\, \mathrm{Var}[x_{\tilde r} \mid r]]`, in closed form
+  :math:`((1 - \gamma) A^\top P A + \gamma\, \mathrm{diag}(c))^{-1} A^\top P M`,
+  :math:`c = A^\top p`: the paper's bias-variance trade-off; :math:`\gamma = 1` is the
+  posterior mean :math:`\mathrm{E}[M(r) \mid \tilde r]`, small :math:`\gamma` approaches
+  the minimal-bias estimator;
+* ``"minimal_bias"``: :math:`\arg\min_x \sum_r p(r) (\mathrm{E}[x_{\tilde r} \mid r]
+  - M(r))^2` with every value within the metric's range, by bounded least squares
+  (the constrained least-squares, "CLS", form of the paper's minimal-bias
+  correction; unconstrained, the problem is numerically singular);
+* ``"rank"``: the metric at the rank estimate :math:`\hat r = 1 + (\tilde r - 1)
+  (n - 1)/m`, the full rank whose expected sampled rank is :math:`\tilde r`
+  (:math:`(\tilde r - 1)/m` is the maximum-likelihood estimate of the binomial's
+  :math:`(r - 1)/(n - 1)`);
+* ``"none"``: the sampled metric as commonly reported, :math:`M(\tilde r)` on the
+  list of m + 1 items.
 
-    \widehat M = \arg\min_x \sum_r p(r) \Big[ \big(\mathrm{E}[x_{\tilde r} \mid r]
-    - M(r)\big)^2 + \gamma\, \mathrm{Var}[x_{\tilde r} \mid r] \Big]
-    = \big((1 - \gamma) A^\top P A + \gamma\, \mathrm{diag}(c)\big)^{-1} A^\top P M,
+Choices the paper leaves to us, and ours: negatives sampled *without* replacement
+(as most evaluations draw them) make the count hypergeometric, which for m much
+smaller than n is nearly the binomial; we keep the paper's binomial, so that the
+tables need only (n, m) and sum exactly over the n full ranks. A uniform prior (the
+paper's; a recommender's real rank distribution is unknown). ``gamma=0.01`` by
+default, within the range the paper's experiments try (1 to 0.001) and RecSysFramework's
+default. Ties between the positive and a negative (the paper's ranks have none) are
+``ties=``'s; ``"expected"`` scores the mean of the table over the tied positions.
+The rank estimate is not rounded to an integer.
 
-:math:`c = A^\top p`, tends to the paper's minimal-bias estimator as
-:math:`\gamma \to 0` and is the posterior mean :math:`\mathrm{E}[M(r) \mid \tilde r]`
-(least mean squared error) at :math:`\gamma = 1`. The same closed form is in
-Bernardis' transcription of the paper's estimators (``BVCorrectedCumulativeMetric``,
-``CLSCorrectedCumulativeMetric`` for the bounded least-squares minimal-bias one, in
-the ``RecSysFramework`` evaluation code), which clips the table to [0, 1] and
-zeroes it beyond rank k; this module does neither (both add bias; only means over
-users are meaningful).
+Differences from Bernardis' transcription of the estimators (``BVCorrectedCumulativeMetric``,
+``CLSCorrectedCumulativeMetric`` in RecSysFramework's evaluation code): it draws the
+sampled rank from the hypergeometric law, clips the bias-variance table to [0, 1] and
+zeroes every table beyond rank k; we keep the paper's binomial and the closed form
+unclipped (clipping adds bias; only means over users are meaningful), and bound the
+minimal-bias table to the metric's range ([0, 1/k] for precision, where it uses
+[0, 1]).
 
-The correction table depends on the parameters only (metric, k, n, m, gamma): it is
-computed once when the expression is built, with NumPy (``polars-rank[stats]``), and
-the expression looks each list's sampled rank up in it, in pure Polars.
+The tables depend on the parameters only: each is computed once when the expression
+is built, with NumPy (SciPy for ``"minimal_bias"``; ``polars-rank[stats]``), and the
+expression looks each list's sampled rank up in it, in pure Polars
+(``polars_rank._sampled_table``).
 """
 
 from __future__ import annotations
 
-import functools
-import math
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
+from polars_rank import _sampled_table
+from polars_rank._docs import shared_parameters
 from polars_rank._params import check_choice, check_k, check_real, to_expr, to_exprs
-from polars_rank._stats.common import require
 
 if TYPE_CHECKING:
     from polars_rank._params import IntoExpr, Query
 
-__all__ = ["sampled_metric", "sampled_correction", "SAMPLED_METRICS"]
+__all__ = ["sampled_metric", "sampled_correction", "SAMPLED_METRICS", "CORRECTIONS"]
 
-SampledMetric = Literal["recall", "hit_rate", "precision", "ndcg", "ap", "mrr"]
-SAMPLED_METRICS: tuple[str, ...] = ("recall", "hit_rate", "precision", "ndcg", "ap", "mrr")
-"""The metrics of one relevant item a sampled rank can estimate: ``recall`` and
-``hit_rate`` (1 within k), ``precision`` (1/k within k), ``ndcg`` (1 / log2(1 + r)
-within k), ``ap`` and ``mrr`` (1/r within k; with one relevant item AP is RR)."""
-Correction = Literal["bias_variance", "rank", "none"]
-SampledTies = Literal["first", "optimistic", "pessimistic"]
-
-
-def _metric_at(metric: str, k: int, rank: float) -> float:
-    """M(r): the metric of a list whose one relevant item is at (full) rank ``rank``."""
-    if rank > k:
-        return 0.0
-    if metric in ("recall", "hit_rate"):
-        return 1.0
-    if metric == "precision":
-        return 1.0 / k
-    if metric == "ndcg":
-        return 1.0 / math.log2(1.0 + rank)
-    return 1.0 / rank  # ap, mrr
+SampledMetric = Literal["recall", "hit_rate", "precision", "ndcg", "ap", "mrr", "auc"]
+SAMPLED_METRICS: tuple[str, ...] = ("recall", "hit_rate", "precision", "ndcg", "ap", "mrr",
+                                    "auc")
+"""The metrics of one relevant item a sampled rank can estimate (the paper's): ``recall``
+and ``hit_rate`` (1 within k), ``precision`` (1/k within k), ``ndcg`` (1 / log2(1 + r)
+within k), ``ap`` and ``mrr`` (1/r within k; with one relevant item AP is RR), and
+``auc`` ((n - r)/(n - 1), no cutoff; its sampled value is already unbiased)."""
+Correction = Literal["bias_variance", "minimal_bias", "rank", "none"]
+CORRECTIONS: tuple[str, ...] = ("bias_variance", "minimal_bias", "rank", "none")
+"""The values of ``correction=``, in the order of the paper's preference."""
+SampledTies = Literal["first", "optimistic", "pessimistic", "expected"]
 
 
-def _check(metric: object, k: object, n_items: object, n_sampled: object,
-           gamma: object) -> tuple[str, int, int, int, float]:
+def _check(metric: object, k: object, n_items: object, n_sampled: object, gamma: object,
+           correction: object) -> tuple[str, int | None, int, int, float, str]:
     name = check_choice(metric, "metric", SAMPLED_METRICS)
+    how = check_choice(correction, "correction", CORRECTIONS)
     if isinstance(n_items, bool) or not isinstance(n_items, int) or n_items < 2:
         msg = f"n_items must be an int >= 2 (the catalogue size), got {n_items!r}"
         raise ValueError(msg)
@@ -86,40 +102,47 @@ def _check(metric: object, k: object, n_items: object, n_sampled: object,
                f"(the negatives sampled per list), got {n_sampled!r}")
         raise ValueError(msg)
     cut = check_k(k)
+    if name == "auc" and cut is not None:
+        msg = f"metric 'auc' has no cutoff: k must be None, got {k!r}"
+        raise ValueError(msg)
     g = check_real(gamma, "gamma", low=0, low_open=True, allowed="a number in (0, 1]")
     if g > 1:
         msg = f"gamma must be a number in (0, 1], got {gamma!r}"
         raise ValueError(msg)
-    return name, n_items if cut is None else min(cut, n_items), n_items, n_sampled, g
+    return name, cut, n_items, n_sampled, g, how
 
 
 def sampled_correction(metric: SampledMetric, k: int | None = None, *, n_items: int,
-                       n_sampled: int, gamma: float = 0.01) -> list[float]:
-    r"""The corrected metric's value at each sampled rank 1, ..., ``n_sampled`` + 1.
+                       n_sampled: int, correction: Correction = "bias_variance",
+                       gamma: float = 0.01) -> list[float]:
+    r"""The value a list scores at each sampled rank 1, ..., ``n_sampled`` + 1.
 
-    Krichene & Rendle's bias-variance correction (module docstring):
-    :math:`\widehat M = ((1 - \gamma) A^\top P A + \gamma\,\mathrm{diag}(c))^{-1}
-    A^\top P M`, A the binomial probabilities of the sampled rank given the full
-    rank, under a uniform prior over the full rank, all summed exactly over the
-    full ranks: :math:`A^\top P A` depends on (i, j) through i + j only, so it costs
-    2m + 1 sums over the n ranks (n = 10^6, m = 100: about 10 s, once per
-    parameter set: the table is cached). Needs NumPy (``polars-rank[stats]``).
+    The table :func:`sampled_metric` looks the positive's sampled rank up in
+    (Krichene & Rendle, KDD 2020; the estimators and the model in
+    :mod:`polars_rank.sampled`). ``"bias_variance"`` and ``"minimal_bias"`` sum
+    exactly over the n full ranks: :math:`A^\top P A` depends on (i, j) through
+    i + j only, so it costs 2m + 1 sums over the n ranks (n = 10^6, m = 100: about
+    10 s, once per parameter set: the table is cached). Needs NumPy (and SciPy for
+    ``"minimal_bias"``; ``polars-rank[stats]``).
 
     Parameters
     ----------
     metric
         One of :data:`SAMPLED_METRICS`.
     k
-        Cutoff on the full ranking; ``None``: no cutoff.
+        Cutoff on the full ranking; ``None``: no cutoff (``auc``: always).
     n_items
         n, the number of items the full ranking would rank (the catalogue, less the
         user's training items if they are excluded).
     n_sampled
         m, the negatives sampled per list (a list holds m + 1 items).
+    correction
+        ``"bias_variance"`` (default), ``"minimal_bias"``, ``"rank"`` or ``"none"``
+        (:data:`CORRECTIONS`).
     gamma
-        The weight of the variance against the squared bias, in (0, 1]: small is
-        the minimal-bias estimator (the paper's experiments use 0.1 to 0.001), 1
-        the posterior mean of the metric given the sampled rank.
+        ``"bias_variance"``'s weight of the variance against the squared bias, in
+        (0, 1]: small approaches the minimal-bias estimator, 1 is the posterior mean
+        of the metric given the sampled rank.
 
     Returns
     -------
@@ -132,67 +155,15 @@ def sampled_correction(metric: SampledMetric, k: int | None = None, *, n_items: 
     >>> table = pr.sampled_correction("recall", 10, n_items=1000, n_sampled=99)
     >>> [round(v, 3) for v in table[:3]]
     [1.22, 0.365, -0.883]
+    >>> pr.sampled_correction("recall", 10, n_items=1000, n_sampled=99,
+    ...                       correction="minimal_bias")[:3]
+    [1.0, 0.0, 0.0]
     """
-    name, k_eff, n, m, g = _check(metric, k, n_items, n_sampled, gamma)
-    return list(_table(name, k_eff, n, m, g))
+    name, cut, n, m, g, how = _check(metric, k, n_items, n_sampled, gamma, correction)
+    return list(_sampled_table.table(name, cut, n, m, how, g))
 
 
-@functools.lru_cache(maxsize=64)
-def _table(metric: str, k: int, n: int, m: int, gamma: float) -> tuple[float, ...]:
-    require("numpy", "sampled_metric's correction (correction='bias_variance')")
-    import numpy as np
-
-    i = np.arange(m + 1)
-    log_comb = np.concatenate([[0.0], np.cumsum(np.log((m - i[:-1]) / (i[:-1] + 1.0)))])
-    # A^T P A[i, j] = C(m, i) C(m, j) S(i + j), S(s) = sum_r q^s (1 - q)^(2m - s): 2m + 1
-    # sums over the n full ranks instead of (m + 1)^2, in log space (they underflow)
-    log_s = _log_power_sums(np, n, 2 * m, n)
-    log_c = _log_power_sums(np, n, m, n)  # c = A^T p, the same sums with degree m
-    ata = np.exp(log_comb[:, None] + log_comb[None, :] + log_s[i[:, None] + i[None, :]])
-    c = np.exp(log_comb + log_c)
-    q = (np.arange(1, k + 1, dtype=np.float64) - 1) / (n - 1)  # A^T P M: ranks within k
-    values = np.array([_metric_at(metric, k, float(r)) for r in range(1, k + 1)])
-    with np.errstate(divide="ignore"):
-        log_q, log_1q = np.log(q), np.log1p(-q)
-    atb = np.zeros(m + 1)
-    for lo in range(0, k, _CHUNK // (m + 1) + 1):
-        hi = min(k, lo + _CHUNK // (m + 1) + 1)
-        terms = _xlogy(np, i[None, :], log_q[lo:hi, None]) + _xlogy(
-            np, m - i[None, :], log_1q[lo:hi, None])
-        atb += np.exp(log_comb[None, :] + terms).T @ values[lo:hi] / n
-    system = (1.0 - gamma) * ata + gamma * np.diag(c)
-    return tuple(float(v) for v in np.linalg.solve(system, atb))
-
-
-_CHUNK = 1 << 22
-"""Cells (ranks x degrees) per block of the sums over the full ranks."""
-
-
-
-def _xlogy(np: Any, x: Any, log_y: Any) -> Any:
-    """X * log(y), 0 where x is 0 (0 log 0 = 0)."""
-    return np.where(x == 0, 0.0, x * np.where(x == 0, 0.0, log_y))
-
-
-def _log_power_sums(np: Any, n: int, degree: int, norm: int) -> Any:
-    """Log of the sums over the full ranks of p q^s (1 - q)^(degree - s), s = 0..degree.
-
-    p = 1/``norm``, q = (r - 1)/(n - 1), r = 1..n: a streaming log-sum-exp over
-    blocks of ranks.
-    """
-    s = np.arange(degree + 1, dtype=np.float64)
-    total = np.full(degree + 1, -np.inf)
-    total[0] = total[degree] = 0.0  # r = 1 (q = 0) and r = n (q = 1): one term each, 1
-    step = max(1, _CHUNK // (degree + 1))
-    for lo in range(1, n - 1, step):  # the inner ranks: 0 < q < 1
-        q = np.arange(lo, min(n - 1, lo + step), dtype=np.float64) / (n - 1)
-        terms = np.multiply.outer(np.log(q), s) + np.multiply.outer(np.log1p(-q), degree - s)
-        top = terms.max(axis=0)
-        block = top + np.log(np.exp(terms - top).sum(axis=0))
-        total = np.logaddexp(total, block)
-    return total - math.log(norm)
-
-
+@shared_parameters
 def sampled_metric(
     metric: SampledMetric,
     rel: IntoExpr,
@@ -213,27 +184,28 @@ def sampled_metric(
     Each list (a user's, or the context's) holds the held-out relevant item and
     ``n_sampled`` sampled negatives, all scored by ``by``. The positive's sampled
     rank :math:`\tilde r` (1 + the negatives ranked above it) is looked up in a
-    correction table, so that the mean over users estimates the metric the full
-    ranking of ``n_items`` items would give (Krichene & Rendle, KDD 2020; see
-    :mod:`polars_rank.sampled`):
+    correction table (:func:`sampled_correction`), so that the mean over users
+    estimates the metric the full ranking of ``n_items`` items would give
+    (Krichene & Rendle, KDD 2020; the estimators in :mod:`polars_rank.sampled`):
 
-    * ``"bias_variance"`` (default): the paper's corrected metric,
-      :func:`sampled_correction`, with variance weight ``gamma``;
-    * ``"rank"``: the metric at the estimated full rank
-      :math:`\hat r = 1 + (\tilde r - 1)(n - 1)/m` (the rank the sampled rank
-      maps to in expectation); simple, but still biased for top-heavy metrics (the
-      metric is not linear in the rank);
+    * ``"bias_variance"`` (default): the paper's bias-variance trade-off, variance
+      weight ``gamma``;
+    * ``"minimal_bias"``: the paper's minimal-bias correction, bounded to the
+      metric's range (constrained least squares);
+    * ``"rank"``: the metric at the rank estimate
+      :math:`\hat r = 1 + (\tilde r - 1)(n - 1)/m`; simple, but still biased for
+      top-heavy metrics (they are not linear in the rank);
     * ``"none"``: the sampled metric as commonly reported, :math:`M(\tilde r)`.
 
     Parameters
     ----------
     metric
-        ``"recall"``, ``"hit_rate"``, ``"precision"``, ``"ndcg"``, ``"ap"`` or
-        ``"mrr"`` (:data:`SAMPLED_METRICS`).
+        ``"recall"``, ``"hit_rate"``, ``"precision"``, ``"ndcg"``, ``"ap"``,
+        ``"mrr"`` or ``"auc"`` (:data:`SAMPLED_METRICS`).
     rel
         Relevance label: the one row >= ``threshold`` is the positive.
     k
-        Cutoff on the full ranking (HR@10: 10); ``None``: none.
+        Cutoff on the full ranking (HR@10: 10); ``None``: none (``auc``: always).
     by
         The score (higher first with ``descending=True``) of every row.
     n_items
@@ -241,7 +213,7 @@ def sampled_metric(
     n_sampled
         m, the negatives per list; a list holds exactly m + 1 rows.
     correction
-        ``"bias_variance"``, ``"rank"`` or ``"none"``.
+        ``"bias_variance"``, ``"minimal_bias"``, ``"rank"`` or ``"none"``.
     gamma
         ``"bias_variance"``'s variance weight, in (0, 1]: small approaches the
         minimal-bias estimator, 1 is the posterior mean.
@@ -251,7 +223,9 @@ def sampled_metric(
         ...
     ties
         A negative scoring as much as the positive: ``"first"`` (input order),
-        ``"optimistic"`` (below it) or ``"pessimistic"`` (above it).
+        ``"optimistic"`` (below it), ``"pessimistic"`` (above it) or ``"expected"``
+        (the mean of the table over the positions the positive can take among
+        them: the expectation under a random order of the tied rows).
     query
         ...
 
@@ -273,44 +247,55 @@ def sampled_metric(
     ...                               n_sampled=3, query="user", correction="none"),
     ...     rank=pr.sampled_metric("hit_rate", "rel", 1, by="score", n_items=100,
     ...                            n_sampled=3, query="user", correction="rank"),
+    ...     auc=pr.sampled_metric("auc", "rel", by="score", n_items=100, n_sampled=3,
+    ...                           query="user", correction="none"),
     ... )
-    shape: (1, 2)
-    ┌─────────┬──────┐
-    │ sampled ┆ rank │
-    │ ---     ┆ ---  │
-    │ f64     ┆ f64  │
-    ╞═════════╪══════╡
-    │ 0.5     ┆ 0.5  │
-    └─────────┴──────┘
+    shape: (1, 3)
+    ┌─────────┬──────┬──────────┐
+    │ sampled ┆ rank ┆ auc      │
+    │ ---     ┆ ---  ┆ ---      │
+    │ f64     ┆ f64  ┆ f64      │
+    ╞═════════╪══════╪══════════╡
+    │ 0.5     ┆ 0.5  ┆ 0.666667 │
+    └─────────┴──────┴──────────┘
     """
-    name, k_eff, n, m, g = _check(metric, k, n_items, n_sampled, gamma)
-    check_choice(correction, "correction", ["bias_variance", "rank", "none"])
-    check_choice(ties, "ties", ["first", "optimistic", "pessimistic"])
+    name, cut, n, m, g, how = _check(metric, k, n_items, n_sampled, gamma, correction)
+    check_choice(ties, "ties", ["first", "optimistic", "pessimistic", "expected"])
     t = check_real(threshold, "threshold", allowed="a finite number")
     if not isinstance(descending, bool):
         msg = f"descending must be True or False, got {descending!r}"
         raise TypeError(msg)
     label = to_expr(rel, "rel").cast(pl.Float64)
     score = to_expr(by, "by")
-    method = {"first": "ordinal", "optimistic": "min", "pessimistic": "max"}[ties]
     positive = label >= t
-    # the positive's position among the list: ties against it as ``ties`` says
-    ranks = score.rank(method, descending=descending)  # type: ignore[arg-type]
-    sampled_rank = ranks.filter(positive).first().cast(pl.Int64)
-    ranks_seen = list(range(1, m + 2))
-    if correction == "bias_variance":
-        values = list(_table(name, k_eff, n, m, g))
-    elif correction == "rank":
-        values = [_metric_at(name, k_eff, 1 + (s - 1) * (n - 1) / m) for s in ranks_seen]
+    values = _sampled_table.table(name, cut, n, m, how, g)
+
+    def position(method: str) -> pl.Expr:
+        """The positive's 1-based position among the list, ties per ``method``."""
+        ranks = score.rank(method, descending=descending)  # type: ignore[arg-type]
+        return ranks.filter(positive).first().cast(pl.Int64)
+
+    if ties == "expected":
+        # the mean of values[lo..hi] = (sum up to hi - sum up to lo - 1) / (hi - lo + 1)
+        cumulative = [0.0]
+        for v in values:
+            cumulative.append(cumulative[-1] + v)
+        keys = list(range(m + 2))
+        lo, hi = position("min"), position("max")
+        value = (hi.replace_strict(keys, cumulative, default=float("nan"),
+                                   return_dtype=pl.Float64)
+                 - (lo - 1).replace_strict(keys, cumulative, default=float("nan"),
+                                           return_dtype=pl.Float64)) / (hi - lo + 1)
     else:
-        values = [_metric_at(name, k_eff, float(s)) for s in ranks_seen]
-    value = sampled_rank.replace_strict(ranks_seen, values, default=float("nan"),
-                                        return_dtype=pl.Float64)
+        method = {"first": "ordinal", "optimistic": "min", "pessimistic": "max"}[ties]
+        value = position(method).replace_strict(list(range(1, m + 2)), list(values),
+                                                default=float("nan"),
+                                                return_dtype=pl.Float64)
     score_f = score.cast(pl.Float64, strict=False)
     bad = ((positive.sum() != 1) | (pl.len() != m + 1) | score.is_null().any()
            | score_f.is_nan().any() | (label < 0).any() | label.is_nan().any())
     out = pl.when(bad).then(pl.lit(float("nan"))).otherwise(value)
     if query is not None:
         out = out.over(list(to_exprs(query, "query")), mapping_strategy="explode").mean()
-    cut = "" if k is None else f"@{k}"
-    return out.cast(pl.Float64).alias(f"sampled_{name}{cut}({correction})")
+    at = "" if k is None else f"@{k}"
+    return out.cast(pl.Float64).alias(f"sampled_{name}{at}({correction})")

@@ -87,7 +87,7 @@ def sampled_rank(scores: list[float], positive: int, ties: str) -> int:
 
 
 @pytest.mark.parametrize("ties", ["first", "optimistic", "pessimistic"])
-@pytest.mark.parametrize("correction", ["bias_variance", "rank", "none"])
+@pytest.mark.parametrize("correction", ["bias_variance", "minimal_bias", "rank", "none"])
 def test_expression_looks_the_sampled_rank_up(ties: str, correction: str) -> None:
     rng = np.random.default_rng(3)
     n, m, k = 500, 4, 3
@@ -98,10 +98,12 @@ def test_expression_looks_the_sampled_rank_up(ties: str, correction: str) -> Non
         rows += [(user % 3, user, float(x), int(i == positive)) for i, x in enumerate(scores)]
     frame = pl.DataFrame(rows, schema=["arm", "user", "score", "rel"], orient="row")
     table = pr.sampled_correction("ndcg", k, n_items=n, n_sampled=m)
+    bounded = pr.sampled_correction("ndcg", k, n_items=n, n_sampled=m,
+                                    correction="minimal_bias")
     want = {}
     for (user,), part in frame.group_by(["user"]):
         s = sampled_rank(part["score"].to_list(), part["rel"].to_list().index(1), ties)
-        want[user] = {"bias_variance": table[s - 1],
+        want[user] = {"bias_variance": table[s - 1], "minimal_bias": bounded[s - 1],
                       "rank": metric_at("ndcg", k, 1 + (s - 1) * (n - 1) / m),
                       "none": metric_at("ndcg", k, s)}[correction]
     expr = pr.sampled_metric("ndcg", "rel", k, by="score", n_items=n, n_sampled=m,
@@ -140,7 +142,7 @@ def test_bad_lists_are_nan(frame: pl.DataFrame) -> None:
 def test_parameters_are_checked() -> None:
     ask = {"by": "score", "n_items": 100, "n_sampled": 9}
     with pytest.raises(ValueError, match="metric"):
-        pr.sampled_metric("auc", "rel", **ask)  # type: ignore[arg-type]
+        pr.sampled_metric("err", "rel", **ask)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="n_sampled must be an int from 1 to n_items - 1"):
         pr.sampled_metric("ndcg", "rel", by="score", n_items=10, n_sampled=10)
     with pytest.raises(ValueError, match="n_items must be an int >= 2"):
