@@ -55,6 +55,11 @@ without -c stops on them). Equal scores are ordered by document id, descending, 
 trec_eval does, scores compared as 64-bit doubles as trec_eval 10 (--ties trec_eval9:
 as 32-bit floats, as trec_eval 9 and pytrec_eval; --ties first: file order).
 
+Unjudged retrieved documents are non-relevant, as in trec_eval; --unjudged high
+judges them at --unjudged-grade (default: the qrels' largest label), --unjudged
+condensed removes them (as -J), and --bounds prints, after each measure, <measure>_low
+and <measure>_high: the interval the missing judgments leave open.
+
 --dialect reads shared spellings as another tool does (trec_eval's by default):
   ranx (rbp graded with the raw label), sklearn (ties averaged), torchmetrics (map
   over the relevant documents within k, ties averaged), recommenders (every judged
@@ -95,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--unjudged-grade", type=float, metavar="G",
                     help="the label --unjudged high gives them (default: the qrels' "
                          "largest label, at least 1)")
+    ev.add_argument("--bounds", action="store_true",
+                    help="after each measure, <measure>_low and <measure>_high: unjudged "
+                         "retrieved documents non-relevant, and judged at --unjudged-grade")
     ev.add_argument("-N", "--num-docs", type=int, metavar="N",
                     help="documents in the collection, read by utility's fourth weight "
                          "(as trec_eval -N; no other measure reads it)")
@@ -135,6 +143,8 @@ def _run_names(paths: Sequence[Path]) -> list[str]:
 def _eval(args: argparse.Namespace) -> None:
     """``polars-rank eval``."""
     measures = asked(args.metrics, args.level, args.dialect, args.num_docs)
+    if args.bounds:
+        measures = measures.with_bounds()
     if measures.skipped:
         print("polars-rank: note: not computed (not in polars-rank yet): "
               + ", ".join(measures.skipped), file=sys.stderr)

@@ -19,6 +19,7 @@ from polars_rank import _trec_measures as trec
 from polars_rank._evaluation import evaluate
 from polars_rank._sort_keys import trec_score
 from polars_rank._summaries import summarize
+from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import TrecFormatError
 from polars_rank.io import scan_qrels, scan_run
 from polars_rank.registry import Metric, parse_metric
@@ -40,6 +41,8 @@ class Asked:
         self.names: list[str] = []
         self.metrics: dict[str, Metric] = {}
         self.skipped: list[str] = []
+        self.ends: dict[str, str] = {}
+        """``--bounds``: a printed name -> the suffix of evaluate()'s column it reads."""
         given = trec.first_parameters(specs)
         # a set's measures one by one: one that cannot be parsed leaves out only itself
         for spec in (m for s in specs for m in trec.SETS.get(s, (s,))):
@@ -69,6 +72,29 @@ class Asked:
     def unique(self) -> list[Metric]:
         """The distinct metrics to evaluate (two spellings may name one)."""
         return list(dict.fromkeys(self.metrics.values()))
+
+    def with_bounds(self) -> Asked:
+        """``--bounds``: after each measure, ``<name>_low`` and ``<name>_high``.
+
+        :func:`polars_rank.evaluate`'s ``bounds=True`` columns: the measure with the
+        unjudged retrieved documents non-relevant and judged at the grade. A string
+        per query (``relstring``) has none.
+        """
+        out = Asked([], None)
+        out.skipped = self.skipped
+        for name in self.names:
+            out.names.append(name)
+            metric = self.metrics.get(name)
+            if metric is None:
+                continue
+            out.metrics[name] = metric
+            if _is_text(metric):
+                continue
+            for end in (LOW, HIGH):
+                out.names.append(f"{name}_{end}")
+                out.metrics[f"{name}_{end}"] = metric
+                out.ends[f"{name}_{end}"] = f"_{end}"
+        return out
 
 
 def _with_level(metric: Metric, level: int | None) -> Metric:
@@ -115,7 +141,8 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties:
 
     ``judged_only``: trec_eval's ``-J``, after ``-M`` (form_res_rels.c cuts the list
     at ``-M`` before it removes the unjudged documents). ``unjudged``,
-    ``unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``).
+    ``unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``); ``a.ends``
+    (``--bounds``): its ``bounds=True``.
     """
     run = scan_run(path)
     if max_ret is not None:
@@ -124,9 +151,10 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties:
     per = evaluate(run, qrels, metrics, per_query=True, missing=missing,  # type: ignore[arg-type]
                    ties=ties, memory=memory, judged_only=judged_only,  # type: ignore[arg-type]
                    unjudged=unjudged, unjudged_grade=unjudged_grade,  # type: ignore[arg-type]
-                   ).collect()
+                   bounds=bool(a.ends)).collect()
     column = {m: str(m) for m in metrics}
-    per = per.select("qid", *(pl.col(column[m]).alias(n) for n, m in a.metrics.items()))
+    per = per.select("qid", *(pl.col(column[m] + a.ends.get(n, "")).alias(n)
+                              for n, m in a.metrics.items()))
     return per.sort("qid")
 
 
@@ -217,6 +245,7 @@ def _numbers_only(a: Asked) -> Asked:
     out.metrics = {n: m for n, m in a.metrics.items() if not _is_text(m)}
     out.names = [n for n in a.names if n not in a.metrics or n in out.metrics]
     out.skipped = a.skipped
+    out.ends = a.ends
     return out
 
 

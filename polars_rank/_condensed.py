@@ -11,7 +11,9 @@ its ranking rewritten, so every metric takes it, in every mode:
 * ``by=``: the first key is null on unjudged rows, which makes them "not retrieved"
   (``by=None``, the row order, becomes the row index with nulls the same way);
 * ``rank=``: the positions are re-ranked among the judged rows (a tie-bound pair
-  likewise, each bound to its block among the judged rows).
+  likewise, each bound to its block among the judged rows). A ``rank()`` inside a
+  metric is what Polars 1.36 mishandles in ``.over()``: see
+  :meth:`polars_rank._ranked.Ranked.bad`.
 
 A judged row the ranking did not retrieve stays not retrieved; unjudged rows then
 count for nothing in any metric (null labels are never relevant and have no gain).

@@ -10,17 +10,24 @@ defined.
 
 The same wrapper gives every metric function the keywords of
 :mod:`polars_rank._unjudged` (``unjudged``, ``unjudged_grade``, ``bounds``): one rule
-about the data, applied before the metric, written once for all of them.
+about the data, applied before the metric, written once for all of them. They are
+declared here once, as :class:`UnjudgedOptions`; a metric function ends its signature
+with ``**unjudged: Unpack[UnjudgedOptions]``, so type checkers know them (PEP 692),
+and the wrapper presents them as three keyword-only parameters (its
+``__signature__``, ``help()``, the ``rank.`` methods) and lists them in the
+docstring. The API reference, read from the source, expands them the same way
+(``docs/_ext/rst_docstrings.py``).
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import re
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ForwardRef, TypedDict, TypeVar, cast
 
-from polars_rank._unjudged import check_unjudged, with_unjudged
+from polars_rank._unjudged import Unjudged, check_unjudged, with_unjudged
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,19 +36,37 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound="Callable[..., pl.Expr]")
 
-__all__ = ["named_after_metric", "UNJUDGED_PARAMETERS"]
+__all__ = ["named_after_metric", "UnjudgedOptions", "UNJUDGED_PARAMETERS", "UNJUDGED_DOC",
+           "OPTIONS_ANNOTATION", "with_unjudged_parameters"]
 
-UNJUDGED_PARAMETERS = (
-    inspect.Parameter("unjudged", inspect.Parameter.KEYWORD_ONLY, default="low",
-                      annotation="Unjudged"),
-    inspect.Parameter("unjudged_grade", inspect.Parameter.KEYWORD_ONLY, default=None,
-                      annotation="float | None"),
-    inspect.Parameter("bounds", inspect.Parameter.KEYWORD_ONLY, default=False,
-                      annotation="bool"),
-)
-"""The keywords every metric function takes (:mod:`polars_rank._unjudged`)."""
 
-_DOC = """\
+class UnjudgedOptions(TypedDict, total=False):
+    """The keywords every metric function takes (:mod:`polars_rank._unjudged`)."""
+
+    unjudged: Unjudged
+    unjudged_grade: float | None
+    bounds: bool
+
+
+_DEFAULTS: dict[str, object] = {"unjudged": "low", "unjudged_grade": None, "bounds": False}
+
+OPTIONS_ANNOTATION = "Unpack[UnjudgedOptions]"
+"""How a metric function's ``**unjudged`` is annotated (the source text)."""
+
+
+def _annotation(name: str) -> str:
+    """The annotation of a key of :class:`UnjudgedOptions`, as source text."""
+    annotation = UnjudgedOptions.__annotations__[name]
+    return annotation.__forward_arg__ if isinstance(annotation, ForwardRef) else str(annotation)
+
+
+UNJUDGED_PARAMETERS = tuple(
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=_DEFAULTS[name],
+                      annotation=_annotation(name))
+    for name in UnjudgedOptions.__annotations__)
+""":class:`UnjudgedOptions` as keyword-only parameters, with their defaults."""
+
+UNJUDGED_DOC = """\
 unjudged
     Unjudged retrieved rows (null labels): ``"low"`` (non-relevant, trec_eval's
     number; the default), ``"ignore"`` (the same number), ``"high"`` (judged at
@@ -54,23 +79,59 @@ bounds
     ``True``: the struct ``{low, high}`` of the metric under ``unjudged="low"`` and
     ``"high"``, named after the metric.
 """
+"""The numpydoc entries of :data:`UNJUDGED_PARAMETERS` (docstrings, API reference)."""
 
 
-def _with_parameters(doc: str | None) -> str | None:
-    """``doc`` with the unjudged keywords listed at the end of its Parameters section."""
+def with_unjudged_parameters(doc: str | None) -> str | None:
+    """``doc`` with :data:`UNJUDGED_DOC` at the end of its Parameters section."""
     if not doc:
         return doc
     match = re.search(r"\n(?P<indent>[ \t]*)Returns\n[ \t]*-------", doc)
     if match is None:
         return doc
     indent = match["indent"]
-    entries = "".join(f"{indent}{line}\n" if line else "\n" for line in _DOC.splitlines())
+    entries = "".join(f"{indent}{line}\n" if line else "\n"
+                      for line in UNJUDGED_DOC.splitlines())
     return doc[:match.start() + 1] + entries + "\n" + doc[match.start() + 1:]
 
 
-def named_after_metric(function: F) -> F:
-    """``function``'s expression, aliased to its metric string, with ``unjudged=``."""
+def _own_signature(function: Callable[..., Any]) -> inspect.Signature:
+    """``function``'s signature without its ``**unjudged`` (which must be there)."""
     signature = inspect.signature(function)
+    *own, last = signature.parameters.values()
+    if (last.kind is not last.VAR_KEYWORD or last.name != "unjudged"
+            or last.annotation != OPTIONS_ANNOTATION):
+        msg = (f"{function.__qualname__} must end its signature with "
+               f"**unjudged: {OPTIONS_ANNOTATION} (polars_rank._naming)")
+        raise TypeError(msg)
+    return signature.replace(parameters=own)
+
+
+def _bind(name: str, signature: inspect.Signature, args: tuple[Any, ...],
+          kwargs: dict[str, Any]) -> inspect.BoundArguments:
+    """``signature.bind``, its error worded as Python's own (and a near miss suggested)."""
+    unknown = [k for k in kwargs if k not in signature.parameters]
+    if unknown:
+        known = [*signature.parameters, *(p.name for p in UNJUDGED_PARAMETERS)]
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        msg = f"{name}() got an unexpected keyword argument {unknown[0]!r}{hint}"
+        raise TypeError(msg)
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        msg = f"{name}() {exc}"
+        raise TypeError(msg) from None
+
+
+def named_after_metric(function: F) -> F:
+    """``function``'s expression, aliased to its metric string, with ``unjudged=``.
+
+    ``function`` ends its signature with ``**unjudged: Unpack[UnjudgedOptions]``
+    (a ``TypeError`` here otherwise) and never receives them: a keyword that is none
+    of its parameters nor of :class:`UnjudgedOptions` is a ``TypeError``.
+    """
+    signature = _own_signature(function)
 
     @functools.wraps(function)
     def named(*args: Any, unjudged: str = "low", unjudged_grade: float | None = None,
@@ -81,10 +142,10 @@ def named_after_metric(function: F) -> F:
             function_unjudged,
         )
 
+        bound = _bind(function.__name__, signature, args, kwargs)
         grade = check_unjudged(unjudged, unjudged_grade, bounds)
         check_rewritable(function_unjudged(function.__name__), unjudged, bounds=bounds)
         out = function(*args, **kwargs)  # checks the parameters first
-        bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         arguments = dict(bound.arguments)
         rel = arguments.pop(next(iter(signature.parameters)))
@@ -105,5 +166,5 @@ def named_after_metric(function: F) -> F:
 
     named.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=[*signature.parameters.values(), *UNJUDGED_PARAMETERS])
-    named.__doc__ = _with_parameters(function.__doc__)
+    named.__doc__ = with_unjudged_parameters(function.__doc__)
     return cast("F", named)

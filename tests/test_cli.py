@@ -23,6 +23,7 @@ import polars_rank
 from polars_rank.__main__ import main
 
 METRICS = ["ndcg_cut_10", "map", "P_5"]  # trec_eval's spellings: named as pytrec_eval's keys
+METRICS_ARGS = [arg for m in METRICS for arg in ("-m", m)]
 TREC_MEASURES = {"ndcg_cut.10", "map", "P.5"}
 SEEDS = range(6)
 
@@ -369,6 +370,52 @@ def test_unjudged_run_queries_warn(tmp_path: Path, capsys: pytest.CaptureFixture
     reference = trec_eval(run, qrels)  # the warned queries are not in the mean
     mean = sum(r["map"] for r in reference.values()) / len(reference)
     assert values(read_csv(out), "run_a.txt")["map", "all"] == pytest.approx(mean, abs=1e-9)
+
+
+@pytest.mark.parametrize(("grade", "given"), [(3, []), (1, ["--unjudged-grade", "1"])])
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_bounds_are_trec_eval_on_the_qrels_and_on_them_completed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int, grade: int,
+        given: list[str]) -> None:
+    """``--bounds``: ``<m>_low`` is trec_eval's number, ``<m>_high`` trec_eval's on the
+    qrels where every unjudged document the run retrieved for a judged query is judged
+    at the grade (default: the qrels' largest label, 3 here)."""
+    run, qrels = make_case(seed)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, err = run_cli(capsys, "eval", qrels_path, run_path, *METRICS_ARGS, "--bounds",
+                             *given, "-q", "--format", "csv")
+    assert code == 0, err
+    frame = read_csv(out)
+    names = frame["metric"].unique(maintain_order=True).to_list()
+    measures = [n for n in names if not n.endswith(("_low", "_high"))]  # trec_eval's order
+    assert sorted(measures) == sorted(METRICS)
+    assert names == [f"{m}{end}" for m in measures for end in ("", "_low", "_high")]
+    got = values(frame, "run_a.txt")
+    completed = {q: dict(docs) for q, docs in qrels.items()}
+    for q in set(run) & set(qrels):
+        for d in run[q]:
+            completed[q].setdefault(d, grade)
+    low, high = trec_eval(run, qrels), trec_eval(run, completed)
+    assert any(high[q]["P_5"] > low[q]["P_5"] for q in low)  # the check can fail
+    for metric in METRICS:
+        for end, reference in (("", low), ("_low", low), ("_high", high)):
+            for q, row in reference.items():
+                assert got[f"{metric}{end}", q] == pytest.approx(row[metric], abs=1e-9)
+            mean = sum(r[metric] for r in reference.values()) / len(reference)
+            assert got[f"{metric}{end}", "all"] == pytest.approx(mean, abs=1e-9)
+
+
+def test_bounds_in_trec_eval_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, qrels = make_case(0)
+    qrels_path, run_path = write_case(tmp_path, run, qrels)
+    code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "P.5",
+                           "-m", "relstring@3", "-m", "num_rel_ret", "--bounds")
+    assert code == 0
+    names = [line.split("\t")[0].strip() for line in out.splitlines()]
+    assert names == ["num_rel_ret", "num_rel_ret_low", "num_rel_ret_high", "P_5", "P_5_low",
+                     "P_5_high"]  # relstring has no summary line, and no bounds
+    high = out.splitlines()[2].split("\t")[2]
+    assert re.fullmatch(r"\d+", high), high  # a count, printed as one
 
 
 def test_no_command_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,9 +13,13 @@ from collections.abc import Callable
 
 import polars as pl
 import pytest
+from test_engine import INTENT_SPECS
+from test_engine import SPECS as ENGINE_SPECS
+from test_engine import close as close_or_nan
 
 import polars_rank as pr
 from polars_rank.registry import METRICS as REGISTRY
+from polars_rank.registry import parse_metric
 
 Build = Callable[..., pl.Expr]
 INTENT = {"subtopic": pl.col("pos") % 2, "doc": "doc", "by": "score"}
@@ -290,3 +294,47 @@ def test_rank_correlation_from_positions_in_groups_with_an_unretrieved_list(
     for data in (frame, frame.reverse()):
         assert dict(data.group_by("q").agg(metric).iter_rows()) == alone
         assert dict(data.select("q", metric.over("q")).unique("q").iter_rows()) == alone
+
+
+def _interleaved(seed: int = 5) -> pl.DataFrame:
+    """Five queries whose rows interleave: positions 1..n (some rows not retrieved),
+    labels with unjudged rows, a pool flag, subtopics and document ids."""
+    rnd = random.Random(seed)
+    rows = []
+    for q in range(5):
+        n = rnd.randint(2, 7)
+        for d in range(n + 2):
+            rows.append({"q": q, "doc": f"d{d}", "rel": rnd.choice([None, None, 0, 1, 2, 3]),
+                         "rank": d + 1 if d < n and rnd.random() < 0.9 else None,
+                         "pooled": rnd.random() < 0.5, "subtopic": d % 2})
+    return pl.DataFrame(rnd.sample(rows, len(rows)))
+
+
+INTERLEAVED = _interleaved()
+
+
+@pytest.mark.parametrize("spec", ENGINE_SPECS + INTENT_SPECS)
+def test_condensed_positions_over_interleaved_queries(spec: str) -> None:
+    """``unjudged="condensed"`` with ``rank=`` re-ranks the positions with a ``rank()``:
+    in ``.over(q)`` with queries that interleave, each row gets its own query's value
+    (Polars 1.36 gave the values in query order: polars_rank._ranked.Ranked.bad and
+    tests/test_workarounds.py). A user's ``rank()`` expression as ``rank=`` likewise."""
+    metric = parse_metric(spec)
+    extra: dict[str, object] = {"pooled": "pooled"} if metric.definition.reads_pool else {}
+    if metric.definition.subtopics:
+        extra |= {"subtopic": "subtopic", "doc": "doc"}
+    queries = sorted(set(INTERLEAVED["q"]))
+    distinct: set[str] = set()
+    for options in ({"rank": "rank", "unjudged": "condensed"},
+                    {"rank": pl.col("rank").rank("ordinal")}):
+        built = metric.expr("rel", **options, **extra).alias("m")
+        alone = {q: INTERLEAVED.filter(q=q).select(built).item() for q in queries}
+        for data in (INTERLEAVED, INTERLEAVED.reverse()):
+            over = data.select("q", built.over("q"))
+            for q, value in over.iter_rows():
+                assert close_or_nan(value, alone[q]), (spec, options, q, value, alone[q])
+            grouped = dict(data.group_by("q").agg(built).iter_rows())
+            assert all(close_or_nan(grouped[q], alone[q]) for q in queries), (spec, options)
+        distinct.update(str(v) for v in alone.values())
+    if metric.definition.name != "num_q":  # 1 a query
+        assert len(distinct) > 1, f"{spec}: every query the same value, the check cannot fail"

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
+
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
 from polars.testing import assert_frame_equal
+from test_engine import assert_same_values, cases
 
 import polars_rank as pr
+from polars_rank.registry import parse_metric
 
 RUN = pl.DataFrame({
     "qid": ["q2", "q1", "q1", "q1", "q2", "q3"],
@@ -69,3 +74,64 @@ def test_bad_data_is_named_as_in_evaluate() -> None:
     bad = QRELS.with_columns(rel=pl.Series([2, -1, 1, 0]))
     with pytest.raises(pr.InvalidDataError, match="negative relevance in qrels column 'rel'"):
         pr.ranked(RUN, bad)
+
+
+# ------------------------------------------------------------------ unjudged documents
+RANKED_SPECS = ["ndcg@3", "map", "p@2", "recall@3", "mrr", "rprec", "bpref", "num_rel_ret",
+                "dcg@2", "unj@3"]
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "expected"])
+@pytest.mark.parametrize(("unjudged", "grade"), [("low", None), ("ignore", None),
+                                                 ("high", None), ("high", 3.0),
+                                                 ("condensed", None)])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases())
+def test_unjudged_gives_evaluates_numbers(ties: str, unjudged: str, grade: float | None,
+                                          case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    """Plain metrics on ``ranked(unjudged=...)`` are ``evaluate(unjudged=...)``'s."""
+    run, qrels = case
+    specs = [s for s in RANKED_SPECS if not (ties == "expected" and s.startswith("unj"))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # queries without judgments
+        want = pr.evaluate(run, qrels, specs, per_query=True, ties=ties,  # type: ignore[arg-type]
+                           unjudged=unjudged, unjudged_grade=grade)  # type: ignore[arg-type]
+        lists = pr.ranked(run, qrels, ties=ties, unjudged=unjudged,  # type: ignore[arg-type]
+                          unjudged_grade=grade)  # type: ignore[arg-type]
+    rank = ("rank", "rank_last") if ties == "expected" else "rank"
+    got = lists.group_by("qid").agg(parse_metric(s).expr("rel", rank=rank).alias(s)
+                                    for s in specs)
+    assert_same_values(got.filter(pl.col("qid").is_in(want["qid"].implode())), want, specs)
+
+
+def test_unjudged_high_keeps_the_unjudged_documents_labelled() -> None:
+    with pytest.warns(UserWarning, match="no judgments"):
+        lists = pr.ranked(RUN, QRELS, unjudged="high")  # q1's c and a at the largest label
+    q1 = lists.filter(pl.col("qid") == "q1").sort("rank", nulls_last=True)
+    assert q1.select("docid", "rel", "rank").rows() == [
+        ("b", 2.0, 1), ("c", 2.0, 2), ("a", 2.0, 3), ("z", 1.0, None)]
+    with pytest.warns(UserWarning, match="no judgments"):
+        graded = pr.ranked(RUN, QRELS, unjudged="high", unjudged_grade=0.5)
+    assert graded.filter(pl.col("docid") == "c")["rel"].to_list() == [0.5]
+
+
+def test_unjudged_condensed_ranks_the_judged_rows_among_themselves() -> None:
+    run = pl.DataFrame({"qid": ["q1"] * 4, "docid": ["a", "b", "c", "d"],
+                        "score": [4.0, 3.0, 2.0, 2.0]})
+    qrels = pl.DataFrame({"qid": ["q1"] * 3, "docid": ["b", "d", "z"], "rel": [1, 0, 1]})
+    lists = pr.ranked(run, qrels, unjudged="condensed")
+    # a (unjudged) at 1 and c (unjudged, tied with d) removed: b and d move up; the
+    # list's end row (unjudged) keeps no rank
+    assert lists.select("docid", "rank").rows() == [("b", 1), ("d", 2), (None, None),
+                                                    ("z", None)]
+    expected = pr.ranked(run, qrels, unjudged="condensed", ties="expected")
+    # c and d tie at 2.0 (ranks 3-4): d alone in its block among the judged rows
+    assert expected.select("docid", "rank", "rank_last").rows() == [
+        ("b", 1, 1), ("d", 2, 2), ("z", None, None)]
+
+
+def test_unjudged_arguments_are_checked() -> None:
+    with pytest.raises(ValueError, match="unjudged must be one of"):
+        pr.ranked(RUN, QRELS, unjudged="maybe")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unjudged_grade must be"):
+        pr.ranked(RUN, QRELS, unjudged="high", unjudged_grade=-1)

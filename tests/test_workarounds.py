@@ -202,6 +202,26 @@ def test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows() -> N
     assert out["g"].to_list()[1] == [0.0, 2.0]  # [2.0, 0.0] when fixed
 
 
+@pytest.mark.skipif(POLARS_2, reason="Polars 2.x maps a window's any() back to the rows")
+def test_any_of_a_rank_in_a_window_still_stays_in_list_order() -> None:
+    """``polars_rank._ranked.Ranked.bad`` (and ``metrics._subtopics.Intents.bad``) test
+    their masks with ``sum() > 0``: on Polars 1.36, in a window whose lists are not
+    contiguous rows, ``when(mask.any())`` of a mask from a ``rank()`` (the condensed
+    positions of ``unjudged="condensed"`` with ``rank=``) leaves the values in list
+    order, not the rows'."""
+    frame = pl.DataFrame({"q": [2, 3, 2], "rel": [None, 0, 1], "rank": [4, 3, 1]})
+    ranks = pl.when(pl.col("rel").is_not_null()).then(pl.col("rank")).rank("ordinal")
+    mask = ranks.cast(pl.Float64) < 1
+    total = pl.col("rel").sum().cast(pl.Float64)
+
+    def per_row(flag: pl.Expr) -> list[float]:
+        return frame.select(pl.when(flag).then(-1.0).otherwise(total).over("q")).to_series(
+            ).to_list()
+
+    assert per_row(mask.sum() > 0) == [1.0, 0.0, 1.0]
+    assert per_row(mask.any()) == [1.0, 1.0, 0.0]  # [1.0, 0.0, 1.0] when fixed
+
+
 _GAINS_THEN_PLAIN = """
 import ir_measures, warnings
 warnings.simplefilter("ignore")

@@ -12,6 +12,11 @@ the docstrings are parsed:
   (found in a public module's ``__all__``), into inline code otherwise;
 * `` `text <url>`_ `` links into Markdown links.
 
+and it expands a metric function's ``**unjudged: Unpack[UnjudgedOptions]`` (the
+keywords every metric takes, :mod:`polars_rank._naming`) into the three keyword-only
+parameters it stands for, in the signature and the Parameters section, as the
+functions present them at run time (:func:`expand_unjudged`).
+
 Loaded from ``mkdocs.yml`` (``extensions: [docs/_ext/rst_docstrings.py]``); the
 tests import :func:`rst_to_markdown` to check the rewriting.
 """
@@ -28,6 +33,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from polars_rank._docs import fill
+from polars_rank._naming import OPTIONS_ANNOTATION, UNJUDGED_PARAMETERS, with_unjudged_parameters
 
 try:
     from griffe import Extension
@@ -35,7 +41,7 @@ except ImportError:  # the tests import rst_to_markdown without the docs extra
     Extension = object
 
 if TYPE_CHECKING:
-    from griffe import Object
+    from griffe import Function, Object
 
 PUBLIC_MODULES = (
     "polars_rank",
@@ -187,10 +193,35 @@ def rst_to_markdown(text: str) -> str:
     return _LINK.sub(lambda m: f"[{m['text']}]({m['url']})", text)
 
 
+def expand_unjudged(function: Function) -> bool:
+    """Spell out a trailing ``**unjudged: Unpack[UnjudgedOptions]`` (False: none).
+
+    The parameters become :data:`polars_rank._naming.UNJUDGED_PARAMETERS` (keyword-only,
+    with their defaults and annotations) and the docstring gets their entries, the
+    same text ``help()`` shows (:func:`polars_rank._naming.with_unjudged_parameters`).
+    """
+    from griffe import Parameter, ParameterKind, Parameters
+
+    *own, last = function.parameters or [None]
+    if (last is None or last.kind is not ParameterKind.var_keyword
+            or str(last.annotation) != OPTIONS_ANNOTATION):
+        return False
+    options = [Parameter(p.name, annotation=str(p.annotation), kind=ParameterKind.keyword_only,
+                         default=repr(p.default)) for p in UNJUDGED_PARAMETERS]
+    function.parameters = Parameters(*own, *options)
+    for parameter in options:
+        parameter.function = function
+    if function.docstring is not None:
+        function.docstring.value = with_unjudged_parameters(function.docstring.value) or ""
+    return True
+
+
 class RstDocstrings(Extension):  # type: ignore[misc,valid-type]
     """Rewrite every docstring with :func:`rst_to_markdown` before it is parsed."""
 
     def on_instance(self, *, obj: Object, **kwargs: Any) -> None:
         """Rewrite the docstring of ``obj`` (a module, class, function or attribute)."""
+        if obj.is_function:
+            expand_unjudged(obj)  # type: ignore[arg-type]
         if obj.docstring is not None:
             obj.docstring.value = rst_to_markdown(fill(obj.docstring.value))

@@ -31,7 +31,13 @@ from polars_rank._evaluation.options import (
     metric_list,
 )
 from polars_rank._evaluation.scoring import per_list
-from polars_rank._evaluation.unjudged import evaluate_variants, with_policy
+from polars_rank._evaluation.unjudged import (
+    condensed_ranks,
+    evaluate_variants,
+    high_run,
+    with_policy,
+)
+from polars_rank._unjudged import HIGH, check_unjudged
 from polars_rank.registry import dialect_ties
 
 if TYPE_CHECKING:
@@ -230,6 +236,8 @@ def ranked(
     group_by: str | Sequence[str] | None = None,
     ties: EvalTies = "trec_eval",
     validate: bool = True,
+    unjudged: Unjudged = "low",
+    unjudged_grade: float | None = None,
 ) -> FrameT:
     """The judged rows of each ranked list with their rank: the metrics' fast input.
 
@@ -272,6 +280,18 @@ def ranked(
         ``rank`` and ``rank_last``, to pass as ``rank=("rank", "rank_last")``.
     validate
         Check the data first, as :func:`evaluate` does.
+    unjudged
+        As :func:`evaluate`'s, for every metric read from the frame with
+        ``rank="rank"``: ``"low"`` or ``"ignore"`` (the judged rows, as above),
+        ``"high"`` (the unjudged documents each judged list retrieved are kept,
+        labelled ``unjudged_grade``) or ``"condensed"`` (each list's judged rows
+        ranked among themselves, ``judged_only=True``). The frame has one labelling:
+        for both ends, rank twice (or ``evaluate(bounds=True)``). A metric's own
+        ``unjudged="high"`` cannot see the unjudged documents the default frame
+        leaves out; ask ``ranked()`` for them.
+    unjudged_grade
+        The label ``"high"`` gives them; ``None``: the largest label of the qrels
+        (of the run's ``rel`` without qrels), at least 1.
 
     Returns
     -------
@@ -315,13 +335,19 @@ def ranked(
     │ q1  ┆ 0.5 ┆ 0.666667 ┆ 0.388889 │
     └─────┴─────┴──────────┴──────────┘
     """
+    check_unjudged(unjudged, unjudged_grade)
     options, lazy_run, lazy_qrels = check_arguments(
         run, qrels, [], query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing="skip", validate=validate,
     )
-    unjudged: list[pl.DataFrame] = []
-    judged = judged_rows(lazy_run, lazy_qrels, options, unjudged, doc=options.has_doc)
-    warn_unjudged(unjudged, query, options.groups)
+    if unjudged == HIGH:  # the relabelled run (with its labels), ranked as it is
+        high = ranked(high_run(lazy_run, lazy_qrels, options, unjudged_grade), None,
+                      query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+                      ties=ties, validate=validate)
+        return high if isinstance(run, pl.LazyFrame) else high.collect()
+    summaries: list[pl.DataFrame] = []
+    judged = judged_rows(lazy_run, lazy_qrels, options, summaries, doc=options.has_doc)
+    warn_unjudged(summaries, query, options.groups)
     ids = [doc] if options.has_doc else []
     keys = options.keys
     # the lists numbered in the order of their keys, so that the rows come sorted by
@@ -330,6 +356,8 @@ def ranked(
     order = judged.lists.select(LIST, *keys).sort(keys, nulls_last=False).with_row_index(_ORDER)
     out = in_rank_order(judged.rows.join(order, on=LIST, how="left"), _ORDER, options)
     out_df = out.select(*keys, *ids, options.rel, *rank_columns(options)).collect()
+    if unjudged == "condensed":
+        out_df = out_df.with_columns(condensed_ranks(options))
     if len(keys) == 1:
         out_df = out_df.with_columns(pl.col(keys[0]).set_sorted())
     return out_df.lazy() if isinstance(run, pl.LazyFrame) else out_df

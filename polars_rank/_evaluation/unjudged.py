@@ -9,6 +9,10 @@ qrels, at least 1, by default), each list's unretrieved judgments beside it, eva
 one pipeline. The two evaluations' per-query values are joined on the list keys; a
 list the run retrieved nothing for has nothing to relabel, so its high value is its
 low one (``missing="zero"``).
+
+:func:`polars_rank.ranked` takes the same ``unjudged=``: its frame is the ranking of
+the relabelled run under ``"high"`` (:func:`high_run`), and each list's positions
+among its judged rows under ``"condensed"`` (:func:`condensed_ranks`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._condensed import judged_only_ranking
+from polars_rank._evaluation.judged import rank_columns
 from polars_rank._frames import as_polars
 from polars_rank._unjudged import HIGH, LOW, check_unjudged
 from polars_rank.registry import UNJUDGED_GRADE, UNJUDGED_POLICY, Metric
@@ -27,7 +33,7 @@ if TYPE_CHECKING:
 
     from polars_rank._evaluation.options import Options
 
-__all__ = ["with_policy", "evaluate_variants", "high_run"]
+__all__ = ["with_policy", "evaluate_variants", "high_run", "condensed_ranks"]
 
 _TOP = "__polars_rank_top_label"
 _TWIN = "__polars_rank_low_twin_"
@@ -164,6 +170,20 @@ def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFr
     )
     return pl.concat([labelled, unretrieved], how="diagonal_relaxed")
 
+
+
+def condensed_ranks(o: Options) -> list[pl.Expr]:
+    """``ranked()``'s rank columns among each list's judged rows (``unjudged="condensed"``).
+
+    The rule of :mod:`polars_rank._condensed`, applied once to the frame: positions
+    re-numbered 1..m in their order, a tie group's bounds to its block among the
+    judged rows; an unjudged row (a list's last row) gets none.
+    """
+    columns = rank_columns(o)
+    ranking = judged_only_ranking(pl.col(o.rel), {"rank": (
+        tuple(columns) if len(columns) == 2 else columns[0])})["rank"]
+    exprs = ranking if isinstance(ranking, tuple) else (ranking,)
+    return [e.cast(pl.Int64).over(o.keys).alias(c) for e, c in zip(exprs, columns, strict=True)]
 
 
 def _top(largest: pl.LazyFrame, grade: float | None) -> float:

@@ -262,9 +262,10 @@ class Intents:
             # one document a position
             retrieved = self.doc.filter(self.rank.is_not_null()).n_unique()
             out = self.rank.drop_nulls().n_unique() != retrieved
-        out = out | flag.any()
+        out = out | (flag.sum() > 0)  # not any(): Polars 1.36 (Ranked.bad)
         # a (document, subtopic) pair twice, or a document whose rows disagree on its place
-        out = out | pl.struct(self.doc.alias("d"), self.subtopic.alias("s")).is_duplicated().any()
+        pairs = pl.struct(self.doc.alias("d"), self.subtopic.alias("s"))
+        out = out | (pairs.is_duplicated().sum() > 0)
         placed = pl.struct(self.doc.alias("d"), self.placed.alias("p")).n_unique()
         return out | (placed != self.doc.n_unique())
 

@@ -36,6 +36,9 @@ from polars_rank.metrics.sets import hits_value
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["average_precision", "gm_map", "reciprocal_rank", "hit_rate"]
@@ -110,6 +113,7 @@ def average_precision(
     empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Average precision (AP; MAP with ``query=``), as trec_eval's ``map`` / ``map_cut.k``.
 
@@ -207,6 +211,7 @@ def gm_map(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Geometric mean average precision, trec_eval's ``gm_map``: AP, its geometric mean.
 
@@ -277,6 +282,7 @@ def reciprocal_rank(
     empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Reciprocal rank of the first relevant row (MRR with ``query=``).
 
@@ -349,6 +355,7 @@ def hit_rate(
     empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Hit rate at k: 1 if any relevant row is ranked within k, else 0.
 

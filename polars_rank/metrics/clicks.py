@@ -21,6 +21,9 @@ from polars_rank._ranked import Ranked, count, cutoff, reached, reciprocal, safe
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Ties, Unset
 
 __all__ = ["ctr", "abandonment", "first_click_rr", "clicks_per_query"]
@@ -38,6 +41,7 @@ def ctr(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Click-through rate at k: clicks within the top k / items shown within the top k.
 
@@ -137,6 +141,7 @@ def abandonment(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Abandonment: 1 if no result within the top k was clicked, else 0.
 
@@ -212,6 +217,7 @@ def first_click_rr(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Reciprocal rank of the first click: 1 / rank of the first clicked result within k.
 
@@ -284,6 +290,7 @@ def clicks_per_query(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Clicks per query: the number of clicks on the top k results.
 

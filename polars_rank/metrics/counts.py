@@ -20,6 +20,9 @@ from polars_rank.metrics.sets import hits_value
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["hits", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility"]
@@ -44,6 +47,7 @@ def hits(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Hits at k: the number of relevant rows in the top k (ranx's ``hits``).
 
@@ -110,6 +114,7 @@ def num_ret(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Number of retrieved rows, trec_eval's ``num_ret``; summed over queries.
 
@@ -173,6 +178,7 @@ def num_rel(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Number of relevant rows, retrieved or not (R), trec_eval's ``num_rel``.
 
@@ -237,6 +243,7 @@ def num_rel_ret(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Number of relevant rows retrieved, trec_eval's ``num_rel_ret``; summed over queries.
 
@@ -301,6 +308,7 @@ def num_nonrel_judged_ret(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Judged non-relevant rows retrieved, trec_eval's ``num_nonrel_judged_ret``.
 
@@ -367,6 +375,7 @@ def utility(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Linear utility of the retrieved set, trec_eval's ``utility``.
 

@@ -19,6 +19,9 @@ from polars_rank._ranked import Ranked, cutoff
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Ties, Unset
 
 __all__ = ["mean_dwell"]
@@ -37,6 +40,7 @@ def mean_dwell(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Mean dwell time of the clicked results within the top k.
 

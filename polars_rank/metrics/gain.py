@@ -25,7 +25,10 @@ from polars_rank.metrics._expected_err import expected_err
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from typing_extensions import Unpack
+
     from polars_rank._gain_table import GainTable
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["dcg", "ndcg", "err"]
@@ -141,6 +144,7 @@ def dcg(
     gains: Mapping[int, float] | None = None,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Discounted cumulative gain (Järvelin & Kekäläinen, TOIS 2002).
 
@@ -229,6 +233,7 @@ def ndcg(
     gains: Mapping[int, float] | None = None,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Normalised discounted cumulative gain (Järvelin & Kekäläinen, TOIS 2002).
 
@@ -332,6 +337,7 @@ def err(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Expected reciprocal rank (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009).
 

@@ -31,7 +31,10 @@ from polars_rank._ranked import NAN, Ranked, safe_div
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from typing_extensions import Unpack
+
     from polars_rank._gain_table import GainTable
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["normalized_gain", "binary_normalized_gain", "ndcg_over_relevant", "r_ndcg"]
@@ -145,6 +148,7 @@ def normalized_gain(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Normalized gain, trec_eval's ``G`` (Buckley, 2008; trec_eval 10.0, m_G.c).
 
@@ -215,6 +219,7 @@ def binary_normalized_gain(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Binary normalized gain, trec_eval's ``binG`` (Buckley, 2008; m_binG.c).
 
@@ -282,6 +287,7 @@ def ndcg_over_relevant(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""NDCG averaged over the relevant rows, trec_eval's ``ndcg_rel`` (m_ndcg_rel.c).
 
@@ -354,6 +360,7 @@ def r_ndcg(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""NDCG averaged at the R levels, trec_eval's ``Rndcg`` (m_Rndcg.c).
 

@@ -20,6 +20,9 @@ from polars_rank.metrics._let import Get, let
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["bpref", "gm_bpref", "unjudged"]
@@ -93,6 +96,7 @@ def bpref(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Binary preference (Buckley & Voorhees, SIGIR 2004), exactly as trec_eval's ``bpref``.
 
@@ -184,6 +188,7 @@ def gm_bpref(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Bpref with a geometric mean over queries, trec_eval's ``gm_bpref``.
 
@@ -248,6 +253,7 @@ def unjudged(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Unjudged rows in the top k, over k: trec_eval's ``unj.k``.
 

@@ -19,6 +19,9 @@ from polars_rank._ranked import cutoff, safe_div
 from polars_rank.metrics._subtopics import Intents, IntentTies
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import IntoExpr, Query
 
 __all__ = ["precision_ia", "ap_ia", "subtopic_recall"]
@@ -57,6 +60,7 @@ def precision_ia(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Intent-aware precision@k, ndeval's P-IA@k (Agrawal et al., WSDM 2009).
 
@@ -130,6 +134,7 @@ def subtopic_recall(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Subtopic recall@k, ndeval's strec@k (Zhai, Cohen & Lafferty, SIGIR 2003).
 
@@ -202,6 +207,7 @@ def ap_ia(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Intent-aware average precision, ndeval's MAP-IA (Agrawal et al., WSDM 2009).
 

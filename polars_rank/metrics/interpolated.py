@@ -23,6 +23,9 @@ from polars_rank._params import UNSET, Ties, check_choice, check_real, check_thr
 from polars_rank._ranked import Ranked, per_list
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["iprec_at_recall", "eleven_point_average"]
@@ -75,6 +78,7 @@ def iprec_at_recall(
     query: Query = None,
     ties: Ties | None = None,
     rounding: Rounding = "nearest",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Interpolated precision at a recall level, trec_eval's ``iprec_at_recall_x``.
 
@@ -169,6 +173,7 @@ def eleven_point_average(
     query: Query = None,
     ties: Ties | None = None,
     rounding: Rounding = "nearest",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""11-point interpolated average precision, trec_eval's ``11pt_avg``.
 

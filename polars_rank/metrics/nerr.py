@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import polars as pl
+    from typing_extensions import Unpack
 
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["nerr8", "nerr9", "nerr10", "nerr11"]
@@ -51,6 +53,7 @@ def nerr8(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""NERR, eq. 8, ir_measures' ``NERR8(max_rel=...)@k``: ERR's cascade cut at k.
 
@@ -125,6 +128,7 @@ def nerr9(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""NERR, eq. 9, ir_measures' ``NERR9(max_rel=...)@k``: the cascade with a 1/i discount.
 
@@ -198,6 +202,7 @@ def nerr10(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""NERR, eq. 10, ir_measures' ``NERR10(p=..., max_rel=...)``: the cascade with RBP's patience.
 
@@ -270,6 +275,7 @@ def nerr11(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""NERR, eq. 11, ir_measures' ``NERR11(T=..., max_rel=...)``: the cascade with INSQ's goal.
 

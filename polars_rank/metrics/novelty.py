@@ -30,6 +30,9 @@ from polars_rank.metrics._subtopics import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import IntoExpr, Query
 
 __all__ = ["alpha_dcg", "alpha_ndcg", "err_ia", "nerr_ia"]
@@ -105,6 +108,7 @@ def alpha_ndcg(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""alpha-nDCG@k, novelty-biased NDCG over subtopics (Clarke et al., SIGIR 2008).
 
@@ -191,6 +195,7 @@ def alpha_dcg(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""alpha-DCG@k as ndeval reports it: over an "ideal ideal" list (Clarke et al., 2008).
 
@@ -270,6 +275,7 @@ def err_ia(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Intent-aware ERR@k as ndeval computes it (Chapelle et al., CIKM 2009).
 
@@ -349,6 +355,7 @@ def nerr_ia(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Normalised intent-aware ERR@k, ndeval's nERR-IA (Chapelle et al., CIKM 2009).
 

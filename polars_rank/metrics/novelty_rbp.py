@@ -19,6 +19,9 @@ from polars_rank._ranked import safe_div
 from polars_rank.metrics._subtopics import Intents, IntentTies, check_alpha, nrbp_depth
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import IntoExpr, Query
 
 __all__ = ["nrbp", "nnrbp"]
@@ -52,6 +55,7 @@ def nrbp(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Novelty- and rank-biased precision, ndeval's NRBP (Clarke, Kolla & Vechtomova, ICTIR 2009).
 
@@ -129,6 +133,7 @@ def nnrbp(
     threshold: float = 1,
     query: Query = None,
     ties: IntentTies = "ndeval",
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Normalised NRBP, ndeval's nNRBP (Clarke, Kolla & Vechtomova, ICTIR 2009).
 

@@ -18,6 +18,9 @@ from polars_rank._ranked import Ranked, safe_div
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["compat"]
@@ -67,6 +70,7 @@ def compat(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Compatibility, ir_measures' ``Compat(p=...)``: overlap with an ideal ranking.
 

@@ -15,6 +15,9 @@ from polars_rank._ranked import Ranked, cutoff
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["rank_correlation", "auc", "accuracy"]
@@ -31,6 +34,7 @@ def rank_correlation(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Rank correlation with the ideal ordering (Kendall-type).
 
@@ -170,6 +174,7 @@ def auc(
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     query: Query = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""ROC AUC of the retrieved rows' ranking against binary relevance (GAUC with ``query=``).
 
@@ -294,6 +299,7 @@ def accuracy(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Pairwise accuracy of the top k, ir_measures' ``Accuracy@k``.
 

@@ -24,6 +24,9 @@ from polars_rank.metrics.incomplete import check_unjudged_order
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["infap", "judged", "relstring"]
@@ -107,6 +110,7 @@ def infap(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Inferred average precision (Yilmaz & Aslam, CIKM 2006), trec_eval's ``infAP``.
 
@@ -186,6 +190,7 @@ def judged(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Judgment rate at k: the share of the top k that has a qrels line, ir_measures' ``Judged@k``.
 
@@ -257,6 +262,7 @@ def relstring(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""The labels of the top k as a string, trec_eval's ``relstring.k``.
 

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import polars as pl
+    from typing_extensions import Unpack
 
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["num_q"]
@@ -30,6 +32,7 @@ def num_q(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Number of queries, ir_measures' ``NumQ`` (trec_eval's ``num_q``); summed.
 

@@ -22,6 +22,9 @@ from polars_rank.metrics.incomplete import check_unjudged_order
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["rbp", "rbp_residual"]
@@ -72,6 +75,7 @@ def rbp(
     gain: str = "binary",
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Rank-biased precision (Moffat & Zobel, TOIS 2008).
 
@@ -168,6 +172,7 @@ def rbp_residual(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""RBP's residual: what unjudged rows and the rest of the list could still add.
 

@@ -21,6 +21,9 @@ from polars_rank.metrics.sets import hits_value, relevant_within
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["relative_precision", "r_precision_multiple", "set_map"]
@@ -58,6 +61,7 @@ def relative_precision(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Relative precision at k, trec_eval's ``relative_P.k`` (``set_relative_P`` without k).
 
@@ -126,6 +130,7 @@ def r_precision_multiple(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Precision at a multiple of R, trec_eval's ``Rprec_mult_x``.
 
@@ -194,6 +199,7 @@ def set_map(
     threshold: float = 1,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Set MAP, trec_eval's ``set_map``: set precision times set recall.
 

@@ -21,6 +21,9 @@ from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["precision", "recall", "f1", "r_precision"]
@@ -92,6 +95,7 @@ def precision(
     empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Precision at k: relevant rows among the top k, divided by k.
 
@@ -172,6 +176,7 @@ def recall(
     empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Recall at k: relevant rows among the top k, divided by all relevant rows (R).
 
@@ -244,6 +249,7 @@ def f1(
     beta: float = 1.0,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""F1 at k: the harmonic mean of :func:`precision` @k and :func:`recall` @k.
 
@@ -320,6 +326,7 @@ def r_precision(
     empty: Empty = "zero",
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""R-precision: precision at R, the number of relevant rows of the list.
 

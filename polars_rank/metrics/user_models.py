@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import polars as pl
+    from typing_extensions import Unpack
 
+    from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
 __all__ = ["sdcg", "inst", "insq", "bpm"]
@@ -48,6 +50,7 @@ def sdcg(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Scaled DCG at k, ir_measures' ``SDCG(max_rel=...)@k`` (cwl_eval's NDCG-k).
 
@@ -124,6 +127,7 @@ def inst(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""INST, ir_measures' ``INST(T=..., max_rel=...)``: an adaptive, goal-driven user.
 
@@ -199,6 +203,7 @@ def insq(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""INSQ, ir_measures' ``INSQ(T=..., max_rel=...)``: a patient user with a goal T.
 
@@ -273,6 +278,7 @@ def bpm(
     descending: bool | Sequence[bool] = True,
     query: Query = None,
     ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
 ) -> pl.Expr:
     r"""Bejeweled Player Model, ir_measures' ``BPM(T=..., max_rel=...)@k`` (static BPM).
 
