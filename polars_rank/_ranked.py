@@ -464,14 +464,18 @@ def by_parts_weights(k: int | None, last: pl.Expr) -> pl.Expr:
     such differences of a running value A (a cumulative sum or product of the ranked
     values) then names the ranked values once: in a ``group_by`` or window context,
     Polars evaluates every name of a sub-expression on its own (a sort per list each).
+
+    The weights are sums of 0/1 masks times values, not a ``when/then/when`` chain:
+    Polars 2.1's in-memory engine panics on that chain in a ``select`` when the masks
+    are shorter than the frame (the first min(n, k) ranks); the canary
+    ``test_a_chained_when_of_a_short_mask_still_panics_in_memory`` tells when it no
+    longer does. Adding 0.0 and multiplying by 1.0 leave every weight exact.
     """
     ranks = Ranked.ideal_positions(k)
     rank = ranks.cast(pl.Float64)
-    return (
-        pl.when(ranks < last).then(1.0 / (rank * (rank + 1.0)))
-        .when(ranks == last).then(1.0 / rank)
-        .otherwise(0.0)
-    )
+    below = (ranks < last).cast(pl.Float64)
+    at = (ranks == last).cast(pl.Float64)
+    return below * (1.0 / (rank * (rank + 1.0))) + at * (1.0 / rank)
 
 
 def per_list(value: float) -> pl.Expr:

@@ -2,9 +2,11 @@
 
 ir_measures hands nDCG's ``gains=`` to pytrec_eval (trec_eval 9.x) as a measure
 parameter that outlives the call: a later plain ``nDCG`` in the same process can loop
-forever in ``te_calc_ndcg`` on a query judged only negative (pytrec-eval-terrier 0.5.x;
-found when pytest-xdist ran the parity tests in another order; ``test_workarounds.py``
-has the canary). So every
+forever in ``te_calc_ndcg`` on a query judged only negative (pytrec-eval-terrier 0.5.11;
+found when pytest-xdist ran the parity tests in another order). It reads freed memory,
+so whether it loops differs between processes: no canary can tell reliably when it is
+fixed (``nDCG(gains={1:1,2:3})@10`` then ``nDCG`` on qrels ``1 a -1`` looped in one
+environment here and not in another). So every
 test that asks ir_measures for ``gains=`` asks through :func:`iter_calc`, and the test
 process's pytrec_eval never sees the parameter.
 """

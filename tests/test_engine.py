@@ -31,6 +31,10 @@ from polars_rank.registry import METRICS, Metric, parse_metric
 TOL = 1e-12
 TIES = ["trec_eval", "first", "optimistic", "pessimistic", "expected"]
 ID_TYPES = ["str", "int", "categorical", "enum"]
+# Polars 2.1's in-memory engine (common subexpression elimination) computes these wrong
+# in a select of one list: G's first term took the unsorted ideal gains (1.0 where
+# trec_eval gives 0.877; the default streaming engine and group_by are right). Open.
+IN_MEMORY_WRONG = {"g"} if int(pl.__version__.split(".")[0]) >= 2 else set()
 # every registered metric, with options and cutoffs; ERR, bpref and the interpolated
 # precisions have no closed form under ties="expected"
 SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2", "p@2",
@@ -184,6 +188,16 @@ def test_every_path_gives_the_same_numbers(ties: str, case: tuple[pl.DataFrame, 
     per_list = lists.group_by("qid").agg(m.expr("rel", rank=rank, **pooled(m, in_pool)).alias(n)
                                          for n, m in shared)
     assert_same_values(per_list, want, [n for n, _ in shared])
+    # one list alone in a select, on the in-memory engine (Polars 2's other engine);
+    # not G: Polars 2.1's in-memory engine gets its first term wrong (IN_MEMORY_WRONG)
+    alone_metrics = [(n, m) for n, m in shared if m.definition.name not in IN_MEMORY_WRONG]
+    for qid in want["qid"].head(1):
+        alone = lists.lazy().filter(pl.col("qid") == qid).select(
+            pl.lit(str(qid)).alias("qid"),
+            *(m.expr("rel", rank=rank, **pooled(m, in_pool)).alias(n) for n, m in alone_metrics),
+        ).collect(engine="in-memory")
+        assert_same_values(alone, want.filter(pl.col("qid") == qid),
+                           [n for n, _ in alone_metrics])
     averaged = [(n, m) for n, m in shared if m.definition.over_queries != "none"]
     means = lists.select(m.expr("rel", rank=rank, query="qid", **pooled(m, in_pool)).alias(n)
                          for n, m in averaged)
