@@ -134,13 +134,15 @@ def named_after_metric(function: F) -> F:
     signature = _own_signature(function)
 
     @functools.wraps(function)
-    def named(*args: Any, unjudged: str = "low", unjudged_grade: float | None = None,
-              bounds: bool = False, **kwargs: Any) -> pl.Expr:
+    def named(*args: Any, **kwargs: Any) -> pl.Expr:
         from polars_rank.registry import (  # the registry imports metrics
             check_rewritable,
             expression_name,
             function_unjudged,
         )
+
+        # the keywords of UnjudgedOptions, their defaults written once (_DEFAULTS)
+        unjudged, unjudged_grade, bounds = (kwargs.pop(k, d) for k, d in _DEFAULTS.items())
 
         bound = _bind(function.__name__, signature, args, kwargs)
         grade = check_unjudged(unjudged, unjudged_grade, bounds)
