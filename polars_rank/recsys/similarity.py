@@ -42,12 +42,16 @@ def item_similarity(frame: FrameT, *, item: str = "item", user: str = "user",
     """
     if features is None:
         rows = frame.select(pl.col(user), pl.col(item))
-        counts = rows.group_by(item).agg(pl.len().cast(pl.Float64).alias("n"))
-        pairs = (rows.rename({item: "i1"}).join(rows.rename({item: "i2"}), on=user)
-                 .filter(pl.col("i1") <= pl.col("i2"))
-                 .group_by("i1", "i2").agg(pl.len().cast(pl.Float64).alias("both")))
-        return (pairs.join(counts.rename({item: "i1", "n": "n1"}), on="i1")
-                .join(counts.rename({item: "i2", "n": "n2"}), on="i2")
+        items = _dense_ids(rows.group_by(item).agg(pl.len().cast(pl.Float64).alias("n")), item)
+        ids = rows.join(items.select(item, "_id"), on=item).select(user, "_id")
+        both = (ids.rename({"_id": "a"}).join(ids.rename({"_id": "b"}), on=user)
+                .filter(pl.col("a") <= pl.col("b"))
+                .group_by(_packed("a", "b")).agg(pl.len().cast(pl.Float64).alias("both")))
+        first = items.rename({"_id": "a", item: "i1", "n": "n1"})
+        second = items.rename({"_id": "b", item: "i2", "n": "n2"})
+        return (both.with_columns((pl.col("_pair") // _SHIFT).cast(pl.UInt32).alias("a"),
+                                  (pl.col("_pair") % _SHIFT).cast(pl.UInt32).alias("b"))
+                .join(first, on="a").join(second, on="b")
                 .select("i1", "i2", (pl.col("both") / (pl.col("n1") * pl.col("n2")).sqrt())
                         .alias("sim")))
     vectors = frame.select(pl.col(item), pl.col(features).cast(pl.List(pl.Float64)).alias("f"))
@@ -61,12 +65,53 @@ def item_similarity(frame: FrameT, *, item: str = "item", user: str = "user",
     ).drop("_pair")
 
 
-def _lookup(pairs: FrameT, similarity: FrameT, a: str, b: str) -> FrameT:
-    """``pairs`` with the similarity of items ``a`` and ``b`` (0 where the table has none)."""
-    keyed = pairs.with_columns(pl.min_horizontal(a, b).alias("i1"),
-                               pl.max_horizontal(a, b).alias("i2"))
-    return keyed.join(similarity, on=["i1", "i2"], how="left").with_columns(
-        pl.col("sim").fill_null(0.0))
+# The lookups join millions of item pairs with the similarity table. A join or group_by
+# on one UInt64 key is about twice as fast as on the two item columns (docs/performance.md,
+# "Recommender similarity lookups"), so items get dense ids (their index among the sorted
+# distinct items) and a pair is one number, id1 * 2**32 + id2 with id1 <= id2.
+_SHIFT = 2**32
+
+
+def _dense_ids(items: FrameT, item: str) -> FrameT:
+    """``items`` (one row per item) sorted by item, with its index as ``_id`` (UInt32).
+
+    Sorted, so that a lazy plan that reads it twice numbers the items the same way.
+    """
+    return items.sort(item).with_row_index("_id")
+
+
+def _packed(a: str, b: str) -> pl.Expr:
+    """The pair key of dense ids ``a`` and ``b``, in either order."""
+    return (pl.min_horizontal(a, b).cast(pl.UInt64) * _SHIFT
+            + pl.max_horizontal(a, b)).alias("_pair")
+
+
+def _dictionary(*columns: FrameT, item: str) -> FrameT:
+    """The distinct items of ``columns`` (frames of one column, ``item``) with dense ids.
+
+    Built from the rows to look up, not from the similarity table: a lazy table read
+    twice (for its items, then for its rows) is computed twice, as projection pushdown
+    makes the two reads differ and common-subplan elimination misses them.
+    """
+    return _dense_ids(pl.concat(list(columns)).unique(), item)
+
+
+def _keyed(similarity: FrameT, items: FrameT, item: str) -> FrameT:
+    """The table's rows between ``items`` (a :func:`_dictionary`), keyed by ``_pair``."""
+    return (similarity.join(items.rename({item: "i1", "_id": "a"}), on="i1")
+            .join(items.rename({item: "i2", "_id": "b"}), on="i2")
+            .select(_packed("a", "b"), "sim"))
+
+
+def _with_ids(rows: FrameT, items: FrameT, item: str, to: str) -> FrameT:
+    """``rows`` with the dense id of column ``item`` as ``to``."""
+    return rows.join(items.rename({"_id": to}), on=item, maintain_order="left")
+
+
+def _lookup(pairs: FrameT, table: FrameT, a: str, b: str) -> FrameT:
+    """``pairs`` (dense ids ``a``, ``b``) with their similarity (0 where the table has none)."""
+    return (pairs.with_columns(_packed(a, b)).join(table, on="_pair", how="left")
+            .with_columns(pl.col("sim").fill_null(0.0)))
 
 
 def user_diversity(reco: FrameT, similarity: FrameT, *, user: str = "user",
@@ -89,9 +134,13 @@ def user_diversity(reco: FrameT, similarity: FrameT, *, user: str = "user",
     [0.29289, 1.0, 0.0]
     """
     rows = reco.select(pl.col(user), pl.col(item))
-    pairs = (rows.rename({item: "a"}).join(rows.rename({item: "b"}), on=user)
-             .filter(pl.col("a") < pl.col("b")))
-    return (_lookup(pairs, similarity, "a", "b").group_by(user)
+    items = _dictionary(rows.select(item), item=item)
+    table = _keyed(similarity, items, item)
+    rows = _with_ids(rows, items, item, "_id")
+    pairs = (rows.rename({item: "x", "_id": "a"}).join(rows.rename({item: "y", "_id": "b"}),
+                                                       on=user)
+             .filter(pl.col("x") < pl.col("y")))
+    return (_lookup(pairs, table, "a", "b").group_by(user)
             .agg((1.0 - pl.col("sim").mean()).alias("user_diversity")).sort(user))
 
 
@@ -119,10 +168,16 @@ def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance
     >>> out.sort("user")["user_serendipity"].round(3).to_list()
     [0.364, 0.535, 0.404]
     """
-    rows = reco.select(pl.col(user), pl.col(item).alias("a"), pl.col(relevance).alias("_rel"))
-    history = log.select(pl.col(user), pl.col(item).alias("b"))
-    per_item = (_lookup(rows.join(history, on=user), similarity, "a", "b")
-                .group_by(user, "a").agg(
+    rows = reco.select(pl.col(user), pl.col(item), pl.col(relevance).alias("_rel"))
+    history = log.select(pl.col(user), pl.col(item))
+    items = _dictionary(rows.select(item), history.select(item), item=item)
+    table = _keyed(similarity, items, item)
+    rows = _with_ids(rows, items, item, "a").drop(item).with_row_index("_row")
+    history = _with_ids(history, items, item, "b").drop(item)
+    # one group per recommended row (the row index: one integer key)
+    per_item = (_lookup(rows.join(history, on=user), table, "a", "b")
+                .group_by("_row").agg(
+                    pl.col(user).first(),
                     ((1.0 - pl.col("sim").mean()) * pl.col("_rel").first().cast(pl.Float64))
                     .alias("s")))
     return (per_item.group_by(user).agg(pl.col("s").mean().alias("user_serendipity"))
