@@ -52,6 +52,7 @@ CASES: list[tuple[str, str, list[str], dict[str, Any]]] = [
 ]
 
 
+@pytest.mark.ranx
 @pytest.mark.parametrize(("method", "norm", "argv", "params"), CASES,
                          ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_fused_file_equals_fuse_and_ranx(tmp_path: Path, files: list[Path], method: str,

@@ -188,6 +188,7 @@ RANX_METRICS = ["ndcg@5-l2", "ndcg@3", "dcg@4", "ndcg_burges@5", "map@5-l2", "ma
                 "hit_rate@2", "f1@3"]
 
 
+@pytest.mark.ranx
 @settings(max_examples=examples(15), deadline=None)
 @given(lists=st.lists(ranx_lists_st, min_size=1, max_size=4))
 def test_ranx_spellings_give_ranx_numbers(

@@ -261,6 +261,7 @@ def _check(frame: pl.DataFrame, systems: list[Any], method: str, norm: str | Non
 CASES = [(m, n) for m in UNTRAINED for n in (None, *NORMS)]
 
 
+@pytest.mark.ranx
 @pytest.mark.parametrize(("method", "norm"), CASES, ids=[f"{m}-{n}" for m, n in CASES])
 def test_ranx_fixtures_against_ranx(method: str, norm: str | None) -> None:
     frame = _long([RUN_1, RUN_2, RUN_3])
@@ -301,6 +302,7 @@ def runs(draw: st.DrawFn) -> tuple[pl.DataFrame, list[int], list[float]]:
     return frame, systems, weights
 
 
+@pytest.mark.ranx
 @pytest.mark.parametrize("norm", [None, *NORMS])
 @settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=runs())
@@ -314,6 +316,7 @@ def test_random_runs_against_ranx(norm: str | None,
         _check(frame, systems, method, norm, weights)
 
 
+@pytest.mark.ranx
 def test_random_runs_compare_something() -> None:
     """The random comparison is not vacuous: Condorcet is compared on ordered cases."""
     rng = np.random.default_rng(0)

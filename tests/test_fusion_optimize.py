@@ -162,6 +162,7 @@ FIXTURE_QRELS = pl.DataFrame({"qid": ["q1", "q1", "q2", "q2"], "docid": ["d1", "
                               "rel": [1, 2, 1, 0]})
 
 
+@pytest.mark.ranx
 @pytest.mark.parametrize("method", OPTIMIZABLE)
 def test_ranx_fixtures_default_grid(method: str) -> None:
     """comb_sum_test.py's three runs, ranx's default grid and metric (ndcg)."""
@@ -192,6 +193,7 @@ def _random_case(rng: np.random.Generator, *, full: bool = False
 METRICS = ["ndcg@5", "mrr@3", "precision@3", "ndcg", "map@5"]
 
 
+@pytest.mark.ranx
 @pytest.mark.parametrize("method", OPTIMIZABLE)
 def test_random_runs_against_ranx(method: str) -> None:
     rng = np.random.default_rng(sum(map(ord, method)))

@@ -250,6 +250,7 @@ def _qrels(qrels: dict[str, dict[str, int]]) -> pl.DataFrame:
 FIXTURE_NORMS = [n for n in (None, *NORMS) if n != "borda"]
 
 
+@pytest.mark.ranx
 @pytest.mark.parametrize("norm", FIXTURE_NORMS)
 @pytest.mark.parametrize("method", TRAINED)
 def test_ranx_fixtures_against_ranx(method: str, norm: str | None) -> None:
@@ -299,6 +300,7 @@ def data(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, lis
     return train, test, pl.DataFrame(rows), list(range(n_systems))
 
 
+@pytest.mark.ranx
 @pytest.mark.parametrize("norm", [None, "min-max", "rank"])
 @settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=data(), n=st.integers(1, 4))
@@ -314,6 +316,7 @@ def test_random_runs_against_ranx(norm: str | None, n: int,
         _compare(train, test, qrels, systems, method, norm, n)
 
 
+@pytest.mark.ranx
 def test_long_lists_against_ranx() -> None:
     """Lists past SegFuse's first segments and BayesFuse's cut-offs (no ties: ranx's
     sort of more than 15 equal scores is not stable); the test lists longer than the
