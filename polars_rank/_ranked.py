@@ -89,6 +89,8 @@ class Ranked:
     """Document ids (``doc=``): a list repeating one is unscorable."""
     score: pl.Expr | None = None
     """The first ranking key as given (``keys[0]`` may be the form trec_eval compares)."""
+    columns_only: bool = False
+    """Keys mode: the labels, keys and doc ids are plain columns (see :meth:`ordered`)."""
 
     @classmethod
     def build(
@@ -138,6 +140,8 @@ class Ranked:
             msg = "ties='expected' needs a ranking key `by` (without one, rows cannot tie)"
             raise ValueError(msg)
         score = keys[0] if keys else None
+        given = [rel_expr, *keys, *([] if doc_expr is None else [doc_expr])]
+        columns_only = all(e.meta.is_column() for e in given)
         if ties in TREC_TIES:
             if doc_expr is None or not keys:
                 msg = (f"ties={ties!r} orders equal scores by document id, descending: "
@@ -147,7 +151,8 @@ class Ranked:
             keys = (trec_score(keys[0], ties), *keys[1:], doc_expr.cast(pl.String))
             desc = (*desc, True)
             ties = "first"
-        return cls(labels, keys, desc, ties, query_exprs, doc=doc_expr, score=score)
+        return cls(labels, keys, desc, ties, query_exprs, doc=doc_expr, score=score,
+                   columns_only=columns_only)
 
     # ------------------------------------------------------------------ whole list
     def gains(self) -> pl.Expr:
@@ -180,7 +185,9 @@ class Ranked:
         """Length of the ranked list: retrieved rows (keys), the largest rank (positions)."""
         if self.rank is not None:
             return self.bounds()[1].max().fill_null(0)
-        return self.keys[0].count() if self.keys else pl.len()
+        # is_not_null().sum(), not count(): Polars 1.36 counts the nulls of a per-list
+        # key in a group_by (by=pl.col("s").rank(); the canary in bad() below)
+        return self.keys[0].is_not_null().sum() if self.keys else pl.len()
 
     def bad(self, *extra: pl.Expr) -> pl.Expr:
         """True when the list holds a value no metric can score.
@@ -263,6 +270,14 @@ class Ranked:
         Keys mode cuts the list at ``k``; positions mode keeps every row (its ranks
         need not be contiguous), aligned with :meth:`positions` and masked by
         :meth:`retrieved`.
+
+        Count and sum values *before* ordering them, never ``ordered(v).sum()`` or
+        ``.len()`` (nor of ``v.sort()``) beside another use of the ordered values: Polars
+        2.1's in-memory engine drops the sort from an order-free aggregate that occurs
+        twice, and its common-subexpression elimination then hands the other uses the
+        unsorted values too (G and compat came out wrong in a ``select``; the canary
+        ``test_a_shared_count_of_a_sorted_list_still_unsorts_it_in_memory`` tells when
+        it no longer does).
         """
         if self.rank is not None:
             return values.sort_by(self.rank, nulls_last=True, maintain_order=True)
@@ -274,7 +289,15 @@ class Ranked:
                 keys.append(self.relevance_order())
                 desc.append(self.ties == "optimistic")
             out = sort_by(values, keys, desc)
-        return out if k is None else out.head(k)
+        if k is None:
+            return out
+        # head(k) lets Polars sort only the first k (a "limit" in the plan; without it
+        # a five-metric group_by took longer: docs/performance.md). Polars 2.1 panics on
+        # that sort in a group_by or window, or gets it wrong, when a key or the values
+        # are per-list expressions (by=pl.col("s").rank(), or s - s.mean()): those take
+        # head(min(n, k)), the same rows without the limit (the canary
+        # test_a_limited_sort_by_a_rank_in_a_group_by_still_panics tells when not needed)
+        return out.head(k) if self.columns_only else out.head(self.depth(k))
 
     def positions(self, k: int | None = None) -> pl.Expr:
         """Ranks aligned with ``ordered(values, k)`` (null on rows not retrieved)."""

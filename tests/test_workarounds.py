@@ -116,9 +116,43 @@ def test_an_imploded_struct_beside_a_shared_cutoff_still_panics() -> None:
         df.select(a.alias("a"), b.alias("b"))
 
 
+@pytest.mark.skipif(not POLARS_2, reason="Polars 1.x keeps the sort (the defect came with 2.x)")
+def test_a_shared_count_of_a_sorted_list_still_unsorts_it_in_memory() -> None:
+    """``polars_rank._ranked.Ranked.ordered``: Polars 2.1's in-memory engine drops the
+    sort from ``len()`` of a sorted list that occurs twice, and common-subexpression
+    elimination then gives the other uses of that list the unsorted values (G and
+    compat read their ideal gains unsorted in a ``select``)."""
+    frame = pl.LazyFrame({"x": [1.0, 3.0, 2.0]})
+    ranked = pl.col("x").sort(descending=True)
+    plan = frame.select(ranked.gather(ranked.len() - 1).alias("last"), ranked.len().alias("n"))
+    without_cse = pl.QueryOptFlags(comm_subexpr_elim=False)
+    assert plan.collect(engine="in-memory", optimizations=without_cse)["last"].item() == 1.0
+    assert plan.collect()["last"].item() == 1.0  # the streaming engine
+    # when this gives 1.0, G and compat may count and sum their ordered values again
+    assert plan.collect(engine="in-memory")["last"].item() == 2.0
+
+
+@pytest.mark.skipif(not POLARS_2, reason="Polars 1.x sorts it right (the defect came with 2.x)")
+def test_a_limited_sort_by_a_rank_in_a_group_by_still_panics() -> None:
+    """``polars_rank._ranked.Ranked.ordered`` cuts a list sorted by a per-list key at
+    ``head(min(n, k))``: Polars 2.1 pushes a literal ``head(k)`` into the ``sort_by`` as
+    a limit, which in a ``group_by`` (or window) panics ("range start index 5 out of
+    range") on the list itself, and sums the wrong rows when summed (here 0.0)."""
+    frame = pl.DataFrame({"g": [1, 1, 1, 2, 2, 2], "x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+                          "s": [3, 1, 2, 1, 2, 3]})
+    top = pl.col("x").sort_by(pl.col("s").rank(), descending=True)
+    depth = pl.min_horizontal(pl.len(), pl.lit(2, pl.UInt32))
+    right = frame.group_by("g", maintain_order=True).agg(top.head(depth).sum())
+    assert right["x"].to_list() == [4.0, 11.0]
+    wrong = frame.group_by("g", maintain_order=True).agg(top.head(2).sum())
+    # when this gives [4.0, 11.0], Ranked.ordered can always take head(k)
+    assert wrong["x"].to_list() != [4.0, 11.0]
+
+
 @pytest.mark.skipif(POLARS_2, reason="Polars 2.x counts a rank() result's non-null values")
 def test_count_of_a_rank_in_a_group_by_still_counts_nulls() -> None:
-    """``polars_rank._ranked.Ranked.bad`` counts positions with ``is_not_null().sum()``:
+    """``polars_rank._ranked.Ranked.bad`` counts positions, and ``n_retrieved`` the rows
+    of a key (``by=pl.col("s").rank()``), with ``is_not_null().sum()``:
     Polars 1.36's ``count()`` of a ``rank()`` in a ``group_by`` counts its nulls too (the
     condensed ranking of ``judged_only=True`` has some), in a ``select`` it does not."""
     frame = pl.DataFrame({"g": [0, 0, 0], "x": [1, None, 3]})

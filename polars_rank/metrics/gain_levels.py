@@ -58,9 +58,13 @@ class _Walk:
         """Gains in rank order, 0 on rows not retrieved."""
         self.rank = r.positions()
         """Ranks aligned with :attr:`got` (null or past the list: not retrieved)."""
-        self.ideal = g.filter(g > 0).sort(descending=True)
+        positive = g.filter(g > 0)
+        self.ideal = positive.sort(descending=True)
         """I_1 >= ... >= I_P."""
-        self.n_ideal = self.ideal.len()
+        # counted and summed before the sort (Ranked.ordered says why)
+        self.n_ideal = positive.len()
+        self.best = positive.sum()
+        """I_1 + ... + I_P."""
 
     def at_ideal(self, prefix: pl.Expr) -> pl.Expr:
         """``prefix`` ([0, p_1, ..., p_P], over ideal positions) at each row's min(rank, P)."""
@@ -86,8 +90,7 @@ def normalized_gain_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
     so_far = w.at_ideal(cost) + (w.rank - within).cast(pl.Float64)
     term = w.got / ((2.0 + so_far) - w.got.cum_sum()).log(2)
     total = pl.when(w.retrieved & (w.got != 0)).then(term).otherwise(0.0).sum()
-    best = w.ideal.sum()
-    return pl.when(best > 0).then(total / best).otherwise(0.0)
+    return pl.when(w.best > 0).then(total / w.best).otherwise(0.0)
 
 
 def binary_normalized_gain_value(r: Ranked, threshold: float = 1) -> pl.Expr:

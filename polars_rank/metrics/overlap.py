@@ -44,7 +44,7 @@ def compat_value(r: Ranked, p: float, normalize: bool) -> pl.Expr:
     ideal = pl.when(label > 0).then(label.rank("ordinal", descending=True))
     both = shown.is_not_null() & ideal.is_not_null()
     deeper = pl.max_horizontal(shown, ideal.cast(pl.Int64)).filter(both)
-    n_ideal = (label > 0).sum().cast(pl.Int64)
+    n_ideal = (r.gains() > 0).sum().cast(pl.Int64)  # before the sort (Ranked.ordered)
     depth = pl.max_horizontal(r.n_retrieved().cast(pl.Int64), n_ideal)
     ranks = pl.int_range(1, depth + 1, dtype=pl.Int64).cast(pl.Float64)
     weights = pl.lit(p).pow(ranks - 1.0)

@@ -252,7 +252,7 @@ def auc_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     elif r.keys:
         key, down = r.keys[0], r.descending[0]
         lo, hi = key.rank("min", descending=down), key.rank("max", descending=down)
-        n = key.count().cast(pl.Float64)
+        n = r.n_retrieved().cast(pl.Float64)
     else:
         lo = hi = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
         n = pl.len().cast(pl.Float64)
