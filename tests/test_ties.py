@@ -199,7 +199,9 @@ def test_expected_needs_a_ranking_key() -> None:
 
 
 @pytest.mark.parametrize("ties", ["first", "optimistic", "pessimistic", "expected"])
-@settings(max_examples=examples(15), deadline=None)
+# few examples: whether two keys of one name build a struct does not depend on the rows
+# (each example evaluates every metric four times: 2.5 s each on CI's machine)
+@settings(max_examples=examples(6), deadline=None)
 @given(rows=rows_st, params=params_st, descending=st.booleans())
 def test_keys_sharing_a_name(rows: list[Row], params: Params, ties: str,
                              descending: bool) -> None:
