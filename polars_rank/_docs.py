@@ -56,9 +56,14 @@ T, the total gain the user wants before stopping (ir_measures' ``T``, on the
 doc id, descending, scores as 64-bit floats as trec_eval 10; the default with
 ``doc``), ``"trec_eval9"`` (the same with scores as 32-bit floats, as trec_eval 9
 and pytrec_eval),
-``"optimistic"`` / ``"pessimistic"`` (relevant rows
-first / last among ties) or ``"expected"`` (the exact mean over every order of
-the tied rows; McSherry & Najork, ECIR 2008).""",
+``"optimistic"`` / ``"pessimistic"`` (tied rows by the metric's gain, largest
+first / last: relevant rows first / last for a binary metric, a gain table's gains
+where one is given, so that a label with a negative gain ranks below unjudged rows;
+the best and the worst order of the ties for a metric summing gains under a
+non-increasing discount, such as DCG, precision, AP, RR, RBP and ERR, not always for
+one whose terms depend on the rows ranked before, such as trec_eval's G or BPM) or
+``"expected"`` (the exact mean over every order of the tied rows; McSherry &
+Najork, ECIR 2008).""",
     "empty": """\
 What a list without relevant rows scores: ``"zero"`` (the default, as
 trec_eval, ranx and ir_measures), ``"one"``, ``"skip"`` (null: left out of a

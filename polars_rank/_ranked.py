@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import operator
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -68,6 +68,23 @@ def _rank_table(k: int) -> pl.Series:
     return pl.int_range(1, k + 1, dtype=pl.Int64, eager=True)
 
 
+def tie_key(labels: pl.Expr, gain: pl.Expr | None = None) -> pl.Expr:
+    """What ``ties="optimistic"`` / ``"pessimistic"`` order tied rows by, largest first / last.
+
+    A sum over ranks of row gains times a non-increasing discount (DCG, P@k, RBP,
+    ...) is largest with the larger gains first, and smallest with them last (the
+    rearrangement inequality), so the policies are the best and the worst order of
+    the tied rows for every such metric. The key is the metric's row gain where it
+    gives one (a gain table's, which may put a judged label below another or below
+    an unjudged row's 0: :meth:`Ranked.by_gain`), else the label with unjudged lowest:
+    that order refines relevance (label >= threshold) for any threshold, and every
+    gain that grows with the label and is 0 for unjudged rows and label 0. Unjudged
+    as -1, not 0: a judged 0 is relevant with ``threshold=0`` (every judged row
+    relevant, MS Recommenders' convention), an unjudged row never.
+    """
+    return labels.fill_null(-1.0) if gain is None else gain
+
+
 @dataclass(frozen=True)
 class Ranked:
     """One ranked list (the evaluation context), seen through a ranking."""
@@ -91,6 +108,9 @@ class Ranked:
     """The first ranking key as given (``keys[0]`` may be the form trec_eval compares)."""
     columns_only: bool = False
     """Keys mode: the labels, keys and doc ids are plain columns (see :meth:`ordered`)."""
+    gain: pl.Expr | None = None
+    """Each row's gain as the metric computes it (:meth:`by_gain`), the key that
+    ``ties="optimistic"`` / ``"pessimistic"`` order tied rows by; None: the label."""
 
     @classmethod
     def build(
@@ -159,14 +179,18 @@ class Ranked:
         """Labels with unjudged as 0."""
         return self.labels.fill_null(0.0)
 
-    def relevance_order(self) -> pl.Expr:
-        """The key of ``ties="optimistic"`` / ``"pessimistic"``: the label, unjudged lowest.
+    def by_gain(self, gain: pl.Expr) -> Ranked:
+        """The list, ``ties="optimistic"`` / ``"pessimistic"`` ordering tied rows by ``gain``.
 
-        An unjudged row is never relevant, a judged 0 is with ``threshold=0`` (every
-        judged row relevant, MS Recommenders' convention): unjudged as 0 would leave
-        their order to the row order.
+        A metric whose row gain is not a non-decreasing function of the label, with
+        unjudged rows at the bottom, says so here: a gain table may give a judged label
+        less than another label, or less than an unjudged row's 0 (``gains={0: -2}``).
         """
-        return self.labels.fill_null(-1.0)
+        return replace(self, gain=gain)
+
+    def relevance_order(self) -> pl.Expr:
+        """The key of ``ties="optimistic"`` / ``"pessimistic"`` (:func:`tie_key`)."""
+        return tie_key(self.labels, self.gain)
 
     def relevant(self, threshold: float) -> pl.Expr:
         """1.0 where the label is >= threshold, 0.0 otherwise (unjudged: 0.0)."""

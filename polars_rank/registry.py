@@ -38,6 +38,7 @@ from polars_rank._ir_measures import chosen_metric
 from polars_rank._option_text import parse_structured, split_options, trec_parameters
 from polars_rank._params import DENOMINATORS, EMPTY, GAINS, check_k
 from polars_rank._unjudged import UNJUDGED, check_unjudged, with_unjudged
+from polars_rank.metrics.gain import row_gain
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
 
@@ -132,6 +133,9 @@ class MetricDef:
     reads_pool: bool = False
     """The metric tells pooled unjudged rows from unpooled ones: its function takes
     ``pooled=``, which :func:`polars_rank.evaluate` passes from the qrels."""
+    row_gain: Callable[..., pl.Expr] | None = None
+    """Its row gain from the labels and its options, for a metric taking a gain table:
+    :func:`polars_rank.evaluate` ranks the ties by it (:meth:`Metric.tie_gain`)."""
 
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (ir_measures' ``rel``: ``threshold``, ``T``: ``target``).
@@ -175,24 +179,35 @@ MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (require
 MIN_REL = Option("min_rel", float, 0, description="label of gain 0")
 TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
 
+def _dcg_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
+    return row_gain(labels, o["gain"], o["threshold"], o["gains"])
+
+
+def _table_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
+    return row_gain(labels, gains=o["gains"])
+
+
 METRICS: dict[str, MetricDef] = {
     m.name: m
     for m in [
         MetricDef("ndcg", metrics.ndcg,
                   options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST, GAIN_TABLE),
                   trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
-                  paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005"),
+                  paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005",
+                  row_gain=_dcg_gain),
         MetricDef("dcg", metrics.dcg,
                   options=(LINEAR, GAIN_THRESHOLD,
                            Option("log_base", float, 2, description="the discount's log base"),
                            GAIN_TABLE),
                   trec_eval="dcg (trec_eval 10, gain=linear)",
                   summary="sum of gain(l_r) / log2(1 + r)",
-                  paper="Järvelin & Kekäläinen, TOIS 2002"),
+                  paper="Järvelin & Kekäläinen, TOIS 2002",
+                  row_gain=_dcg_gain),
         MetricDef("g", metrics.normalized_gain, ("normalized_gain",), cutoff=False,
                   options=(GAIN_TABLE,), trec_eval="G",
                   summary="gain / log2(2 + ideal gain so far - gain so far), over the ideal",
-                  paper="trec_eval 10.0, m_G.c (Buckley, 2008; experimental)"),
+                  paper="trec_eval 10.0, m_G.c (Buckley, 2008; experimental)",
+                  row_gain=_table_gain),
         MetricDef("bing", metrics.binary_normalized_gain, ("binary_normalized_gain",),
                   cutoff=False, options=(THRESHOLD,), trec_eval="binG",
                   summary="mean over relevant rows of 1 / log2(2 + non-relevant above)",
@@ -200,11 +215,13 @@ METRICS: dict[str, MetricDef] = {
         MetricDef("ndcg_rel", metrics.ndcg_over_relevant, ("ndcg_over_relevant",),
                   cutoff=False, options=(GAIN_TABLE,), trec_eval="ndcg_rel",
                   summary="NDCG averaged at the ranks of the relevant rows",
-                  paper="trec_eval 10.0, m_ndcg_rel.c (Buckley; experimental)"),
+                  paper="trec_eval 10.0, m_ndcg_rel.c (Buckley; experimental)",
+                  row_gain=_table_gain),
         MetricDef("rndcg", metrics.r_ndcg, ("r_ndcg",), cutoff=False,
                   options=(GAIN_TABLE, THRESHOLD), trec_eval="Rndcg",
                   summary="NDCG averaged where the ideal gain level changes",
-                  paper="trec_eval 10.0, m_Rndcg.c (Buckley; experimental)"),
+                  paper="trec_eval 10.0, m_Rndcg.c (Buckley; experimental)",
+                  row_gain=_table_gain),
         MetricDef("map", metrics.average_precision, ("ap", "average_precision", "map_cut"),
                   options=(THRESHOLD,
                            Option("denominator", str, "relevant", DENOMINATORS,
@@ -591,6 +608,19 @@ class Metric:
         if self.definition.name != "err":
             return None
         return float(self.options.get("max_grade", 4))
+
+    def tie_gain(self, labels: pl.Expr) -> pl.Expr | None:
+        """The gain ``ties="optimistic"`` / ``"pessimistic"`` order its tied rows by.
+
+        None where that is the label's order (:func:`polars_rank._ranked.tie_key`):
+        only a gain table reorders labels. :func:`polars_rank.evaluate` ranks once for
+        every metric, so a metric with one is ranked apart; its expression orders by
+        its gain itself (:meth:`polars_rank._ranked.Ranked.by_gain`).
+        """
+        if self.definition.row_gain is None or not self.options.get(GAIN_TABLE.name):
+            return None
+        params = {o.name: self.options.get(o.name, o.default) for o in self.definition.options}
+        return self.definition.row_gain(labels, params)
 
     def expr(self, rel: str | pl.Expr, **kwargs: Any) -> pl.Expr:
         """The metric's expression, ``kwargs`` being by/rank/descending/query/ties.

@@ -80,24 +80,42 @@ def frame(rows: list[Row]) -> pl.DataFrame:
     return df.with_columns(pos=pl.col("score").rank("ordinal", descending=True).cast(pl.Int64))
 
 
-def in_rank_order(rows: list[Row], ties: str = "first") -> tuple[list[Label], list[Label]]:
-    """(retrieved labels by score, ties as the policy says; labels never retrieved)."""
+def gain(label: Label, gains: Gains) -> float:
+    """A row's gain: the table's for a listed label, else the label; unjudged 0."""
+    return 0.0 if label is None else (gains or {}).get(label, label)  # type: ignore[call-overload]
+
+
+def in_rank_order(rows: list[Row], ties: str = "first",
+                  key: Callable[[Label], float] = lambda _: 0.0,
+                  ) -> tuple[list[Label], list[Label]]:
+    """(retrieved labels by score, ties as the policy says; labels never retrieved).
+
+    ``optimistic`` / ``pessimistic``: tied rows by ``key`` (the metric's gain),
+    largest first / last.
+    """
     shown = [(x, s) for x, s in rows if s is not None]
-    if ties == "first":
-        shown.sort(key=lambda row: -row[1])  # type: ignore[operator]
-    else:  # labels decide ties: largest first (optimistic) or last (pessimistic)
-        sign = -1 if ties == "optimistic" else 1
-        shown.sort(key=lambda row: (-row[1], sign * (row[0] or 0.0)))  # type: ignore[operator]
+    sign = {"first": 0, "optimistic": -1, "pessimistic": 1}[ties]
+    shown.sort(key=lambda row: (-row[1], sign * key(row[0])))  # type: ignore[operator]
     return [x for x, _ in shown], [x for x, s in rows if s is None]
+
+
+def expected_values(rows: list[Row], gains: Gains, t: float, ties: str) -> dict[str, float]:
+    """Each metric of METRICS by the C code's transcription, ties as the policy says."""
+    out = {}
+    for name, (_, oracle) in METRICS.items():
+        if name == "binG":  # a binary measure: relevance decides the label tie policies
+            order = in_rank_order(rows, ties, lambda x: float(x is not None and x >= t))
+        else:
+            order = in_rank_order(rows, ties, lambda x: gain(x, gains))
+        out[name] = oracle(*order, gains, t)
+    return out
 
 
 def check(rows: list[Row], gains: Gains, t: float, ranking: dict[str, object],
           df: pl.DataFrame, ties: str = "first") -> None:
-    ranked, unretrieved = in_rank_order(rows, ties)
     got = df.select(build(gains, t, ranking).alias(name)
                     for name, (build, _) in METRICS.items()).row(0, named=True)
-    for name, (_, oracle) in METRICS.items():
-        expected = oracle(ranked, unretrieved, gains, t)
+    for name, expected in expected_values(rows, gains, t, ties).items():
         assert same(got[name], expected), (name, got[name], expected, ranking)
 
 
@@ -128,15 +146,46 @@ def test_keys_mode_matches_the_c_code(rows: list[Row], gains: Gains, t: float) -
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
 @settings(max_examples=examples(60), deadline=None)
 @given(rows=rows_st, gains=gains_st, t=thresholds_st)
+@example(rows=[(0, -1.0), (None, -1.0)], gains={0: -2.0}, t=1)  # a judged 0 below unjudged
+@example(rows=[(2, 1.0), (1, 1.0), (0, 0.0)], gains={1: 5.0}, t=1)  # label 1 above label 2
 def test_label_tie_policies(ties: str, rows: list[Row], gains: Gains, t: float) -> None:
-    # OPEN DEFECT: the label tie policies order tied rows by label, unjudged lowest; a
-    # gains table giving a judged label a negative gain makes it worse than an unjudged
-    # row (gain 0), and the reference (by gain) differs: rows [(0, -1.0), (None, -1.0)],
-    # gains {0: -2}, pessimistic: dcg -1.26 where the worst order gives -2.0 (found by
-    # CI on 2026-11-25). Excluded here until the policies order by gain.
-    assume(not (any(v < 0 for v in (gains or {}).values())
-                and any(label is None for label, _ in rows)))
+    """Tied rows by the metric's gain (a gain table's), as the oracle orders them."""
     check(rows, gains, t, {"by": "score", "ties": ties}, frame(rows), ties)
+
+
+TABLE_STRINGS = {"G": "g", "ndcg_rel": "ndcg_rel", "Rndcg": "rndcg", "ndcg": "ndcg",
+                 "dcg": "dcg", "ndcg@3": "ndcg@3", "dcg@2": "dcg@2"}  # METRICS with gains=
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+@settings(max_examples=examples(20), deadline=None)
+@given(rows=rows_st, gains=gains_st, t=thresholds_st)
+@example(rows=[(0, -1.0), (None, -1.0)], gains={0: -2.0}, t=1)
+@example(rows=[(None, 0.0), (0, 0.5), (1, 0.0)], gains={1: -2.0, 0: 0.5}, t=1)  # list end
+@example(rows=[(2, 1.0), (1, 1.0), (3, 1.0)], gains={1: 5.0, 3: 0.0}, t=2)
+def test_evaluate_orders_ties_by_each_metrics_gain(ties: str, rows: list[Row], gains: Gains,
+                                                   t: float) -> None:
+    """evaluate() ranks once; a metric whose gain table reorders the labels apart."""
+    table = ",".join(f"{k}:{v:g}" for k, v in (gains or {}).items())
+    options = {name: ([f"gains={{{table}}}"] if table else [])
+               + ([f"threshold={t:g}"] if s == "rndcg" else [])
+               for name, s in TABLE_STRINGS.items()}
+    strings = {name: s + (f"({','.join(options[name])})" if options[name] else "")
+               for name, s in TABLE_STRINGS.items()}
+    strings["binG"] = f"bing(threshold={t:g})"
+    run = pl.DataFrame({"qid": "q", "docid": [f"d{i}" for i, (_, s) in enumerate(rows)
+                                                if s is not None],
+                        "score": [s for _, s in rows if s is not None]},
+                       schema={"qid": pl.String, "docid": pl.String, "score": pl.Float64})
+    qrels = pl.DataFrame({"qid": "q", "docid": [f"d{i}" for i, (x, _) in enumerate(rows)
+                                                  if x is not None],
+                          "rel": [x for x, _ in rows if x is not None]},
+                         schema={"qid": pl.String, "docid": pl.String, "rel": pl.Float64})
+    assume(run.height > 0 and qrels.height > 0)  # evaluate() scores judged, retrieved lists
+    got = pr.evaluate(run, qrels, list(strings.values()), ties=ties).row(0, named=True)
+    expected = expected_values(rows, gains, t, ties)
+    for name, string in strings.items():
+        assert same(got[string], expected[name]), (name, got[string], expected[name])
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["every row", "judged rows"])

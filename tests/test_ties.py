@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 import pytest
+import reference_gains as ref_gains
 from budget import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_against_reference import METRICS, Case, Label, Params, Row, frame, same
+from test_against_reference import METRICS, Case, Label, Params, Row, _table, frame, same
 from test_trec_parity import joined_frame, trec_case
 
 import polars_rank as pr
@@ -28,6 +29,8 @@ from polars_rank.metrics._expected_err import SLICES_BY_MANY_OFFSETS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+
+    from test_against_reference import ExprFn, OracleFn
 
 TOL = 1e-12
 # no closed form under expected ties: they raise (tested below); AUC has no `ties`;
@@ -483,3 +486,46 @@ def test_metrics_of_unjudged_rows_refuse_relevance_tie_orders(ties: str) -> None
     qrels = pl.DataFrame({"qid": [1], "docid": [1], "rel": [1]})
     with pytest.raises(ValueError, match="rbp_resid"):
         pr.evaluate(run, qrels, ["rbp_resid"], ties=ties)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------- optimistic / pessimistic
+# each term depends on the rows ranked before it (G: the gain so far; BPM: where the
+# user stops; accuracy: which pairs the top k holds; mean_dwell: a mean skipping rows
+# without a dwell): ordering the ties by gain is not their best or worst order
+NOT_BOUNDED = {"normalized_gain", "bpm", "accuracy", "mean_dwell"}
+GAIN_TABLES: dict[str, tuple[ExprFn, OracleFn]] = {  # _table: 0 and negative gains, 2 above 3
+    "dcg_table": (
+        lambda p, by: pr.dcg("rel", p.k, gain="linear", gains=_table(p), **by),
+        lambda c, p: ref_gains.ndcg_cut(c.ranked, c.unretrieved, p.k, _table(p), dcg=True),
+    ),
+    "ndcg_table": (
+        lambda p, by: pr.ndcg("rel", p.k, gain="linear", gains=_table(p), **by),
+        lambda c, p: ref_gains.ndcg_cut(c.ranked, c.unretrieved, p.k, _table(p)),
+    ),
+}
+BOUNDED = {name: fns for name, fns in {**METRICS, **GAIN_TABLES}.items()
+           if name not in NOT_BOUNDED | NOT_MONOTONE | NOT_RELEVANCE_ORDERED | {"auc"}}
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from([None, 0, 1, 2, 3, 1.5]), scores_st), max_size=6),
+       params=params_st)
+@example(rows=[(0, 1.0), (None, 1.0), (3, 1.0), (2, 1.0)], params=Params(k=2))  # {0: -1, 2: 9}
+@example(rows=[(0, -1.0), (None, -1.0)], params=Params(k=2))  # a judged 0 below unjudged
+def test_label_policies_are_the_best_and_worst_orders(rows: list[Row], params: Params) -> None:
+    """Brute force: optimistic is the largest value over the tie orders, pessimistic the
+    smallest (a gain table's order, not the labels')."""
+    values = {name: [oracle(Case(order), params) for order in arrangements(rows)]
+              for name, (_, oracle) in BOUNDED.items()}
+    df = frame(rows, params)
+    for ties, pick in (("optimistic", max), ("pessimistic", min)):
+        got = df.select(build(params, {"by": "score", "ties": ties}).alias(name)
+                        for name, (build, _) in BOUNDED.items()).row(0, named=True)
+        for name, over_orders in values.items():
+            scored = [v for v in over_orders if v is not None and not math.isnan(v)]
+            if not scored:
+                continue
+            best = (min if pick is max else max) if name in LOWER_IS_BETTER else pick
+            want = best(scored)
+            assert math.isclose(got[name], want, rel_tol=TOL, abs_tol=TOL), (ties, name,
+                                                                             got[name], want)

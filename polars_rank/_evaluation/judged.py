@@ -24,6 +24,7 @@ from polars_rank._evaluation.lists import list_code
 from polars_rank._evaluation.options import (
     BOUND_FIRST,
     BOUND_LAST,
+    LABEL_TIES,
     LIST,
     N_RET,
     POOLED,
@@ -32,6 +33,7 @@ from polars_rank._evaluation.options import (
     Options,
 )
 from polars_rank._evaluation.sorted_key import HAS_BIT_CAST, HASH, rank_by_sorted_key
+from polars_rank._ranked import tie_key
 from polars_rank._sort_keys import TREC_TIES, trec_score
 
 __all__ = ["Judged", "in_rank_order", "judged_rows", "rank_columns"]
@@ -56,7 +58,8 @@ def rank_columns(o: Options) -> list[str]:
     """The rank columns of :attr:`Judged.rows`: positions, tie bounds, AUC's bounds."""
     if o.ties == "expected":
         return [RANK, RANK_LAST]
-    return [RANK, BOUND_FIRST, BOUND_LAST] if o.needs_bounds else [RANK]
+    bounds = [BOUND_FIRST, BOUND_LAST] if o.needs_bounds else []
+    return [RANK, *bounds, *o.gain_ranks]
 
 
 def judged_rows(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
@@ -90,7 +93,7 @@ def _rank_by_window(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
         run = run.collect().lazy()
         qrels = None if qrels is None else qrels.collect().lazy()
     retrieved = run.filter(pl.col(score).is_not_null())
-    if qrels is not None and o.ties in ("optimistic", "pessimistic"):  # labels decide ties
+    if qrels is not None and o.ties in LABEL_TIES:  # labels decide ties
         labels = qrels.with_columns(pl.lit(True).alias(_MATCHED))
         retrieved = retrieved.join(labels, on=[query, o.doc], how="left")
     ranked = retrieved.with_columns(_window_ranks(o))
@@ -99,7 +102,7 @@ def _rank_by_window(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
     shown = [*keys, *rank_columns(o), rel, *ids]
     if qrels is None:
         judged = ranked.filter(pl.col(rel).is_not_null()).select(shown)
-    elif o.ties in ("optimistic", "pessimistic"):
+    elif o.ties in LABEL_TIES:
         judged = ranked.filter(pl.col(_MATCHED).fill_null(False)).select(shown)
     else:
         judged = ranked.join(qrels, on=[query, o.doc], how="inner").select(shown)
@@ -131,7 +134,8 @@ def _window_ranks(o: Options) -> list[pl.Expr]:
     and breaks ties by document id, descending, byte-wise (ids of any type compared as
     text); the other policies
     compare 64-bit scores (+ 0.0: -0.0 ties with 0.0) and break ties by row order
-    (``first``, the ordinal rank), relevance (``optimistic``, ``pessimistic``), or
+    (``first``, the ordinal rank), gain (``optimistic``, ``pessimistic``: the label,
+    :func:`tie_key`, and a rank column per metric gain table), or
     not at all (``expected``: each row's first and last rank).
     """
     keys = o.keys
@@ -141,19 +145,23 @@ def _window_ranks(o: Options) -> list[pl.Expr]:
     else:
         score = pl.col(o.score).cast(pl.Float64) + 0.0
         key = score
-        if o.ties in ("optimistic", "pessimistic"):
-            # unjudged below every judged label, as Ranked.relevance_order
-            gain = pl.col(o.rel).cast(pl.Float64).fill_null(-1.0)
-            key = pl.struct(score.alias("s"), (gain if o.ties == "optimistic" else -gain)
-                            .alias("g"))
+        if o.ties in LABEL_TIES:
+            key = _by_gain(score, tie_key(pl.col(o.rel).cast(pl.Float64)), o.ties)
     if o.ties == "expected":
         return [score.rank("min", descending=True).over(keys).cast(pl.Int64).alias(RANK),
                 score.rank("max", descending=True).over(keys).cast(pl.Int64).alias(RANK_LAST)]
     out = [key.rank("ordinal", descending=True).over(keys).cast(pl.Int64).alias(RANK)]
+    out += [_by_gain(score, gain, o.ties).rank("ordinal", descending=True).over(keys)
+            .cast(pl.Int64).alias(name) for name, gain in o.gain_ranks.items()]
     if o.needs_bounds:
         out += [score.rank("min", descending=True).over(keys).cast(pl.Int64).alias(BOUND_FIRST),
                 score.rank("max", descending=True).over(keys).cast(pl.Int64).alias(BOUND_LAST)]
     return out
+
+
+def _by_gain(score: pl.Expr, gain: pl.Expr, ties: str) -> pl.Expr:
+    """The key ranking ``score`` (descending), ties by ``gain``: largest first when optimistic."""
+    return pl.struct(score.alias("s"), (gain if ties == "optimistic" else -gain).alias("g"))
 
 
 def with_list_ends(rows: pl.LazyFrame, lists: pl.LazyFrame, o: Options, *,
@@ -168,16 +176,26 @@ def with_list_ends(rows: pl.LazyFrame, lists: pl.LazyFrame, o: Options, *,
     rows sorted by list, so that each list is a slice of the frame (a ``group_by``
     on a column Polars knows is sorted slices instead of gathering: 0.42 against
     0.30 s for 100k lists), and by rank within it.
+
+    The ranks by a metric's gain (:attr:`Options.gain_ranks`) put the last retrieved
+    row elsewhere than ``RANK`` may: the end row is there when any ranking misses
+    the length, at the length in each ranking that misses it (null, not retrieved, in
+    the others: an unjudged row counts nowhere else).
     """
     last = RANK_LAST if o.ties == "expected" else RANK
     columns = [LIST, *rank_columns(o), o.rel, *([o.doc] if doc else [])]
     pooled = [pl.lit(True).alias(POOLED)] if o.needs_pooled else []
     rows_df = rows.select(*columns, *pooled).collect()  # read three times below: once
-    largest = rows_df.lazy().group_by(LIST).agg(pl.col(last).max().alias("__largest"))
+    owners = [last, *o.gain_ranks]  # the columns whose largest rank decides an end row
+    largest = rows_df.lazy().group_by(LIST).agg(
+        pl.col(c).max().fill_null(0).alias(f"__largest{c}") for c in owners)
+    short = {c: pl.col(f"__largest{c}") < pl.col(N_RET) for c in owners}
+    length = pl.col(N_RET).cast(pl.Int64)
     ends = (
         largest.join(lists.select(LIST, N_RET), on=LIST, how="inner")
-        .filter((pl.col(N_RET) > 0) & pl.col("__largest").fill_null(0).lt(pl.col(N_RET)))
-        .select(LIST, *(pl.col(N_RET).cast(pl.Int64).alias(c) for c in rank_columns(o)),
+        .filter((pl.col(N_RET) > 0) & pl.any_horizontal(short.values()))
+        .select(LIST, *(pl.when(short.get(c, short[last])).then(length).alias(c)
+                        for c in rank_columns(o)),
                 pl.lit(None, pl.Float64).alias(o.rel),
                 *([pl.lit(False).alias(POOLED)] if o.needs_pooled else []))
     )

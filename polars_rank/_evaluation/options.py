@@ -33,6 +33,10 @@ LIST = "__polars_rank_list"
 """A number per ranked list (UInt64 or UInt32): sorting and grouping on it is cheaper
 than on the id strings."""
 N_RET = "__polars_rank_n_retrieved"
+_GAIN_RANK = "__polars_rank_rank_by_gain_"
+"""Ranks with ties ordered by a metric's gain (:attr:`Options.gain_ranks`), numbered."""
+LABEL_TIES = ("optimistic", "pessimistic")
+"""The tie policies ordering tied rows by gain (:func:`polars_rank._ranked.tie_key`)."""
 BOUND_FIRST = "__polars_rank_tie_first"
 BOUND_LAST = "__polars_rank_tie_last"
 """The score's tie bounds (AUC counts a tied pair one half, whatever the tie policy)."""
@@ -94,12 +98,34 @@ class Options:
         """Whether the score's tie bounds are needed beside the ranks (AUC)."""
         return any(m.definition.name == "auc" for _, m in self.named)
 
+    @property
+    def gain_ranks(self) -> dict[str, pl.Expr]:
+        """Rank columns by gain: their names -> the gains of the ``rel`` column.
+
+        Under ``ties="optimistic"`` / ``"pessimistic"``, one per distinct row gain that
+        orders ties otherwise than the label (a metric's gain table,
+        :meth:`Metric.tie_gain`); none otherwise.
+        """
+        if self.ties not in LABEL_TIES:
+            return {}
+        labels = pl.col(self.rel).cast(pl.Float64)
+        gains = (m.tie_gain(labels) for _, m in self.plain)
+        distinct = {str(gain): gain for gain in gains if gain is not None}
+        return {f"{_GAIN_RANK}{i}": gain for i, gain in enumerate(distinct.values())}
+
     def rank_of(self, metric: Metric) -> str | tuple[str, str]:
-        """The ``rank=`` a metric reads: tie bounds for AUC and ties="expected"."""
+        """The ``rank=`` a metric reads: tie bounds for AUC and ties="expected".
+
+        Under ``ties="optimistic"`` / ``"pessimistic"``, a metric whose gain table
+        reorders the labels reads the ranks by its gain (:attr:`gain_ranks`).
+        """
         if self.ties == "expected":
             return (RANK, RANK_LAST)
         if metric.definition.name == "auc":
             return (BOUND_FIRST, BOUND_LAST)
+        gain = metric.tie_gain(pl.col(self.rel).cast(pl.Float64))
+        if gain is not None and self.ties in LABEL_TIES:
+            return next(name for name, g in self.gain_ranks.items() if str(g) == str(gain))
         return RANK
 
 

@@ -108,8 +108,9 @@ def evaluate(
         ``"trec_eval9"`` (the same with scores as 32-bit floats, as trec_eval 9 and
         pytrec_eval store them, so 1.348 and 1.3479999999999999 tie; the
         ``"ir_measures"`` dialect's), ``"first"`` (the run's row order),
-        ``"optimistic"`` / ``"pessimistic"`` (relevant documents first / last among
-        ties), or ``"expected"``: the exact mean of each metric over every order of
+        ``"optimistic"`` / ``"pessimistic"`` (tied documents by each metric's gain,
+        largest first / last: relevant documents first / last, a gain table's
+        gains), or ``"expected"``: the exact mean of each metric over every order of
         the tied documents. The last four rank the run with a
         window per list, slower than trec_eval's sorted key (see the docs).
     missing
@@ -275,7 +276,7 @@ def ranked(
     ties
         As :func:`evaluate`: ``"trec_eval"`` (equal scores by document id,
         descending; ``"trec_eval9"``: scores as 32-bit floats), ``"first"``,
-        ``"optimistic"``, ``"pessimistic"`` give each row its position in ``rank``;
+        ``"optimistic"``, ``"pessimistic"`` (by label) give each row its position in ``rank``;
         ``"expected"`` gives each row the first and last position of its tie group,
         ``rank`` and ``rank_last``, to pass as ``rank=("rank", "rank_last")``.
     validate

@@ -75,8 +75,10 @@ def mean_dwell(
         Column(s) identifying an impression (query, session): the mean over the
         impressions with a dwell time, each weighted once.
     ties
-        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (clicked rows
-        first / last among ties) or ``"expected"`` (the exact mean over every order
+        ``"first"`` (input order), ``"optimistic"`` / ``"pessimistic"`` (tied rows by
+        dwell time, longest first / last, rows without one last / first; not always
+        the largest / smallest mean, which skips the rows without a dwell time) or
+        ``"expected"`` (the exact mean over every order
         of the tied rows; with a cutoff ``k`` it raises NotImplementedError, as the
         mean of a ratio has no closed form).
 

@@ -49,6 +49,12 @@ def _gain(labels: pl.Expr, gain: str, threshold: float | None = None) -> pl.Expr
     return gains if threshold is None else pl.when(counted).then(gains).otherwise(0.0)
 
 
+def row_gain(labels: pl.Expr, gain: str = "linear", threshold: float | None = None,
+             gains: GainTable | None = None) -> pl.Expr:
+    """Each row's gain as DCG sums it: a gain table's for a listed label, else :func:`_gain`."""
+    return gain_of(labels, _gain(labels, gain, threshold), gains)
+
+
 def _discount(gains: pl.Expr, positions: pl.Expr, log_base: float = 2) -> pl.Expr:
     """gains[r] / log_b(1 + r)."""
     return gains / (positions + 1).cast(pl.Float64).log(log_base)
@@ -65,8 +71,8 @@ def _dcg_parts(r: Ranked, k: int | None, gain: str, threshold: float | None = No
     def discount(values: pl.Expr, positions: pl.Expr) -> pl.Expr:
         return _discount(values, positions, log_base)
 
-    g = gain_of(r.labels, _gain(r.labels, gain, threshold), gains)
-    actual = r.rank_sum(g, k, discount)
+    g = row_gain(r.labels, gain, threshold, gains)
+    actual = r.by_gain(g).rank_sum(g, k, discount)
     if gains and min(gains.values()) < 0:
         g = g.clip(lower_bound=0.0)
     ideal_gains = g.sort(descending=True)
@@ -184,10 +190,7 @@ def dcg(
         Column(s) identifying a query. Without it the whole context is one ranked
         list; with it the metric is computed per query and averaged (each query once).
     ties
-        Order among equal ``by`` values: ``"first"`` keeps the input order,
-        ``"optimistic"`` / ``"pessimistic"`` put relevant rows first / last, and
-        ``"expected"`` gives the exact mean over every order of the tied rows
-        (McSherry & Najork, ECIR 2008).
+        ...
 
     Returns
     -------

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
-from polars_rank._gain_table import check_gains, gain_of
+from polars_rank._gain_table import check_gains
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_threshold
 from polars_rank._ranked import NAN, Ranked, safe_div
+from polars_rank.metrics.gain import row_gain
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -52,9 +53,9 @@ class _Walk:
     """A list's gains in rank order beside its ideal gains, as trec_eval walks them."""
 
     def __init__(self, r: Ranked, gains: GainTable | None) -> None:
-        g = gain_of(r.labels, r.gains(), gains)
+        g = row_gain(r.labels, gains=gains)
         self.retrieved = r.retrieved()
-        self.got = pl.when(self.retrieved).then(r.ordered(g)).otherwise(0.0)
+        self.got = pl.when(self.retrieved).then(r.by_gain(g).ordered(g)).otherwise(0.0)
         """Gains in rank order, 0 on rows not retrieved."""
         self.rank = r.positions()
         """Ranks aligned with :attr:`got` (null or past the list: not retrieved)."""
