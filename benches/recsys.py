@@ -13,6 +13,9 @@ means of the two must agree (checked, 1e-9).
 
     python benches/recsys.py 1m [--repeat 3]
 
+At 10M rows MS Recommenders needs more memory than this 23 GiB machine has: run each
+tool's child alone under ``benches/capped.py`` (RESULTS.md shows the commands).
+
 ``recommenders`` pulls in a large dependency tree; install it in its own environment
 (``pip install -e .[bench-recsys]`` in a fresh venv: polars-rank, polars, pyarrow and
 recommenders) and run this file with that interpreter.
