@@ -109,9 +109,14 @@ class Options:
         if self.ties not in LABEL_TIES:
             return {}
         labels = pl.col(self.rel).cast(pl.Float64)
-        gains = (m.tie_gain(labels) for _, m in self.plain)
-        distinct = {str(gain): gain for gain in gains if gain is not None}
-        return {f"{_GAIN_RANK}{i}": gain for i, gain in enumerate(distinct.values())}
+        distinct: list[pl.Expr] = []
+        for _, m in self.plain:
+            gain = m.tie_gain(labels)
+            # meta.eq, not the text: Polars shortens a long literal list in an
+            # expression's text, so two gain tables can print alike
+            if gain is not None and not any(gain.meta.eq(d) for d in distinct):
+                distinct.append(gain)
+        return {f"{_GAIN_RANK}{i}": gain for i, gain in enumerate(distinct)}
 
     def rank_of(self, metric: Metric) -> str | tuple[str, str]:
         """The ``rank=`` a metric reads: tie bounds for AUC and ties="expected".
@@ -125,7 +130,7 @@ class Options:
             return (BOUND_FIRST, BOUND_LAST)
         gain = metric.tie_gain(pl.col(self.rel).cast(pl.Float64))
         if gain is not None and self.ties in LABEL_TIES:
-            return next(name for name, g in self.gain_ranks.items() if str(g) == str(gain))
+            return next(name for name, g in self.gain_ranks.items() if g.meta.eq(gain))
         return RANK
 
 
