@@ -52,3 +52,43 @@ def personalization(lists: list[list[object]], k: int) -> float | None:
 def mean(values: list[float | None]) -> float | None:
     kept = [v for v in values if v is not None]
     return sum(kept) / len(kept) if kept else None
+
+
+# ------------------------------------------------ MS Recommenders' co-occurrence measures
+def cooccurrence(log: list[tuple[object, object]]) -> dict[tuple[object, object], float]:
+    """sim(i, j) = |U_i & U_j| / sqrt(|U_i| |U_j|) for i <= j seen together (Auralist)."""
+    users_of: dict[object, set[object]] = {}
+    for user, item in set(log):
+        users_of.setdefault(item, set()).add(user)
+    return {(a, b): len(users_of[a] & users_of[b]) / math.sqrt(len(users_of[a]) * len(users_of[b]))
+            for a in users_of for b in users_of
+            if a <= b and users_of[a] & users_of[b]}  # type: ignore[operator]
+
+
+def user_diversity(reco: dict[object, list[object]],
+                   sim: dict[tuple[object, object], float]) -> dict[object, float]:
+    """1 - the mean similarity over the pairs i < j of each user's items (2 or more)."""
+    out = {}
+    for user, items in reco.items():
+        pairs = [(a, b) for a in items for b in items if a < b]  # type: ignore[operator]
+        if pairs:
+            out[user] = 1 - sum(sim.get(p, 0.0) for p in pairs) / len(pairs)
+    return out
+
+
+def user_serendipity(reco: dict[object, list[tuple[object, float]]],
+                     log: list[tuple[object, object]],
+                     sim: dict[tuple[object, object], float]) -> dict[object, float]:
+    """Per user in the log: the mean of (1 - mean_h sim(i, h)) * rel(i) over its rows."""
+    history: dict[object, list[object]] = {}
+    for user, item in log:
+        history.setdefault(user, []).append(item)
+    out = {}
+    for user, rows in reco.items():
+        if user not in history or not rows:
+            continue
+        values = [(1 - sum(sim.get((min(i, h), max(i, h)), 0.0)  # type: ignore[type-var]
+                           for h in history[user]) / len(history[user])) * rel
+                  for i, rel in rows]
+        out[user] = sum(values) / len(values)
+    return out

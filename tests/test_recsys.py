@@ -216,6 +216,53 @@ def test_intra_list_against_reference(users: list[list[list[float]]], cats: list
             assert value == pytest.approx(ref.ils(vs), abs=1e-9)
 
 
+log_st = st.sets(st.tuples(st.integers(0, 5), st.integers(0, 7)), max_size=25)
+reco_st = st.dictionaries(st.integers(0, 6), st.lists(
+    st.tuples(st.integers(0, 7), st.sampled_from([0.0, 0.5, 1.0])), unique_by=lambda r: r[0],
+    max_size=5), max_size=5)
+
+
+@pytest.mark.parametrize("kind", ["Int64", "Int32 recommendations", "String"])
+@settings(max_examples=examples(40), deadline=None)
+@given(log=log_st, reco=reco_st)
+def test_similarity_frames_against_reference(kind: str, log: set[tuple[int, int]],
+                                             reco: dict[int, list[tuple[int, float]]]) -> None:
+    """item_similarity, user_diversity and user_serendipity against the plain-Python
+    reference (users without history, one item, items never seen together), with items
+    of another type in the recommendations than in the log, a table holding both orders
+    of each pair (read as MS Recommenders reads it: i1 <= i2 only) and null items (left
+    out)."""
+    name = (lambda i: f"i{i}") if kind == "String" else (lambda i: i)
+    dtype = pl.String if kind == "String" else pl.Int64
+    train = pl.DataFrame({"user": [u for u, _ in sorted(log)],
+                          "item": [name(i) for _, i in sorted(log)]},
+                         schema={"user": pl.Int64, "item": dtype})
+    rows = [(u, name(i), rel) for u, items in reco.items() for i, rel in items]
+    frame = pl.DataFrame({"user": [r[0] for r in rows], "item": [r[1] for r in rows],
+                          "rel": [r[2] for r in rows]},
+                         schema={"user": pl.Int64, "item": dtype, "rel": pl.Float64})
+    if kind == "Int32 recommendations":
+        frame = frame.with_columns(pl.col("item").cast(pl.Int32))
+    logged = [(u, name(i)) for u, i in log]
+    sim = ref.cooccurrence(logged)
+    table = pr.item_similarity(train)
+    assert {(a, b): v for a, b, v in table.rows()} == pytest.approx(sim)
+    both_orders = pl.concat([table, table.filter(pl.col("i1") != pl.col("i2")).select(
+        pl.col("i2").alias("i1"), pl.col("i1").alias("i2"), "sim")])
+    with_nulls = pl.concat([frame, frame.head(2).with_columns(pl.lit(None).cast(
+        frame.schema["item"]).alias("item"))])
+    want_div = ref.user_diversity({u: [name(i) for i, _ in items] for u, items in reco.items()},
+                                  sim)
+    want_ser = ref.user_serendipity({u: [(name(i), r) for i, r in items]
+                                     for u, items in reco.items()}, logged, sim)
+    for similarity in (table, both_orders):
+        for recommended in (frame, with_nulls):
+            div = pr.user_diversity(recommended, similarity)
+            assert dict(div.rows()) == pytest.approx(want_div)
+            ser = pr.user_serendipity(recommended, train, similarity, relevance="rel")
+            assert dict(ser.rows()) == pytest.approx(want_ser)
+
+
 def test_bad_parameters() -> None:
     with pytest.raises(TypeError, match="catalog"):
         pr.catalog_coverage("item", catalog="many")  # type: ignore[arg-type]

@@ -86,6 +86,16 @@ def _packed(a: str, b: str) -> pl.Expr:
             + pl.max_horizontal(a, b)).alias("_pair")
 
 
+def _item_type(*columns: tuple[FrameT, str]) -> pl.DataType:
+    """The common type of the (frame, column) item columns, as a concatenation casts them.
+
+    A table's i1 Int64 beside a recommendation's item Int32: Int64.
+    """
+    empty = [pl.DataFrame(schema={"item": frame.collect_schema()[name]})
+             for frame, name in columns]
+    return pl.concat(empty, how="vertical_relaxed").schema["item"]
+
+
 def _dictionary(*columns: FrameT, item: str) -> FrameT:
     """The distinct items of ``columns`` (frames of one column, ``item``) with dense ids.
 
@@ -96,15 +106,21 @@ def _dictionary(*columns: FrameT, item: str) -> FrameT:
     return _dense_ids(pl.concat(list(columns)).unique(), item)
 
 
-def _keyed(similarity: FrameT, items: FrameT, item: str) -> FrameT:
-    """The table's rows between ``items`` (a :func:`_dictionary`), keyed by ``_pair``."""
-    return (similarity.join(items.rename({item: "i1", "_id": "a"}), on="i1")
-            .join(items.rename({item: "i2", "_id": "b"}), on="i2")
-            .select(_packed("a", "b"), "sim"))
+def _keyed(similarity: FrameT, items: FrameT, item: str, dtype: pl.DataType) -> FrameT:
+    """The table's rows i1 <= i2 between ``items`` (a :func:`_dictionary`), by ``_pair``.
+
+    A table that also holds rows i2 < i1 is read as MS Recommenders reads it: the pair
+    (min, max) matches the row i1 = min, i2 = max only.
+    """
+    return (similarity.select(pl.col("i1", "i2").cast(dtype), "sim")
+            .join(items.rename({item: "i1", "_id": "_a"}), on="i1")
+            .join(items.rename({item: "i2", "_id": "_b"}), on="i2")
+            .filter(pl.col("_a") <= pl.col("_b"))  # ids are in item order
+            .select(_packed("_a", "_b"), "sim"))
 
 
 def _with_ids(rows: FrameT, items: FrameT, item: str, to: str) -> FrameT:
-    """``rows`` with the dense id of column ``item`` as ``to``."""
+    """``rows`` with the dense id of column ``item`` as ``to`` (a null item: no row)."""
     return rows.join(items.rename({"_id": to}), on=item, maintain_order="left")
 
 
@@ -119,7 +135,8 @@ def user_diversity(reco: FrameT, similarity: FrameT, *, user: str = "user",
     """Per user: 1 - the mean similarity over the pairs of their recommended items.
 
     MS Recommenders' ``user_diversity`` (``_get_intralist_similarity``: pairs i1 < i2
-    of a user's items, missing similarities 0); users with one item have no row.
+    of a user's items, missing similarities 0); users with one item have no row, and
+    rows with a null item are left out.
     For feature vectors or categories already on the rows, the expression
     :func:`intra_list_diversity` gives the same numbers without a similarity table.
 
@@ -133,14 +150,15 @@ def user_diversity(reco: FrameT, similarity: FrameT, *, user: str = "user",
     >>> out.sort("user")["user_diversity"].round(5).to_list()
     [0.29289, 1.0, 0.0]
     """
-    rows = reco.select(pl.col(user), pl.col(item))
+    dtype = _item_type((reco, item), (similarity, "i1"), (similarity, "i2"))
+    rows = reco.select(pl.col(user), pl.col(item).cast(dtype))
     items = _dictionary(rows.select(item), item=item)
-    table = _keyed(similarity, items, item)
-    rows = _with_ids(rows, items, item, "_id")
-    pairs = (rows.rename({item: "x", "_id": "a"}).join(rows.rename({item: "y", "_id": "b"}),
-                                                       on=user)
-             .filter(pl.col("x") < pl.col("y")))
-    return (_lookup(pairs, table, "a", "b").group_by(user)
+    table = _keyed(similarity, items, item, dtype)
+    rows = _with_ids(rows, items, item, "_id").drop(item)
+    # pairs of two rows of a user: ids follow item order, so _a < _b is item < item
+    pairs = (rows.rename({"_id": "_a"}).join(rows.rename({"_id": "_b"}), on=user)
+             .filter(pl.col("_a") < pl.col("_b")))
+    return (_lookup(pairs, table, "_a", "_b").group_by(user)
             .agg((1.0 - pl.col("sim").mean()).alias("user_diversity")).sort(user))
 
 
@@ -155,7 +173,8 @@ def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance
     Yan, "Serendipity: accuracy's unpopular best friend", 2020): MS Recommenders'
     ``user_item_serendipity`` / ``user_serendipity`` (``python_evaluation.py``,
     b02c95e; a recommended item present in the history has similarity 1 with itself;
-    users absent from the log have no row).
+    users absent from the log have no row). Rows with a null item are left out; a
+    (user, item) given twice (MS Recommenders assumes none) counts once per row.
 
     Examples
     --------
@@ -168,14 +187,17 @@ def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance
     >>> out.sort("user")["user_serendipity"].round(3).to_list()
     [0.364, 0.535, 0.404]
     """
-    rows = reco.select(pl.col(user), pl.col(item), pl.col(relevance).alias("_rel"))
-    history = log.select(pl.col(user), pl.col(item))
+    dtype = _item_type((reco, item), (log, item), (similarity, "i1"), (similarity, "i2"))
+    rows = reco.select(pl.col(user), pl.col(item).cast(dtype),
+                       pl.col(relevance).alias("_rel"))
+    history = log.select(pl.col(user), pl.col(item).cast(dtype))
     items = _dictionary(rows.select(item), history.select(item), item=item)
-    table = _keyed(similarity, items, item)
-    rows = _with_ids(rows, items, item, "a").drop(item).with_row_index("_row")
-    history = _with_ids(history, items, item, "b").drop(item)
-    # one group per recommended row (the row index: one integer key)
-    per_item = (_lookup(rows.join(history, on=user), table, "a", "b")
+    table = _keyed(similarity, items, item, dtype)
+    rows = _with_ids(rows, items, item, "_a").drop(item).with_row_index("_row")
+    history = _with_ids(history, items, item, "_b").drop(item)
+    # one group per recommended row (the row index: one integer key; MS Recommenders
+    # assumes no (user, item) twice: each such row counts with its own relevance)
+    per_item = (_lookup(rows.join(history, on=user), table, "_a", "_b")
                 .group_by("_row").agg(
                     pl.col(user).first(),
                     ((1.0 - pl.col("sim").mean()) * pl.col("_rel").first().cast(pl.Float64))
