@@ -47,7 +47,7 @@ from polars_rank._params import (
     to_exprs,
 )
 from polars_rank._rules import id_rules, label_rules, score_rules
-from polars_rank._sort_keys import TREC_TIES, rank_key, sort_by, trec_score
+from polars_rank._sort_keys import LABEL_TIES, TREC_TIES, rank_key, sort_by, trec_score
 from polars_rank._summaries import summarize
 
 if TYPE_CHECKING:
@@ -309,7 +309,7 @@ class Ranked:
         if self.keys:
             keys = list(self.keys)
             desc = list(self.descending)
-            if self.ties in ("optimistic", "pessimistic"):
+            if self.ties in LABEL_TIES:
                 keys.append(self.relevance_order())
                 desc.append(self.ties == "optimistic")
             out = sort_by(values, keys, desc)
@@ -320,7 +320,7 @@ class Ranked:
         # that sort in a group_by or window, or gets it wrong, when a key or the values
         # are per-list expressions (by=pl.col("s").rank(), or s - s.mean()): those take
         # head(min(n, k)), the same rows without the limit (the canary
-        # test_a_limited_sort_by_a_rank_in_a_group_by_still_panics tells when not needed)
+        # test_a_limited_sort_by_a_rank_in_a_group_by_still_goes_wrong tells when not needed)
         return out.head(k) if self.columns_only else out.head(self.depth(k))
 
     def positions(self, k: int | None = None) -> pl.Expr:

@@ -24,7 +24,6 @@ from polars_rank._evaluation.lists import list_code
 from polars_rank._evaluation.options import (
     BOUND_FIRST,
     BOUND_LAST,
-    LABEL_TIES,
     LIST,
     N_RET,
     POOLED,
@@ -34,7 +33,7 @@ from polars_rank._evaluation.options import (
 )
 from polars_rank._evaluation.sorted_key import HAS_BIT_CAST, HASH, rank_by_sorted_key
 from polars_rank._ranked import tie_key
-from polars_rank._sort_keys import TREC_TIES, trec_score
+from polars_rank._sort_keys import LABEL_TIES, TREC_TIES, trec_score
 
 __all__ = ["Judged", "in_rank_order", "judged_rows", "rank_columns"]
 
@@ -93,7 +92,7 @@ def _rank_by_window(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
         run = run.collect().lazy()
         qrels = None if qrels is None else qrels.collect().lazy()
     retrieved = run.filter(pl.col(score).is_not_null())
-    if qrels is not None and o.ties in LABEL_TIES:  # labels decide ties
+    if qrels is not None and o.ties in LABEL_TIES:  # labels (or gains) decide ties
         labels = qrels.with_columns(pl.lit(True).alias(_MATCHED))
         retrieved = retrieved.join(labels, on=[query, o.doc], how="left")
     ranked = retrieved.with_columns(_window_ranks(o))

@@ -15,7 +15,7 @@ import polars as pl
 
 from polars_rank._frames import as_polars
 from polars_rank._params import check_choice
-from polars_rank._sort_keys import TREC_TIES
+from polars_rank._sort_keys import LABEL_TIES, TREC_TIES
 from polars_rank.errors import InvalidDataError
 from polars_rank.metrics.incomplete import check_unjudged_order
 from polars_rank.registry import Metric, parse_metric
@@ -35,8 +35,6 @@ than on the id strings."""
 N_RET = "__polars_rank_n_retrieved"
 _GAIN_RANK = "__polars_rank_rank_by_gain_"
 """Ranks with ties ordered by a metric's gain (:attr:`Options.gain_ranks`), numbered."""
-LABEL_TIES = ("optimistic", "pessimistic")
-"""The tie policies ordering tied rows by gain (:func:`polars_rank._ranked.tie_key`)."""
 BOUND_FIRST = "__polars_rank_tie_first"
 BOUND_LAST = "__polars_rank_tie_last"
 """The score's tie bounds (AUC counts a tied pair one half, whatever the tie policy)."""
