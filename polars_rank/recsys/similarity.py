@@ -124,6 +124,23 @@ def _with_ids(rows: FrameT, items: FrameT, item: str, to: str) -> FrameT:
     return rows.join(items.rename({"_id": to}), on=item, maintain_order="left")
 
 
+def _to_ids(similarity: FrameT, item: str,
+            *frames: tuple[FrameT, str]) -> tuple[list[FrameT], FrameT]:
+    """The frames with dense item ids, and the similarity table keyed over the same ids.
+
+    Each (frame, name): the frame with its ``item`` column replaced by the ids, called
+    ``name``; the items, cast to their common type with the table's, numbered once for
+    all (:func:`_dictionary`), the table by ``_pair`` (:func:`_keyed`).
+    """
+    dtype = _item_type(*((f, item) for f, _ in frames), (similarity, "i1"),
+                       (similarity, "i2"))
+    cast = [f.with_columns(pl.col(item).cast(dtype)) for f, _ in frames]
+    items = _dictionary(*(f.select(item) for f in cast), item=item)
+    with_ids = [_with_ids(f, items, item, name).drop(item)
+                for f, (_, name) in zip(cast, frames, strict=True)]
+    return with_ids, _keyed(similarity, items, item, dtype)
+
+
 def _lookup(pairs: FrameT, table: FrameT, a: str, b: str) -> FrameT:
     """``pairs`` (dense ids ``a``, ``b``) with their similarity (0 where the table has none)."""
     return (pairs.with_columns(_packed(a, b)).join(table, on="_pair", how="left")
@@ -150,11 +167,7 @@ def user_diversity(reco: FrameT, similarity: FrameT, *, user: str = "user",
     >>> out.sort("user")["user_diversity"].round(5).to_list()
     [0.29289, 1.0, 0.0]
     """
-    dtype = _item_type((reco, item), (similarity, "i1"), (similarity, "i2"))
-    rows = reco.select(pl.col(user), pl.col(item).cast(dtype))
-    items = _dictionary(rows.select(item), item=item)
-    table = _keyed(similarity, items, item, dtype)
-    rows = _with_ids(rows, items, item, "_id").drop(item)
+    (rows,), table = _to_ids(similarity, item, (reco.select(user, item), "_id"))
     # pairs of two rows of a user: ids follow item order, so _a < _b is item < item
     pairs = (rows.rename({"_id": "_a"}).join(rows.rename({"_id": "_b"}), on=user)
              .filter(pl.col("_a") < pl.col("_b")))
@@ -187,14 +200,11 @@ def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance
     >>> out.sort("user")["user_serendipity"].round(3).to_list()
     [0.364, 0.535, 0.404]
     """
-    dtype = _item_type((reco, item), (log, item), (similarity, "i1"), (similarity, "i2"))
-    rows = reco.select(pl.col(user), pl.col(item).cast(dtype),
-                       pl.col(relevance).alias("_rel"))
-    history = log.select(pl.col(user), pl.col(item).cast(dtype))
-    items = _dictionary(rows.select(item), history.select(item), item=item)
-    table = _keyed(similarity, items, item, dtype)
-    rows = _with_ids(rows, items, item, "_a").drop(item).with_row_index("_row")
-    history = _with_ids(history, items, item, "_b").drop(item)
+    (rows, history), table = _to_ids(
+        similarity, item,
+        (reco.select(pl.col(user), pl.col(item), pl.col(relevance).alias("_rel")), "_a"),
+        (log.select(user, item), "_b"))
+    rows = rows.with_row_index("_row")
     # one group per recommended row (the row index: one integer key; MS Recommenders
     # assumes no (user, item) twice: each such row counts with its own relevance)
     per_item = (_lookup(rows.join(history, on=user), table, "_a", "_b")
