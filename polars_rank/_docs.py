@@ -52,10 +52,12 @@ to gains in [0, 1] (ir_measures' ``max_rel``, required there too).""",
 T, the total gain the user wants before stopping (ir_measures' ``T``, on the
 0-1 gain scale).""",
     "ties": """\
-``"first"`` (input order; the default without ``doc``), ``"trec_eval"`` (by
-doc id, descending, scores as 64-bit floats as trec_eval 10; the default with
-``doc``), ``"trec_eval9"`` (the same with scores as 32-bit floats, as trec_eval 9
-and pytrec_eval),
+``None`` (the default): one value for any row order, ``"trec_eval"`` with ``doc``,
+else ``"expected"`` (``"pessimistic"`` for a metric without its closed form);
+``"first"`` (the input order, for logs already in display order: Polars gives no
+row order after a join, a ``group_by`` or a shuffle), ``"trec_eval"`` (by
+doc id, descending, scores as 64-bit floats as trec_eval 10), ``"trec_eval9"``
+(the same with scores as 32-bit floats, as trec_eval 9 and pytrec_eval),
 ``"optimistic"`` / ``"pessimistic"`` (tied rows by the metric's gain, largest
 first / last: relevant rows first / last for a binary metric, a gain table's gains
 where one is given, so that a label with a negative gain ranks below unjudged rows;

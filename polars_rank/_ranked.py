@@ -111,6 +111,10 @@ class Ranked:
     gain: pl.Expr | None = None
     """Each row's gain as the metric computes it (:meth:`by_gain`), the key that
     ``ties="optimistic"`` / ``"pessimistic"`` order tied rows by; None: the label."""
+    tie_default: bool = False
+    """``ties`` was not given: ``"expected"`` chosen as the order-free default
+    (:func:`default_ties`), which a metric without its closed form replaces
+    (:meth:`without_expected`)."""
 
     @classmethod
     def build(
@@ -134,8 +138,9 @@ class Ranked:
                 raise TypeError(msg)
             by = None
         doc_expr = None if doc is None else to_expr(doc, "doc")
-        if ties is None:  # with doc ids, break ties as trec_eval and evaluate() do
-            ties = "trec_eval" if doc_expr is not None and rank is None else "first"
+        tie_default = ties is None
+        if ties is None:
+            ties = default_ties(by=by, rank=rank, doc=doc_expr)
         check_choice(ties, "ties", TIES)
         query_exprs = () if query is None else to_exprs(query, "query")
         # `* 1.0`, not a cast: a text label fails when the plan is resolved ("arithmetic
@@ -172,7 +177,23 @@ class Ranked:
             desc = (*desc, True)
             ties = "first"
         return cls(labels, keys, desc, ties, query_exprs, doc=doc_expr, score=score,
-                   columns_only=columns_only)
+                   columns_only=columns_only, tie_default=tie_default and ties == "expected")
+
+    def without_expected(self, reason: str) -> Ranked:
+        """The list for a metric with no closed form under ``ties="expected"``.
+
+        Asked for by name, ``"expected"`` raises ``NotImplementedError`` with ``reason``
+        and the policies that work. As the default (no ``ties``, no ``doc``) it becomes
+        ``"pessimistic"``: still one value for any row order (tied rows by the
+        metric's gain, the lowest first), and the cautious one: ties never help.
+        """
+        if self.ties != "expected":
+            return self
+        if self.tie_default:
+            return replace(self, ties="pessimistic", tie_default=False)
+        msg = (f"{reason}; use ties='trec_eval' (with doc=), 'optimistic' or 'pessimistic' "
+               "(bounds), or 'first' (the row order)")
+        raise NotImplementedError(msg)
 
     # ------------------------------------------------------------------ whole list
     def gains(self) -> pl.Expr:
@@ -419,11 +440,7 @@ class Ranked:
                 shown = pl.when(self.retrieved(k)).then(self.ordered(indicator, k))
                 first = pl.when(shown > 0).then(self.positions(k)).min()
             return weight(first.cast(pl.Float64)).fill_null(0.0)
-        lo, hi = self.bounds()
-        hits = hit & lo.is_not_null()
-        lo_1 = lo.filter(hits).min()
-        n = (hi.filter(hits).min() - lo_1 + 1).cast(pl.Float64)  # first group with a hit
-        m = (hits & (lo == lo_1)).sum().cast(pl.Float64)
+        lo_1, n, m = self._first_hit_group(hit)
         slot = pl.int_range(1, (n - m + 2).fill_null(1).cast(pl.Int64), dtype=pl.Int64)
         j = slot.cast(pl.Float64)
         none_before = ((n - m - j + 1.0) / (n - j + 1.0)).cum_prod().shift(1, fill_value=1.0)
@@ -431,6 +448,30 @@ class Ranked:
         chance = none_before * m / (n - j + 1.0) * weight(rank)
         inside = chance if k is None else pl.when(rank <= k).then(chance).otherwise(0.0)
         return inside.sum()
+
+    def _first_hit_group(self, hit: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+        """(first rank, rows, hits) of the first tie group holding a hit; null without one.
+
+        One ranking key: read from counts against the best score of a hit (rows above it,
+        rows equal to it), with no rank per row: two ``rank()`` per list made
+        ``mrr@10`` under ``ties="expected"`` about 100x ``"first"`` (docs/performance.md).
+        """
+        if self.rank is None and len(self.keys) == 1:
+            key, down = self.keys[0], self.descending[0]
+            hits = hit & key.is_not_null()
+            shown = key.filter(hits)
+            best = shown.max() if down else shown.min()  # the score of the first hit
+            above = ((key > best) if down else (key < best)).sum()
+            lo_1 = pl.when(best.is_not_null()).then(above + 1).cast(pl.Int64)
+            n = pl.when(best.is_not_null()).then((key == best).sum()).cast(pl.Float64)
+            m = (hits & (key == best)).sum().cast(pl.Float64)
+            return lo_1, n, m
+        lo, hi = self.bounds()
+        hits = hit & lo.is_not_null()
+        lo_1 = lo.filter(hits).min()
+        n = (hi.filter(hits).min() - lo_1 + 1).cast(pl.Float64)
+        m = (hits & (lo == lo_1)).sum().cast(pl.Float64)
+        return lo_1, n, m
 
     # ------------------------------------------------------------------ finishing
     def finish_empty(self, value: pl.Expr, threshold: float, empty: str) -> pl.Expr:
@@ -455,6 +496,22 @@ class Ranked:
             per_query = out.over(list(self.query), mapping_strategy="explode")
             out = summarize(per_query, summary).median()
         return out.cast(pl.Float64)
+
+
+def default_ties(*, by: object, rank: object, doc: object) -> str:
+    """The tie policy of a metric called without ``ties``: one value for any row order.
+
+    Polars gives no row order after a join, a ``group_by`` or a shuffle, so the
+    default never reads it (DESIGN, revised 2026-11-28). With ``doc``: trec_eval's
+    order (doc id descending), as :func:`polars_rank.evaluate`. Without: the exact
+    mean over every order of the tied rows (``"expected"``; scikit-learn's
+    ``ndcg_score`` and torchmetrics average ties too), ``"pessimistic"`` for a metric
+    without its closed form (:meth:`Ranked.without_expected`). Positions (``rank=``)
+    and the row order (``by=None``) have no ties to break: ``"first"``.
+    """
+    if rank is not None or by is None:
+        return "first"
+    return "trec_eval" if doc is not None else "expected"
 
 
 def _rank_columns(rank: Rank) -> tuple[pl.Expr, pl.Expr | None]:

@@ -86,7 +86,8 @@ METRICS: dict[str, Build] = {
     "subtopic_recall": lambda **kw: pr.subtopic_recall("rel", 3, **INTENT, **kw),
     "infap": lambda **kw: pr.infap("rel", pooled="pooled", by="score", **kw),
     "judged": lambda **kw: pr.judged("rel", 3, pooled="pooled", by="score", **kw),
-    "relstring": lambda **kw: pr.relstring("rel", 4, pooled="pooled", by="score", **kw),
+    "relstring": lambda **kw: pr.relstring("rel", 4, pooled="pooled", by="score",
+                                           ties="first", **kw),
     "ndcg_judged_only": lambda **kw: pr.parse_metric("ndcg@3(judged_only=True)").expr(
         "rel", by="score", **kw),
     "accuracy": lambda **kw: pr.accuracy("rel", 4, by="score", **kw),

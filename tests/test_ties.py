@@ -529,3 +529,97 @@ def test_label_policies_are_the_best_and_worst_orders(rows: list[Row], params: P
             want = best(scored)
             assert math.isclose(got[name], want, rel_tol=TOL, abs_tol=TOL), (ties, name,
                                                                              got[name], want)
+
+
+# ---------------------------------------------------------------------------- the default
+# no closed form under ties="expected": the default (no ties=, no doc=) is "pessimistic"
+PESSIMISTIC_BY_DEFAULT = EXCLUDED - {"auc", "mean_dwell", "relstring"}
+DEFAULT_METRICS = [n for n in METRICS if n not in {"relstring"} | NEEDS_POLARS_2]
+
+
+def default_policy(name: str, params: Params) -> str | None:
+    """What ``ties=None`` means for ``name`` without ``doc=`` (None: no ``ties``)."""
+    if name == "auc":
+        return None
+    if name in PESSIMISTIC_BY_DEFAULT or (name == "mean_dwell" and params.k is not None):
+        return "pessimistic"
+    return "expected"
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(rows=rows_st, params=params_st, seed=st.integers(0, 2**16))
+@example(rows=PINNED[0][0], params=PINNED[0][1], seed=1)
+@example(rows=PINNED[2][0], params=PINNED[2][1], seed=2)
+def test_the_default_is_one_value_for_any_row_order(rows: list[Row], params: Params,
+                                                    seed: int) -> None:
+    """No ``ties=``: every metric gives the same value for every order of the rows,
+    the exact mean over tie orders (pessimistic without its closed form)."""
+    exprs = [METRICS[n][0](params, {"by": "score"}).alias(n) for n in DEFAULT_METRICS]
+    df = frame(rows, params)
+    got = df.select(exprs).row(0, named=True)
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    again = shuffled.select(exprs).row(0, named=True)
+    grouped = shuffled.reverse().group_by(pl.lit(0).alias("g")).agg(exprs).drop("g")
+    for name in DEFAULT_METRICS:
+        assert same(again[name], got[name]), (name, again[name], got[name])
+        if rows:
+            assert same(grouped.row(0, named=True)[name], got[name]), name
+    explicit = df.select(
+        METRICS[n][0](params, {"by": "score"} if default_policy(n, params) is None
+                      else {"by": "score", "ties": default_policy(n, params)}).alias(n)
+        for n in DEFAULT_METRICS).row(0, named=True)
+    for name in DEFAULT_METRICS:
+        assert same(got[name], explicit[name]), (name, got[name], explicit[name])
+
+
+def test_the_cards_two_rows_give_one_number() -> None:
+    """score [1, 1], rel [0, 1]: 0.631 or 1.0 by row order under "first"; the mean."""
+    df = pl.DataFrame({"score": [1.0, 1.0], "rel": [0, 1]})
+    values = {d.select(pr.ndcg("rel", k=10, by="score")).item() for d in (df, df.reverse())}
+    assert len(values) == 1
+    assert values.pop() == pytest.approx((1 / math.log2(3) + 1.0) / 2, abs=1e-15)
+    first = {d.select(pr.ndcg("rel", k=10, by="score", ties="first")).item()
+             for d in (df, df.reverse())}
+    assert len(first) == 2  # the row order, asked for by name
+
+
+def test_the_default_with_doc_ids_is_trec_evals_order() -> None:
+    df = pl.DataFrame({"docid": ["d1", "d3", "d2"], "rel": [0, 1, 0], "score": [0.5] * 3})
+    for d in (df, df.reverse()):
+        assert d.select(pr.mrr("rel", by="score", doc="docid")).item() == 1.0  # d3 first
+        assert d.select(pr.mrr("rel", by="score", doc="docid", ties="trec_eval")).item() == 1.0
+
+
+def test_an_explicit_expected_still_raises_without_a_closed_form() -> None:
+    """Asked for by name, "expected" is refused where it has no closed form; the default
+    falls back to "pessimistic" there, and relstring (one order) wants doc= or "first"."""
+    with pytest.raises(NotImplementedError, match="ties='expected'"):
+        pr.normalized_gain("rel", by="score", ties="expected")
+    df = pl.DataFrame({"rel": [1, 0, 2], "score": [1.0, 1.0, 0.5]})
+    assert df.select(pr.iprec_at_recall("rel", 0.5, by="score")).item() == df.select(
+        pr.iprec_at_recall("rel", 0.5, by="score", ties="pessimistic")).item()
+    with pytest.raises(NotImplementedError, match="doc="):
+        pr.relstring("rel", by="score")
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_the_cards_one_liner_ignores_row_order(seed: int) -> None:
+    """The README's forms on a run with tied scores, shuffled: one number (to 1e-12)."""
+    rng = random.Random(seed)
+    rows = [(q, rng.choice([0.1, 0.2, 0.3]), rng.choice([0, 1, 2]), rng.choice("ab"))
+            for q in range(20) for _ in range(rng.randint(1, 12))]
+    df = pl.DataFrame(rows, schema=["qid", "score", "rel", "arm"], orient="row")
+    forms = [
+        lambda d: d.group_by("qid").agg(pl.col("rel").rank.ndcg(k=10, by="score"))
+        .sort("qid")["ndcg@10(gain=exponential)"].to_list(),
+        lambda d: d.group_by("arm").agg(pl.col("rel").rank.ndcg(k=10, by="score", query="qid"))
+        .sort("arm")["ndcg@10(gain=exponential)"].to_list(),
+        lambda d: d.with_columns(pr.mrr("rel", 10, by="score").over("qid"))
+        .group_by("qid").agg(pl.col("mrr@10").first()).sort("qid")["mrr@10"].to_list(),
+    ]
+    for form in forms:
+        base = form(df)
+        for i in range(3):
+            other = form(df.sample(fraction=1.0, shuffle=True, seed=seed + i))
+            assert other == pytest.approx(base, rel=1e-12, abs=1e-12)

@@ -100,11 +100,9 @@ class GainRows:
     """
 
     def __init__(self, r: Ranked, gains: pl.Expr, depth: int) -> None:
-        if r.ties == "expected":
-            msg = ("the C/W/L metrics have no closed form under ties='expected' (their "
-                   "continuation depends on the gain seen so far); use 'first', "
-                   "'optimistic' or 'pessimistic'")
-            raise NotImplementedError(msg)
+        r = r.without_expected("the C/W/L metrics have no closed form under "
+                               "ties='expected' (their continuation depends on the gain "
+                               "seen so far)")
         inside = r.retrieved(depth)
         rank = r.positions(depth).filter(inside).cast(pl.Float64)
         ordered = r.by_gain(gains).ordered(gains, depth)

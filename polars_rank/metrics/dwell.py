@@ -123,10 +123,10 @@ def mean_dwell(
     k = cutoff(k)
     if r.ties == "expected":
         if k is not None:  # a ratio of two counts within k: no closed form
-            msg = ("mean_dwell has no closed form under ties='expected' with a cutoff k; "
-                   "use 'first', 'optimistic' or 'pessimistic', or k=None")
-            raise NotImplementedError(msg)
-        r = replace(r, ties="first")  # without a cutoff the order does not matter
+            r = r.without_expected("mean_dwell has no closed form under ties='expected' "
+                                   "with a cutoff k (k=None has)")
+        else:
+            r = replace(r, ties="first")  # without a cutoff the order does not matter
     counted = r.retrieved(k)
     values = r.ordered(r.labels, k)
     extra: list[pl.Expr] = []

@@ -41,12 +41,9 @@ if TYPE_CHECKING:
 __all__ = ["normalized_gain", "binary_normalized_gain", "ndcg_over_relevant", "r_ndcg"]
 
 
-def _no_expected(r: Ranked, name: str) -> None:
-    if r.ties == "expected":
-        msg = (f"{name} has no closed form under ties='expected' (each row's term depends "
-               "on the rows ranked before it); use 'first', 'trec_eval', 'optimistic' or "
-               "'pessimistic'")
-        raise NotImplementedError(msg)
+def _no_expected(r: Ranked, name: str) -> Ranked:
+    return r.without_expected(f"{name} has no closed form under ties='expected' (each "
+                              "row's term depends on the rows ranked before it)")
 
 
 class _Walk:
@@ -83,7 +80,7 @@ class _Walk:
 
 def normalized_gain_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
     """trec_eval's G of a ranked list (validated parameters)."""
-    _no_expected(r, "normalized_gain (G)")
+    r = _no_expected(r, "normalized_gain (G)")
     w = _Walk(r, gains)
     # trec_eval's sum_cost: the ideal gains so far, each at least 1, 1 past the ideal
     cost = pl.lit(0.0).append(w.ideal.clip(lower_bound=1.0).cum_sum())
@@ -96,7 +93,7 @@ def normalized_gain_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
 
 def binary_normalized_gain_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     """trec_eval's binG of a ranked list (validated parameters)."""
-    _no_expected(r, "binary_normalized_gain (binG)")
+    r = _no_expected(r, "binary_normalized_gain (binG)")
     hit = r.hits(None, threshold)
     non_relevant_before = r.positions().cast(pl.Float64) - hit.cum_sum()
     term = pl.when(hit > 0).then(1.0 / (2.0 + non_relevant_before).log(2)).otherwise(0.0)
@@ -105,7 +102,7 @@ def binary_normalized_gain_value(r: Ranked, threshold: float = 1) -> pl.Expr:
 
 def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
     """trec_eval's ndcg_rel of a ranked list (validated parameters)."""
-    _no_expected(r, "ndcg_over_relevant (ndcg_rel)")
+    r = _no_expected(r, "ndcg_over_relevant (ndcg_rel)")
     w = _Walk(r, gains)
     terms = w.dcg_terms()
     ideal = w.ideal_dcg()
@@ -119,7 +116,7 @@ def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Ex
 
 def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1) -> pl.Expr:
     """trec_eval's Rndcg of a ranked list (validated parameters)."""
-    _no_expected(r, "r_ndcg (Rndcg)")
+    r = _no_expected(r, "r_ndcg (Rndcg)")
     w = _Walk(r, gains)
     terms = w.dcg_terms()
     ideal = w.ideal_dcg()

@@ -40,10 +40,8 @@ ROUNDINGS = ("nearest", "trec_eval9")
 
 def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
     """The ranks of the relevant retrieved rows, ascending."""
-    if r.ties == "expected":
-        msg = ("iprec_at_recall has no closed form under ties='expected' (a maximum over "
-               "ranks); use 'first', 'optimistic' or 'pessimistic'")
-        raise NotImplementedError(msg)
+    r = r.without_expected("iprec_at_recall has no closed form under ties='expected' "
+                           "(a maximum over ranks)")
     if r.rank is not None:
         inside = r.rank.is_not_null() & (r.relevant(threshold) > 0)
         return r.rank.filter(inside).sort().cast(pl.Float64)

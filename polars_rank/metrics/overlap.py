@@ -34,10 +34,8 @@ def compat_value(r: Ranked, p: float, normalize: bool) -> pl.Expr:
     b, is in A_i & B_i for every i >= max(a, b), so it adds
     T(m) = sum_(i=m..D) p^(i-1) / i, read from prefix sums over 1..D.
     """
-    if r.ties == "expected":
-        msg = ("compat has no closed form under ties='expected' (an overlap of two "
-               "rankings); use 'first', 'optimistic' or 'pessimistic'")
-        raise NotImplementedError(msg)
+    r = r.without_expected("compat has no closed form under ties='expected' (an overlap "
+                           "of two rankings)")
     label = r.ordered(r.gains())  # rank order: retrieved rows first, then the others
     shown = pl.when(r.retrieved()).then(r.positions())
     # the ideal: labels > 0, best first, ties in the ranking's order

@@ -270,11 +270,8 @@ def accuracy_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
     With m relevant rows among the n shown at ranks r_1 < ... < r_m, the i-th has
     r_i - i non-relevant rows above it, out of n - m.
     """
-    if r.ties == "expected":
-        msg = ("accuracy under ties='expected' is not implemented (use auc, which "
-               "counts a tied pair as one half); use 'first', 'optimistic' or "
-               "'pessimistic'")
-        raise NotImplementedError(msg)
+    r = r.without_expected("accuracy under ties='expected' is not implemented (auc counts "
+                           "a tied pair as one half)")
     hits = r.hits(k, threshold)
     ranks = r.positions(k).cast(pl.Float64)
     relevant = hits.sum()

@@ -43,11 +43,9 @@ def in_pool(r: Ranked, pooled: IntoExpr | None) -> pl.Expr:
 
 def infap_value(r: Ranked, pooled: IntoExpr | None = None, threshold: float = 1) -> pl.Expr:
     """The infAP of a ranked list, term for term as m_infap.c (validated parameters)."""
-    if r.ties == "expected":
-        msg = ("infap has no closed form under ties='expected' (each relevant row's term "
-               "multiplies counts of the rows above it, so it is not linear in the ranks); "
-               "use 'first', 'trec_eval', 'optimistic' or 'pessimistic'")
-        raise NotImplementedError(msg)
+    r = r.without_expected("infap has no closed form under ties='expected' (each relevant "
+                           "row's term multiplies counts of the rows above it, so it is not "
+                           "linear in the ranks)")
     relevant = r.relevant(threshold)
     non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
     unjudged = in_pool(r, pooled).cast(pl.Float64)
@@ -76,9 +74,10 @@ def relstring_value(r: Ranked, k: int | None = 10, pooled: IntoExpr | None = Non
 
     A rank no row holds (positions mode: an unjudged row left out) is not in the pool.
     """
-    if r.ties == "expected":
-        msg = ("relstring shows one order of the list, which ties='expected' does not "
-               "choose; use 'first' or 'trec_eval'")
+    if r.ties == "expected":  # asked for, or the default without doc=
+        msg = ("relstring shows one order of the list, which ties='expected' (the default "
+               "without doc=) does not choose; give doc= (trec_eval's order) or "
+               "ties='first' (the row order)")
         raise NotImplementedError(msg)
     check_unjudged_order(r.ties, "relstring")
     grade = r.labels.floor()  # trec_eval reads labels as integers
@@ -298,9 +297,10 @@ def relstring(
         Not allowed: a string has no mean over queries (compute it per query, in a
         ``group_by`` or ``over``); given, it raises ValueError.
     ties
-        ``"first"`` or ``"trec_eval"``: one order of the list. ``"expected"`` raises
-        NotImplementedError and ``"optimistic"`` / ``"pessimistic"`` ValueError: they
-        leave the order of the unjudged rows among ties open.
+        ``"first"`` or ``"trec_eval"`` (the default with ``doc``): one order of the
+        list. ``"expected"`` (the default without ``doc``) raises NotImplementedError
+        and ``"optimistic"`` / ``"pessimistic"`` ValueError: they leave the order of
+        the unjudged rows among ties open.
 
     Returns
     -------
@@ -313,7 +313,7 @@ def relstring(
     >>> import polars_rank as pr
     >>> df = pl.DataFrame({"rel": [2, None, 0, None, 12], "pooled": [True, True, True,
     ...                    False, True], "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
-    >>> df.select(pr.relstring("rel", pooled="pooled", by="score"))
+    >>> df.select(pr.relstring("rel", pooled="pooled", by="score", ties="first"))
     shape: (1, 1)
     ┌──────────────┐
     │ relstring@10 │

@@ -1,0 +1,76 @@
+"""The card's one-liner under the default tie policy against ``ties="first"`` (issue 36).
+
+The same frame, the same expression, the policies in turn, round after round (paired,
+interleaved), medians; in-process after one warm-up run. Scores are rounded to three
+decimals, so that lists have ties (about one row in four shares its score):
+
+    python benches/ties.py 1m 10m [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import polars as pl
+
+import polars_rank as pr
+
+SIZES = {"1m": 1_000_000, "10m": 10_000_000}
+
+
+def frame(n: int, per: int = 100) -> pl.DataFrame:
+    rng = np.random.default_rng(0)
+    queries = n // per
+    return pl.DataFrame({
+        "qid": np.repeat(np.arange(queries), per),
+        "docid": np.tile(np.arange(per), queries),
+        "arm": np.repeat(rng.integers(0, 2, queries), per),
+        "segment": np.repeat(rng.integers(0, 4, queries), per),
+        "score": np.round(rng.random(n), 3),
+        "rel": rng.integers(0, 3, n),
+    }).sample(fraction=1.0, shuffle=True, seed=1)  # a join's order: none in particular
+
+
+FORMS = {
+    "default (expected)": {},
+    "ties='first'": {"ties": "first"},
+    "doc= (trec_eval)": {"doc": "docid"},
+}
+
+
+def one_liner(df: pl.DataFrame, metric: str, options: dict) -> pl.DataFrame:
+    function = {"ndcg@10": lambda **kw: pr.ndcg("rel", k=10, **kw),
+                "mrr@10": lambda **kw: pr.mrr("rel", 10, **kw),
+                "map@10": lambda **kw: pr.map("rel", 10, **kw),
+                "p@10": lambda **kw: pr.precision("rel", 10, **kw)}[metric]
+    return df.group_by("arm", "segment").agg(function(by="score", query="qid", **options))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("sizes", nargs="+", choices=list(SIZES))
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--metrics", default="ndcg@10,mrr@10,p@10,map@10")
+    args = parser.parse_args()
+    for size in args.sizes:
+        df = frame(SIZES[size])
+        for metric in args.metrics.split(","):
+            times: dict[str, list[float]] = {form: [] for form in FORMS}
+            for form, options in FORMS.items():  # warm-up
+                one_liner(df, metric, options)
+            for _ in range(args.repeat):
+                for form, options in FORMS.items():
+                    start = time.perf_counter()
+                    one_liner(df, metric, options)
+                    times[form].append(time.perf_counter() - start)
+            first = statistics.median(times["ties='first'"])
+            for form in FORMS:
+                median = statistics.median(times[form])
+                print(f"{size:>4} {metric:8} {form:20} {median:7.3f} s  {median / first:5.2f}x first")
+
+
+if __name__ == "__main__":
+    main()
