@@ -402,7 +402,7 @@ class Ranked:
                 table = self.prefix_sums(lambda p: apply(pl.lit(1.0), p), limit)
                 total = table.gather(hi) - table.gather(lo - 1)
             mean_term = total / (hi - lo + 1).cast(pl.Float64)
-            return (values * mean_term).fill_null(0.0).sum()
+            return order_free_sum((values * mean_term).fill_null(0.0))
         if self.rank is not None:
             rank = self.rank
             inside = rank.is_not_null() if k is None else rank <= k
@@ -483,12 +483,20 @@ class Ranked:
                summary: Summary = "mean") -> pl.Expr:
         """NaN for unscorable lists, ``summary`` over queries with ``query=``.
 
+        With ``query=``, a query without a judged row (every label null) is left out,
+        as trec_eval leaves out a run query its qrels do not name.
+
         Unnamed: the public functions name their expression after the metric
         (:mod:`polars_rank._naming`), ``Metric.expr`` after its string.
         """
         flag = self.bad() if bad is None else bad
         out = pl.when(flag).then(pl.lit(NAN)).otherwise(value.cast(pl.Float64))
         if self.query:  # one value per query ("explode": no broadcast back to rows)
+            # a list without a judged row is not a query of the evaluation: trec_eval
+            # and evaluate() leave out a run query the qrels do not name, so the full
+            # join of a run with its qrels gives their mean (an unscorable list stays NaN)
+            judged = self.labels.is_not_null().sum() > 0
+            out = pl.when(judged | flag).then(out)
             # .median() of the one mean is the mean; it makes the streaming engine
             # compute every such metric of a select in one in-memory node, sharing
             # the query groups, instead of one node (and one hashing) per metric
@@ -496,6 +504,18 @@ class Ranked:
             per_query = out.over(list(self.query), mapping_strategy="explode")
             out = summarize(per_query, summary).median()
         return out.cast(pl.Float64)
+
+
+def order_free_sum(values: pl.Expr) -> pl.Expr:
+    """The sum of ``values`` added in ascending order: the same bits for any row order.
+
+    Floating-point addition is not associative, so a sum over rows in the order they
+    come (a join's, a shuffle's) can differ in the last place from one order to the
+    next: under ``ties="expected"`` the terms of a list are its rows', not its ranks'.
+    ``cum_sum`` adds one value after another; ``sort().sum()`` would not do: Polars
+    drops a sort before an order-free aggregate.
+    """
+    return values.sort().cum_sum().last().fill_null(0.0)
 
 
 def default_ties(*, by: object, rank: object, doc: object) -> str:

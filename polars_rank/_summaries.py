@@ -40,8 +40,13 @@ def summarize(values: pl.Expr, how: Summary = "mean", *, in_order: bool = False)
             return total
         mean = total / kept.len()
         return mean.exp() if how == "geometric" else mean
-    if how == "sum":
-        return values.sum()
+    # one value per query, in the order the queries come: sorted first, so that the
+    # same values give the same bits in any order (a shuffled frame's, a join's)
+    kept = values.drop_nulls().sort()
     if how == "geometric":
-        return values.clip(lower_bound=GEOMETRIC_FLOOR).log().mean().exp()
-    return values.mean()
+        kept = kept.clip(lower_bound=GEOMETRIC_FLOOR).log()
+    total = kept.cum_sum().last()  # cum_sum adds in row order; sum does not
+    if how == "sum":
+        return total.fill_null(0.0)
+    mean = total / kept.len()
+    return mean.exp() if how == "geometric" else mean

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._ranked import order_free_sum
+
 if TYPE_CHECKING:
     from polars_rank._ranked import Ranked
 
@@ -61,7 +63,7 @@ def expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None,
     slots = (last - lo_h + 1).clip(lower_bound=0).cast(pl.Float64)
     a = m / n * (c + 1.0)
     b = m * (m - 1.0) / (n * (n - 1.0)).clip(lower_bound=1.0)  # 0 when n = 1 (so m <= 1)
-    return (((a - b * lo_h.cast(pl.Float64)) * harmonic + b * slots) / m).sum()
+    return order_free_sum(((a - b * lo_h.cast(pl.Float64)) * harmonic + b * slots) / m)
 
 
 def _log_factorial(x: pl.Expr) -> pl.Expr:

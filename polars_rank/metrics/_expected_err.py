@@ -142,7 +142,10 @@ def _by_group(get: Get) -> pl.Expr:
     groups = lo.sort()
     return let(_groups, first=groups.unique(maintain_order=True),
                 m=groups.unique_counts(),  # gaining rows per group
-                q=get("q").sort_by(lo), hi=get("hi").sort_by(lo), limit=get("limit"))
+                # by q within a group too: its product is then taken in one order,
+                # whatever the rows' (the same bits for any row order)
+                q=get("q").sort_by([lo, get("q")]), hi=get("hi").sort_by(lo),
+                limit=get("limit"))
 
 
 def _groups(get: Get) -> pl.Expr:

@@ -14,7 +14,7 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_threshold
-from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, order_free_sum, per_list, safe_div
 from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def _expected_bpref_terms(get: Get) -> pl.Expr:
 
     capped = (capped_sum(through) - capped_sum(before)) / (through - before)
     penalty = safe_div(capped, pl.min_horizontal(n_rel, get("n_non")))
-    return safe_div((1.0 - penalty).sum(), n_rel)
+    return safe_div(order_free_sum(1.0 - penalty), n_rel)
 
 
 @shared_parameters
