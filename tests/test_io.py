@@ -536,7 +536,7 @@ ID_TEXT = st.text(st.sampled_from([*"abcXYZ019_-.:/'\",é#", "\u00a0", "€"]), 
 SCORES = st.one_of(
     st.floats(allow_nan=False, width=64).map(repr),
     st.sampled_from(["0", "-0", "1e3", "2.5E-3", ".5", "5.", "+1", "inf", "-Infinity", "07",
-                     "1e400"]),
+                     "nan", "-NaN", "1e400"]),
 )
 RANKS = st.sampled_from(["1", "2", "10", "-1", "+3", "007", "1.0", "x", "99999999999999999999"])
 SEPARATORS = st.sampled_from([" ", " ", " ", "\t", "  ", " \t ", "\v", "\f", "\r"])
