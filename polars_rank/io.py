@@ -72,6 +72,7 @@ _REPEATED_SPACES = re.compile(rb"  +")
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _EXTRA = "__extra"  # a field after the last one, where the format has none
+_BAD = "__bad"  # a row that is not as it should be
 _SHOWN = 3  # malformed lines named in one error
 _WIDE = 200  # characters of a line shown in an error
 _NOT_UTF8 = ("not UTF-8; read it with encoding='latin-1' to compare ids byte for byte, "
@@ -272,16 +273,13 @@ def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
     a sixth of the read), so that a comment line fails it.
     """
     schema = layout.csv_schema(quick=quick)
-    try:
-        frame = pl.read_csv(source, separator=separator, has_header=False, quote_char=None,
-                            comment_prefix=None if quick else "#", schema=schema,
-                            skip_lines=skip, truncate_ragged_lines=True, raise_if_empty=False,
-                            glob=False, **_RAGGED)
-    except pl.exceptions.PolarsError:  # a number that is not one, not UTF-8, ...
-        return None
+    rows = pl.scan_csv(source, separator=separator, has_header=False, quote_char=None,
+                       comment_prefix=None if quick else "#", schema=schema, skip_lines=skip,
+                       truncate_ragged_lines=True, raise_if_empty=False, glob=False, **_RAGGED)
     missing = [pl.col(name).is_null() for name in layout.names]  # a field not there
-    blank = pl.all_horizontal(missing)  # a blank line (a row of nulls)
-    bad = [pl.any_horizontal(missing) & ~blank if layout.blank else pl.any_horizontal(missing)]
+    if layout.blank:  # a blank line: a row of nulls
+        rows = rows.filter(~pl.all_horizontal(missing))
+    bad = [pl.any_horizontal(missing)]
     if not layout.extra:
         bad.append(pl.col(_EXTRA).is_not_null())
     if quick:  # a comment line read as data
@@ -289,13 +287,14 @@ def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
     if cr:
         texts = [name for name in layout.names if schema[name] == pl.String]
         bad.append(pl.any_horizontal(pl.col(texts).str.contains("\r", literal=True)))
-    found, blanks = frame.select(pl.any_horizontal(bad).any().alias("bad"),
-                                 blank.sum().alias("blank")).row(0)
-    if found:
+    try:  # streaming: the dropped fields are never all in memory at once
+        frame = rows.select(*layout.typed(), pl.any_horizontal(bad).alias(_BAD)).collect(
+            engine="streaming")
+    except pl.exceptions.PolarsError:  # a number that is not one, not UTF-8, ...
         return None
-    if blanks:
-        frame = frame.filter(~blank)
-    return frame.select(layout.typed()) if frame.height else None
+    if frame.height == 0 or frame[_BAD].any():
+        return None
+    return frame.drop(_BAD)
 
 
 def _read_lines(path: Path, data: bytes, layout: _Layout, skip: int) -> pl.DataFrame:
