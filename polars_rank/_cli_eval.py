@@ -21,7 +21,7 @@ from polars_rank._sort_keys import trec_score
 from polars_rank._summaries import summarize
 from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import TrecFormatError
-from polars_rank.io import scan_qrels, scan_run
+from polars_rank.io import last_tag, read_qrels, read_run
 from polars_rank.registry import Metric, parse_metric
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties:
     ``unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``); ``a.ends``
     (``--bounds``): its ``bounds=True``.
     """
-    run = scan_run(path)
+    run = read_run(path).lazy()  # read once: evaluate() reads a lazy input twice
     if max_ret is not None:
         run = _top(run, max_ret, ties)
     metrics = a.unique()
@@ -182,10 +182,10 @@ def _judgments(qrels: Path, a: Asked) -> pl.LazyFrame:
     """
     if any(m.definition.subtopics for m in a.metrics.values()):
         try:
-            return scan_qrels(qrels, subtopics=True)
+            return read_qrels(qrels, subtopics=True).lazy()
         except TrecFormatError:  # not 4 fields a line (or malformed: raised again below)
             pass
-    return scan_qrels(qrels)
+    return read_qrels(qrels).lazy()
 
 
 def _is_text(metric: Metric) -> bool:
@@ -295,8 +295,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False
         means = _summary(per, a, judgments if missing == "zero" else None).row(0, named=True)
         meta: dict[str, float | str] = {"num_q": float(per.height)}
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
-            tag = scan_run(run).select(pl.col("tag").last()).collect().item()
-            meta["runid"] = "" if tag is None else str(tag)
+            meta["runid"] = last_tag(run)
         lines += [_line(n, "all", meta[n] if n in meta else means[n], a) for n in a.names
                   if n not in a.metrics or not _is_text(a.metrics[n])]
     if lines:

@@ -1,22 +1,36 @@
 """Read and write TREC run and qrels files.
 
-Formats (whitespace separated: tabs, repeated spaces and trailing blanks are fine;
-blank lines and lines starting with ``#`` are skipped):
+Formats, read as trec_eval 10 reads them (get_trec_results.c, get_qrels.c): fields
+separated by white space (spaces, tabs, repeated or trailing; CRLF line ends), lines
+starting with ``#`` skipped:
 
-* run: ``qid Q0 docid rank score [tag]`` -> columns ``qid, docid, score, rank, tag``
+* run: ``qid Q0 docid rank score tag`` -> columns ``qid, docid, score, rank, tag``.
+  Six fields at least (trec_eval stops on a line without the tag); text after the tag
+  is ignored; the rank field is ignored too (``rank`` is null where it is not an
+  integer; metrics rank by ``score``); blank lines are skipped.
 * qrels: ``qid iter docid rel`` (TREC), ``qid docid rel`` (three columns, no
   iteration), or BEIR's TSV with its header line ``query-id corpus-id score``
   -> columns ``qid, docid, rel``. The number of fields of the first line that is not
-  blank, a comment or BEIR's header tells the layout; every line must then have it.
+  blank, a comment or BEIR's header tells the layout; every line must then have it
+  exactly, and a blank line is an error, as in trec_eval.
 
-Ids are strings. A negative qrels label means "in the pool, not judged" to
-trec_eval: the readers map it to null (unjudged), so it is not bad input, and keep
-its row, so :func:`polars_rank.evaluate` still tells a pooled unjudged document from
-one not in the pool (infAP, relstring, judged@k).
+Ids are strings, compared byte for byte, as trec_eval compares them: a file that is
+not UTF-8 raises (naming the line) unless it is read with ``encoding="latin-1"``,
+which keeps every byte a distinct character, so that no two ids merge. A score must be
+a number and a label an integer: where trec_eval's ``atof``/``atol`` would read
+``high`` as 0 or ``1.5`` as 1, the readers raise. NUL bytes (binary or UTF-16 files), a
+byte-order mark, an empty file or one without a data line raise too.
 
-The ``scan_*`` functions check the file's format when called (one fast pass with
-Polars), so a malformed line raises :class:`TrecFormatError` naming the file, the
-line number and the line, then return a lazy scan.
+A negative qrels label means "in the pool, not judged" to trec_eval: the readers map it
+to null (unjudged), so it is not bad input, and keep its row, so
+:func:`polars_rank.evaluate` still tells a pooled unjudged document from one not in the
+pool (infAP, relstring, judged@k).
+
+The ``scan_*`` functions are lazy: called, they check only that the file exists, is
+not empty and starts like a text file of the format (its first data line); the file is
+read, with Polars' multithreaded CSV reader, when the frame is collected, and a
+malformed line then raises :class:`TrecFormatError` from ``collect()`` (or from
+:func:`polars_rank.evaluate`), naming the file, the line number and the line.
 
 :func:`to_dict` turns a run or qrels frame into pytrec_eval's dict of dicts
 ``{qid: {docid: value}}``; :func:`polars_rank.evaluate` reads those dicts back.
@@ -24,9 +38,14 @@ line number and the line, then return a lazy scan.
 
 from __future__ import annotations
 
+import codecs
+import inspect
+import mmap
 import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -41,95 +60,350 @@ __all__ = ["TrecFormatError", "scan_run", "read_run", "scan_qrels", "read_qrels"
            "to_dict"]
 
 PathLike = str | os.PathLike[str]
+Encoding = Literal["utf-8", "latin-1"]
+_Kind = Literal["id", "skip", "float", "int", "rank"]
+"""A field: an id (kept as a string), a field that must be there but is dropped (the
+run's ``Q0``, the qrels' iteration), a number, an integer, or the run's rank (kept as
+an integer where it is one, ignored otherwise, as trec_eval ignores it)."""
 
-_FIELD = r"(\S+)"
-_SEP = r"\s+"
-_RUN_LINE = (
-    rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}"
-    rf"(?:{_SEP}{_FIELD}(?:{_SEP}.*)?)?\s*$"  # text after the tag: ignored, as trec_eval
+_BLANKS = b"\t\v\f\r"  # with the space and the newline: C's isspace(), trec_eval's separators
+_TO_SPACE = bytes.maketrans(_BLANKS, b" " * len(_BLANKS))
+_REPEATED_SPACES = re.compile(rb"  +")
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_EXTRA = "__extra"  # a field after the last one, where the format has none
+_BAD = "__bad"  # a row that is not as it should be
+_SHOWN = 3  # malformed lines named in one error
+_WIDE = 200  # characters of a line shown in an error
+_NOT_UTF8 = ("not UTF-8; read it with encoding='latin-1' to compare ids byte for byte, "
+             "as trec_eval does")
+_NUL = "a NUL byte: a binary or UTF-16 file? save it as UTF-8"
+_BOM = ("starts with a byte-order mark, U+FEFF, which trec_eval reads as part of the first "
+        "query id: save the file without it")
+_BEIR_HEADER = ("query-id", "corpus-id", "score")  # the first line of BEIR's qrels TSV
+# Polars 2 refuses a line with more or fewer fields than the schema unless told to take
+# it (trec_eval ignores a run's fields after the tag; a missing field is reported here)
+_RAGGED: dict[str, Any] = (
+    {"extra_columns": "ignore", "missing_columns": "insert"}
+    if "extra_columns" in inspect.signature(pl.read_csv).parameters else {}
 )
-_QRELS_LINE = rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}\s*$"
-_QRELS3_LINE = rf"^\s*{_FIELD}{_SEP}{_FIELD}{_SEP}{_FIELD}\s*$"
-_BEIR_HEADER = ["query-id", "corpus-id", "score"]  # the first line of BEIR's qrels TSV
 
 
-def _has_text(path: PathLike) -> bool:
-    """Whether the file holds anything but white space (reads only until it does)."""
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 16):
-            if chunk.strip():
-                return True
-    return False
+@dataclass(frozen=True)
+class _Layout:
+    """One line format, and what trec_eval does with the rest of a file."""
+
+    what: str  # "run" or "qrels", in messages
+    expected: str  # the line as the documentation writes it, in messages
+    fields: tuple[tuple[str, _Kind], ...]  # names and kinds, in file order
+    extra: bool  # fields after the last are ignored (run); else an error (qrels)
+    blank: bool  # blank lines are skipped (run); else an error (qrels)
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.fields]
+
+    @property
+    def schema(self) -> pl.Schema:
+        """The frame read: the fields that are kept, typed."""
+        dtypes: dict[_Kind, pl.DataType] = {"id": pl.String(), "float": pl.Float64(),
+                                            "int": pl.Int64(), "rank": pl.Int64()}
+        return pl.Schema({name: dtypes[kind] for name, kind in self.fields if kind != "skip"})
+
+    def csv_schema(self, *, quick: bool) -> dict[str, pl.DataType]:
+        """What Polars' CSV reader parses: numbers typed, the rest as text.
+
+        ``quick``: the rank too (a file whose ranks are not all integers is read again).
+        """
+        dtypes: dict[_Kind, pl.DataType] = {"float": pl.Float64(), "int": pl.Int64()}
+        if quick:
+            dtypes["rank"] = pl.Int64()
+        out = {name: dtypes.get(kind, pl.String()) for name, kind in self.fields}
+        return out if self.extra else out | {_EXTRA: pl.String()}
+
+    def typed(self) -> list[pl.Expr]:
+        """The kept fields from the text ones (a rank that is not an integer: null)."""
+        return [pl.col(name).cast(pl.Int64, strict=False) if kind == "rank" else pl.col(name)
+                for name, kind in self.fields if kind != "skip"]
 
 
-def _lines(path: PathLike) -> pl.LazyFrame:
-    """The file's lines with 1-based line numbers; blank and comment lines removed."""
-    if not _has_text(path):  # the CSV reader of older Polars has no column then
-        return pl.LazyFrame(schema={"line_no": pl.UInt32, "line": pl.String})
-    return (
-        pl.scan_csv(Path(path), has_header=False, separator="\x00", quote_char=None,
-                    schema={"line": pl.String}, encoding="utf8-lossy",
-                    raise_if_empty=False)
-        .with_row_index("line_no", offset=1)
-        .with_columns(pl.col("line").str.strip_chars())
-        .filter(pl.col("line").is_not_null() & (pl.col("line") != "")
-                & ~pl.col("line").str.starts_with("#"))
-    )
+_RUN = _Layout("run", "qid Q0 docid rank score tag",
+               (("qid", "id"), ("q0", "skip"), ("docid", "id"), ("rank", "rank"),
+                ("score", "float"), ("tag", "id")), extra=True, blank=True)
+_QRELS = _Layout("qrels", "qid iter docid rel",
+                 (("qid", "id"), ("iter", "skip"), ("docid", "id"), ("rel", "int")),
+                 extra=False, blank=False)
+_SUBTOPICS = _Layout("qrels", "qid subtopic docid rel",
+                     (("qid", "id"), ("subtopic", "id"), ("docid", "id"), ("rel", "int")),
+                     extra=False, blank=False)
+_QRELS3 = _Layout("qrels", "qid docid rel", (("qid", "id"), ("docid", "id"), ("rel", "int")),
+                  extra=False, blank=False)
 
 
-def _parse(path: PathLike, pattern: str, fields: dict[str, pl.DataType | None],
-           expected: str, *, header: int | None = None) -> pl.LazyFrame:
-    """Parse each line with ``pattern``; fields typed as given (None: dropped).
+def _encoding(encoding: str) -> Encoding:
+    """``encoding`` checked: UTF-8 or Latin-1, under any of Python's names for them."""
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        name = ""
+    if name == "utf-8":
+        return "utf-8"
+    if name == "iso8859-1":
+        return "latin-1"
+    msg = (f"encoding={encoding!r}: 'utf-8' (the default), or 'latin-1' to read any bytes, "
+           "each byte one character (ids compared byte for byte, as trec_eval does)")
+    raise ValueError(msg)
 
-    ``header``: the number of a header line, skipped.
+
+def _shown(raw: bytes) -> str:
+    """A line as an error message shows it (stripped, at most ``_WIDE`` characters)."""
+    text = raw.strip().decode("utf-8", "backslashreplace")
+    return text if len(text) <= _WIDE else text[:_WIDE] + "..."
+
+
+def _byte_problem(path: Path, number: int, raw: bytes) -> str | None:
+    """What makes a line unreadable as text: a NUL byte or a byte-order mark."""
+    if number == 1 and raw.startswith(_UTF16_BOMS):
+        return (f"{os.fspath(path)}: a UTF-16 file (it starts with a UTF-16 byte-order mark); "
+                "TREC files are read as bytes, as trec_eval reads them: save it as UTF-8")
+    if b"\0" in raw:
+        return f"{os.fspath(path)}: line {number}: {_shown(raw)!r} ({_NUL})"
+    if number == 1 and raw.startswith(_UTF8_BOM):
+        return f"{os.fspath(path)}: line 1: {_shown(raw)!r} ({_BOM})"
+    return None
+
+
+def _check_bytes(path: Path, number: int, raw: bytes) -> None:
+    """TrecFormatError when the line is not text (see ``_byte_problem``)."""
+    problem = _byte_problem(path, number, raw)
+    if problem is not None:
+        raise TrecFormatError(problem)
+
+
+def _opened(path: PathLike, what: str) -> tuple[Path, int, list[bytes]]:
+    """The file, its first data line's number and fields, checked when a scan is built.
+
+    OSError when the file cannot be opened; TrecFormatError when it is empty, holds no
+    data line, or its first lines are not text (a NUL byte, a byte-order mark).
     """
-    names = list(fields)
-    parts = pl.col("line").str.extract_groups(pattern).struct.rename_fields(names)
-    typed = [
-        parts.struct.field(name).cast(dtype, strict=False).alias(name)
-        for name, dtype in fields.items() if dtype is not None
-    ]
-    raw = [parts.struct.field(name).alias(f"__raw_{name}") for name in names]
-    lines = _lines(path)
-    if header is not None:
-        lines = lines.filter(pl.col("line_no") != header)
-    parsed = lines.select("line_no", "line", *typed, *raw)
-    ok = pl.all_horizontal(
-        pl.col(f"__raw_{name}").is_not_null() for name in names
-        if name != "tag"
-    ) & pl.all_horizontal(
-        pl.col(name).is_not_null() | pl.col(f"__raw_{name}").is_null()
-        for name, dtype in fields.items() if dtype is not None
-    )
-    bad = parsed.filter(~ok).select("line_no", "line").head(3).collect()
-    if bad.height:
-        shown = "; ".join(f"line {n}: {line!r}" for n, line in bad.iter_rows())
-        msg = f"{os.fspath(path)}: malformed line, expected {expected!r} -- {shown}"
+    file = Path(path)
+    with open(file, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            msg = f"{os.fspath(file)}: empty file (trec_eval cannot read it either)"
+            raise TrecFormatError(msg)
+        for number, raw in enumerate(handle, 1):
+            _check_bytes(file, number, raw)
+            fields = raw.split()  # bytes.split(): on C's isspace() characters, as trec_eval
+            if fields and not fields[0].startswith(b"#"):
+                return file, number, fields
+    msg = f"{os.fspath(file)}: no {what} line (only blank lines and comments)"
+    raise TrecFormatError(msg)
+
+
+def _read(path: Path, layout: _Layout, encoding: Encoding, skip: int) -> pl.DataFrame:
+    """Every data line of the file, as ``layout.schema``; ``skip``: lines not read (a header).
+
+    Polars' CSV reader parses the file itself when its fields are separated by one
+    space or one tab each (trec_eval's own output, and most tools'); otherwise on a copy
+    with the white space made single spaces. When either finds a line that is not as it
+    should be, the file is read again line by line, to name the lines in the error.
+    """
+    data: bytes | None = None
+    transcoded = False
+    if encoding == "latin-1":
+        data = path.read_bytes()
+        transcoded = not data.isascii()  # ASCII reads the same in both
+        if transcoded:  # each byte one character: ids stay as distinct as their bytes
+            data = data.decode("latin-1").encode()
+    if not transcoded:  # the file as it is
+        frame = _read_file(path, layout, skip)
+        if frame is not None:
+            return frame
+    if data is None:
+        data = path.read_bytes()
+    if not data.startswith(_UTF8_BOM) and b"\0" not in data:
+        single = _single_spaced(data, layout)
+        if single is not None:
+            frame = _parse(single, layout, " ", skip, cr=False)
+            if frame is not None:
+                return frame
+    return _read_lines(path, data, layout, skip)
+
+
+def _read_file(path: Path, layout: _Layout, skip: int) -> pl.DataFrame | None:
+    """The file read in place (memory-mapped), when one space or one tab separates fields."""
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:  # mmap cannot map it
+            return None
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
+            if text[:3] == _UTF8_BOM or any(text.find(c) >= 0 for c in (b"\0", b"\v", b"\f")):
+                return None
+            tab, space, cr = (text.find(c) >= 0 for c in (b"\t", b" ", b"\r"))
+            # Polars 1.x takes a blank line at the start of a file for no line at all
+            blank = not layout.blank and (text[:1] == b"\n" or text.find(b"\n\n") >= 0)
+    if (tab and space) or blank or (cr and not layout.blank):
+        return None
+    source, separator = os.fspath(path), "\t" if tab else " "
+    frame = _parse(source, layout, separator, skip, cr=cr, quick=True)
+    return frame if frame is not None else _parse(source, layout, separator, skip, cr=cr)
+
+
+def _single_spaced(data: bytes, layout: _Layout) -> bytes | None:
+    """The text, each run of white space in a line one space, none at a line's ends.
+
+    None when the text has a blank line and the layout allows none.
+    """
+    single = _REPEATED_SPACES.sub(b" ", data.translate(_TO_SPACE))
+    single = single.replace(b"\n ", b"\n").replace(b" \n", b"\n").strip(b" ")
+    last_blank = single.endswith(b"\n") and not data.endswith(b"\n")  # "...\n  " at the end
+    if not layout.blank and (single.startswith(b"\n") or b"\n\n" in single or last_blank):
+        return None
+    return single
+
+
+def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
+           cr: bool, quick: bool = False) -> pl.DataFrame | None:
+    """Polars' CSV reader on a text whose fields are separated by one ``separator`` each.
+
+    None when a line is not as it should be, or Polars cannot read it (not UTF-8).
+    ``cr``: the text holds carriage returns; Polars takes CR LF for a line end, and any
+    other carriage return (a separator to trec_eval) sends the file to the slower readers.
+    ``quick``: the reader's fastest form, which a file of plain data lines passes: ranks
+    parsed as integers, comment lines not looked for (Polars' ``comment_prefix`` costs
+    a sixth of the read), so that a comment line fails it.
+    """
+    schema = layout.csv_schema(quick=quick)
+    rows = pl.scan_csv(source, separator=separator, has_header=False, quote_char=None,
+                       comment_prefix=None if quick else "#", schema=schema, skip_lines=skip,
+                       truncate_ragged_lines=True, raise_if_empty=False, glob=False, **_RAGGED)
+    missing = [pl.col(name).is_null() for name in layout.names]  # a field not there
+    if layout.blank:  # a blank line: a row of nulls
+        rows = rows.filter(~pl.all_horizontal(missing))
+    bad = [pl.any_horizontal(missing)]
+    if not layout.extra:
+        bad.append(pl.col(_EXTRA).is_not_null())
+    if quick:  # a comment line read as data
+        bad.append(pl.col(layout.names[0]).str.starts_with("#"))
+    if cr:
+        texts = [name for name in layout.names if schema[name] == pl.String]
+        bad.append(pl.any_horizontal(pl.col(texts).str.contains("\r", literal=True)))
+    try:  # streaming: the dropped fields are never all in memory at once
+        frame = rows.select(*layout.typed(), pl.any_horizontal(bad).alias(_BAD)).collect(
+            engine="streaming")
+    except pl.exceptions.PolarsError:  # a number that is not one, not UTF-8, ...
+        return None
+    if frame.height == 0 or frame[_BAD].any():
+        return None
+    return frame.drop(_BAD)
+
+
+def _read_lines(path: Path, data: bytes, layout: _Layout, skip: int) -> pl.DataFrame:
+    """The file read line by line, as trec_eval reads it.
+
+    The frame, or TrecFormatError naming the malformed lines (the first ``_SHOWN``).
+    """
+    _check_bytes(path, 1, data[:2])  # a UTF-16 byte-order mark
+    problems: list[tuple[int, bytes, str]] = []
+    numbers: list[int] = []
+    columns: list[list[str]] = [[] for _ in layout.fields]
+    n = len(layout.fields)
+    lines = data.split(b"\n")
+    if lines[-1] == b"":  # after the last line end
+        lines.pop()
+    for number, raw in enumerate(lines[skip:], skip + 1):
+        if len(problems) == _SHOWN:
+            break
+        if b"\0" in raw:
+            problems.append((number, raw, _NUL))
+            continue
+        if number == 1 and raw.startswith(_UTF8_BOM):
+            problems.append((number, raw, _BOM))
+            continue
+        fields = raw.split()
+        if not fields:
+            if not layout.blank:
+                problems.append((number, raw, "a blank line: trec_eval stops on one in qrels"))
+            continue
+        if fields[0].startswith(b"#"):
+            continue
+        if len(fields) < n or (len(fields) > n and not layout.extra):
+            problems.append((number, raw, f"{len(fields)} field{'s' * (len(fields) > 1)}"))
+            continue
+        try:
+            texts = [field.decode() for field in fields[:n]]
+        except UnicodeDecodeError:
+            problems.append((number, raw, _NOT_UTF8))
+            continue
+        numbers.append(number)
+        for column, text in zip(columns, texts, strict=True):
+            column.append(text)
+    text_frame = pl.DataFrame(dict(zip(layout.names, columns, strict=True)),
+                              schema=dict.fromkeys(layout.names, pl.String))
+    casts = {name: pl.Float64 if kind == "float" else pl.Int64
+             for name, kind in layout.fields if kind in ("float", "int")}
+    frame = text_frame.with_columns(pl.col(name).cast(dtype, strict=False)
+                                    for name, dtype in casts.items())
+    not_numbers = frame.with_row_index().filter(
+        pl.any_horizontal(pl.col(name).is_null() for name in casts))
+    for index, *_ in not_numbers.head(_SHOWN).iter_rows():
+        name = next(name for name in casts if frame[name][index] is None)
+        kind = "a number" if casts[name] == pl.Float64 else "an integer"
+        problems.append((numbers[index], lines[numbers[index] - 1],
+                         f"{name} {text_frame[name][index]!r} is not {kind}"))
+    if problems:
+        shown = "; ".join(f"line {number}: {_shown(raw)!r} ({why})"
+                          for number, raw, why in sorted(problems)[:_SHOWN])
+        msg = (f"{os.fspath(path)}: malformed {layout.what} line, expected "
+               f"{layout.expected!r} -- {shown}")
         raise TrecFormatError(msg)
-    return parsed.select([name for name, dtype in fields.items() if dtype is not None])
+    if not frame.height:
+        msg = f"{os.fspath(path)}: no {layout.what} line (only blank lines and comments)"
+        raise TrecFormatError(msg)
+    return frame.select(layout.typed())
 
 
-def scan_run(path: PathLike) -> pl.LazyFrame:
-    r"""Lazily read a TREC run file: ``qid Q0 docid rank score [tag]``.
+def _scan(path: Path, layout: _Layout, encoding: Encoding, skip: int = 0) -> pl.LazyFrame:
+    """A lazy frame that reads the file when collected.
+
+    The read is a Python step of the plan (``LazyFrame.map_batches``): its errors reach
+    ``collect()`` as they are raised (an I/O plugin's are wrapped in a ComputeError by
+    Polars 1.x), and one plan reading the frame twice reads the file once.
+    """
+    def read(_: pl.DataFrame) -> pl.DataFrame:
+        return _read(path, layout, encoding, skip)
+
+    return pl.LazyFrame().map_batches(read, schema=layout.schema, predicate_pushdown=False,
+                                      projection_pushdown=False, slice_pushdown=False)
+
+
+def scan_run(path: PathLike, *, encoding: str = "utf-8") -> pl.LazyFrame:
+    r"""Lazily read a TREC run file: ``qid Q0 docid rank score tag``.
 
     Parameters
     ----------
     path
         The run file.
+    encoding
+        ``"utf-8"`` (the default): a line that is not UTF-8 raises. ``"latin-1"``: any
+        bytes, each byte one character, so ids compare byte for byte as in trec_eval.
 
     Returns
     -------
     pl.LazyFrame
         Columns ``qid`` (str), ``docid`` (str), ``score`` (f64), ``rank`` (i64),
-        ``tag`` (str, null when absent). The rank column is informative only:
-        metrics rank by ``score``, as trec_eval does.
+        ``tag`` (str). The rank field is ignored, as trec_eval ignores it (null where
+        it is not an integer): metrics rank by ``score``.
 
     Raises
     ------
     TrecFormatError
-        A line with fewer than 5 fields, or a non-numeric rank or score; the message
-        names the file, the line number and the line. Text after the tag is ignored,
-        as trec_eval ignores it.
+        When called: an empty file, one without a data line, or one that is not text
+        (a NUL byte: binary or UTF-16; a byte-order mark). When collected: a line with
+        fewer than 6 fields (trec_eval needs the tag), a score that is not a number, a
+        line that is not UTF-8; the message names the file, the line number and the
+        line. Text after the tag is ignored, as trec_eval ignores it.
+    OSError
+        When called: the file cannot be opened.
 
     Examples
     --------
@@ -147,22 +421,31 @@ def scan_run(path: PathLike) -> pl.LazyFrame:
     │ q1  ┆ d1    ┆ 2.5   ┆ 1    ┆ bm25 │
     │ q1  ┆ d7    ┆ 1.25  ┆ 2    ┆ bm25 │
     └─────┴───────┴───────┴──────┴──────┘
+
+    Lines are checked when the frame is collected:
+
+    >>> _ = path.write_text("q1 Q0 d1 1 2.5 bm25\nq1 Q0 d7 2 high bm25\n")
+    >>> lazy = pr.scan_run(path)  # reads nothing yet
+    >>> try:
+    ...     lazy.collect()
+    ... except pr.TrecFormatError as error:
+    ...     print(str(error).split(" -- ")[1])
+    line 2: 'q1 Q0 d7 2 high bm25' (score 'high' is not a number)
     """
-    fields: dict[str, pl.DataType | None] = {
-        "qid": pl.String(), "q0": None, "docid": pl.String(), "rank": pl.Int64(),
-        "score": pl.Float64(), "tag": pl.String(),
-    }
-    lf = _parse(path, _RUN_LINE, fields, "qid Q0 docid rank score tag")
-    return lf.select("qid", "docid", "score", "rank", "tag")
+    checked = _encoding(encoding)
+    file, _, _ = _opened(path, "run")
+    return _scan(file, _RUN, checked).select("qid", "docid", "score", "rank", "tag")
 
 
-def read_run(path: PathLike) -> pl.DataFrame:
+def read_run(path: PathLike, *, encoding: str = "utf-8") -> pl.DataFrame:
     r"""Read a TREC run file eagerly; see :func:`scan_run`.
 
     Parameters
     ----------
     path
         The run file.
+    encoding
+        ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
 
     Returns
     -------
@@ -185,11 +468,97 @@ def read_run(path: PathLike) -> pl.DataFrame:
     │ q1  ┆ d1    ┆ 2.5   │
     │ q1  ┆ d7    ┆ 1.25  │
     └─────┴───────┴───────┘
+
+    Ids that are not UTF-8 (here Latin-1's ``café``, ``caf\xe9``) are read byte for byte
+    with ``encoding="latin-1"``:
+
+    >>> _ = path.write_bytes(b"q1 Q0 caf\xe9 1 2.5 bm25\nq1 Q0 caf\xe8 2 1.5 bm25\n")
+    >>> pr.read_run(path, encoding="latin-1")["docid"].to_list()
+    ['café', 'cafè']
     """
-    return scan_run(path).collect()
+    return scan_run(path, encoding=encoding).collect()
 
 
-def scan_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
+def last_tag(path: PathLike, *, encoding: str = "utf-8") -> str:
+    r"""The tag of a run file's last line: trec_eval's ``runid``.
+
+    trec_eval keeps the tag of the last line that is not blank or a comment, and checks
+    no other. Only the end of the file is read.
+
+    Parameters
+    ----------
+    path
+        The run file.
+    encoding
+        ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
+
+    Returns
+    -------
+    str
+        The sixth field of the last data line.
+
+    Raises
+    ------
+    TrecFormatError
+        The file has no run line, or its last one has fewer than 6 fields or is not in
+        ``encoding``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import polars_rank as pr
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 d1 1 2.5 first\nq1 Q0 d7 2 1.25 last x\n# end\n\n")
+    >>> pr.io.last_tag(path)
+    'last'
+    """
+    checked = _encoding(encoding)
+    with open(path, "rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        span = 1 << 16
+        while True:
+            start = max(0, end - span)
+            handle.seek(start)
+            chunk = handle.read(end - start)
+            cut = chunk.find(b"\n") + 1 if start else 0  # the first line may be partial
+            for raw in reversed(chunk[cut:].split(b"\n")):
+                fields = raw.split()
+                if fields and not fields[0].startswith(b"#"):
+                    break
+            else:
+                if not start:
+                    msg = f"{os.fspath(path)}: no run line (only blank lines and comments)"
+                    raise TrecFormatError(msg)
+                span *= 4
+                continue
+            why = f"{len(fields)} fields" if len(fields) < len(_RUN.fields) else ""
+            if not why:
+                try:
+                    return fields[len(_RUN.fields) - 1].decode(checked)
+                except UnicodeDecodeError:
+                    why = _NOT_UTF8
+            handle.seek(0)  # the line's number: the line ends before it, plus one
+            number = handle.read(start + chunk.rindex(raw)).count(b"\n") + 1
+            msg = (f"{os.fspath(path)}: malformed run line, expected {_RUN.expected!r} "
+                   f"-- line {number}: {_shown(raw)!r} ({why})")
+            raise TrecFormatError(msg)
+
+
+def _qrels_layout(path: PathLike, subtopics: bool) -> tuple[Path, _Layout, int]:
+    """The file, its layout (from its first data line) and the header line to skip."""
+    file, number, words = _opened(path, "qrels")
+    header = [word.decode("utf-8", "replace") for word in words] == list(_BEIR_HEADER)
+    if len(words) == len(_BEIR_HEADER):  # qid docid rel, after BEIR's header if any
+        if subtopics:
+            msg = (f"{os.fspath(file)}: subtopics=True reads TREC's diversity qrels, "
+                   "'qid subtopic docid rel'; this file has 3 fields a line")
+            raise TrecFormatError(msg)
+        return file, _QRELS3, number if header else 0
+    return file, _SUBTOPICS if subtopics else _QRELS, 0
+
+
+def scan_qrels(path: PathLike, *, subtopics: bool = False,
+               encoding: str = "utf-8") -> pl.LazyFrame:
     r"""Lazily read a qrels file: ``qid iter docid rel``, ``qid docid rel`` or BEIR's TSV.
 
     The first line that is not blank or a comment tells the layout: 4 fields, TREC's
@@ -208,6 +577,8 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     subtopics
         Keep the second field of 4-field qrels as a ``subtopic`` column (str), placed
         before ``docid``.
+    encoding
+        ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
 
     Returns
     -------
@@ -218,9 +589,13 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     Raises
     ------
     TrecFormatError
-        A line without the first line's number of fields (4 or 3), or a non-integer
-        label; the message names the file, the line number and the line; or
-        ``subtopics=True`` for a file without a subtopic field.
+        When called: an empty file, one without a data line or one that is not text;
+        ``subtopics=True`` for a file without a subtopic field. When collected: a line
+        without the first line's number of fields (4 or 3), a blank line (trec_eval
+        stops on both), a label that is not an integer, a line that is not UTF-8; the
+        message names the file, the line number and the line.
+    OSError
+        When called: the file cannot be opened.
 
     Examples
     --------
@@ -254,28 +629,14 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     │ q1  ┆ d2    ┆ 0   │
     └─────┴───────┴─────┘
     """
-    first = _lines(path).head(1).collect()
-    words = first["line"][0].split() if first.height else []
-    if subtopics and len(words) == len(_BEIR_HEADER):
-        msg = (f"{os.fspath(path)}: subtopics=True reads TREC's diversity qrels, "
-               "'qid subtopic docid rel'; this file has 3 fields a line")
-        raise TrecFormatError(msg)
-    if len(words) == len(_BEIR_HEADER):  # qid docid rel, after BEIR's header if any
-        number = first["line_no"][0]
-        header = number if words == _BEIR_HEADER else None
-        layout = "after BEIR's header" if header is not None else f"the 3 fields of line {number}"
-        fields: dict[str, pl.DataType | None] = {
-            "qid": pl.String(), "docid": pl.String(), "rel": pl.Int64(),
-        }
-        lf = _parse(path, _QRELS3_LINE, fields, f"qid docid rel ({layout})", header=header)
-    else:
-        fields = {"qid": pl.String(), "subtopic": pl.String() if subtopics else None,
-                  "docid": pl.String(), "rel": pl.Int64()}
-        lf = _parse(path, _QRELS_LINE, fields, "qid iter docid rel")
-    return lf.with_columns(pl.when(pl.col("rel") >= 0).then(pl.col("rel")).alias("rel"))
+    checked = _encoding(encoding)
+    file, layout, header = _qrels_layout(path, subtopics)
+    lazy = _scan(file, layout, checked, header)
+    return lazy.with_columns(pl.when(pl.col("rel") >= 0).then(pl.col("rel")).alias("rel"))
 
 
-def read_qrels(path: PathLike, *, subtopics: bool = False) -> pl.DataFrame:
+def read_qrels(path: PathLike, *, subtopics: bool = False,
+               encoding: str = "utf-8") -> pl.DataFrame:
     r"""Read a qrels file eagerly (TREC, ``qid docid rel`` or BEIR); see :func:`scan_qrels`.
 
     Parameters
@@ -285,6 +646,8 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> pl.DataFrame:
     subtopics
         Keep TREC's second field as a ``subtopic`` column: diversity qrels,
         ``qid subtopic docid rel``, for the intent-aware metrics.
+    encoding
+        ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
 
     Returns
     -------
@@ -323,7 +686,7 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> pl.DataFrame:
     │ q1  ┆ 2        ┆ d2    ┆ 1   │
     └─────┴──────────┴───────┴─────┘
     """
-    return scan_qrels(path, subtopics=subtopics).collect()
+    return scan_qrels(path, subtopics=subtopics, encoding=encoding).collect()
 
 
 def write_run(

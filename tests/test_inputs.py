@@ -250,8 +250,8 @@ def test_other_inputs_are_refused_naming_what_goes_in(bad: object) -> None:
 
 # ----------------------------------------------------------------------- qrels files
 
-TREC_QRELS = "# judged\nq1 0 d1 2\nq1 0 d2 0\n\nq1 0 d3 -1\nq2 0 d1 1\n"
-THREE_COLUMNS = "# judged\nq1 d1 2\nq1 d2 0\n\nq1 d3 -1\nq2 d1 1\n"
+TREC_QRELS = "# judged\nq1 0 d1 2\nq1 0 d2 0\n# more\nq1 0 d3 -1\nq2 0 d1 1\n"
+THREE_COLUMNS = "# judged\nq1 d1 2\nq1 d2 0\n# more\nq1 d3 -1\nq2 d1 1\n"
 BEIR_TSV = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq1\td3\t-1\nq2\td1\t1\n"
 
 
@@ -270,11 +270,14 @@ def test_three_column_and_beir_qrels_read_as_trec(text: str, tmp_path: Path) -> 
 
 
 def test_a_beir_header_alone_is_no_judgment(tmp_path: Path) -> None:
+    # qrels without a judgment are refused, as trec_eval refuses an empty qrels file
     path = tmp_path / "test.tsv"
     path.write_text("query-id\tcorpus-id\tscore\n")
-    out = pr.read_qrels(path)
-    assert out.is_empty()
-    assert out.schema == pl.Schema({"qid": pl.String, "docid": pl.String, "rel": pl.Int64})
+    lazy = pr.scan_qrels(path)
+    assert lazy.collect_schema() == pl.Schema({"qid": pl.String, "docid": pl.String,
+                                               "rel": pl.Int64})
+    with pytest.raises(TrecFormatError, match=r"test\.tsv: no qrels line"):
+        lazy.collect()
 
 
 @pytest.mark.parametrize(("text", "line"), [
