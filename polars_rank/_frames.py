@@ -14,17 +14,32 @@ passes it through :func:`as_polars`:
   strings and the value (the run's score, the qrels' label), one row per pair.
 
 The entry points return an eager result for anything but a LazyFrame.
+
+Each input is read once, at the entry point, and every reader keeps a value as it is:
+NaN stays NaN and a missing value (null, ``None``, ``pd.NA``) is null, so the same
+data gives the same number, or the same error, in every format. In a pandas float
+column NaN is therefore NaN (bad data: a NaN score or label is an error), not the
+missing value pandas prints it as; :func:`polars.from_pandas` would make it null,
+that is a judged document the run did not retrieve, or an unjudged one. A missing
+value in pandas is ``None`` / ``pd.NA`` in a nullable or pyarrow column
+(``df.convert_dtypes()`` turns a float column's NaN into ``pd.NA``). In any other
+pandas column (text ids, ``object``) NaN is pandas' missing marker and becomes null.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import chain, repeat
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 import polars as pl
 
-__all__ = ["FrameLike", "as_polars"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["FrameLike", "as_polars", "as_polars_like", "from_pandas"]
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 FrameLike: TypeAlias = "pl.DataFrame | pl.LazyFrame | Any"
 """What the entry points take as data: a Polars DataFrame or LazyFrame, or (typed
@@ -48,14 +63,15 @@ def as_polars(frame: Any, what: str, *, query: str = "qid", doc: str = "docid",
         return frame
     if _is_ranx(frame):
         frame = frame.to_dict()
-    library = type(frame).__module__.split(".")[0]
+    library = _library(frame)
     try:
         if isinstance(frame, Mapping):
             return _from_mapping(frame, query=query, doc=doc, value=value)
         if library == "pandas":
-            out = pl.from_pandas(frame)
-            if isinstance(out, pl.DataFrame):  # a pandas Series is no frame
-                return out
+            import pandas  # only for pandas input: it is loaded already
+
+            if isinstance(frame, pandas.DataFrame):  # a pandas Series is no frame
+                return from_pandas(frame)
         elif library == "pyarrow":
             import pyarrow.dataset  # only for pyarrow input
 
@@ -73,6 +89,41 @@ def as_polars(frame: Any, what: str, *, query: str = "qid", doc: str = "docid",
     raise TypeError(msg)
 
 
+def as_polars_like(frame: FrameT, what: str) -> FrameT:
+    """:func:`as_polars` for a function typed on Polars frames (lazy in, lazy out).
+
+    Its other inputs come back as a DataFrame (a pyarrow Dataset as a LazyFrame).
+    """
+    return cast("FrameT", as_polars(frame, what))
+
+
+def from_pandas(frame: pd.DataFrame) -> pl.DataFrame:
+    """A pandas frame, each column as :func:`_from_pandas_column` reads it.
+
+    The Dask front end reads its partitions with it, as :func:`as_polars` reads a
+    pandas frame.
+    """
+    return pl.DataFrame([_from_pandas_column(frame.iloc[:, i], str(name))
+                         for i, name in enumerate(frame.columns)])
+
+
+def _from_pandas_column(column: pd.Series[Any], name: str) -> pl.Series:
+    """A pandas column: NaN kept in a float column, pandas' missing marker elsewhere.
+
+    A float column (NumPy, nullable or pyarrow) can hold NaN as a value beside its
+    missing values; ``object`` and text columns hold NaN only as pandas' missing marker
+    (a text id after a merge), and Arrow could not read them without making it null.
+    """
+    # pl.from_pandas, not pl.Series: the Series constructor makes NaN null in any case
+    out = cast("pl.Series", pl.from_pandas(column, nan_to_null=column.dtype.kind != "f"))
+    return out.alias(name)
+
+
+def _library(value: Any) -> str:
+    """The top-level package of ``value``'s class (``"pandas"``, ``"pyarrow"``)."""
+    return type(value).__module__.split(".")[0]
+
+
 def _is_ranx(frame: Any) -> bool:
     """A ranx ``Run`` or ``Qrels`` (told by its class: ranx is not imported)."""
     return any(cls.__module__.split(".")[0] == "ranx" and cls.__name__ in ("Run", "Qrels")
@@ -83,8 +134,10 @@ def _from_mapping(frame: Mapping[Any, Any], *, query: str, doc: str,
                   value: str) -> pl.DataFrame:
     """A dict of columns, or a dict of dicts ``{qid: {docid: value}}`` (ids as text)."""
     nested = [isinstance(inner, Mapping) for inner in frame.values()]
-    if nested and not any(nested):
-        return pl.DataFrame(dict(frame))
+    if nested and not any(nested):  # columns; a pandas Series read as a pandas frame's
+        return pl.DataFrame({name: _from_pandas_column(values, str(name))
+                             if _library(values) == "pandas" else values
+                             for name, values in frame.items()})
     if not all(nested):
         msg = ("a dict holds either columns (lists, Series, arrays) or, as pytrec_eval's, "
                "one dict {docid: value} per query; this one mixes both")

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._column_types import checked_keys, checked_label
 from polars_rank._params import (
     EMPTY,
     TIES,
@@ -145,7 +146,7 @@ class Ranked:
         query_exprs = () if query is None else to_exprs(query, "query")
         # `* 1.0`, not a cast: a text label fails when the plan is resolved ("arithmetic
         # on dtypes str and dyn float") where a cast would parse "1"; it costs the same
-        labels = (rel_expr * 1.0).cast(pl.Float64)
+        labels = (checked_label(rel_expr) * 1.0).cast(pl.Float64)
         if rank is not None:
             if by is not None:
                 msg = ("give either by= (rank each list here) or rank= (positions ranked "
@@ -164,9 +165,10 @@ class Ranked:
         if ties == "expected" and not keys:
             msg = "ties='expected' needs a ranking key `by` (without one, rows cannot tie)"
             raise ValueError(msg)
-        score = keys[0] if keys else None
         given = [rel_expr, *keys, *([] if doc_expr is None else [doc_expr])]
         columns_only = all(e.meta.is_column() for e in given)
+        keys = checked_keys(keys)  # a text key: InvalidDataError naming it, at plan time
+        score = keys[0] if keys else None
         if ties in TREC_TIES:
             if doc_expr is None or not keys:
                 msg = (f"ties={ties!r} orders equal scores by document id, descending: "

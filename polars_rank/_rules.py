@@ -5,7 +5,11 @@ first row breaking one (naming the query), :func:`polars_rank.validate` lists th
 rows that break them, and a metric expression, which cannot stop a query plan,
 evaluates to NaN for a list holding such a row.
 
-Null relevance (unjudged) and a null score (judged but not retrieved) are valid.
+Null relevance (unjudged) is valid. A null score is valid where a row carries its
+label (a judged document the run did not retrieve), and an error in a run given with
+separate qrels (:func:`run_score_rules`). NaN is a value, never a missing one: a NaN
+score or label breaks a rule in every input format (:mod:`polars_rank._frames` keeps
+pandas' NaN as NaN).
 """
 
 from __future__ import annotations
@@ -17,7 +21,43 @@ import polars as pl
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["id_rules", "label_rules", "score_rules", "slice_rules", "type_rules"]
+__all__ = [
+    "NAN_IS_NO_MISSING_VALUE",
+    "hint",
+    "id_rules",
+    "is_number",
+    "key_type_problem",
+    "label_rules",
+    "label_type_problem",
+    "run_score_rules",
+    "score_rules",
+    "slice_rules",
+]
+
+NAN_SCORE = "NaN score"
+NON_FINITE_LABEL = "non-finite relevance (NaN or inf)"
+NULL_RUN_SCORE = "null score"
+TEXT_LABEL = "text relevance (cast it to a number)"
+TEXT_SCORE = "text score (it would rank alphabetically; cast it to a number)"
+
+NAN_IS_NO_MISSING_VALUE = (
+    "NaN is a value, not a missing one: a missing score or label is null (in pandas, "
+    "None or pd.NA in a nullable column: df.convert_dtypes() turns a float column's "
+    "NaN into pd.NA)")
+_HINTS = {
+    NAN_SCORE: NAN_IS_NO_MISSING_VALUE,
+    NON_FINITE_LABEL: NAN_IS_NO_MISSING_VALUE,
+    NULL_RUN_SCORE: (
+        "a run given with qrels is the documents it retrieved, each ranked by its score; "
+        "the judged documents it did not retrieve come from the qrels. Drop the row, or "
+        "evaluate one frame holding the labels too (qrels=None), where a null score "
+        "means judged but not retrieved"),
+}
+
+
+def hint(problem: str) -> str:
+    """What an error breaking rule ``problem`` adds after the offending row ('' if nothing)."""
+    return _HINTS.get(problem, "")
 
 
 def label_rules(label: pl.Expr, max_grade: float | None = None) -> list[tuple[str, pl.Expr]]:
@@ -28,7 +68,7 @@ def label_rules(label: pl.Expr, max_grade: float | None = None) -> list[tuple[st
     """
     rules = [
         ("negative relevance", label < 0),
-        ("non-finite relevance (NaN or inf)", ~label.is_finite()),
+        (NON_FINITE_LABEL, ~label.is_finite()),
     ]
     if max_grade is not None:
         rules.append((f"relevance above max_grade={max_grade:g}", label > max_grade))
@@ -38,29 +78,51 @@ def label_rules(label: pl.Expr, max_grade: float | None = None) -> list[tuple[st
 def score_rules(score: pl.Expr) -> list[tuple[str, pl.Expr]]:
     """(problem, row mask) for a ranking score (numbers, dates, booleans).
 
-    Only floats can be NaN; text is read as numbers (a text score is a type error:
-    ``evaluate()`` checks the column type, an expression fails when its plan is
-    resolved, and :func:`validate` names it with :func:`type_rules`).
+    Only floats can be NaN; a text score is a type error (:func:`key_type_problem`).
     """
-    return [("NaN score", score.cast(pl.Float64, strict=False).is_nan())]
+    return [(NAN_SCORE, score.cast(pl.Float64, strict=False).is_nan())]
 
 
-def type_rules(score: pl.Expr | None, label: pl.Expr) -> list[tuple[str, pl.Expr]]:
-    """(problem, row mask) for text where a number belongs, for :func:`validate`.
+def run_score_rules(score: pl.Expr) -> list[tuple[str, pl.Expr]]:
+    """(problem, row mask) for the score of a run given without its labels (with qrels).
 
-    A text score would rank alphabetically ("9.0" above "10.0") and a text label
-    would be parsed; ``evaluate()`` checks the column types and the expressions fail
-    on them when the plan is resolved, but ``validate`` lists rows: a value is text
-    when casting it to text leaves it as it is (equal hashes).
+    Every row of such a run is a document it retrieved, so it has a score; a judged
+    document the run did not retrieve comes from the qrels (their join), not from a run
+    row. Where the labels and scores share a frame, a null score is that document and
+    is valid: the rule is only for runs evaluated against separate qrels.
     """
-    def text(e: pl.Expr) -> pl.Expr:
-        return (e.cast(pl.String, strict=False).hash() == e.hash()) & e.is_not_null()
+    return [(NULL_RUN_SCORE, score.is_null())]
 
-    rules = [("text relevance (cast it to a number)", text(label))]
-    if score is not None:
-        rules.append(("text score (it would rank alphabetically; cast it to a number)",
-                      text(score)))
-    return rules
+
+def is_number(dtype: pl.DataType) -> bool:
+    """A number column: what a label is, and :func:`evaluate`'s score.
+
+    Booleans are 0/1; an all-null column (``pl.Null``) holds no value to misread.
+    """
+    return dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null
+
+
+def _is_text(dtype: pl.DataType) -> bool:
+    return dtype.base_type() in (pl.String, pl.Categorical, pl.Binary)
+
+
+def label_type_problem(dtype: pl.DataType) -> str | None:
+    """The rule a relevance column's type breaks (None: it is a number).
+
+    A text label would be parsed ("1") or fail; a date or a list is no grade.
+    """
+    if is_number(dtype):
+        return None
+    return TEXT_LABEL if _is_text(dtype) else f"relevance of type {dtype} (a label is a number)"
+
+
+def key_type_problem(dtype: pl.DataType) -> str | None:
+    """The rule a ranking key's type breaks (None: it ranks as a number or a date does).
+
+    Text ranks alphabetically ("9.0" above "10.0"); numbers, booleans, dates and
+    times rank by value. (:func:`evaluate` reads scores as numbers only, as trec_eval.)
+    """
+    return TEXT_SCORE if _is_text(dtype) else None
 
 
 def slice_rules(slices: Sequence[pl.Expr], query: Sequence[pl.Expr]) -> list[tuple[str, pl.Expr]]:

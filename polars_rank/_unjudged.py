@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args
 
 import polars as pl
 
+from polars_rank._column_types import checked_label
 from polars_rank._condensed import judged_only_ranking
 from polars_rank._params import UNSET, check_choice, check_real, to_expr, to_exprs
 
@@ -83,7 +84,7 @@ def high_labels(rel: IntoExpr, retrieved: pl.Expr, grade: float | None) -> pl.Ex
     ternary's agg_list), so the default of an expression is 1 and
     :func:`polars_rank.evaluate` passes the qrels' largest label as a number.
     """
-    labels = to_expr(rel, "rel").cast(pl.Float64)
+    labels = (checked_label(to_expr(rel, "rel")) * 1.0).cast(pl.Float64)  # text: refused
     top = pl.lit(1.0 if grade is None else grade, pl.Float64)
     return pl.when(labels.is_null() & retrieved).then(top).otherwise(labels)
 

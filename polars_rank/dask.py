@@ -6,12 +6,12 @@ polars-rank (``map_partitions``) through the code path :func:`polars_rank.evalua
 uses in one process. Dask then averages the per-query values per ``group_by`` group
 (each query weighted once).
 
-Partitions are read as :func:`polars.from_pandas` reads them: in a NumPy float
-column NaN is pandas' missing value and becomes null (a null score is a judged
-document the run did not retrieve, a null label is unjudged); with nullable or
-pyarrow dtypes (``dd.read_parquet(..., dtype_backend="pyarrow")``) NaN stays NaN and
-is reported as bad data, as :func:`polars_rank.evaluate` does. The result has pyarrow
-dtypes.
+Partitions are read as :func:`polars_rank.evaluate` reads a pandas frame: NaN in a
+float column stays NaN (bad data, reported as :func:`polars_rank.evaluate` does),
+and a missing value is ``None`` / ``pd.NA`` in a nullable or pyarrow column
+(``dd.read_parquet(..., dtype_backend="pyarrow")``; a null label is unjudged, a null
+score in a run without qrels a judged document the run did not retrieve). The result
+has pyarrow dtypes.
 
 Needs the ``polars-rank[dask]`` extra; ``import polars_rank`` never imports Dask.
 """
@@ -35,6 +35,7 @@ from polars_rank._distributed import (
     needs_all_groups,
     warn_unjudged,
 )
+from polars_rank._frames import from_pandas
 from polars_rank._summaries import GEOMETRIC_FLOOR
 
 try:
@@ -120,8 +121,8 @@ def evaluate(
     Polars reads ``POLARS_MAX_THREADS`` when it is imported: give the workers
     ``env={"POLARS_MAX_THREADS": "<threads per worker>"}``.
     """
-    run_empty = pl.from_pandas(run._meta)
-    qrels_empty = None if qrels is None else pl.from_pandas(qrels._meta)
+    run_empty = from_pandas(run._meta)
+    qrels_empty = None if qrels is None else from_pandas(qrels._meta)
     plan = make_plan(run_empty, qrels_empty, metrics, query=query, doc=doc, score=score,
                      rel=rel, group_by=group_by, ties=ties, missing=missing, validate=validate)
     casts = key_casts(run_empty, qrels_empty, plan)
@@ -142,8 +143,7 @@ def evaluate(
     if qrels is not None:
         if needs_all_groups(plan):
             retrieved = pieces[pieces[score].notnull()][list(plan.groups)]
-            plan = replace(plan, all_groups=pl.from_pandas(
-                retrieved.drop_duplicates().compute()))
+            plan = replace(plan, all_groups=from_pandas(retrieved.drop_duplicates().compute()))
         judged = qrels.map_partitions(_to_layout, columns=[query, doc, rel], casts=casts,
                                       side=True, layout=layout, meta=pieces._meta)
         pieces = dd.concat([pieces, judged])
@@ -201,7 +201,7 @@ def _piece_rows(frame: pl.DataFrame, columns: list[str], casts: Sequence[str],
 def _to_layout(partition: pd.DataFrame, *, columns: list[str], casts: Sequence[str],
                side: bool, layout: pl.Schema) -> pd.DataFrame:
     """A run or qrels partition in the layout shared by both (so they concatenate)."""
-    rows = _piece_rows(pl.from_pandas(partition), columns, casts, side)
+    rows = _piece_rows(from_pandas(partition), columns, casts, side)
     return _pandas(rows.select(
         pl.col(name).cast(dtype) if name in rows.columns else pl.lit(None, dtype).alias(name)
         for name, dtype in layout.items()
@@ -210,7 +210,7 @@ def _to_layout(partition: pd.DataFrame, *, columns: list[str], casts: Sequence[s
 
 def _evaluate_partition(partition: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     """``map_partitions``' function: complete queries in, per-query rows out."""
-    return _pandas(evaluate_piece(pl.from_pandas(partition), plan))
+    return _pandas(evaluate_piece(from_pandas(partition), plan))
 
 
 def _pandas(frame: pl.DataFrame) -> pd.DataFrame:

@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rank import _sampled_table
+from polars_rank._column_types import checked_key, checked_label
 from polars_rank._docs import shared_parameters
 from polars_rank._params import check_choice, check_k, check_real, to_expr, to_exprs
 
@@ -265,8 +266,10 @@ def sampled_metric(
     if not isinstance(descending, bool):
         msg = f"descending must be True or False, got {descending!r}"
         raise TypeError(msg)
-    label = to_expr(rel, "rel").cast(pl.Float64)
-    score = to_expr(by, "by")
+    # `* 1.0`, not a cast, and the checks: a text label is not parsed, a text score
+    # would rank alphabetically (as in every metric: polars_rank._column_types)
+    label = (checked_label(to_expr(rel, "rel")) * 1.0).cast(pl.Float64)
+    score = checked_key(to_expr(by, "by"))
     positive = label >= t
     values = _sampled_table.table(name, cut, n, m, how, g)
 

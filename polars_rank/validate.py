@@ -13,7 +13,15 @@ import polars as pl
 
 from polars_rank._frames import as_polars
 from polars_rank._params import check_real, to_expr, to_exprs
-from polars_rank._rules import id_rules, label_rules, score_rules, slice_rules, type_rules
+from polars_rank._rules import (
+    id_rules,
+    key_type_problem,
+    label_rules,
+    label_type_problem,
+    run_score_rules,
+    score_rules,
+    slice_rules,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -27,7 +35,8 @@ FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
 def problems(
-    rel: IntoExpr,
+    frame: pl.LazyFrame,
+    rel: IntoExpr | None,
     *,
     by: By = None,
     query: Query = None,
@@ -35,18 +44,28 @@ def problems(
     max_grade: float | None = None,
     group_by: str | Sequence[str] | None = None,
 ) -> list[tuple[str, pl.Expr]]:
-    """(description, row mask) for every kind of bad row, as expressions."""
-    label = to_expr(rel, "rel")
-    labels = label.cast(pl.Float64, strict=False)
+    """(description, row mask) for every kind of bad row of ``frame``, as expressions.
+
+    The columns' types are read from ``frame``'s schema (no data is read): a label or
+    score of the wrong type puts every row holding a value in the list.
+    """
+    label = None if rel is None else to_expr(rel, "rel")
+    score = None if by is None else to_exprs(by, "by")[0]
     if max_grade is not None:
         max_grade = check_real(max_grade, "max_grade", low=1,
                                allowed="a finite number >= 1 or None")
-    checks = label_rules(labels, max_grade)
-    score = None if by is None else to_exprs(by, "by")[0]
+    dtypes = frame.select(*([] if label is None else [label.alias("label")]),
+                          *([] if score is None else [score.alias("score")])).collect_schema()
+    checks: list[tuple[str, pl.Expr]] = []
+    if label is not None:
+        wrong = label_type_problem(dtypes["label"])
+        checks += ([(wrong, label.is_not_null())] if wrong is not None
+                   else label_rules(label.cast(pl.Float64), max_grade))
     if score is not None:
-        checks += [(f"{problem} in `by`", mask)
-                   for problem, mask in score_rules(score)]
-    checks += type_rules(score, label)
+        wrong = key_type_problem(dtypes["score"])
+        rules = score_rules(score) + (run_score_rules(score) if label is None else [])
+        checks += ([(wrong, score.is_not_null())] if wrong is not None
+                   else [(f"{problem} in `by`", mask) for problem, mask in rules])
     queries = list(to_exprs(query, "query")) if query is not None else []
     if group_by is not None:
         if not queries:
@@ -64,7 +83,7 @@ def problems(
 @overload
 def validate(
     frame: FrameT,
-    rel: IntoExpr = ...,
+    rel: IntoExpr | None = ...,
     *,
     by: By = ...,
     query: Query = ...,
@@ -75,7 +94,7 @@ def validate(
 @overload
 def validate(  # pandas, Arrow, dicts, ranx (typed Any): a DataFrame (Dataset: LazyFrame)
     frame: FrameLike,
-    rel: IntoExpr = ...,
+    rel: IntoExpr | None = ...,
     *,
     by: By = ...,
     query: Query = ...,
@@ -85,7 +104,7 @@ def validate(  # pandas, Arrow, dicts, ranx (typed Any): a DataFrame (Dataset: L
 ) -> Any: ...
 def validate(
     frame: FrameLike,
-    rel: IntoExpr = "rel",
+    rel: IntoExpr | None = "rel",
     *,
     by: By = None,
     query: Query = None,
@@ -99,15 +118,20 @@ def validate(
     with ``max_grade``, relevance above it (ERR); with ``query``, a null query id;
     with ``doc``, a null document id and duplicate (query, doc) rows; with
     ``group_by``, a slice column that varies within a query. Null relevance
-    (unjudged) and null ``by`` (not retrieved) are valid. The same rules make
-    :func:`evaluate` raise and a metric expression NaN.
+    (unjudged) is valid, and so is a null ``by`` in a frame with labels (a judged
+    document the run did not retrieve); with ``rel=None`` the frame is a run to be
+    evaluated against separate qrels, whose every row is a retrieved document, so a
+    null ``by`` is listed. The same rules make :func:`evaluate` raise and a metric
+    expression NaN: ``validate(run, None, by="score", query="qid", doc="docid")`` and
+    ``validate(qrels, "rel", query="qid", doc="docid")`` list what
+    ``evaluate(run, qrels)`` would raise for.
 
     Parameters
     ----------
     frame
         A DataFrame or LazyFrame, one row per (query, document).
     rel
-        Relevance column or expression.
+        Relevance column or expression; ``None`` for a run without labels.
     by
         Ranking key(s); only the first is checked for NaN.
     query
@@ -142,16 +166,27 @@ def validate(
     │ a   ┆ -1.0 ┆ 0.4   ┆ negative relevance │
     │ b   ┆ 2.0  ┆ NaN   ┆ NaN score in `by`  │
     └─────┴──────┴───────┴────────────────────┘
+    >>> run = pl.DataFrame({"qid": ["a", "a"], "docid": ["x", "y"], "score": [0.5, None]})
+    >>> pr.validate(run, None, by="score", query="qid", doc="docid")
+    shape: (1, 4)
+    ┌─────┬───────┬───────┬─────────────────────┐
+    │ qid ┆ docid ┆ score ┆ problem             │
+    │ --- ┆ ---   ┆ ---   ┆ ---                 │
+    │ str ┆ str   ┆ f64   ┆ str                 │
+    ╞═════╪═══════╪═══════╪═════════════════════╡
+    │ a   ┆ y     ┆ null  ┆ null score in `by`  │
+    └─────┴───────┴───────┴─────────────────────┘
     """
     lazy_in = isinstance(frame, pl.LazyFrame)  # a scanned Arrow Dataset comes out eager
     frame = as_polars(frame, "frame", query=query if isinstance(query, str) else "qid",
                       doc=doc if isinstance(doc, str) else "docid",
-                      value=rel if isinstance(rel, str) else "rel")
+                      value=rel if isinstance(rel, str)  # a run's dict: its score
+                      else by if rel is None and isinstance(by, str) else "rel")
     lazy = frame.lazy()
     parts = [
         lazy.filter(mask).with_columns(problem=pl.lit(what))
-        for what, mask in problems(rel, by=by, query=query, doc=doc, max_grade=max_grade,
-                                   group_by=group_by)
+        for what, mask in problems(lazy, rel, by=by, query=query, doc=doc,
+                                   max_grade=max_grade, group_by=group_by)
     ]
     out = pl.concat(parts, how="vertical")
     return out if lazy_in else out.collect()

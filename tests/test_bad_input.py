@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import date
 from typing import Any
 
 import polars as pl
@@ -10,6 +11,7 @@ import pytest
 
 import polars_rank as pr
 from polars_rank import metrics
+from polars_rank._column_types import PLAN_HOOK
 from polars_rank.registry import METRICS as REGISTRY
 
 WITH_K = ["dcg", "ndcg", "err", "precision", "recall", "f1", "average_precision",
@@ -171,3 +173,166 @@ def test_validate_lists_every_offending_row() -> None:
     assert isinstance(lazy, pl.LazyFrame)
     clean = pr.validate(df.filter(pl.col("qid") == "c"), "rel", by="score")
     assert clean.is_empty()
+
+
+# --- issue 36: the input boundary ------------------------------------------------------
+# One reader per format (polars_rank._frames), one rule per problem (polars_rank._rules):
+# the same data gives the same number or the same error through every format.
+
+NAN_ERROR = ("NaN is a value, not a missing one: a missing score or label is null (in "
+             "pandas, None or pd.NA in a nullable column")
+
+
+def test_pandas_nan_score_is_nan_not_unretrieved() -> None:
+    """Issue 36, case 3: evaluate(pandas_run, qrels, ["P_1"]) gave 0.0 (its NaN read as
+    null: not retrieved) where the same Polars frame raised "NaN score"; validate()
+    reported nothing."""
+    pd = pytest.importorskip("pandas")
+    run = pd.DataFrame({"qid": ["q1", "q1"], "docid": ["a", "b"], "score": [math.nan, 1.0]})
+    qrels = pl.DataFrame({"qid": ["q1"], "docid": ["a"], "rel": [1]})
+    message = ("NaN score in run column 'score': first at qid='q1', docid='a'. "
+               + NAN_ERROR)
+    for frame in (run, pl.from_pandas(run, nan_to_null=False)):
+        with pytest.raises(pr.InvalidDataError) as raised:
+            pr.evaluate(frame, qrels, ["P_1"])
+        assert str(raised.value).startswith(message)
+    found = pr.validate(run, None, by="score", query="qid", doc="docid")
+    assert found.select("docid", "problem").rows() == [("a", "NaN score in `by`")]
+    # pandas' missing value is pd.NA in a nullable column: with qrels, still no score
+    with pytest.raises(pr.InvalidDataError, match="null score in run column 'score'"):
+        pr.evaluate(run.convert_dtypes(), qrels, ["P_1"])
+    assert pr.evaluate(run.dropna(), qrels, ["P_1"]).item() == 0.0  # b first, unjudged
+
+
+def test_pandas_nan_label_is_nan_not_unjudged() -> None:
+    """Issue 36, case 3: a pandas NaN label silently became null (unjudged)."""
+    pd = pytest.importorskip("pandas")
+    run = pl.DataFrame({"qid": ["q1", "q1"], "docid": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["q1", "q1"], "docid": ["a", "b"], "rel": [math.nan, 1.0]})
+    with pytest.raises(pr.InvalidDataError) as raised:
+        pr.evaluate(run, qrels, ["P_1", "recall@2"])
+    assert str(raised.value).startswith(
+        "non-finite relevance (NaN or inf) in qrels column 'rel': first at qid='q1'. "
+        + NAN_ERROR)
+    assert pr.validate(qrels, "rel")["problem"].to_list() == [
+        "non-finite relevance (NaN or inf)"]
+    # as a missing value (pd.NA), the label is unjudged: the Polars null's numbers
+    unjudged = pl.DataFrame({"qid": ["q1", "q1"], "docid": ["a", "b"], "rel": [None, 1]})
+    want = pr.evaluate(run, unjudged, ["P_1", "recall@2"])
+    assert want.row(0) == (0.0, 1.0)
+    assert pr.evaluate(run, qrels.convert_dtypes(), ["P_1", "recall@2"]).equals(want)
+
+
+def test_pandas_text_ids_with_nan_are_null_ids() -> None:
+    """In a text or object column pandas' NaN is its missing marker: a null id, named."""
+    pd = pytest.importorskip("pandas")
+    run = pd.DataFrame({"qid": pd.Series(["q1", "q1"], dtype=object),
+                        "docid": pd.Series(["a", math.nan], dtype=object), "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"qid": ["q1"], "docid": ["a"], "rel": [1]})
+    with pytest.raises(pr.InvalidDataError, match="null document id in run column 'docid'"):
+        pr.evaluate(run, qrels, ["P_1"])
+
+
+def test_a_null_score_in_a_run_given_with_qrels_is_an_error() -> None:
+    """Issue 36, case 4: it was silently "not retrieved". A run's rows are the documents
+    it retrieved; the judged documents it did not retrieve come from the qrels."""
+    run = pl.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["a", "b", "c"],
+                        "score": [2.0, None, 1.0]})
+    qrels = pl.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["a", "b", "c"],
+                          "rel": [0, 1, 1]})
+    message = ("null score in run column 'score': first at qid='q1', docid='b'. A run given "
+               "with qrels is the documents it retrieved, each ranked by its score; the "
+               "judged documents it did not retrieve come from the qrels. Drop the row, or "
+               "evaluate one frame holding the labels too (qrels=None), where a null score "
+               "means judged but not retrieved")
+    for call in (lambda: pr.evaluate(run, qrels, ["P_1", "recall@10"]),
+                 lambda: pr.evaluate(run.lazy(), qrels, ["P_1"], memory="low"),
+                 lambda: pr.evaluate(run, qrels, ["P_1"], unjudged="high"),
+                 lambda: pr.ranked(run, qrels)):
+        with pytest.raises(pr.InvalidDataError) as raised:
+            call()
+        assert str(raised.value) == message
+    # validate(): the same rule, for a run without labels (rel=None)
+    found = pr.validate(run, None, by="score", query="qid", doc="docid")
+    assert found.select("docid", "problem").rows() == [("b", "null score in `by`")]
+    # with its labels in one frame, a null score keeps its meaning (the data model):
+    # judged but not retrieved, the numbers of the run without the row and the qrels
+    joined = run.join(qrels, on=["qid", "docid"], how="full", coalesce=True)
+    assert pr.validate(joined, "rel", by="score", query="qid", doc="docid").is_empty()
+    want = pr.evaluate(run.drop_nulls("score"), qrels, ["P_1", "recall@10"], per_query=True)
+    got = pr.evaluate(joined, None, ["P_1", "recall@10"], per_query=True)
+    assert got.sort("qid").equals(want.sort("qid"))
+    assert got.sort("qid")["recall@10"].to_list() == [0.0, 1.0]  # b counts for R
+
+
+@pytest.mark.parametrize("column", ["rel", "score"])
+@pytest.mark.parametrize("name", metrics.__all__)
+def test_text_in_an_expression_is_a_polars_rank_error_naming_it(column: str,
+                                                                name: str) -> None:
+    """Issue 36, case 5: a text score or label gave a raw Polars InvalidOperationError
+    naming internal expressions ("col("score").first().to_physical()"). Polars >= 2.0
+    calls back when a plan is resolved (pl.pipe_with_dtype): every metric names the
+    rule and the column, in every context; Polars 1.x gives its own error."""
+    df = pl.DataFrame({"qid": [1, 1, 2], "rel": [1, 0, 2], "score": [0.3, 0.2, 0.1]})
+    df = df.with_columns(pl.col(column).cast(pl.String))
+    if not PLAN_HOOK:
+        pytest.skip("Polars < 2.0 has no plan-time callback")
+    rule = ("text relevance (cast it to a number): the relevance is column 'rel', of type "
+            "String" if column == "rel" else "text score (it would rank alphabetically; "
+            "cast it to a number): the ranking key `by` is column 'score', of type String")
+    per_query = _metric(name, query="qid") if name not in TEXT else None
+    plans = [df.lazy().select(_metric(name)),
+             df.lazy().group_by("qid").agg(_metric(name)),
+             df.lazy().select(_metric(name).over("qid"))]
+    if per_query is not None:
+        plans.append(df.lazy().select(per_query))
+    for plan in plans:
+        with pytest.raises(pr.InvalidDataError) as raised:
+            plan.collect()
+        assert str(raised.value).startswith(rule), name
+
+
+def test_text_in_an_expression_on_every_engine_and_kind_of_text() -> None:
+    if not PLAN_HOOK:  # Polars 1.x: its own error, where the plan has arithmetic on text
+        df = pl.DataFrame({"rel": ["1", "0"], "score": [2.0, 1.0]})
+        with pytest.raises(pl.exceptions.InvalidOperationError, match="str"):
+            df.select(pr.ndcg("rel", by="score"))
+        return
+    df = pl.DataFrame({"qid": [1, 1], "rel": [1, 0], "score": ["10.0", "9.0"]})
+    for dtype in (pl.String, pl.Categorical, pl.Binary):
+        frame = df.with_columns(pl.col("score").cast(dtype))
+        named = f"`by` is column 'score', of type {dtype}"
+        for engine in ("in-memory", "streaming"):
+            with pytest.raises(pr.InvalidDataError, match=named):
+                frame.lazy().group_by("qid").agg(pr.ndcg("rel", 10, by="score")).collect(
+                    engine=engine)
+    # an expression rather than a column is named by its text
+    with pytest.raises(pr.InvalidDataError, match=r"`by` is expression .*str\.to_lowercase"):
+        df.select(pr.mrr("rel", by=pl.col("score").str.to_lowercase()))
+    # numbers, booleans, dates and times rank; an Enum ranks in its declared order
+    dates = pl.DataFrame({"rel": [1, 0], "when": [date(2024, 1, 2), date(2024, 1, 1)]})
+    assert dates.select(pr.mrr("rel", by="when")).item() == 1.0
+    # the check is in the expressions that read labels without Ranked too
+    text = pl.DataFrame({"rel": ["1", "0"], "score": [2.0, 1.0]})
+    for expr in (pr.sampled_metric("recall", "rel", 1, by="score", n_items=10, n_sampled=1),
+                 pr.ndcg("rel", by="score", unjudged="high")):
+        with pytest.raises(pr.InvalidDataError, match="text relevance"):
+            text.select(expr)
+
+
+def test_the_type_check_leaves_no_trace_in_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check runs when the plan is resolved, once per plan: the resolved plan is the
+    one without it, so it costs nothing per row (docs/performance.md)."""
+    import polars_rank._column_types as column_types
+
+    df = pl.LazyFrame({"qid": [1, 1], "docid": ["a", "b"], "rel": [1, 0], "score": [2.0, 1.0]})
+
+    def plans() -> list[str]:
+        forms = [[pl.col("rel").rank.ndcg(k=10, by="score")],
+                 [pr.map("rel", by="score", doc="docid"), pr.mrr("rel", by="score", query="qid")]]
+        return [df.group_by("qid").agg(f).explain(optimized=o) for f in forms
+                for o in (True, False)]
+
+    checked = plans()
+    monkeypatch.setattr(column_types, "PLAN_HOOK", False)
+    assert plans() == checked

@@ -225,6 +225,138 @@ def test_compare_takes_them(kind: str, tmp_path: Path) -> None:
     assert_frame_equal(got, pr.compare(both, baseline="A", metrics=METRICS))
 
 
+# ------------------------------------------- the same data, the same answer (issue 36)
+# Each entry point on data holding a NaN, given in every format: the same frame or the
+# same error as the Polars frame. pandas' NumPy float columns are where the NaN used to
+# become null (a "not retrieved" score, an "unjudged" label) on the way in.
+
+
+def _spoiled(frame: pl.DataFrame, column: str, row: int) -> pl.DataFrame:
+    """``frame`` with NaN at ``row`` of ``column`` (no nulls: pandas' NumPy columns
+    cannot hold one, and these frames must be the same data in every format)."""
+    at = pl.int_range(pl.len()) == row
+    return frame.with_columns(pl.when(at).then(float("nan"))
+                              .otherwise(pl.col(column).cast(pl.Float64)).alias(column))
+
+
+NAN_FORMATS: dict[str, Callable[[pl.DataFrame], Any]] = {
+    "Polars": lambda f: f,
+    "pandas (NumPy)": lambda f: f.to_pandas(),
+    "pandas (pyarrow)": lambda f: f.to_pandas(use_pyarrow_extension_array=True),
+    "pyarrow Table": lambda f: f.to_arrow(),
+    "dict of lists": lambda f: f.to_dict(as_series=False),
+    "dict of pandas Series": lambda f: {c: f[c].to_pandas() for c in f.columns},
+}
+
+_PER_QUERY = pr.evaluate(RUN, QRELS, METRICS, per_query=True)
+_ARMS = pl.concat([_PER_QUERY.with_columns(arm=pl.lit("A")),
+                   _PER_QUERY.with_columns(arm=pl.lit("B"), map=pl.col("map") * 0.9)])
+_RECO = RUN.with_columns(owner=pl.col("docid").str.len_chars().cast(pl.Int64))
+_FRAME_CALLS: dict[str, tuple[Callable[..., Any], tuple[pl.DataFrame, ...]]] = {
+    # name: (call, its frames: each given in the format under test)
+    "evaluate, NaN score": (lambda r, q: pr.evaluate(r, q, METRICS),
+                            (_spoiled(RUN, "score", 7), QRELS)),
+    "evaluate, NaN label": (lambda r, q: pr.evaluate(r, q, METRICS),
+                            (RUN, _spoiled(QRELS, "rel", 3))),
+    "evaluate, clean": (lambda r, q: pr.evaluate(r, q, METRICS, per_query=True),
+                        (RUN, QRELS)),
+    "evaluate one frame, NaN label": (
+        lambda j: pr.evaluate(j, None, METRICS),
+        (_spoiled(RUN.join(QRELS, on=["qid", "docid"], how="inner"), "rel", 2),)),
+    "ranked, NaN score": (lambda r, q: pr.ranked(r, q), (_spoiled(RUN, "score", 0), QRELS)),
+    "validate run, NaN score": (
+        lambda r: pr.validate(r, None, by="score", query="qid", doc="docid"),
+        (_spoiled(RUN, "score", 7),)),
+    "validate qrels, NaN label": (lambda q: pr.validate(q, "rel", query="qid", doc="docid"),
+                                  (_spoiled(QRELS, "rel", 3),)),
+    "compare, NaN value": (lambda p: pr.compare(p, baseline="A", metrics=METRICS),
+                           (_spoiled(_ARMS, "map", 5),)),
+    "compare, clean": (lambda p: pr.compare(p, baseline="A", metrics=METRICS), (_ARMS,)),
+    "summarize, NaN value": (lambda p: pr.summarize(p, metrics=METRICS),
+                             (_spoiled(_ARMS, "map", 5),)),
+    "fuse, NaN score": (lambda a, b: pr.fuse({"a": a, "b": b}, "wsum", norm="min-max"),
+                        (_spoiled(RUN, "score", 4), RUN.with_columns(pl.col("score") / 2))),
+    "fuse, clean": (lambda a, b: pr.fuse({"a": a, "b": b}, "rrf", norm=None),
+                    (RUN, RUN.with_columns(pl.col("score") / 2))),
+    "exposure_counts, NaN score": (
+        lambda f: pr.exposure_counts(f, item="docid", query="qid", by="score", k=3),
+        (_spoiled(RUN, "score", 1),)),
+    "group_exposure, NaN score": (
+        lambda f: pr.group_exposure(f, group="owner", query="qid", by="score", k=3),
+        (_spoiled(_RECO, "score", 1),)),
+    "item_popularity": (lambda f: pr.item_popularity(f, item="docid", user="qid"), (RUN,)),
+    "item_similarity": (lambda f: pr.item_similarity(f, item="docid", user="qid"), (RUN,)),
+}
+
+
+def _outcome(call: Callable[..., Any], frames: list[Any]) -> tuple[str, Any]:
+    """("raises", (type, message)) or ("returns", the frame in a fixed row order)."""
+    try:
+        out = call(*frames)
+    except Exception as error:  # the error is the outcome compared
+        return "raises", (type(error), str(error))
+    if isinstance(out, pl.LazyFrame):
+        out = out.collect()
+    assert isinstance(out, pl.DataFrame)
+    return "returns", out.sort(out.columns, nulls_last=True)
+
+
+@pytest.mark.parametrize("kind", [k for k in NAN_FORMATS if k != "Polars"])
+@pytest.mark.parametrize("case", list(_FRAME_CALLS))
+def test_every_format_gives_the_polars_answer(case: str, kind: str) -> None:
+    """Issue 36: pandas (NaN kept, not read as null), Arrow and dicts give the Polars
+    frame's result, or its error word for word, from every entry point."""
+    pytest.importorskip("pandas")
+    if case.startswith(("compare", "summarize")):
+        pytest.importorskip("scipy")
+    call, frames = _FRAME_CALLS[case]
+    want = _outcome(call, list(frames))
+    got = _outcome(call, [NAN_FORMATS[kind](f) for f in frames])
+    assert got[0] == want[0], (got, want)
+    if want[0] == "raises":
+        assert got[1] == want[1]
+    else:
+        assert_frame_equal(got[1], want[1])
+
+
+def test_the_nan_cases_are_errors_where_the_rules_say() -> None:
+    """The control for the test above: its NaN cases are the errors the rules name (so
+    a format reading NaN as null would differ), its clean cases are frames."""
+    expected = {"evaluate, NaN score": "NaN score in run column 'score'",
+                "evaluate, NaN label": "non-finite relevance (NaN or inf) in qrels column",
+                "evaluate one frame, NaN label": "non-finite relevance (NaN or inf) in run",
+                "ranked, NaN score": "NaN score in run column 'score'"}
+    for case, words in expected.items():
+        call, frames = _FRAME_CALLS[case]
+        kind, (error, message) = _outcome(call, list(frames))
+        assert (kind, error) == ("raises", InvalidDataError), case
+        assert message.startswith(words), (case, message)
+    for case in ("validate run, NaN score", "validate qrels, NaN label"):
+        call, frames = _FRAME_CALLS[case]
+        kind, out = _outcome(call, list(frames))
+        assert kind == "returns"
+        assert out.height == 1, case
+    for case in ("evaluate, clean", "item_popularity", "item_similarity"):
+        assert _outcome(*_FRAME_CALLS[case][:1], list(_FRAME_CALLS[case][1]))[0] == "returns"
+
+
+def test_pandas_missing_values_are_polars_nulls() -> None:
+    """pandas' way to say "missing" (None / pd.NA in a nullable or pyarrow column) is
+    Polars' null: a judged document not retrieved, an unjudged label."""
+    pd = pytest.importorskip("pandas")
+    joined = RUN.join(QRELS, on=["qid", "docid"], how="full", coalesce=True)
+    assert joined["score"].null_count() > 0
+    assert joined["rel"].null_count() > 0
+    want = pr.evaluate(joined, None, METRICS, per_query=True)
+    for frame in (joined.to_pandas(use_pyarrow_extension_array=True),
+                  joined.to_pandas().convert_dtypes()):
+        assert isinstance(frame, pd.DataFrame)
+        got = pr.evaluate(frame, None, METRICS, per_query=True)
+        assert_frame_equal(by_qid(got), by_qid(want))
+    with pytest.raises(InvalidDataError, match="non-finite relevance"):  # NumPy: NaN
+        pr.evaluate(joined.to_pandas(), None, METRICS)
+
+
 # ---------------------------------------------------------------------- bad inputs
 
 

@@ -404,14 +404,26 @@ def test_dask_parameter_errors_before_compute(dask_client: Any) -> None:
 
 
 @pytest.mark.dask
-def test_dask_numpy_nan_is_missing(dask_client: Any) -> None:
-    """With NumPy dtypes pandas' NaN is a missing value: a null score, as polars reads it."""
+def test_dask_numpy_nan_is_nan_as_in_evaluate(dask_client: Any) -> None:
+    """Issue 36: a NumPy float column's NaN is NaN in Dask as in evaluate() (one reader,
+    polars_rank._frames), bad data in both; a nullable column's pd.NA is the null."""
     import dask.dataframe as dd
 
     from polars_rank import dask as prd
 
+    numpy_frame = JOINED.to_pandas()  # the null scores and labels become NaN
+    assert numpy_frame["score"].isna().any()
+    message = expected_error(numpy_frame, None, {"metrics": ["map"], "group_by": "arm"})
+    assert message.startswith("non-finite relevance (NaN or inf) in run column 'rel'")
+    with pytest.raises(pr.InvalidDataError) as raised:
+        prd.evaluate(dd.from_pandas(numpy_frame, npartitions=2), None, ["map"],
+                     group_by="arm").compute()
+    got = str(raised.value)  # the same rule and column; a worker may name another query
+    assert got.split(" first at ")[0] == message.split(" first at ")[0]
+    assert got.split(". ", 1)[1] == message.split(". ", 1)[1]  # how to say "missing"
+    nullable = numpy_frame.convert_dtypes()  # NaN -> pd.NA: the nulls again
     with pytest.warns(UserWarning, match="have no judgments"):
-        out = prd.evaluate(dd.from_pandas(JOINED.to_pandas(), npartitions=2), None, ["map"],
+        out = prd.evaluate(dd.from_pandas(nullable, npartitions=2), None, ["map"],
                            group_by="arm")
     want, _ = local(JOINED, None, ["map"], group_by="arm")
     assert_same(pl.from_pandas(out.compute()), want)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._rules import id_rules, label_rules, score_rules
+from polars_rank._rules import hint, id_rules, label_rules, run_score_rules, score_rules
 from polars_rank.errors import InvalidDataError, user_stacklevel
 
 if TYPE_CHECKING:
@@ -75,12 +75,20 @@ def check_data(
     doc = o.doc if o.has_doc else None
     labelled = run if qrels is None else qrels
     where = "run" if qrels is None else "qrels"
-    checks: list[tuple[str, pl.LazyFrame]] = [
-        (f"{problem} in {where} column {rel!r}", _first_offender(labelled, mask, [query]))
+    # (message up to the offending row, its rows, what the message adds after them)
+    checks: list[tuple[str, pl.LazyFrame, str]] = [
+        (f"{problem} in {where} column {rel!r}", _first_offender(labelled, mask, [query]),
+         hint(problem))
         for problem, mask in label_rules(pl.col(rel).cast(pl.Float64), o.max_grade)
     ]
-    checks += [(f"{problem} in run column {score!r}", _first_offender(run, mask, [query]))
-               for problem, mask in score_rules(pl.col(score))]
+    # with qrels, every run row is a retrieved document (a null score is no "judged but
+    # not retrieved" row: those come from the qrels)
+    score_checks = score_rules(pl.col(score)) + ([] if qrels is None
+                                                 else run_score_rules(pl.col(score)))
+    shown = [query] if doc is None else [query, doc]
+    checks += [(f"{problem} in run column {score!r}", _first_offender(run, mask, shown),
+                hint(problem))
+               for problem, mask in score_checks]
     for frame, name in ((run, "run"), (qrels, "qrels")):
         if frame is None:  # a row of no query or no document: trec_eval has neither
             continue
@@ -90,7 +98,7 @@ def check_data(
         for problem, mask in id_rules([pl.col(query)], None if doc is None else pl.col(doc)):
             column = query if problem == "null query id" else doc
             checks.append((f"{problem} in {name} column {column!r}",
-                           _first_offender(frame, mask, reported[problem])))
+                           _first_offender(frame, mask, reported[problem]), hint(problem)))
     # duplicates: (problem, frame, id columns, columns to report)
     duplicates: list[tuple[str, pl.LazyFrame, pl.Expr, list[str], list[str]]] = []
     if doc is not None:
@@ -109,7 +117,7 @@ def check_data(
     else:
         unjudged = lists.join(qrels.select(query), on=query, how="anti")
     summary = unjudged.select(pl.len(), pl.struct(query_keys).sort().head(3).implode().alias("e"))
-    plans = [frame for _, frame in checks]
+    plans = [frame for _, frame, _ in checks]
     # a query in several groups: (pair counts beside, lists and queries with the rest)
     spread = [] if doc is None or not groups else [_distinct_count(run, pair)]
     spans = [] if not spread else [lists.select(pl.len(), pl.col(query).n_unique())]
@@ -123,8 +131,8 @@ def check_data(
     if spread:
         _warn_split(beside.pop(len(counted)), collected.pop(), run, query, groups)
     found = collected[: len(checks)]
-    for (problem, _), rows in zip(checks, found, strict=True):
-        _raise_at(problem, rows)
+    for (problem, _, after), rows in zip(checks, found, strict=True):
+        _raise_at(problem, rows, after)
     for (problem, frame, _, ids, shown), count in zip(duplicates, counts, strict=True):
         if count["hashes"].item() < count["rows"].item():
             _raise_at(problem, _first_offender(frame, pl.struct(ids).is_duplicated(),
@@ -166,8 +174,9 @@ def _warn_split(pairs: pl.DataFrame, spans: pl.DataFrame, run: pl.LazyFrame, que
     )
 
 
-def _raise_at(problem: str, rows: pl.DataFrame) -> None:
+def _raise_at(problem: str, rows: pl.DataFrame, after: str = "") -> None:
     if rows.height:
         where = ", ".join(f"{c}={v!r}" for c, v in rows.row(0, named=True).items())
-        msg = f"{problem}: first at {where}"
+        msg = f"{problem}: first at {where}" + (f". {after[0].upper()}{after[1:]}"
+                                                 if after else "")
         raise InvalidDataError(msg)

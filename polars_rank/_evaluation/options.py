@@ -9,18 +9,19 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, TypeAlias, get_args
 
 import polars as pl
 
 from polars_rank._frames import as_polars
 from polars_rank._params import check_choice
+from polars_rank._rules import is_number
 from polars_rank._sort_keys import LABEL_TIES, TREC_TIES
 from polars_rank.errors import InvalidDataError
 from polars_rank.metrics.incomplete import check_unjudged_order
 from polars_rank.registry import Metric, parse_metric
 
-__all__ = ["Options", "check_arguments", "names"]
+__all__ = ["Options", "check_arguments", "inputs", "names"]
 
 EvalTies = Literal["trec_eval", "trec_eval9", "first", "optimistic", "pessimistic", "expected"]
 Missing = Literal["skip", "zero"]
@@ -182,14 +183,34 @@ def _check_columns(frame: pl.LazyFrame, what: str, needed: dict[str, str]) -> pl
 
 def _check_numeric(schema: pl.Schema, column: str, what: str) -> None:
     dtype = schema[column]
-    if not (dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null):
+    if not is_number(dtype):
         msg = f"{what} column {column!r} must be numeric, got {dtype}"
         raise InvalidDataError(msg)
 
 
+Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
+
+
+def inputs(run: Any, qrels: Any, *, query: str, doc: str, score: str,
+           rel: str) -> tuple[Frame, Frame | None]:
+    """The run and the qrels as Polars frames: the one conversion of an evaluation.
+
+    Any input :func:`polars_rank._frames.as_polars` reads (pandas, Arrow, dicts) is
+    read here once; every later step, :func:`check_arguments` first, takes the
+    Polars frames. The column names are checked first: they name a dict's columns.
+    """
+    for column, param in ((query, "query"), (doc, "doc"), (score, "score"), (rel, "rel")):
+        if not isinstance(column, str):
+            msg = f"{param} must be a column name, got {column!r}"
+            raise TypeError(msg)
+    return (as_polars(run, "run", query=query, doc=doc, value=score),
+            None if qrels is None else as_polars(qrels, "qrels", query=query, doc=doc,
+                                                 value=rel))
+
+
 def check_arguments(
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame | None,
+    run: Frame,
+    qrels: Frame | None,
     named: list[tuple[str, Metric]],
     *,
     query: str,
@@ -206,8 +227,7 @@ def check_arguments(
 ) -> tuple[Options, pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments and the columns; the options and the inputs as lazy frames.
 
-    The inputs may be any frame :func:`polars_rank._frames.as_polars` reads (pandas,
-    Arrow, a dict of columns).
+    The inputs are Polars frames, from :func:`inputs`.
 
     ``subtopic``: the qrels' subtopic column, kept when the qrels have it (see
     :func:`_check_intents`).
@@ -222,14 +242,8 @@ def check_arguments(
     check_choice(missing, "missing", ["skip", "zero"])
     check_choice(memory, "memory", ["high", "low"])
     groups = names(group_by, "group_by")
-    for column, param in ((query, "query"), (doc, "doc"), (score, "score"), (rel, "rel")):
-        if not isinstance(column, str):
-            msg = f"{param} must be a column name, got {column!r}"
-            raise TypeError(msg)
     max_grades = [m.max_grade for _, m in named if m.max_grade is not None]
 
-    run = as_polars(run, "run", query=query, doc=doc, value=score)
-    qrels = None if qrels is None else as_polars(qrels, "qrels", query=query, doc=doc, value=rel)
     lazy_run = run.lazy()
     needed = {query: "query", score: "score", **dict.fromkeys(groups, "group_by")}
     if qrels is not None or ties in TREC_TIES:

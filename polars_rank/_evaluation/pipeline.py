@@ -28,6 +28,7 @@ from polars_rank._evaluation.options import (
     Missing,
     Options,
     check_arguments,
+    inputs,
     metric_list,
 )
 from polars_rank._evaluation.scoring import per_list
@@ -337,8 +338,9 @@ def ranked(
     └─────┴─────┴──────────┴──────────┘
     """
     check_unjudged(unjudged, unjudged_grade)
+    run_in, qrels_in = inputs(run, qrels, query=query, doc=doc, score=score, rel=rel)
     options, lazy_run, lazy_qrels = check_arguments(
-        run, qrels, [], query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        run_in, qrels_in, [], query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing="skip", validate=validate,
     )
     if unjudged == HIGH:  # the relabelled run (with its labels), ranked as it is
@@ -412,6 +414,7 @@ def per_query_values(
     """
     named = with_policy(metric_list(metrics, dialect, judged_only=judged_only), unjudged,
                         unjudged_grade, bounds=bounds)
+    run, qrels = inputs(run, qrels, query=query, doc=doc, score=score, rel=rel)
     frame, options, summaries = evaluate_variants(
         named, run, qrels, _per_query_named, query=query, doc=doc, score=score, rel=rel,
         group_by=group_by, ties=dialect_ties(ties, dialect), missing=missing,

@@ -24,7 +24,6 @@ import polars as pl
 
 from polars_rank._condensed import judged_only_ranking
 from polars_rank._evaluation.judged import rank_columns
-from polars_rank._frames import as_polars
 from polars_rank._unjudged import HIGH, LOW, check_unjudged
 from polars_rank.registry import UNJUDGED_GRADE, UNJUDGED_POLICY, Metric
 
@@ -76,8 +75,8 @@ def _grade(metric: Metric) -> float | None:
 
 def evaluate_variants(
     named: list[tuple[str, Metric]],
-    run: Any,
-    qrels: Any,
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | None,
     evaluate: Callable[..., tuple[pl.LazyFrame, Options, list[pl.DataFrame]]],
     **kwargs: Any,
 ) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]:
@@ -126,7 +125,8 @@ def evaluate_variants(
     return frame, replace(options, named=named), unjudged
 
 
-def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFrame:
+def high_run(run: pl.DataFrame | pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFrame | None,
+             o: Options, grade: float | None) -> pl.LazyFrame:
     """The run with its labels, every unjudged retrieved row of a judged list at ``grade``.
 
     ``None``: the largest label of the qrels (of the run without them), at least 1. Each
@@ -134,7 +134,7 @@ def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFr
     pipeline reads it with ``qrels=None``.
     """
     query, doc, score, rel, groups = o.query, o.doc, o.score, o.rel, o.groups
-    lazy = as_polars(run, "run", query=query, doc=doc, value=score).lazy()
+    lazy = run.lazy()
     lists = [*groups, query]
     if qrels is None:
         labels = pl.col(rel).cast(pl.Float64)
@@ -142,7 +142,7 @@ def high_run(run: Any, qrels: Any, o: Options, grade: float | None) -> pl.LazyFr
         judged_list = labels.is_not_null().any().over(lists)
         unjudged = labels.is_null() & pl.col(score).is_not_null() & judged_list
         return lazy.with_columns(pl.when(unjudged).then(top).otherwise(labels).alias(rel))
-    judged = as_polars(qrels, "qrels", query=query, doc=doc, value=rel).lazy()
+    judged = qrels.lazy()
     judged = judged.select(query, doc, pl.col(rel).cast(pl.Float64))
     run_schema, qrels_schema = lazy.collect_schema(), judged.collect_schema()
     for key in (query, doc):  # as check_arguments: differing id types compared as text

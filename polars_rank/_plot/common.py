@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._frames import as_polars
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -32,12 +34,9 @@ def _altair(purpose: str) -> Any:
 
 
 def _collect(frame: Frame, param: str) -> pl.DataFrame:
-    if isinstance(frame, pl.LazyFrame):
-        return frame.collect()
-    if isinstance(frame, pl.DataFrame):
-        return frame
-    msg = f"{param} must be a polars DataFrame or LazyFrame, got {type(frame).__name__}"
-    raise TypeError(msg)
+    """``frame`` (any input :func:`polars_rank._frames.as_polars` reads) as a DataFrame."""
+    polars = as_polars(frame, param)
+    return polars.collect() if isinstance(polars, pl.LazyFrame) else polars
 
 
 def _require_columns(frame: pl.DataFrame, columns: Sequence[str], param: str) -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
+from polars_rank._column_types import checked_key, checked_label
 from polars_rank._params import check_choice, check_real, check_threshold, to_expr, to_exprs
 from polars_rank._ranked import NAN
 from polars_rank._rules import id_rules, label_rules, score_rules
@@ -105,7 +106,7 @@ class Intents:
               ties: str, query: Query, threshold: float) -> Intents:
         """Validate the common parameters and rank the documents."""
         threshold = check_threshold(threshold)
-        labels = (to_expr(rel, "rel") * 1.0).cast(pl.Float64)
+        labels = (checked_label(to_expr(rel, "rel")) * 1.0).cast(pl.Float64)
         # a literal (pl.lit(1): one subtopic for all) broadcast to the rows
         sub = pl.when(labels.is_null() | labels.is_not_null()).then(to_expr(subtopic,
                                                                             "subtopic"))
@@ -124,7 +125,7 @@ class Intents:
                    "sharing it) or rank= (the document's position on each of its rows), "
                    "not both")
             raise TypeError(msg)
-        score = to_expr(by, "by")
+        score = checked_key(to_expr(by, "by"))  # a text score would be parsed
         key = trec_score(score, ties)  # trec_eval 10: 64-bit, as ndeval
         text = doc_expr.cast(pl.String)
         folded, down = rank_key([key, text], [descending, ties == "trec_eval"])

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._frames import as_polars_like
 from polars_rank._params import to_expr
 from polars_rank.recsys._common import only, query_exprs, recommended
 
@@ -240,6 +241,7 @@ def exposure_counts(frame: FrameT, *, item: str = "item", query: Query = None,
     >>> pr.exposure_counts(reco, item="item").sort("item")["count"].to_list()
     [1, 2, 1, 2]
     """
+    frame = as_polars_like(frame, "frame")  # pandas, Arrow, dicts too
     keys: list[str] = (
         [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by))
     mask = recommended(by, k, descending, query_exprs(query))
@@ -266,6 +268,7 @@ def coverage_from_counts(counts: FrameT, *, item: str = "item", count: str = "co
     >>> out.select(pl.all().round(4)).row(0)
     (0.8, 1.9183, 0.3333)
     """
+    counts = as_polars_like(counts, "counts")  # pandas, Arrow, dicts too
     keys: list[str] = (
         [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by))
     c = pl.col(count).filter(pl.col(count) > 0).cast(pl.Float64)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._frames import as_polars_like
 from polars_rank._params import to_expr
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
@@ -103,6 +104,7 @@ def group_exposure(frame: FrameT, *, group: str, query: str | Sequence[str],
     >>> out.sort("owner").select("owner", pl.col("share", "disparity").round(4)).rows()
     [('big', 0.8066, 1.39), ('small', 0.1934, 1.39)]
     """
+    frame = as_polars_like(frame, "frame")  # pandas, Arrow, dicts too
     keys: list[str] = (
         [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by))
     lists = [*keys, *([query] if isinstance(query, str) else query)]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._frames import as_polars_like
 from polars_rank._params import check_choice, check_real, to_expr
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
@@ -50,6 +51,7 @@ def item_popularity(log: FrameT, *, item: str = "item", user: str | None = None,
     >>> pr.item_popularity(train).sort("item")["novelty"].round(5).to_list()
     [3.0, 3.0, 2.0, 1.41504, 3.0]
     """
+    log = as_polars_like(log, "log")  # pandas, Arrow, dicts too
     check_real(head, "head", low=0.0, high=1.0, allowed="a fraction of the items in [0, 1]")
     aggs = [pl.len().cast(pl.Int64).alias("count")]
     if user is not None:

@@ -16,6 +16,8 @@ from typing import TypeVar
 
 import polars as pl
 
+from polars_rank._frames import as_polars_like
+
 __all__ = ["item_similarity", "user_diversity", "user_serendipity"]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -40,6 +42,7 @@ def item_similarity(frame: FrameT, *, item: str = "item", user: str = "user",
     >>> pr.item_similarity(train).sort("i1", "i2")["sim"].round(4).to_list()
     [1.0, 0.7071, 1.0]
     """
+    frame = as_polars_like(frame, "frame")  # pandas, Arrow, dicts too
     if features is None:
         rows = frame.select(pl.col(user), pl.col(item))
         items = _dense_ids(rows.group_by(item).agg(pl.len().cast(pl.Float64).alias("n")), item)
@@ -167,6 +170,7 @@ def user_diversity(reco: FrameT, similarity: FrameT, *, user: str = "user",
     >>> out.sort("user")["user_diversity"].round(5).to_list()
     [0.29289, 1.0, 0.0]
     """
+    reco, similarity = as_polars_like(reco, "reco"), as_polars_like(similarity, "similarity")
     (rows,), table = _to_ids(similarity, item, (reco.select(user, item), "_id"))
     # pairs of two rows of a user: ids follow item order, so _a < _b is item < item
     pairs = (rows.rename({"_id": "_a"}).join(rows.rename({"_id": "_b"}), on=user)
@@ -200,6 +204,8 @@ def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance
     >>> out.sort("user")["user_serendipity"].round(3).to_list()
     [0.364, 0.535, 0.404]
     """
+    reco, log = as_polars_like(reco, "reco"), as_polars_like(log, "log")
+    similarity = as_polars_like(similarity, "similarity")
     (rows, history), table = _to_ids(
         similarity, item,
         (reco.select(pl.col(user), pl.col(item), pl.col(relevance).alias("_rel")), "_a"),
