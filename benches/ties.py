@@ -59,7 +59,7 @@ def main() -> None:
         df = frame(SIZES[size])
         for metric in args.metrics.split(","):
             times: dict[str, list[float]] = {form: [] for form in FORMS}
-            for form, options in FORMS.items():  # warm-up
+            for options in FORMS.values():  # warm-up
                 one_liner(df, metric, options)
             for _ in range(args.repeat):
                 for form, options in FORMS.items():
@@ -69,7 +69,8 @@ def main() -> None:
             first = statistics.median(times["ties='first'"])
             for form in FORMS:
                 median = statistics.median(times[form])
-                print(f"{size:>4} {metric:8} {form:20} {median:7.3f} s  {median / first:5.2f}x first")
+                print(f"{size:>4} {metric:8} {form:20} {median:7.3f} s  "
+                      f"{median / first:5.2f}x first")
 
 
 if __name__ == "__main__":
