@@ -31,7 +31,7 @@ from __future__ import annotations
 from polars_rank import _namespace, datasets, fusion, plot, stats
 from polars_rank._compare.report import report
 from polars_rank._compare.summary import summarize
-from polars_rank._evaluation import evaluate, ranked
+from polars_rank._evaluation import evaluate, ranked, tie_spread
 from polars_rank._namespace import RankNameSpace
 from polars_rank._stats.power import mde, power
 from polars_rank.compare import compare
@@ -67,6 +67,7 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "validate",
     "evaluate",
     "ranked",
+    "tie_spread",
     "compare",
     "summarize",
     "report",

@@ -653,3 +653,41 @@ def test_a_full_join_gives_evaluates_mean() -> None:
     bad = joined.with_columns(score=pl.when(pl.col("qid") == "q2").then(float("nan"))
                               .otherwise(pl.col("score")))
     assert math.isnan(bad.select(pr.precision("rel", k=1, by="score", query="qid")).item())
+
+
+def test_tie_spread_is_the_range_over_tie_orders() -> None:
+    """The constant scorer of docs/conventions.md: every order of d1..d5 (d3, d5
+    relevant) by brute force; the spread is max - min, the share of tied rows 1."""
+    run = pl.DataFrame({"qid": ["q1"] * 5, "docid": ["d1", "d2", "d3", "d4", "d5"],
+                        "score": [0.5] * 5})
+    qrels = pl.DataFrame({"qid": ["q1", "q1"], "docid": ["d3", "d5"], "rel": [1, 1]})
+    values = {"mrr": [], "p@2": []}  # type: dict[str, list[float]]
+    for order in itertools.permutations([0, 0, 1, 0, 1]):
+        first = order.index(1) + 1
+        values["mrr"].append(1 / first)
+        values["p@2"].append(sum(order[:2]) / 2)
+    with pytest.warns(UserWarning, match="100% of the run's retrieved rows"):
+        out = pr.tie_spread(run, qrels, ["mrr", "p@2"]).row(0, named=True)
+    for name, got in values.items():
+        assert out[f"{name}_pessimistic"] == min(got)
+        assert out[f"{name}_optimistic"] == max(got)
+        assert out[f"{name}_spread"] == max(got) - min(got)
+    assert out["tied_share"] == 1.0
+    lazy = pr.tie_spread(run.lazy(), qrels, ["mrr", "p@2"])  # a plan: no warning
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect().row(0, named=True) == out
+
+
+def test_tie_spread_per_query_and_group_ignores_row_order() -> None:
+    run = pl.DataFrame({"qid": ["q1", "q1", "q2", "q2", "q2"], "arm": ["a", "a", "b", "b", "b"],
+                        "docid": ["x", "y", "x", "y", "z"], "score": [1.0, 1.0, 3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"qid": ["q1", "q2"], "docid": ["y", "z"], "rel": [1, 1]})
+    per_query = pr.tie_spread(run, qrels, "mrr", per_query=True).sort("qid")
+    assert per_query["mrr_spread"].to_list() == [0.5, 0.0]
+    assert per_query["tied_share"].to_list() == [1.0, 0.0]
+    by_arm = pr.tie_spread(run, qrels, "mrr", group_by="arm").sort("arm")
+    assert by_arm["mrr_spread"].to_list() == [0.5, 0.0]
+    for seed in range(3):
+        shuffled = run.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert pr.tie_spread(shuffled, qrels, "mrr", per_query=True).sort("qid").equals(
+            per_query)

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from polars_rank._evaluation.pipeline import evaluate, ranked
+from polars_rank._evaluation.tie_spread import tie_spread
 
-__all__ = ["evaluate", "ranked"]
+__all__ = ["evaluate", "ranked", "tie_spread"]
