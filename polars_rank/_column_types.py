@@ -45,8 +45,12 @@ def checked_key(key: pl.Expr) -> pl.Expr:
 
 
 def checked_keys(keys: tuple[pl.Expr, ...]) -> tuple[pl.Expr, ...]:
-    """:func:`checked_key` of each key."""
-    return tuple(_checked(key, _check_key) for key in keys)
+    """The ranking keys, the first (the score) checked by :func:`checked_key`.
+
+    The others break its ties, and a text key does that as intended:
+    ``by=["score", "docid"]`` orders equal scores by document id.
+    """
+    return (checked_key(keys[0]), *keys[1:]) if keys else keys
 
 
 def _checked(expr: pl.Expr,

@@ -336,3 +336,11 @@ def test_the_type_check_leaves_no_trace_in_the_plan(monkeypatch: pytest.MonkeyPa
     checked = plans()
     monkeypatch.setattr(column_types, "PLAN_HOOK", False)
     assert plans() == checked
+
+
+def test_a_text_tie_breaker_key_is_no_text_score() -> None:
+    """Only the first key is a score; the others break its ties, text ones too (the
+    cookbook's by=["score", "docid"])."""
+    df = pl.DataFrame({"rel": [0, 1], "score": [1.0, 1.0], "docid": ["a", "b"]})
+    assert df.select(pr.mrr("rel", by=["score", "docid"])).item() == 1.0  # b before a
+    assert pr.validate(df, by=["score", "docid"]).is_empty()

@@ -102,8 +102,11 @@ def test_at_k_bad_input() -> None:
         plot.metric_at_k_data(results, query="arm", level=1.5)
     with pytest.raises(ValueError, match="no column 'qid'"):
         plot.metric_at_k_data(results, query="qid")
-    with pytest.raises(TypeError, match="DataFrame or LazyFrame"):
-        plot.metric_at_k_data({"ndcg@5": [1.0]})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="DataFrame or LazyFrame"):  # (a dict is a frame)
+        plot.metric_at_k_data([{"ndcg@5": 1.0}])  # type: ignore[arg-type]
+    one = results.head(1)
+    assert_frame_equal(plot.metric_at_k_data(one.to_dict(as_series=False)),
+                       plot.metric_at_k_data(one))
 
 
 # ---------------------------------------------------------------------------- forest
