@@ -71,7 +71,11 @@ def test_every_dialect_is_buildable() -> None:
     """Each dialect's defaults are options of its metrics, with allowed values."""
     for name, dialect in DIALECTS.items():
         assert callable(dialect.ties) or dialect.ties in get_args(EvalTies), name
-        assert dialect.missing in ("skip", "zero"), name
+        missing = [dialect.missing] if isinstance(dialect.missing, str) else [
+            *dialect.missing.values()]
+        assert set(missing) <= {"skip", "zero"}, name
+        assert isinstance(dialect.missing, str) or "*" in dialect.missing, name
+        assert not dialect.absent or "zero" in missing, name  # read under "zero" only
         assert dialect.source, name
         assert dialect.summary, name
         for metric in dialect.options:
@@ -387,6 +391,27 @@ def test_cli_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main([*args, "--dialect", "torchmetrics", "--ties", "trec_eval"]) == 0
     out = capsys.readouterr().out  # doc ids descending: c (not relevant), b, a
     assert out.splitlines()[0].endswith("\t0.2500")  # q1: P@2 at b over 1 hit; q2: 0
+
+
+def test_cli_ir_measures_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--dialect ir_measures: each measure its provider's tie order, means over the
+    qrels' queries (a judged query the run lacks scores 0); -c / --missing win."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n2 0 a 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 1.0 s\n1 Q0 b 2 1.0 s\n1 Q0 c 3 1.0 s\n")
+    args = ["eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "RR@10", "-m", "RR",
+            "-m", "NumRel", "--dialect", "ir_measures"]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # query 1: RR@10 puts a first (doc id ascending), RR last (descending); query 2: 0
+    assert lines == [f"{'RR@10':<22}\tall\t0.5000", f"{'RR':<22}\tall\t0.1667",
+                     f"{'NumRel':<22}\tall\t1"]
+    assert main([*args, "--missing", "skip"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        f"{'RR@10':<22}\tall\t1.0000", f"{'RR':<22}\tall\t0.3333"]
+    assert main([*args[:-2], "-c"]) == 0  # trec_eval's dialect: -c counts 2's R
+    assert capsys.readouterr().out.splitlines() == [
+        f"{'RR@10':<22}\tall\t0.1667", f"{'RR':<22}\tall\t0.1667",
+        f"{'NumRel':<22}\tall\t2"]
 
 
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
