@@ -281,7 +281,8 @@ def ranked(
         Slice / arm columns of the run: each (group..., query) is one list.
     ties
         As :func:`evaluate`: ``"trec_eval"`` (equal scores by document id,
-        descending; ``"trec_eval9"``: scores as 32-bit floats), ``"first"``,
+        descending; ``"trec_eval9"``: scores as 32-bit floats; ``"doc_ascending"``:
+        by document id, ascending), ``"first"``,
         ``"optimistic"``, ``"pessimistic"`` (by label) give each row its position in ``rank``;
         ``"expected"`` gives each row the first and last position of its tie group,
         ``rank`` and ``rank_last``, to pass as ``rank=("rank", "rank_last")``.
