@@ -28,7 +28,7 @@ from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
 from polars_rank.recsys._table import TABLE as BEYOND_ACCURACY
 from polars_rank.recsys._table import summary
-from polars_rank.registry import DIALECTS, METRICS, dialect_ties
+from polars_rank.registry import DIALECTS, METRICS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -108,10 +108,11 @@ def _parser() -> argparse.ArgumentParser:
                          "(as trec_eval -N; no other measure reads it)")
     ev.add_argument("--format", choices=["trec_eval", "table", "csv", "json"],
                     help="output format (default: trec_eval for one run, else table)")
-    ev.add_argument("-c", dest="missing", action="store_const", const="zero", default="skip",
+    ev.add_argument("-c", dest="missing", action="store_const", const="zero",
                     help="score qrels queries absent from a run 0 (as trec_eval -c)")
-    ev.add_argument("--missing", choices=["skip", "zero"], default="skip",
-                    help="qrels queries absent from a run: skip, or zero (-c)")
+    ev.add_argument("--missing", choices=["skip", "zero"],
+                    help="qrels queries absent from a run: skip, or zero (-c) (default: "
+                         "the dialect's, skip but for ir_measures and ranx)")
     ev.add_argument("--ties", help="order among equal scores (default: the dialect's, "
                                    "trec_eval's unless it says otherwise)",
                     choices=get_args(EvalTies))
@@ -148,7 +149,7 @@ def _eval(args: argparse.Namespace) -> None:
     if measures.skipped:
         print("polars-rank: note: not computed (not in polars-rank yet): "
               + ", ".join(measures.skipped), file=sys.stderr)
-    options = {"missing": args.missing, "ties": dialect_ties(args.ties, args.dialect),
+    options = {"missing": args.missing, "ties": args.ties, "dialect": args.dialect,
                "memory": args.memory, "max_ret": args.max_ret,
                "judged_only": args.judged_only, "unjudged": args.unjudged,
                "unjudged_grade": args.unjudged_grade}

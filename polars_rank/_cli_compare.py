@@ -20,7 +20,7 @@ from polars_rank._compare.options import CORRECTIONS, TESTS
 from polars_rank._compare.report import report
 from polars_rank.compare import compare
 from polars_rank.io import scan_run
-from polars_rank.registry import DIALECTS, dialect_ties
+from polars_rank.registry import DIALECTS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -71,7 +71,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="name a run by its file name without extension, or its run tag")
     cp.add_argument("-l", "--level", type=int, metavar="L",
                     help="labels >= L are relevant for binary measures (trec_eval -l)")
-    cp.add_argument("-c", dest="missing", action="store_const", const="zero", default="skip",
+    cp.add_argument("-c", dest="missing", action="store_const", const="zero",
                     help="score qrels queries absent from a run 0 (as trec_eval -c)")
     cp.add_argument("--ties", help="order among equal scores (default: the dialect's)",
                     choices=["trec_eval", "first", "optimistic", "pessimistic", "expected"])
@@ -106,7 +106,7 @@ def per_query_values(args: argparse.Namespace) -> pl.DataFrame:
               + ", ".join(measures.skipped), file=sys.stderr)
     names = _names(args.runs, args.names)
     long = evaluate_files(args.qrels, args.runs, names, measures, per_query=True,
-                          missing=args.missing, ties=dialect_ties(args.ties, args.dialect))
+                          missing=args.missing, ties=args.ties, dialect=args.dialect)
     metrics = long["metric"].unique(maintain_order=True).to_list()
     return (long.filter(pl.col("qid") != "all")
             .unpivot(index=["metric", "qid"], on=names, variable_name="run")

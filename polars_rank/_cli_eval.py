@@ -22,7 +22,7 @@ from polars_rank._summaries import summarize
 from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import TrecFormatError
 from polars_rank.io import last_tag, read_qrels, read_run
-from polars_rank.registry import Metric, parse_metric
+from polars_rank.registry import Convention, Metric, convention, parse_metric
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -134,22 +134,25 @@ def _top(run: pl.LazyFrame, max_ret: int, ties: str) -> pl.LazyFrame:
     return order.filter(pl.int_range(pl.len()).over("qid") < max_ret)
 
 
-def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, missing: str, ties: str,
+def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, chosen: Convention,
                memory: str, max_ret: int | None, judged_only: bool = False,
                unjudged: str = "low", unjudged_grade: float | None = None) -> pl.DataFrame:
     """Per-query values, a column per printed name, sorted by query.
 
-    ``judged_only``: trec_eval's ``-J``, after ``-M`` (form_res_rels.c cuts the list
-    at ``-M`` before it removes the unjudged documents). ``unjudged``,
+    ``chosen``: the dialect with ``--ties`` and ``-c`` (each metric's tie policy, the
+    queries counted). ``judged_only``: trec_eval's ``-J``, after ``-M`` (form_res_rels.c
+    cuts the list at ``-M`` before it removes the unjudged documents). ``unjudged``,
     ``unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``); ``a.ends``
     (``--bounds``): its ``bounds=True``.
     """
     run = read_run(path).lazy()  # read once: evaluate() reads a lazy input twice
     if max_ret is not None:
-        run = _top(run, max_ret, ties)
+        run = _top(run, max_ret, chosen.ties)
     metrics = a.unique()
-    per = evaluate(run, qrels, metrics, per_query=True, missing=missing,  # type: ignore[arg-type]
-                   ties=ties, memory=memory, judged_only=judged_only,  # type: ignore[arg-type]
+    per = evaluate(run, qrels, metrics, per_query=True,
+                   missing=chosen.given_missing,  # type: ignore[arg-type]
+                   ties=chosen.given_ties, dialect=chosen.dialect.name,  # type: ignore[arg-type]
+                   memory=memory, judged_only=judged_only,  # type: ignore[arg-type]
                    unjudged=unjudged, unjudged_grade=unjudged_grade,  # type: ignore[arg-type]
                    bounds=bool(a.ends)).collect()
     column = {m: str(m) for m in metrics}
@@ -193,16 +196,28 @@ def _is_text(metric: Metric) -> bool:
     return metric.definition.over_queries == "none"
 
 
+def _complete(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | None:
+    """The qrels, when the summary counts them as ``trec_eval -c`` does (:func:`_summary`).
+
+    Not in a dialect whose absent queries score its own values (ir_measures' NumRel:
+    0 there, so its sum is over the retrieved queries).
+    """
+    return judgments if chosen.missing == "zero" and not chosen.dialect.absent else None
+
+
 def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked, *,
-                   per_query: bool = False, missing: str = "skip", ties: str = "trec_eval",
+                   per_query: bool = False, missing: str | None = None,
+                   ties: str | None = None, dialect: str = "trec_eval",
                    memory: str = "high", max_ret: int | None = None,
                    judged_only: bool = False, unjudged: str = "low",
                    unjudged_grade: float | None = None) -> pl.DataFrame:
     """Long results: ``metric, qid`` (``all`` for the summary), one column per run.
 
-    Numbers only: a string per query (``relstring``) is left out, with a note when
-    the queries are shown (``--format trec_eval`` prints it).
+    ``missing`` and ``ties``: the dialect's unless given. Numbers only: a string per
+    query (``relstring``) is left out, with a note when the queries are shown
+    (``--format trec_eval`` prints it).
     """
+    chosen = convention(dialect, ties=ties, missing=missing)
     judgments = _judgments(qrels, a)
     merged: pl.DataFrame | None = None
     queries: dict[str, set[str]] = {}  # each run's evaluated queries
@@ -212,11 +227,11 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
               "--format trec_eval (one run)", file=sys.stderr)
     a = _numbers_only(a)
     for name, path in zip(names, runs, strict=True):
-        per = _per_query(path, judgments, a, missing=missing, ties=ties, memory=memory,
+        per = _per_query(path, judgments, a, chosen=chosen, memory=memory,
                          max_ret=max_ret, judged_only=judged_only, unjudged=unjudged,
                          unjudged_grade=unjudged_grade)
         queries[name] = set(per["qid"])
-        summary = _summary(per, a, judgments if missing == "zero" else None)
+        summary = _summary(per, a, _complete(judgments, chosen))
         rows = pl.concat([per, summary]) if per_query else summary
         long = rows.unpivot(index="qid", variable_name="metric", value_name=name)
         merged = long if merged is None else merged.join(long, on=["metric", "qid"],
@@ -277,13 +292,18 @@ def _per_query_line(metric: Metric) -> bool:
 
 
 def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False,
-                    summary: bool = True, missing: str = "skip", ties: str = "trec_eval",
+                    summary: bool = True, missing: str | None = None,
+                    ties: str | None = None, dialect: str = "trec_eval",
                     memory: str = "high", max_ret: int | None = None,
                     judged_only: bool = False, unjudged: str = "low",
                     unjudged_grade: float | None = None) -> None:
-    """One run, printed exactly as trec_eval prints it."""
+    """One run, printed exactly as trec_eval prints it.
+
+    ``missing`` and ``ties``: the dialect's unless given.
+    """
+    chosen = convention(dialect, ties=ties, missing=missing)
     judgments = _judgments(qrels, a)
-    per = _per_query(run, judgments, a, missing=missing, ties=ties, memory=memory,
+    per = _per_query(run, judgments, a, chosen=chosen, memory=memory,
                      max_ret=max_ret, judged_only=judged_only, unjudged=unjudged,
                      unjudged_grade=unjudged_grade)
     lines = []
@@ -292,7 +312,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False
         for row in per.iter_rows(named=True):
             lines += [_line(n, row["qid"], row[n], a) for n in shown]
     if summary:
-        means = _summary(per, a, judgments if missing == "zero" else None).row(0, named=True)
+        means = _summary(per, a, _complete(judgments, chosen)).row(0, named=True)
         meta: dict[str, float | str] = {"num_q": float(per.height)}
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
             meta["runid"] = last_tag(run)

@@ -9,6 +9,12 @@ fixed (``nDCG(gains={1:1,2:3})@10`` then ``nDCG`` on qrels ``1 a -1`` looped in 
 environment here and not in another). So every
 test that asks ir_measures for ``gains=`` asks through :func:`iter_calc`, and the test
 process's pytrec_eval never sees the parameter.
+
+A plain ``nDCG`` loops there too after other measures in one process: the parity
+test (tests/test_ir_measures_parity.py) hung in ``te_calc_ndcg`` (m_ndcg.c:127, seen
+with gdb) under pytest-xdist after AP, Bpref, IPrec, infAP and RR had run in its
+worker. So every nDCG that pytrec_eval computes is asked here, through
+:func:`calc`, in a fresh process.
 """
 
 from __future__ import annotations
@@ -32,6 +38,20 @@ out = ir_measures.iter_calc([ir_measures.parse_measure(s) for s in specs],
 json.dump([[str(m.measure), m.query_id, float(m.value)] for m in out], sys.stdout)
 """
 
+_CHILD_CALC = """
+import json, sys, warnings
+import ir_measures
+warnings.simplefilter("ignore")
+specs, qrels, run = json.load(sys.stdin)
+measures = [ir_measures.parse_measure(s) for s in specs]
+qrels = [ir_measures.Qrel(*q) for q in qrels]
+run = [ir_measures.ScoredDoc(*r) for r in run]
+out = ir_measures.iter_calc(measures, qrels, run)
+per = [[str(m.measure), m.query_id, float(m.value)] for m in out]
+agg = {str(m): float(v) for m, v in ir_measures.calc_aggregate(measures, qrels, run).items()}
+json.dump([per, agg], sys.stdout)
+"""
+
 
 def iter_calc(specs: list[str], qrels: Iterable[tuple[str, str, int]],
               run: Iterable[tuple[str, str, float]],
@@ -42,3 +62,16 @@ def iter_calc(specs: list[str], qrels: Iterable[tuple[str, str, int]],
                           text=True, timeout=timeout, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     return {(measure, qid): value for measure, qid, value in json.loads(done.stdout)}
+
+
+def calc(specs: list[str], qrels: Iterable[tuple[str, str, int]],
+         run: Iterable[tuple[str, str, float]], *, timeout: float = 120,
+         ) -> tuple[dict[tuple[str, str], float], dict[str, float]]:
+    """ir_measures' ``iter_calc`` and ``calc_aggregate`` of ``specs`` in a fresh process:
+    ``{(str(measure), query id): value}`` and ``{str(measure): value}``."""
+    sent = json.dumps([specs, [list(q) for q in qrels], [list(r) for r in run]])
+    done = subprocess.run([sys.executable, "-c", _CHILD_CALC], input=sent, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    per, aggregate = json.loads(done.stdout)
+    return {(measure, qid): value for measure, qid, value in per}, aggregate

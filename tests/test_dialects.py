@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 import pytest
 from budget import examples
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import polars_rank as pr
 from polars_rank.__main__ import main
-from polars_rank._params import TIES
-from polars_rank.registry import DIALECTS, dialect_ties, parse_metric
+from polars_rank._evaluation.options import EvalTies
+from polars_rank.registry import DIALECTS, convention, parse_metric
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -70,7 +70,12 @@ def test_relevance_level_needs_a_threshold_option() -> None:
 def test_every_dialect_is_buildable() -> None:
     """Each dialect's defaults are options of its metrics, with allowed values."""
     for name, dialect in DIALECTS.items():
-        assert dialect.ties is None or dialect.ties in TIES, name
+        assert callable(dialect.ties) or dialect.ties in get_args(EvalTies), name
+        missing = [dialect.missing] if isinstance(dialect.missing, str) else [
+            *dialect.missing.values()]
+        assert set(missing) <= {"skip", "zero"}, name
+        assert isinstance(dialect.missing, str) or "*" in dialect.missing, name
+        assert not dialect.absent or "zero" in missing, name  # read under "zero" only
         assert dialect.source, name
         assert dialect.summary, name
         for metric in dialect.options:
@@ -85,10 +90,45 @@ def test_options_in_the_string_win_over_the_dialect() -> None:
     assert parse_metric("map@5", "torchmetrics").options["denominator"] == "retrieved"
     given = parse_metric("map@5(denominator=relevant)", "torchmetrics")
     assert given.options["denominator"] == "relevant"
-    assert dialect_ties(None, "sklearn") == "expected"
-    assert dialect_ties(None, "recommenders") == "first"
-    assert dialect_ties(None, "ranx") == "trec_eval"
-    assert dialect_ties("first", "sklearn") == "first"
+    ndcg = parse_metric("ndcg")
+    assert convention("sklearn").ties_of(ndcg) == "expected"
+    assert convention("recommenders").ties_of(ndcg) == "first"
+    assert convention("ranx").ties_of(ndcg) == "trec_eval"
+    assert convention("sklearn", ties="first").ties_of(ndcg) == "first"
+    assert [convention(d).missing for d in DIALECTS] == [
+        "skip", "skip", "zero", "zero", "skip", "skip", "skip"]
+    assert convention("ranx", missing="skip").missing == "skip"
+    with pytest.raises(ValueError, match="dialect must be one of"):
+        convention("trec-eval")
+
+
+def test_ir_measures_ties_follow_the_provider() -> None:
+    """Each ir_measures provider's order among equal scores (polars_rank._ir_measures)."""
+    ties = convention("ir_measures").ties_of
+    by_spec = {"AP": "trec_eval9", "P@5": "trec_eval9", "RR": "trec_eval9",
+               "nDCG@10": "trec_eval9", "RR@10": "doc_ascending",
+               "Judged@10": "doc_ascending", "Compat": "doc_ascending",
+               "RBP(rel=1)": "trec_eval", "SDCG(max_rel=3)@5": "trec_eval",
+               "Accuracy@5": "trec_eval", "ERR@10": "trec_eval",
+               "nDCG(dcg='exp-log2')@10": "trec_eval", "alpha_nDCG@10": "trec_eval"}
+    assert {spec: ties(parse_metric(spec, "ir_measures")) for spec in by_spec} == by_spec
+
+
+@pytest.mark.parametrize("ties", ["doc_ascending", "trec_eval", "trec_eval9"])
+def test_doc_tie_policies_ignore_row_order(ties: str) -> None:
+    """The policies by document id give one ranking for any row order and id type."""
+    run = pl.DataFrame({"qid": [1] * 5, "docid": [30, 4, 200, 4000, 1],
+                        "score": [1.0, 1.0, 2.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"qid": [1] * 5, "docid": ["30", "4", "200", "4000", "1"],
+                          "rel": [0, 0, 0, 1, 0]})
+    # 200 (score 2), then as text ascending 1, 30, 4, 4000; descending 4000, 4, 30, 1
+    want = {"doc_ascending": 1 / 5, "trec_eval": 1 / 2, "trec_eval9": 1 / 2}[ties]
+    for seed in range(4):
+        shuffled = run.sample(fraction=1.0, shuffle=True, seed=seed)
+        got = pr.evaluate(shuffled, qrels, ["mrr"], ties=ties).item()  # type: ignore[arg-type]
+        assert got == pytest.approx(want)
+        ranks = pr.ranked(shuffled, qrels, ties=ties)  # type: ignore[arg-type]
+        assert ranks.filter(pl.col("rel") == 1)["rank"].item() == round(1 / want)
 
 
 # --------------------------------------------------------------------------- empty lists
@@ -218,6 +258,119 @@ def test_ranx_spellings_give_ranx_numbers(
                                 abs_tol=1e-12), (qid, metric, row[metric], want[metric][i])
 
 
+ranx_tied_st = st.integers(1, 15).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from([None, 0, 1, 2, 3]), min_size=n, max_size=n),
+    st.lists(st.sampled_from([0.5, 1.0, 1.0, 2.0]), min_size=n, max_size=n),  # ties
+    st.lists(st.sampled_from([0, 1, 2, 3]), max_size=3),
+    st.sampled_from(["both", "both", "run", "qrels"])))  # the side a query is on
+
+
+@pytest.mark.ranx
+@settings(max_examples=examples(15), deadline=None)
+@given(lists=st.lists(ranx_tied_st, min_size=1, max_size=5))
+def test_ranx_dialect_with_ties_and_missing_queries(
+    lists: list[tuple[list[int | None], list[float], list[int], str]],
+) -> None:
+    """evaluate(dialect="ranx") alone equals ranx.evaluate(make_comparable=True), per
+    query and in the mean: over the qrels' queries, 0 for those the run lacks, run
+    queries without judgments left out; equal scores in the order the run comes in
+    (lists of up to 15 documents, where Numba's argsort is an insertion sort), here
+    trec_eval's, as pr.write_run writes a run and ranx reads it."""
+    ranx = pytest.importorskip("ranx")
+    run_dict: dict[str, dict[str, float]] = {}
+    qrels_dict: dict[str, dict[str, int]] = {}
+    for q, (labels, scores, missed, side) in enumerate(lists):
+        qid = f"q{q}"
+        if side != "qrels":
+            rows = sorted(((f"d{d}", s) for d, s in enumerate(scores)), reverse=True)
+            run_dict[qid] = dict(sorted(rows, key=lambda row: -row[1]))  # trec_eval's order
+        if side != "run":
+            qrels_dict[qid] = {f"d{d}": label for d, label in enumerate(labels)
+                               if label is not None}
+            qrels_dict[qid].update({f"m{j}": label for j, label in enumerate(missed)})
+            qrels_dict[qid].setdefault("never", 0)  # ranx wants a judged document per query
+    assume(run_dict and set(run_dict) & set(qrels_dict))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's, and our run queries without judgments
+        per_query = ranx.evaluate(ranx.Qrels(qrels_dict), ranx.Run(run_dict), RANX_METRICS,
+                                  return_mean=False, make_comparable=True)
+        means = ranx.evaluate(ranx.Qrels(qrels_dict), ranx.Run(run_dict), RANX_METRICS,
+                              make_comparable=True)
+        got = pr.evaluate(run_dict, qrels_dict, RANX_METRICS, dialect="ranx",
+                          per_query=True).sort("qid")
+        got_means = pr.evaluate(run_dict, qrels_dict, RANX_METRICS, dialect="ranx")
+    assert got["qid"].to_list() == sorted(qrels_dict)  # ranx sorts its queries
+    for metric in RANX_METRICS:
+        for i, qid in enumerate(got["qid"]):
+            assert math.isclose(got[metric][i], float(per_query[metric][i]), rel_tol=1e-9,
+                                abs_tol=1e-12), (qid, metric, got[metric][i], per_query[metric])
+        assert math.isclose(got_means[metric].item(), float(means[metric]), rel_tol=1e-9,
+                            abs_tol=1e-12), (metric, got_means[metric].item(), means[metric])
+
+
+# --------------------------------------------------------------------------- torchmetrics
+# metric string template -> torchmetrics.retrieval class, its extra arguments
+TORCHMETRICS = {
+    "ndcg{at}": ("RetrievalNormalizedDCG", {}),
+    "map{at}": ("RetrievalMAP", {}),
+    "p{at}": ("RetrievalPrecision", {}),
+    "p{at}(adaptive_k=true)": ("RetrievalPrecision", {"adaptive_k": True}),
+    "recall{at}": ("RetrievalRecall", {}),
+    "rprec": ("RetrievalRPrecision", {}),
+    "mrr{at}": ("RetrievalMRR", {}),
+    "hit_rate{at}": ("RetrievalHitRate", {}),
+}
+torch_query_st = st.integers(1, 8).flatmap(lambda n: st.tuples(
+    st.permutations([float(i + 1) for i in range(n)]),  # distinct positive scores
+    st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n),  # ties (NDCG)
+    st.lists(st.sampled_from([0, 0, 1, 2, 3]), min_size=n, max_size=n)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("template", list(TORCHMETRICS))
+@settings(max_examples=examples(15), deadline=None)
+@given(queries=st.lists(torch_query_st, min_size=1, max_size=5),
+       k=st.sampled_from([None, 1, 2, 3, 5]),
+       action=st.sampled_from(["neg", "pos", "skip"]))
+def test_torchmetrics_dialect(template: str, queries: list[tuple[list[float], list[float],
+                                                                  list[int]]],
+                              k: int | None, action: str) -> None:
+    """evaluate(dialect="torchmetrics") equals the installed torchmetrics' retrieval
+    metric over queries (``indexes``), with its ``top_k`` and ``empty_target_action``:
+    NDCG on tied scores (both average over the orders of tied documents; graded
+    labels), the others on distinct scores (torch.topk orders equal scores by no
+    stated rule; binary labels). torchmetrics computes in 32-bit floats."""
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    name, extra = TORCHMETRICS[template]
+    graded = name == "RetrievalNormalizedDCG"
+    rows = [(q, d, tied if graded else distinct, label if graded else min(label, 1))
+            for q, (scores, ties, labels) in enumerate(queries)
+            for d, (distinct, tied, label) in enumerate(zip(scores, ties, labels, strict=True))]
+    frame = pl.DataFrame(rows, schema={"qid": pl.Int64, "docid": pl.Int64,
+                                       "score": pl.Float64, "rel": pl.Int64}, orient="row")
+    at = "" if k is None else f"@{k}"
+    spec = template.format(at=at)
+    if action != "neg":
+        option = f"empty_target_action={action}"
+        spec = spec[:-1] + f",{option})" if spec.endswith(")") else f"{spec}({option})"
+    arguments = {**extra, "empty_target_action": action}
+    if name != "RetrievalRPrecision":
+        arguments["top_k"] = k
+    metric = getattr(retrieval, name)(**arguments)
+    target = torch.tensor(frame["rel"].to_list())
+    want = float(metric(torch.tensor(frame["score"].to_list(), dtype=torch.float64),
+                        target if graded else target.bool(),
+                        indexes=torch.tensor(frame["qid"].to_list())))
+    got = pr.evaluate(frame, None, [spec], dialect="torchmetrics").item()
+    if got is None:  # every query skipped: torchmetrics returns 0.0, polars-rank no mean
+        assert action == "skip"
+        assert want == 0.0
+        assert frame["rel"].sum() == 0
+        return
+    assert math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-6), (spec, got, want, rows)
+
+
 # ----------------------------------------------------------------------------------- CLI
 def test_cli_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--dialect reads shared spellings as that tool does, and takes its tie policy."""
@@ -238,6 +391,27 @@ def test_cli_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main([*args, "--dialect", "torchmetrics", "--ties", "trec_eval"]) == 0
     out = capsys.readouterr().out  # doc ids descending: c (not relevant), b, a
     assert out.splitlines()[0].endswith("\t0.2500")  # q1: P@2 at b over 1 hit; q2: 0
+
+
+def test_cli_ir_measures_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--dialect ir_measures: each measure its provider's tie order, means over the
+    qrels' queries (a judged query the run lacks scores 0); -c / --missing win."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n2 0 a 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 1.0 s\n1 Q0 b 2 1.0 s\n1 Q0 c 3 1.0 s\n")
+    args = ["eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "RR@10", "-m", "RR",
+            "-m", "NumRel", "--dialect", "ir_measures"]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # query 1: RR@10 puts a first (doc id ascending), RR last (descending); query 2: 0
+    assert lines == [f"{'RR@10':<22}\tall\t0.5000", f"{'RR':<22}\tall\t0.1667",
+                     f"{'NumRel':<22}\tall\t1"]
+    assert main([*args, "--missing", "skip"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        f"{'RR@10':<22}\tall\t1.0000", f"{'RR':<22}\tall\t0.3333"]
+    assert main([*args[:-2], "-c"]) == 0  # trec_eval's dialect: -c counts 2's R
+    assert capsys.readouterr().out.splitlines() == [
+        f"{'RR@10':<22}\tall\t0.1667", f"{'RR':<22}\tall\t0.1667",
+        f"{'NumRel':<22}\tall\t2"]
 
 
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])

@@ -33,7 +33,7 @@ from polars_rank._evaluation.options import (
 )
 from polars_rank._evaluation.sorted_key import HAS_BIT_CAST, HASH, rank_by_sorted_key
 from polars_rank._ranked import tie_key
-from polars_rank._sort_keys import LABEL_TIES, TREC_TIES, trec_score
+from polars_rank._sort_keys import LABEL_TIES, TREC_TIES, rank_key, trec_score
 
 __all__ = ["Judged", "in_rank_order", "judged_rows", "rank_columns"]
 
@@ -131,7 +131,8 @@ def _window_ranks(o: Options) -> list[pl.Expr]:
 
     trec_eval compares scores as 64-bit floats (trec_eval 9: 32-bit, :func:`trec_score`)
     and breaks ties by document id, descending, byte-wise (ids of any type compared as
-    text); the other policies
+    text); ``doc_ascending`` compares 64-bit scores and breaks ties by document id,
+    ascending (ir_measures' Python providers); the other policies
     compare 64-bit scores (+ 0.0: -0.0 ties with 0.0) and break ties by row order
     (``first``, the ordinal rank), gain (``optimistic``, ``pessimistic``: the label,
     :func:`tie_key`, and a rank column per metric gain table), or
@@ -141,6 +142,9 @@ def _window_ranks(o: Options) -> list[pl.Expr]:
     if o.ties in TREC_TIES:
         score = trec_score(pl.col(o.score), o.ties)
         key = pl.struct(score.alias("s"), pl.col(o.doc).cast(pl.String).alias("d"))
+    elif o.ties == "doc_ascending":  # as Python's sorted(key=lambda x: (-x.score, x.doc))
+        score = pl.col(o.score).cast(pl.Float64) + 0.0
+        key, _ = rank_key([score, pl.col(o.doc).cast(pl.String)], [True, False])
     else:
         score = pl.col(o.score).cast(pl.Float64) + 0.0
         key = score

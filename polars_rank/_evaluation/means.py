@@ -2,7 +2,8 @@
 
 trec_eval evaluates the run's queries that have judgments and something retrieved;
 ``missing="zero"`` (``trec_eval -c``) adds, with every metric 0, the judged queries a
-list did not retrieve anything for and the qrels queries absent from the run.
+list did not retrieve anything for and the qrels queries absent from the run (a
+dialect may give them other values: :attr:`Options.absent`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def counted_queries(per: pl.LazyFrame, run: pl.LazyFrame, qrels: pl.LazyFrame | 
         per = per.filter(pl.col(JUDGED) & pl.col(RETRIEVED))
     else:
         per = per.filter(pl.col(JUDGED)).with_columns(
-            pl.when(pl.col(RETRIEVED)).then(pl.col(name)).otherwise(_zero(m)).alias(name)
+            pl.when(pl.col(RETRIEVED)).then(pl.col(name)).otherwise(_zero(m, o, name))
+            .alias(name)
             for name, m in o.named
         )
         if qrels is not None:
@@ -52,8 +54,9 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
     # a utility with weights given is scored on trec_eval's stand-in ranking of one
     # unjudged document (trec_eval.c zeroes only the measure printed as "utility")
     counts = {name: m.options.get("threshold", 1) for name, m in o.named
-              if m.definition.name == "num_rel"
-              or (m.definition.name == "utility" and "weights" in m.options)}
+              if name not in o.absent and (
+                  m.definition.name == "num_rel"
+                  or (m.definition.name == "utility" and "weights" in m.options))}
     if counts:
         relevant = qrels.group_by(query).agg(
             (pl.col(o.rel) >= t).sum().cast(pl.Float64).alias(name)
@@ -62,7 +65,7 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
             _stand_in_utility(pl.col(name), m.options["weights"]).alias(name)
             for name, m in o.named if name in counts and m.definition.name == "utility")
     return absent.with_columns(
-        *(_zero(m).alias(name) for name, m in o.named if name not in counts),
+        *(_zero(m, o, name).alias(name) for name, m in o.named if name not in counts),
         pl.lit(True).alias(JUDGED),
         pl.lit(False).alias(RETRIEVED),
     ).select(pl.col(name).cast(dtype) for name, dtype in schema.items())
@@ -92,11 +95,15 @@ def _stand_in_utility(relevant: pl.Expr, weights: tuple[float, ...]) -> pl.Expr:
     return b + c * relevant + d * (-1.0 - relevant)
 
 
-def _zero(metric: Metric) -> pl.Expr:
-    """A query's value when the run retrieved nothing for it: 0.
+def _zero(metric: Metric, o: Options, name: str) -> pl.Expr:
+    """A query's value when the run retrieved nothing for it: 0, or the dialect's.
 
-    An empty string for relstring, which trec_eval -c prints as ''.
+    An empty string for relstring, which trec_eval -c prints as ''. A dialect may
+    say otherwise (:attr:`Options.absent`): ir_measures gives Accuracy no value there.
     """
+    if name in o.absent:
+        value = o.absent[name]
+        return pl.lit(None, pl.Float64) if value is None else pl.lit(float(value))
     return pl.lit("") if metric.definition.over_queries == "none" else pl.lit(0.0)
 
 

@@ -7,8 +7,8 @@ frames are defined here, once.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, get_args
 
 import polars as pl
@@ -23,7 +23,10 @@ from polars_rank.registry import Metric, parse_metric
 
 __all__ = ["Options", "check_arguments", "inputs", "names"]
 
-EvalTies = Literal["trec_eval", "trec_eval9", "first", "optimistic", "pessimistic", "expected"]
+EvalTies = Literal["trec_eval", "trec_eval9", "doc_ascending", "first", "optimistic",
+                   "pessimistic", "expected"]
+DOC_TIES = (*TREC_TIES, "doc_ascending")
+"""The policies that order equal scores by document id (and so need the ``doc`` column)."""
 Missing = Literal["skip", "zero"]
 Memory = Literal["high", "low"]
 
@@ -66,6 +69,10 @@ class Options:
     """The qrels' subtopic column (diversity qrels: a row per (query, subtopic, doc)),
     when they have one; the other metrics read the qrels collapsed to one row per
     (query, doc) with the largest label."""
+    absent: Mapping[str, float | None] = field(default_factory=dict)
+    """``missing="zero"``: metric column -> what a judged query with nothing retrieved
+    scores, where the dialect says (:meth:`polars_rank.registry.Convention.absent`);
+    the others score as ``trec_eval -c``."""
 
     @property
     def intents(self) -> list[tuple[str, Metric]]:
@@ -224,6 +231,7 @@ def check_arguments(
     memory: str = "high",
     all_groups: pl.DataFrame | None = None,
     subtopic: str = "subtopic",
+    absent: Mapping[str, float | None] | None = None,
 ) -> tuple[Options, pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments and the columns; the options and the inputs as lazy frames.
 
@@ -234,6 +242,7 @@ def check_arguments(
 
     ``named``: the metrics, from :func:`metric_list` (none for ``ranked()``). Join keys
     whose types differ between run and qrels are cast to text on both sides.
+    ``absent``: :attr:`Options.absent`.
     """
     check_choice(ties, "ties", get_args(EvalTies))
     for _, metric in named:  # the ranking step decides ties: the metrics cannot check
@@ -246,7 +255,7 @@ def check_arguments(
 
     lazy_run = run.lazy()
     needed = {query: "query", score: "score", **dict.fromkeys(groups, "group_by")}
-    if qrels is not None or ties in TREC_TIES:
+    if qrels is not None or ties in DOC_TIES:
         needed[doc] = "doc"
     if qrels is None:
         needed[rel] = "rel"
@@ -274,7 +283,7 @@ def check_arguments(
         named=named, query=query, doc=doc, score=score, rel=rel, groups=groups, ties=ties,
         missing=missing, validate=validate, max_grade=min(max_grades) if max_grades else None,
         has_doc=doc in run_schema, all_groups=None if all_groups is None else all_groups.lazy(),
-        subtopic=subtopic if has_subtopic else None,
+        subtopic=subtopic if has_subtopic else None, absent=dict(absent or {}),
     )
     return options, lazy_run, lazy_qrels
 

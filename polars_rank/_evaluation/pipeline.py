@@ -39,14 +39,14 @@ from polars_rank._evaluation.unjudged import (
     with_policy,
 )
 from polars_rank._unjudged import HIGH, check_unjudged
-from polars_rank.registry import dialect_ties
+from polars_rank.registry import convention
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._frames import FrameLike
     from polars_rank._unjudged import Unjudged
-    from polars_rank.registry import Metric
+    from polars_rank.registry import Convention, Metric
 
 __all__ = ["evaluate", "ranked", "per_query_values", "PerQuery"]
 
@@ -66,7 +66,7 @@ def evaluate(
     group_by: str | Sequence[str] | None = None,
     per_query: bool = False,
     ties: EvalTies | None = None,
-    missing: Missing = "skip",
+    missing: Missing | None = None,
     validate: bool = True,
     memory: Memory = "high",
     dialect: str = "polars-rank",
@@ -107,8 +107,9 @@ def evaluate(
         scores ordered by doc id descending, byte-wise, as
         trec_eval; scores compared as 64-bit floats, as trec_eval 10 reads them),
         ``"trec_eval9"`` (the same with scores as 32-bit floats, as trec_eval 9 and
-        pytrec_eval store them, so 1.348 and 1.3479999999999999 tie; the
-        ``"ir_measures"`` dialect's), ``"first"`` (the run's row order),
+        pytrec_eval store them, so 1.348 and 1.3479999999999999 tie),
+        ``"doc_ascending"`` (64-bit scores, equal ones by doc id ascending, as
+        ir_measures' Python providers sort), ``"first"`` (the run's row order),
         ``"optimistic"`` / ``"pessimistic"`` (tied documents by each metric's gain,
         largest first / last: relevant documents first / last, a gain table's
         gains), or ``"expected"``: the exact mean of each metric over every order of
@@ -116,7 +117,10 @@ def evaluate(
         window per list, slower than trec_eval's sorted key (see the docs).
     missing
         Queries with judgments but nothing retrieved: ``"skip"`` (trec_eval), or
-        ``"zero"`` (every metric 0 for them, as ``trec_eval -c``).
+        ``"zero"`` (every metric 0 for them, as ``trec_eval -c``). ``None`` (the
+        default): the dialect's, ``"skip"`` but for ``"ir_measures"`` and ``"ranx"``,
+        which average over the qrels' queries (``"zero"``), and MS Recommenders'
+        ``ndcg`` (``dialect="recommenders"``).
     validate
         Check the data first and raise :class:`InvalidDataError` naming the problem
         and the query (negative or non-finite relevance, NaN scores, null query
@@ -135,11 +139,13 @@ def evaluate(
         of one scan per bucket. The result is identical; it is computed when
         ``evaluate`` is called.
     dialect
-        Which tool's number a spelling two tools share means, and the tie policy
-        when ``ties`` is not given: ``"polars-rank"``, ``"trec_eval"``,
-        ``"ir_measures"``, ``"ranx"``, ``"sklearn"`` (ties averaged),
-        ``"torchmetrics"`` (ties averaged) or ``"recommenders"`` (row order); see
-        :data:`polars_rank.registry.DIALECTS`.
+        Whose convention: which tool's number a spelling two tools share means, the
+        tie policy when ``ties`` is not given and the queries averaged when
+        ``missing`` is not: ``"polars-rank"``, ``"trec_eval"``, ``"ir_measures"``
+        (each metric ranked as the ir_measures provider that computes it ranks;
+        means over the qrels' queries), ``"ranx"`` (means over the qrels' queries),
+        ``"sklearn"`` (ties averaged), ``"torchmetrics"`` (ties averaged) or
+        ``"recommenders"`` (row order); see :data:`polars_rank.registry.DIALECTS`.
     subtopic
         The qrels' subtopic column, when they are diversity qrels (a row per query,
         subtopic and document; :func:`polars_rank.read_qrels` with
@@ -276,7 +282,8 @@ def ranked(
         Slice / arm columns of the run: each (group..., query) is one list.
     ties
         As :func:`evaluate`: ``"trec_eval"`` (equal scores by document id,
-        descending; ``"trec_eval9"``: scores as 32-bit floats), ``"first"``,
+        descending; ``"trec_eval9"``: scores as 32-bit floats; ``"doc_ascending"``:
+        by document id, ascending), ``"first"``,
         ``"optimistic"``, ``"pessimistic"`` (by label) give each row its position in ``rank``;
         ``"expected"`` gives each row the first and last position of its tie group,
         ``rank`` and ``rank_last``, to pass as ``rank=("rank", "rank_last")``.
@@ -387,7 +394,7 @@ def per_query_values(
     rel: str,
     group_by: str | Sequence[str] | None,
     ties: EvalTies | None,
-    missing: Missing,
+    missing: Missing | None,
     validate: bool,
     memory: Memory = "high",
     all_groups: pl.DataFrame | None = None,
@@ -411,14 +418,31 @@ def per_query_values(
     for ``missing="zero"`` when the piece holds only part of the run (default: the
     piece's own). ``unjudged``, ``unjudged_grade``, ``bounds``: see
     :mod:`~polars_rank._evaluation.unjudged`.
+
+    The dialect is resolved here, once (:func:`polars_rank.registry.convention`): the
+    metrics are evaluated once per (tie policy, queries averaged) they need (once,
+    unless the dialect ranks or averages metrics apart, as ``"ir_measures"``'
+    providers rank), each pass validating the data, and their per-query values
+    joined (a metric is null on a query another metric's queries have and its own
+    lack).
     """
+    chosen = convention(dialect, ties=ties, missing=missing)
     named = with_policy(metric_list(metrics, dialect, judged_only=judged_only), unjudged,
                         unjudged_grade, bounds=bounds)
     run, qrels = inputs(run, qrels, query=query, doc=doc, score=score, rel=rel)
-    frame, options, summaries = evaluate_variants(
-        named, run, qrels, _per_query_named, query=query, doc=doc, score=score, rel=rel,
-        group_by=group_by, ties=dialect_ties(ties, dialect), missing=missing,
-        validate=validate, memory=memory, all_groups=all_groups, subtopic=subtopic)
+    parts = []
+    for (policy, queries), group in chosen.passes(named).items():
+        parts.append(evaluate_variants(
+            group, run, qrels, _per_query_named, query=query, doc=doc, score=score, rel=rel,
+            group_by=group_by, ties=policy, missing=queries, validate=validate,
+            memory=memory, all_groups=all_groups, subtopic=subtopic, chosen=chosen))
+    frame, options, summaries = parts[0]  # the unjudged queries: the same in every part
+    if len(parts) > 1:
+        keys = options.keys
+        for other, _, _ in parts[1:]:
+            frame = frame.join(other, on=keys, how="full", coalesce=True, nulls_equal=True)
+        frame = frame.select(*keys, *(name for name, _ in named)).sort(keys, nulls_last=False)
+        options = replace(options, named=named, absent=chosen.absent(named))
     return PerQuery(frame, options, summaries)
 
 
@@ -438,13 +462,13 @@ def _per_query_named(
     memory: str,
     all_groups: pl.DataFrame | None,
     subtopic: str,
+    chosen: Convention,
 ) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]:
     """:func:`per_query_values` for metrics already parsed and named: one data variant."""
     options, lazy_run, lazy_qrels = check_arguments(
         run, qrels, named, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate, memory=memory,
-        all_groups=all_groups,
-        subtopic=subtopic,
+        all_groups=all_groups, subtopic=subtopic, absent=chosen.absent(named),
     )
     unjudged: list[pl.DataFrame] = []
     if memory == "low":
