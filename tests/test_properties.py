@@ -218,6 +218,13 @@ def per_query(df: pl.DataFrame, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
     return df.group_by("qid").agg(*exprs.values()).sort("qid")
 
 
+def judged_per_query(df: pl.DataFrame, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
+    """:func:`per_query` of the queries a ``query=`` mean counts: those with a judged row
+    (a query whose every label is null is left out, as trec_eval leaves it out)."""
+    judged = df.group_by("qid").agg(pl.col("rel").is_not_null().any().alias("__judged"))
+    return per_query(df, exprs).join(judged, on="qid").filter("__judged").drop("__judged")
+
+
 def test_metric_table_is_complete() -> None:
     # the intent-aware metrics read one row per (document, subtopic) and rank ties by
     # doc id only (no "expected" form): tests/test_intents.py covers them; relstring is
@@ -321,7 +328,7 @@ def test_row_order_is_irrelevant_without_ties(pair: tuple[Rows, Rows], params: P
 def test_query_mean_is_mean_of_per_query_values(rows: Rows, params: Params) -> None:
     df = rows.frame()
     mean = df.select(metrics(params, by="score", query="qid").values()).row(0, named=True)
-    groups = per_query(df, metrics(params, by="score"))
+    groups = judged_per_query(df, metrics(params, by="score"))
     for name in NAMES:
         values = [v for v in groups[name].to_list() if v is not None]  # auc: defined ones only
         expected = summary(name, values)
@@ -339,7 +346,8 @@ def test_query_mean_within_groups_and_windows(
     df = df.with_columns(pl.Series("arm", [arm_of[q] for q in rows.qids], pl.String))
     per_arm = df.group_by("arm").agg(metrics(params, by="score", query="qid").values())
     for arm_row in per_arm.iter_rows(named=True):
-        groups = per_query(df.filter(pl.col("arm") == arm_row["arm"]), metrics(params, by="score"))
+        groups = judged_per_query(df.filter(pl.col("arm") == arm_row["arm"]),
+                                  metrics(params, by="score"))
         for name in NAMES:
             values = [v for v in groups[name].to_list() if v is not None]
             expected = summary(name, values)
