@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._cli_eval import asked, evaluate_files
+from polars_rank._cli_eval import Settings, asked, evaluate_files
 from polars_rank._compare.options import CORRECTIONS, TESTS
 from polars_rank._compare.report import report
 from polars_rank.compare import compare
@@ -105,8 +105,8 @@ def per_query_values(args: argparse.Namespace) -> pl.DataFrame:
         print("polars-rank: note: not computed (not in polars-rank yet): "
               + ", ".join(measures.skipped), file=sys.stderr)
     names = _names(args.runs, args.names)
-    long = evaluate_files(args.qrels, args.runs, names, measures, per_query=True,
-                          missing=args.missing, ties=dialect_ties(args.ties, args.dialect))
+    settings = Settings(missing=args.missing, ties=dialect_ties(args.ties, args.dialect))
+    long = evaluate_files(args.qrels, args.runs, names, measures, settings, per_query=True)
     metrics = long["metric"].unique(maintain_order=True).to_list()
     return (long.filter(pl.col("qid") != "all")
             .unpivot(index=["metric", "qid"], on=names, variable_name="run")

@@ -14,16 +14,18 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._gain_table import check_gains, gain_of
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_choice, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff
 from polars_rank.metrics.incomplete import check_unjudged_order
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from typing_extensions import Unpack
 
+    from polars_rank._gain_table import GainTable
     from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
@@ -44,10 +46,37 @@ def _discount(p: float) -> tuple[Callable[[pl.Expr, pl.Expr], pl.Expr],
     return term, term_sum
 
 
+def _table_gains(r: Ranked, gains: GainTable) -> pl.Expr:
+    """Each row's gain under trec_eval 10's ``-m rbp.1=3,2=9`` (m_rbp.c:66-83).
+
+    gain_init.c gives each label 0..L (L: the list's largest) its own value unless
+    the table lists it, and adds every table entry; m_rbp.c then rescales the gains
+    to [0, 1], (g - lo) / (hi - lo), when one is below 0 or above 1, lo and hi being
+    the smallest and largest of them and 0 (the C code leaves its min and max
+    uninitialised; they start at 0 in the binary built from NIST's source). Unjudged
+    rows gain 0.
+    """
+    listed = [float(label) for label in gains]
+    top = r.labels.max()
+    # the largest label <= L the table does not list: one of L, L - 1, ..., L - len(table)
+    unlisted = pl.coalesce([
+        pl.when((top - j >= 0) & ~(top - j).is_in(listed)).then(top - j)
+        for j in range(len(listed) + 1)
+    ])
+    lo = min(0.0, *gains.values())
+    hi = pl.max_horizontal(pl.lit(max(0.0, *gains.values())), unlisted.fill_null(0.0))
+    g = gain_of(r.labels, r.labels.cast(pl.Float64), gains)
+    scaled = (g - lo) / (hi - lo)
+    rescaled = scaled if lo < 0 else pl.when(hi > 1.0).then(scaled).otherwise(g)
+    return pl.when(r.labels.is_null()).then(0.0).otherwise(rescaled)
+
+
 def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1,
-              gain: str = "binary") -> pl.Expr:
+              gain: str = "binary", gains: GainTable | None = None) -> pl.Expr:
     """RBP of a ranked list (validated parameters)."""
     term, term_sum = _discount(p)
+    if gains:  # graded only (checked by rbp())
+        return (1.0 - p) * r.rank_sum(_table_gains(r, gains), k, term, term_sum).fill_null(0.0)
     if gain == "graded":  # trec_eval 10 (m_rbp.c:66-83): labels over the list's largest
         # RBP is linear in the gains: divide the sum, not the rows. A row value divided
         # by its list's maximum, then ranked, took other lists' rows on Polars 1.36
@@ -73,6 +102,7 @@ def rbp(
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     gain: str = "binary",
+    gains: Mapping[int, float] | None = None,
     query: Query = None,
     ties: Ties | None = None,
     **unjudged: Unpack[UnjudgedOptions],
@@ -112,6 +142,11 @@ def rbp(
     gain
         ``"binary"`` (labels >= threshold count 1), ``"graded"`` (trec_eval 10) or
         ``"raw"`` (labels >= threshold count their value: ranx).
+    gains
+        With ``gain="graded"``: the gain of each listed label, ``{1: 3.0, 2: 9.0}``
+        (trec_eval 10's ``-m rbp.1=3,2=9``); other labels gain their value, and the
+        gains are rescaled to [0, 1] over the smallest and largest of them, and 0,
+        when one falls outside, as m_rbp.c does.
     query
         ...
     ties
@@ -143,7 +178,12 @@ def rbp(
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
     check_choice(gain, "gain", RBP_GAINS)
-    return r.finish(rbp_value(r, persistence, cutoff(k), check_threshold(threshold), gain))
+    table = check_gains(gains)
+    if table and gain != "graded":
+        msg = f"rbp: gains={gains!r} needs gain='graded' (trec_eval 10's rbp), got gain={gain!r}"
+        raise ValueError(msg)
+    return r.finish(rbp_value(r, persistence, cutoff(k), check_threshold(threshold), gain,
+                              table))
 
 
 def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
