@@ -66,17 +66,59 @@ def _table_gains(r: Ranked, gains: GainTable) -> pl.Expr:
     lo = min(0.0, *gains.values())
     hi = pl.max_horizontal(pl.lit(max(0.0, *gains.values())), unlisted.fill_null(0.0))
     g = gain_of(r.labels, r.labels.cast(pl.Float64), gains)
-    scaled = (g - lo) / (hi - lo)
+    scaled = (g - lo) / _per_row(hi - lo, g)
     rescaled = scaled if lo < 0 else pl.when(hi > 1.0).then(scaled).otherwise(g)
     return pl.when(r.labels.is_null()).then(0.0).otherwise(rescaled)
+
+
+def _powers(p: float, n: pl.Expr) -> pl.Expr:
+    """[1, p, p p, ..., p^n]: the powers as m_rbp.c's ``cur_p``, one product at a time.
+
+    ``p ** i`` (``pow``) is at times a bit away from the product, which the printed
+    digits of trec_eval show at a half unit.
+    """
+    return pl.lit(1.0).append((pl.int_range(0, n).cast(pl.Float64) * 0.0 + p).cum_prod())
+
+
+def _in_rank_order(r: Ranked, gains: pl.Expr, p: float, k: int | None) -> pl.Expr:
+    """Sum of gain x p^(rank - 1) over the retrieved rows within k, as m_rbp.c adds it.
+
+    Positions mode: one term per row of non-zero gain, added in rank order.
+    """
+    assert r.rank is not None
+    inside = r.rank.is_not_null() if k is None else r.rank <= k
+    take = inside & (gains != 0)
+    ranks = r.rank.filter(take)
+    terms = gains.filter(take).sort_by(ranks) * _powers(p, r.n_retrieved()).gather(
+        ranks.sort().cast(pl.Int64) - 1)
+    return terms.cum_sum().last().fill_null(0.0)
+
+
+def _per_row(whole: pl.Expr, like: pl.Expr) -> pl.Expr:
+    """A list's scalar as a column as long as ``like``.
+
+    Polars divides a column by a scalar through its reciprocal, at times a bit away
+    from the quotient C computes.
+    """
+    return whole + like * 0.0
 
 
 def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1,
               gain: str = "binary", gains: GainTable | None = None) -> pl.Expr:
     """RBP of a ranked list (validated parameters)."""
     term, term_sum = _discount(p)
+    exact = r.rank is not None and r.ties != "expected"  # trec_eval's arithmetic
     if gains:  # graded only (checked by rbp())
-        return (1.0 - p) * r.rank_sum(_table_gains(r, gains), k, term, term_sum).fill_null(0.0)
+        g = _table_gains(r, gains)
+        r = r.by_gain(g)  # ties="optimistic": the table's order, not the labels'
+        if exact:
+            return (1.0 - p) * _in_rank_order(r, g, p, k)
+        return (1.0 - p) * r.rank_sum(g, k, term, term_sum).fill_null(0.0)
+    if gain == "graded" and exact:  # m_rbp.c: each label over the list's largest, if > 1
+        labels = r.labels.cast(pl.Float64)
+        top = _per_row(r.labels.max().cast(pl.Float64), labels)
+        scaled = pl.when(top > 1.0).then(labels / top).otherwise(labels).fill_null(0.0)
+        return (1.0 - p) * _in_rank_order(r, scaled, p, k)
     if gain == "graded":  # trec_eval 10 (m_rbp.c:66-83): labels over the list's largest
         # RBP is linear in the gains: divide the sum, not the rows. A row value divided
         # by its list's maximum, then ranked, took other lists' rows on Polars 1.36
@@ -193,6 +235,17 @@ def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
     the judged ranks: the judged rows suffice (evaluate() keeps only those).
     """
     check_unjudged_order(r.ties, "rbp_residual")
+    if r.rank is not None and r.ties != "expected":
+        # m_rbp_resid.c's arithmetic: p^n and the powers at the unjudged ranks, added
+        # in rank order
+        n = r.n_retrieved()
+        powers = _powers(p, n)
+        ranks = pl.int_range(1, n + 1, dtype=pl.Int64)
+        judged = r.rank.filter(r.rank.is_not_null() & r.labels.is_not_null()).cast(pl.Int64)
+        n_judged = (r.rank.is_not_null() & r.labels.is_not_null()).sum()
+        unjudged = ranks.filter(~ranks.is_in(judged.implode()))
+        total = powers.gather(unjudged - 1).cum_sum().last().fill_null(0.0)
+        return pl.when(n_judged < n).then(powers.last() + (1.0 - p) * total).otherwise(0.0)
     term, term_sum = _discount(p)
     judged = r.labels.is_not_null().cast(pl.Float64)
     n_judged = r.rank_sum(judged, None, term_sum=count)
