@@ -214,6 +214,21 @@ def rbp(
     ╞════════════╡
     │ 0.625      │
     └────────────┘
+
+    trec_eval 10's graded RBP divides the labels by the largest (2); ``-m rbp.1=4``
+    gives label 1 a gain of 4, and the gains are rescaled by the largest, 4:
+
+    >>> df = pl.DataFrame({"rel": [2, 0, 1]})
+    >>> df.select(pr.rbp("rel", 0.5, by=None, gain="graded").alias("graded"),
+    ...           pr.rbp("rel", 0.5, by=None, gain="graded", gains={1: 4}).alias("1=4"))
+    shape: (1, 2)
+    ┌────────┬───────┐
+    │ graded ┆ 1=4   │
+    │ ---    ┆ ---   │
+    │ f64    ┆ f64   │
+    ╞════════╪═══════╡
+    │ 0.5625 ┆ 0.375 │
+    └────────┴───────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
