@@ -55,12 +55,17 @@ and polars-rank metric strings: name, name@k, name(option=value), case-insensiti
 Run `polars-rank metrics` for the full list. Measures trec_eval has and polars-rank
 does not compute yet are left out, with a note on stderr.
 
-One run prints trec_eval's own lines (measure, query or all, value); several runs a
-table side by side. Queries evaluated: those of the run that have judgments (-c adds
-qrels queries absent from a run with every measure 0, as trec_eval -c; trec_eval 10
-without -c stops on them). Equal scores are ordered by document id, descending, as
-trec_eval does, scores compared as 64-bit doubles as trec_eval 10 (--ties trec_eval9:
-as 32-bit floats, as trec_eval 9 and pytrec_eval; --ties first: file order).
+One run prints trec_eval's own output, byte for byte (-nan where trec_eval divides 0
+by 0); several runs a table side by side. trec_eval 10's long options work too
+(--query_eval_wanted, --complete_rel_info_wanted, --level_for_rel, --nosummary,
+--Max_retrieved_per_topic, --Judged_docs_only, --Number_docs_in_coll, --Debug_level,
+--Rel_info_format, --Results_format, --measure, --version), and a run named - is read
+from standard input. Queries evaluated: those of the run that have judgments. A
+judged query absent from a run stops the evaluation as it stops trec_eval 10 (exit
+status 4); -c scores such queries 0 (as trec_eval -c), --missing skip leaves them out
+(as trec_eval 9). Equal scores are ordered by document id, descending, as trec_eval
+does, scores compared as 64-bit doubles as trec_eval 10 (--ties trec_eval9: as 32-bit
+floats, as trec_eval 9 and pytrec_eval; --ties first: file order).
 
 Unjudged retrieved documents are non-relevant, as in trec_eval; --unjudged high
 judges them at --unjudged-grade (default: the qrels' largest label), --unjudged
@@ -85,7 +90,7 @@ def _integer(text: str) -> int:
 def _debug(text: str) -> tuple[int, str | None]:
     """trec_eval's ``-D level`` or ``-D level.qid`` (trec_eval.c, get_debug_level_query)."""
     level, dot, query = text.partition(".")
-    return _integer(level), query if dot else None
+    return _integer(level) if level else 0, query if dot else None  # atol("") is 0
 
 
 class _Version(argparse.Action):
