@@ -237,7 +237,8 @@ def test_cli_prints_what_trec_eval_prints(command: str, trec_eval: Path, tmp_pat
 @pytest.mark.parametrize("command", [
     "-q -m all_trec", "-q -c -m all_trec", "-q -J -m all_trec", "-q -c -M0 -m all_trec",
     "-q -l2 -m all_trec -m relstring.20", "--query_eval_wanted --measure set -D 0.302",
-    "-c -q -D 0.302 -m all_trec", "-q -D.302 -m official", "-q -m set_F.2 -m rbp.p=0.5,1=2 -m dcg.1=0,2=4",
+    "-c -q -D 0.302 -m all_trec", "-q -D.302 -m official",
+    "-q -m set_F.2 -m rbp.p=0.5,1=2 -m dcg.1=0,2=4",
 ])
 def test_trec_eval_test_collection(command: str, trec_eval: Path,
                                    capsys: pytest.CaptureFixture[str]) -> None:
