@@ -12,17 +12,24 @@ fuses runs into one; ``polars-rank metrics`` lists the metric strings.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import re
+import shutil
+import signal
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 
-from polars_rank import _cli_compare, _cli_fuse, datasets
-from polars_rank._cli_eval import asked, evaluate_files, print_trec_eval
+from polars_rank import __version__, _cli_compare, _cli_fuse, datasets
+from polars_rank._cli_eval import Settings, Stop, asked, evaluate_files, print_trec_eval
 from polars_rank._evaluation import evaluate
 from polars_rank._evaluation.options import EvalTies
+from polars_rank._trec_measures import atol
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
@@ -31,7 +38,7 @@ from polars_rank.recsys._table import summary
 from polars_rank.registry import DIALECTS, METRICS
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
 __all__ = ["main"]
 
@@ -48,12 +55,19 @@ and polars-rank metric strings: name, name@k, name(option=value), case-insensiti
 Run `polars-rank metrics` for the full list. Measures trec_eval has and polars-rank
 does not compute yet are left out, with a note on stderr.
 
-One run prints trec_eval's own lines (measure, query or all, value); several runs a
-table side by side. Queries evaluated: those of the run that have judgments (-c adds
-qrels queries absent from a run with every measure 0, as trec_eval -c; trec_eval 10
-without -c stops on them). Equal scores are ordered by document id, descending, as
-trec_eval does, scores compared as 64-bit doubles as trec_eval 10 (--ties trec_eval9:
-as 32-bit floats, as trec_eval 9 and pytrec_eval; --ties first: file order).
+One run prints trec_eval's own output, byte for byte (-nan where trec_eval divides 0
+by 0); several runs a table side by side. trec_eval 10's long options work too
+(--query_eval_wanted, --complete_rel_info_wanted, --level_for_rel, --nosummary,
+--Max_retrieved_per_topic, --Judged_docs_only, --Number_docs_in_coll, --Debug_level,
+--Rel_info_format, --Results_format, --measure, --version), and a run named - is read
+from standard input. Queries evaluated: those of the run that have judgments. A
+judged query absent from a run stops the evaluation as it stops trec_eval 10 (exit
+status 4); -c scores such queries 0 (as trec_eval -c), --missing skip leaves them out
+(as trec_eval 9). --dialect ir_measures and ranx average over the qrels' queries
+instead (0 for those a run lacks, no stop) unless -c or --missing is given. Equal
+scores are ordered by document id, descending, as trec_eval does, scores compared as
+64-bit doubles as trec_eval 10 (--ties trec_eval9: as 32-bit floats, as trec_eval 9
+and pytrec_eval; --ties first: file order; --dialect: each measure its tool's order).
 
 Unjudged retrieved documents are non-relevant, as in trec_eval; --unjudged high
 judges them at --unjudged-grade (default: the qrels' largest label), --unjudged
@@ -67,6 +81,30 @@ and <measure>_high: the interval the missing judgments leave open.
 """
 
 
+def _integer(text: str) -> int:
+    """An integer option read as trec_eval reads it (C's atol: ``-l2.5`` is 2)."""
+    if not re.match(r"\s*[-+]?\d", text):
+        msg = f"{text!r} is not an integer"
+        raise argparse.ArgumentTypeError(msg)
+    return atol(text)
+
+
+def _debug(text: str) -> tuple[int, str | None]:
+    """trec_eval's ``-D level`` or ``-D level.qid`` (trec_eval.c, get_debug_level_query)."""
+    level, dot, query = text.partition(".")
+    return _integer(level) if level else 0, query if dot else None  # atol("") is 0
+
+
+class _Version(argparse.Action):
+    """``-v``: the version on stderr, exit 0, as trec_eval -v (no files needed)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"polars-rank version {__version__}, trec_eval version 10.0-rc3's measures and "
+              "command line", file=sys.stderr)
+        parser.exit(0)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="polars-rank",
@@ -77,21 +115,46 @@ def _parser() -> argparse.ArgumentParser:
                         description=EVAL_HELP,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     ev.add_argument("qrels", type=Path, help="TREC qrels file: qid iter docid rel")
-    ev.add_argument("runs", type=Path, nargs="+", metavar="run",
-                    help="TREC run file(s): qid Q0 docid rank score tag")
-    ev.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
+    ev.add_argument("runs", nargs="+", metavar="run",
+                    help="TREC run file(s): qid Q0 docid rank score tag (the rank is not "
+                         "read, as in trec_eval); - reads one from standard input")
+    ev.add_argument("-m", "--metric", "--measure", action="append", dest="metrics",
+                    metavar="METRIC",
                     help="measure or metric string, repeatable (default: official)")
-    ev.add_argument("-q", "--per-query", action="store_true",
+    ev.add_argument("-q", "--per-query", "--query_eval_wanted", action="store_true",
                     help="also print one line per query (as trec_eval -q)")
-    ev.add_argument("-n", "--no-summary", action="store_true",
+    ev.add_argument("-n", "--no-summary", "--nosummary", action="store_true",
                     help="no summary lines (as trec_eval -n)")
-    ev.add_argument("-l", "--level", type=int, metavar="L",
+    ev.add_argument("-l", "--level", "--level_for_rel", type=_integer, metavar="L",
                     help="labels >= L are relevant for binary measures (trec_eval -l)")
-    ev.add_argument("-M", "--max-ret", type=int, metavar="N",
-                    help="evaluate each query's first N documents only (trec_eval -M)")
-    ev.add_argument("-J", "--judged-only", action="store_true",
+    ev.add_argument("-M", "--max-ret", "--Max_retrieved_per_topic", type=_integer,
+                    metavar="N",
+                    help="evaluate each query's first N documents only (trec_eval -M; "
+                         "0: none, each query still evaluated)")
+    ev.add_argument("-J", "--judged-only", "--Judged_docs_only", action="store_true",
                     help="rank the judged documents only, removing the others before any "
                          "measure (as trec_eval -J; metric strings: judged_only=True)")
+    ev.add_argument("-c", "--complete_rel_info_wanted", dest="missing",
+                    action="store_const", const="zero",
+                    help="score judged queries absent from a run 0 (as trec_eval -c)")
+    ev.add_argument("--missing", choices=["error", "skip", "zero"],
+                    help="judged queries absent from a run: stop with trec_eval 10's "
+                         "message and exit status 4 (error), leave them out (skip: "
+                         "trec_eval 9, pytrec_eval) or score them 0 (zero: -c); default: "
+                         "error, but the dialect's means over the qrels' queries under "
+                         "--dialect ir_measures, ranx and recommenders")
+    ev.add_argument("-N", "--num-docs", "--Number_docs_in_coll", type=_integer, metavar="N",
+                    help="documents in the collection, read by utility's fourth weight "
+                         "(as trec_eval -N; no other measure reads it)")
+    ev.add_argument("-D", "--Debug_level", type=_debug, metavar="LEVEL[.QID]",
+                    help="trec_eval's debug level; LEVEL.QID evaluates query QID only "
+                         "(polars-rank prints no debugging traces)")
+    ev.add_argument("-R", "--Rel_info_format", default="qrels", metavar="FORMAT",
+                    help="the qrels' format (trec_eval -R): qrels")
+    ev.add_argument("-T", "--Results_format", default="trec_results", metavar="FORMAT",
+                    help="the run's format (trec_eval -T): trec_results")
+    ev.add_argument("-v", "--version", action=_Version, nargs=0,
+                    help="print the version on stderr and exit (as trec_eval -v)")
     ev.add_argument("--unjudged", choices=["low", "high", "ignore", "condensed"],
                     default="low",
                     help="unjudged retrieved documents: non-relevant (low, ignore; "
@@ -103,16 +166,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--bounds", action="store_true",
                     help="after each measure, <measure>_low and <measure>_high: unjudged "
                          "retrieved documents non-relevant, and judged at --unjudged-grade")
-    ev.add_argument("-N", "--num-docs", type=int, metavar="N",
-                    help="documents in the collection, read by utility's fourth weight "
-                         "(as trec_eval -N; no other measure reads it)")
     ev.add_argument("--format", choices=["trec_eval", "table", "csv", "json"],
                     help="output format (default: trec_eval for one run, else table)")
-    ev.add_argument("-c", dest="missing", action="store_const", const="zero",
-                    help="score qrels queries absent from a run 0 (as trec_eval -c)")
-    ev.add_argument("--missing", choices=["skip", "zero"],
-                    help="qrels queries absent from a run: skip, or zero (-c) (default: "
-                         "the dialect's, skip but for ir_measures and ranx)")
     ev.add_argument("--ties", help="order among equal scores (default: the dialect's, "
                                    "trec_eval's unless it says otherwise)",
                     choices=get_args(EvalTies))
@@ -131,9 +186,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_names(paths: Sequence[Path]) -> list[str]:
-    """Column names for the runs: file names, made unique."""
-    names = [p.name for p in paths]
+def _run_names(runs: Sequence[str]) -> list[str]:
+    """Column names for the runs: file names, made unique (``-``: standard input)."""
+    paths = [Path(r) for r in runs]
+    names = [r if r == "-" else p.name for r, p in zip(runs, paths, strict=True)]
     if len(set(names)) < len(names):
         names = [str(p) for p in paths]
     if len(set(names)) < len(names):
@@ -143,36 +199,85 @@ def _run_names(paths: Sequence[Path]) -> list[str]:
 
 def _eval(args: argparse.Namespace) -> None:
     """``polars-rank eval``."""
+    _check_formats(args.Rel_info_format, args.Results_format)
+    if args.max_ret is not None and args.max_ret < 0:
+        msg = (f"-M {args.max_ret}: the number of documents per query is 0 or more "
+               "(trec_eval crashes on a negative -M)")
+        raise ValueError(msg)
     measures = asked(args.metrics, args.level, args.dialect, args.num_docs)
-    if args.bounds:
-        measures = measures.with_bounds()
+    for note in measures.notes:
+        print(f"polars-rank: note: {note}", file=sys.stderr)
     if measures.skipped:
         print("polars-rank: note: not computed (not in polars-rank yet): "
               + ", ".join(measures.skipped), file=sys.stderr)
-    options = {"missing": args.missing, "ties": args.ties, "dialect": args.dialect,
-               "memory": args.memory, "max_ret": args.max_ret,
-               "judged_only": args.judged_only, "unjudged": args.unjudged,
-               "unjudged_grade": args.unjudged_grade}
+    if not measures.names:
+        msg = "no measure left to compute (see the note above)"
+        raise ValueError(msg)
+    if args.bounds:
+        measures = measures.with_bounds()
+    level, debug_query = args.Debug_level or (0, None)
+    if level > 0:
+        print(f"polars-rank: note: -D {level}: trec_eval's debugging traces are not printed "
+              "(polars-rank computes the measures another way)", file=sys.stderr)
+    settings = Settings.of(args.dialect, ties=args.ties, missing=args.missing,
+                           memory=args.memory, max_ret=args.max_ret,
+                           judged_only=args.judged_only, unjudged=args.unjudged,
+                           unjudged_grade=args.unjudged_grade, debug_query=debug_query)
     fmt = args.format or ("trec_eval" if len(args.runs) == 1 else "table")
-    with warnings.catch_warnings(record=True) as caught:
+    if fmt == "trec_eval" and len(args.runs) > 1:
+        msg = "--format trec_eval prints one run; give one, or --format table"
+        raise ValueError(msg)
+    with warnings.catch_warnings(record=True) as caught, _standard_input(args.runs) as runs:
         warnings.simplefilter("always")
-        if fmt == "trec_eval":
-            if len(args.runs) > 1:
-                msg = "--format trec_eval prints one run; give one, or --format table"
-                raise ValueError(msg)
-            print_trec_eval(args.qrels, args.runs[0], measures, per_query=args.per_query,
-                            summary=not args.no_summary, **options)
-        else:
-            result = evaluate_files(args.qrels, args.runs, _run_names(args.runs), measures,
-                                    per_query=args.per_query, **options)
-            if fmt == "csv":
-                sys.stdout.write(result.write_csv())
-            elif fmt == "json":
-                sys.stdout.write(result.write_json() + "\n")
+        try:
+            if fmt == "trec_eval":
+                print_trec_eval(args.qrels, runs[0], measures, settings,
+                                per_query=args.per_query, summary=not args.no_summary)
             else:
-                _print_table(result)
-    for w in caught:
-        print(f"polars-rank: warning: {w.message}", file=sys.stderr)
+                result = evaluate_files(args.qrels, runs, _run_names(args.runs), measures,
+                                        settings, per_query=args.per_query)
+                if fmt == "csv":
+                    sys.stdout.write(result.write_csv())
+                elif fmt == "json":
+                    sys.stdout.write(result.write_json() + "\n")
+                else:
+                    _print_table(result)
+        finally:
+            for w in caught:
+                print(f"polars-rank: warning: {w.message}", file=sys.stderr)
+
+
+def _check_formats(qrels: str, run: str) -> None:
+    """trec_eval's ``-R`` and ``-T``: the formats polars-rank reads, or why not."""
+    if qrels in ("qrels_jg", "prefs", "qrels_prefs"):
+        msg = f"-R {qrels}: trec_eval's {qrels} format is not in polars-rank yet (-R qrels)"
+        raise ValueError(msg)
+    if qrels != "qrels":
+        msg = f"-R {qrels}: not a qrels format trec_eval knows (Illegal rel_format); -R qrels"
+        raise ValueError(msg)
+    if run != "trec_results":
+        msg = (f"-T {run}: not a results format trec_eval knows (Illegal retrieval results "
+               "format); -T trec_results")
+        raise ValueError(msg)
+
+
+@contextlib.contextmanager
+def _standard_input(runs: Sequence[str]) -> Iterator[list[Path]]:
+    """The run files, ``-`` (trec_eval's standard input) copied to a temporary file.
+
+    Read as trec_eval reads it: a run named ``-``; any other name is a file.
+    """
+    if runs.count("-") > 1:
+        msg = "- (standard input) can be given for one run only"
+        raise ValueError(msg)
+    if "-" not in runs:
+        yield [Path(r) for r in runs]
+        return
+    with tempfile.TemporaryDirectory(prefix="polars-rank-") as folder:
+        path = Path(folder) / "standard-input"
+        with path.open("wb") as copy:
+            shutil.copyfileobj(sys.stdin.buffer, copy)
+        yield [path if r == "-" else Path(r) for r in runs]
 
 
 def _print_table(frame: pl.DataFrame) -> None:
@@ -320,6 +425,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"polars-rank: warning: {w.message}", file=sys.stderr)
         else:
             _list_metrics()
+    except BrokenPipeError:  # the reader left (| head): entry_point ends quietly
+        raise
+    except Stop as stop:  # where trec_eval 10 stops, with its message and exit status
+        print(f"polars-rank: {stop}", file=sys.stderr)
+        if stop.hint:
+            print(f"polars-rank: hint: {stop.hint}", file=sys.stderr)
+        return stop.status
     except (OSError, TrecFormatError, InvalidDataError, ValueError, ImportError) as exc:
         print(f"polars-rank: error: {exc}", file=sys.stderr)
         return 2
@@ -327,8 +439,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry_point() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point.
+
+    A reader that stops reading (``polars-rank eval ... | head``) ends the program as
+    it ends trec_eval and other C programs: by SIGPIPE, with nothing on stderr.
+    """
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's advice (docs: signal, "Note on SIGPIPE"): point stdout at devnull so
+        # that the flush at exit cannot fail again, then die of the signal
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if hasattr(signal, "SIGPIPE"):
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGPIPE)
+        sys.exit(1)  # Windows has no SIGPIPE
+    sys.exit(code)
 
 
 if __name__ == "__main__":

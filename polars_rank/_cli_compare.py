@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._cli_eval import asked, evaluate_files
+from polars_rank._cli_eval import Settings, asked, evaluate_files
 from polars_rank._compare.options import CORRECTIONS, TESTS
 from polars_rank._compare.report import report
 from polars_rank.compare import compare
 from polars_rank.io import scan_run
-from polars_rank.registry import DIALECTS
+from polars_rank.registry import DIALECTS, convention
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -105,8 +105,8 @@ def per_query_values(args: argparse.Namespace) -> pl.DataFrame:
         print("polars-rank: note: not computed (not in polars-rank yet): "
               + ", ".join(measures.skipped), file=sys.stderr)
     names = _names(args.runs, args.names)
-    long = evaluate_files(args.qrels, args.runs, names, measures, per_query=True,
-                          missing=args.missing, ties=args.ties, dialect=args.dialect)
+    settings = Settings(convention(args.dialect, ties=args.ties, missing=args.missing))
+    long = evaluate_files(args.qrels, args.runs, names, measures, settings, per_query=True)
     metrics = long["metric"].unique(maintain_order=True).to_list()
     return (long.filter(pl.col("qid") != "all")
             .unpivot(index=["metric", "qid"], on=names, variable_name="run")

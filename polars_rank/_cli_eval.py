@@ -1,17 +1,22 @@
 r"""``polars-rank eval``: TREC files in, trec_eval's measures and output out.
 
 The command line speaks trec_eval's dialect (``-m P.5,10``, ``-m official``, ``-q``,
-``-c``, ``-l``, ``-M``, ``-n``; ``rbp`` is trec_eval 10's; ``--dialect`` picks another
-tool's, :data:`polars_rank.registry.DIALECTS`) and, for one run, prints
-trec_eval's own lines (``%-22s\t%s\t%6.4f``, counts as integers), so its output can
-be diffed against trec_eval's. polars-rank metric strings (``ndcg@10``) mix in.
+``-c``, ``-l``, ``-M``, ``-n``, ``-J``, ``-D``; ``rbp`` is trec_eval 10's;
+``--dialect`` picks another tool's, :data:`polars_rank.registry.DIALECTS`) and, for
+one run, prints trec_eval's own lines (``%-22s\t%s\t%6.4f``, counts as integers,
+``-nan`` where trec_eval divides 0 by 0), so its output can be diffed against
+trec_eval's. polars-rank metric strings (``ndcg@10``) mix in. Where trec_eval 10
+stops (a judged query absent from the run, no query to evaluate), :class:`Stop` says
+so with its message and exit status.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -22,15 +27,76 @@ from polars_rank._summaries import summarize
 from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import TrecFormatError
 from polars_rank.io import last_tag, read_qrels, read_run
-from polars_rank.registry import Convention, Metric, convention, parse_metric
+from polars_rank.registry import DIALECTS, Convention, Metric, convention, parse_metric
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-__all__ = ["Asked", "asked", "evaluate_files", "print_trec_eval"]
+__all__ = ["Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval"]
 
 _META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
+_EMPTY = "__polars_rank_nothing_retrieved"
+_R = "__polars_rank_relevant"
+_NO_DOCUMENT = " "
+"""The document of each list under ``-M 0``: removed under ``-J`` as unjudged (no
+qrels line can hold a blank id), leaving the empty list trec_eval evaluates."""
+
+
+class Stop(Exception):
+    """trec_eval 10 stops here: its message, a hint, and its exit status."""
+
+    def __init__(self, message: str, status: int, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How ``eval`` evaluates each run: trec_eval's flags and polars-rank's own.
+
+    Built by :meth:`of` from the command line's ``--dialect``, ``--ties`` and
+    ``--missing``/``-c``.
+    """
+
+    chosen: Convention = field(default_factory=lambda: convention("trec_eval"))
+    """The dialect with ``--ties`` and ``--missing``: each metric's tie policy and the
+    queries its mean is over (:func:`polars_rank.registry.convention`)."""
+    stop: bool = False
+    """A judged query absent from a run stops (trec_eval 10 without ``-c``:
+    :class:`Stop`, exit 4); the numbers are then the dialect's ``"skip"``'s."""
+    memory: str = "high"
+    max_ret: int | None = None
+    """``-M``: each query's first documents only (0: none, as trec_eval)."""
+    judged_only: bool = False
+    unjudged: str = "low"
+    unjudged_grade: float | None = None
+    debug_query: str | None = None
+    """``-D level.qid``: evaluate that query only (trec_eval's averages under ``-c``
+    still count every judged query)."""
+
+    @classmethod
+    def of(cls, dialect: str, *, ties: str | None = None, missing: str | None = None,
+           **rest: Any) -> Settings:
+        """The settings of ``--dialect``, ``--ties`` and ``--missing`` (``-c``: ``"zero"``).
+
+        ``missing``: ``"error"`` (stop), ``"skip"``, ``"zero"``, or None: the dialect's.
+        A dialect whose means are over the run's queries (trec_eval's, the default)
+        stops as trec_eval 10 does; one whose means are over the qrels' queries
+        (ir_measures, ranx, MS Recommenders' ndcg) averages as it does, without a stop.
+        ``rest``: the other fields.
+        """
+        if missing is None and dialect in DIALECTS and DIALECTS[dialect].missing == "skip":
+            missing = "error"
+        chosen = convention(dialect, ties=ties,
+                            missing="skip" if missing == "error" else missing)
+        return dataclasses.replace(cls(chosen, stop=missing == "error"), **rest)
+
+    @property
+    def zero(self) -> bool:
+        """Every judged query counted (``-c``, or the dialect's means over the qrels)."""
+        return self.chosen.missing == "zero"
 
 
 class Asked:
@@ -38,21 +104,24 @@ class Asked:
 
     def __init__(self, specs: Sequence[str], level: int | None,
                  dialect: str = "trec_eval", num_docs: int | None = None) -> None:
+        self.level, self.dialect = level, dialect
         self.names: list[str] = []
         self.metrics: dict[str, Metric] = {}
         self.skipped: list[str] = []
         self.ends: dict[str, str] = {}
         """``--bounds``: a printed name -> the suffix of evaluate()'s column it reads."""
+        self.notes: list[str] = []
+        """Notes for stderr: parameters trec_eval ignores."""
         given = trec.first_parameters(specs)
-        # a set's measures one by one: one that cannot be parsed leaves out only itself
-        for spec in (m for s in specs for m in trec.SETS.get(s, (s,))):
-            try:
-                expanded = trec.expand(spec, given)
-            except ValueError as exc:
-                if str(exc) not in self.skipped:
-                    self.skipped.append(str(exc))
-                continue
-            for name in expanded if expanded is not None else [spec]:
+        for spec in specs:
+            expanded = trec.expand(spec, given)
+            if expanded is None:  # a polars-rank metric string
+                lines = [(spec, spec)]
+            else:
+                lines = expanded.lines
+                if expanded.note and expanded.note not in self.notes:
+                    self.notes.append(expanded.note)
+            for name, string in lines:
                 measure = trec.printed(name) if expanded is not None else None
                 if name in self.names:
                     continue
@@ -62,7 +131,7 @@ class Asked:
                     continue
                 self.names.append(name)
                 if name not in _META:
-                    metric = _with_level(parse_metric(trec.metric_string(name), dialect), level)
+                    metric = _with_level(parse_metric(string, dialect), level)
                     self.metrics[name] = _with_num_docs(metric, num_docs)
         rank = {m: i for i, m in enumerate(trec.ORDER)}
         last = len(rank)
@@ -80,8 +149,7 @@ class Asked:
         unjudged retrieved documents non-relevant and judged at the grade. A string
         per query (``relstring``) has none.
         """
-        out = Asked([], None)
-        out.skipped = self.skipped
+        out = self._empty()
         for name in self.names:
             out.names.append(name)
             metric = self.metrics.get(name)
@@ -94,6 +162,37 @@ class Asked:
                 out.names.append(f"{name}_{end}")
                 out.metrics[f"{name}_{end}"] = metric
                 out.ends[f"{name}_{end}"] = f"_{end}"
+        return out
+
+    def _empty(self) -> Asked:
+        """An Asked without measures, with this one's settings and notes."""
+        out = Asked([], self.level, self.dialect)
+        out.skipped, out.notes = self.skipped, self.notes
+        return out
+
+    def numbers_only(self) -> Asked:
+        """These measures without the string ones (relstring)."""
+        out = self._empty()
+        out.metrics = {n: m for n, m in self.metrics.items() if not _is_text(m)}
+        out.names = [n for n in self.names if n not in self.metrics or n in out.metrics]
+        out.ends = self.ends
+        return out
+
+    def zero_over_zero(self) -> dict[str, tuple[float, ...]]:
+        """The measures trec_eval divides 0 by 0 on an empty list, with their recall levels.
+
+        m_iprec_at_recall.c and m_11pt_avg.c start from the precision of the whole
+        list, num_rel_ret / num_ret: NaN when nothing is retrieved (``-J``, ``-M 0``),
+        which they keep at each level x with lround(x R) = 0 (C prints ``-nan``).
+        """
+        out: dict[str, tuple[float, ...]] = {}
+        for name, m in self.metrics.items():
+            if m.definition.name == "iprec_at_recall":
+                out[name] = (float(m.options.get("recall", 0.0)),)
+            elif m.definition.name == "11pt_avg":
+                option = m.definition.option("levels")
+                assert option is not None  # 11pt_avg has recall levels
+                out[name] = tuple(m.options.get("levels", option.default))
         return out
 
 
@@ -134,31 +233,118 @@ def _top(run: pl.LazyFrame, max_ret: int, ties: str) -> pl.LazyFrame:
     return order.filter(pl.int_range(pl.len()).over("qid") < max_ret)
 
 
-def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, *, chosen: Convention,
-               memory: str, max_ret: int | None, judged_only: bool = False,
-               unjudged: str = "low", unjudged_grade: float | None = None) -> pl.DataFrame:
-    """Per-query values, a column per printed name, sorted by query.
+def _lists(path: Path, qrels: pl.LazyFrame,
+           s: Settings) -> tuple[pl.LazyFrame, pl.LazyFrame, bool]:
+    """The run and the qrels evaluate() reads, and its ``judged_only``.
 
-    ``chosen``: the dialect with ``--ties`` and ``-c`` (each metric's tie policy, the
-    queries counted). ``judged_only``: trec_eval's ``-J``, after ``-M`` (form_res_rels.c
-    cuts the list at ``-M`` before it removes the unjudged documents). ``unjudged``,
-    ``unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``); ``a.ends``
-    (``--bounds``): its ``bounds=True``.
+    ``-D level.qid`` keeps one query. ``-M n`` keeps each list's first n documents;
+    ``-M 0`` none, yet trec_eval still evaluates the queries (an empty list each), so
+    each list becomes one blank document that ``judged_only`` removes.
     """
     run = read_run(path).lazy()  # read once: evaluate() reads a lazy input twice
-    if max_ret is not None:
-        run = _top(run, max_ret, chosen.ties)
-    metrics = a.unique()
-    per = evaluate(run, qrels, metrics, per_query=True,
-                   missing=chosen.given_missing,  # type: ignore[arg-type]
-                   ties=chosen.given_ties, dialect=chosen.dialect.name,  # type: ignore[arg-type]
-                   memory=memory, judged_only=judged_only,  # type: ignore[arg-type]
-                   unjudged=unjudged, unjudged_grade=unjudged_grade,  # type: ignore[arg-type]
+    if s.debug_query is not None:
+        run = run.filter(pl.col("qid") == s.debug_query)
+        qrels = qrels.filter(pl.col("qid") == s.debug_query)
+    if s.max_ret == 0:
+        queries = run.select("qid")
+        if s.zero:  # trec_eval -c: every judged query, its list empty too
+            queries = pl.concat([queries, qrels.select("qid")])
+        run = queries.unique().with_columns(pl.lit(_NO_DOCUMENT).alias("docid"),
+                                            pl.lit(0.0).alias("score"))
+        return run, qrels, True
+    if s.max_ret is not None:
+        run = _top(run, s.max_ret, s.chosen.ties)
+    return run, qrels, s.judged_only
+
+
+def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
+               zero_over_zero: bool = False) -> pl.DataFrame:
+    """Per-query values, a column per printed name, sorted by query.
+
+    ``s.chosen``: the dialect with ``--ties`` and ``-c`` (each metric's tie policy, the
+    queries counted). ``s.judged_only``: trec_eval's ``-J``, after ``-M`` (form_res_rels.c
+    cuts the list at ``-M`` before it removes the unjudged documents). ``s.unjudged``,
+    ``s.unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``); ``a.ends``
+    (``--bounds``): its ``bounds=True``. ``zero_over_zero``: NaN where trec_eval
+    divides 0 by 0 (:meth:`Asked.zero_over_zero`).
+    """
+    run, judged, judged_only = _lists(path, qrels, s)
+    levels = a.zero_over_zero() if zero_over_zero and judged_only else {}
+    hidden: dict[str, Metric] = {}  # read here, not printed
+    if levels or not a.metrics:  # with only runid and num_q: the queries evaluated
+        hidden[_EMPTY] = parse_metric("num_ret")
+    if levels:
+        hidden[_R] = _with_level(parse_metric("num_rel", a.dialect), a.level)
+    metrics = list(dict.fromkeys([*a.unique(), *hidden.values()]))
+    per = evaluate(run, judged, metrics, per_query=True,
+                   missing=s.chosen.given_missing,  # type: ignore[arg-type]
+                   ties=s.chosen.given_ties,  # type: ignore[arg-type]
+                   dialect=s.chosen.dialect.name,
+                   memory=s.memory, judged_only=judged_only,  # type: ignore[arg-type]
+                   unjudged=s.unjudged, unjudged_grade=s.unjudged_grade,  # type: ignore[arg-type]
                    bounds=bool(a.ends)).collect()
-    column = {m: str(m) for m in metrics}
-    per = per.select("qid", *(pl.col(column[m] + a.ends.get(n, "")).alias(n)
-                              for n, m in a.metrics.items()))
-    return per.sort("qid")
+    per = per.select("qid", *(pl.col(str(m) + a.ends.get(n, "")).alias(n)
+                              for n, m in (*a.metrics.items(), *hidden.items())))
+    if levels:
+        empty = pl.col(_EMPTY) == 0
+        per = per.with_columns(
+            pl.when(empty & pl.any_horizontal([x * pl.col(_R) < 0.5 for x in xs]))
+            .then(float("nan")).otherwise(pl.col(n)).alias(n)
+            for n, xs in levels.items()
+        )
+    return per.drop(*hidden).sort("qid")
+
+
+def _absent(per: pl.DataFrame, qrels: pl.LazyFrame, s: Settings) -> str | None:
+    """Without ``-c`` (``missing="error"``): the first judged query the run lacks.
+
+    The first in trec_eval's order, the qrels' query ids sorted byte-wise; under
+    ``-D level.qid`` only that query is looked at.
+    """
+    if not s.stop:
+        return None
+    if s.debug_query is not None:
+        qrels = qrels.filter(pl.col("qid") == s.debug_query)
+    absent: str | None = (qrels.select("qid").unique()
+                          .join(per.lazy().select("qid"), on="qid", how="anti")
+                          .select(pl.col("qid").min()).collect().item())
+    return absent
+
+
+def _stop(absent: str | None, per: pl.DataFrame, run: str | None = None) -> None:
+    """Stop where trec_eval 10 stops (trec_eval.c:389-393 and 445-449).
+
+    A judged query the run lacks, without ``-c``: exit 4, with trec_eval's message
+    (whose "result" and "qrels" are the wrong way round) and a hint. No query
+    evaluated: exit 7. ``run``: the run's name, when several are evaluated.
+    """
+    where = "" if run is None else f"{run}: "
+    if absent is not None:
+        hint = (f"the qrels judge query '{absent}' and {run or 'the run'} has no line for "
+                "it: trec_eval 10 stops there (exit status 4); -c scores such queries 0 "
+                "(as trec_eval -c), --missing skip leaves them out (as trec_eval 9 and "
+                "pytrec_eval)")
+        msg = f"{where}result qid '{absent}' not found in qrels"
+        raise Stop(msg, 4, hint)
+    if per.height == 0:
+        msg = f"{where}No queries with both results and relevance info"
+        raise Stop(msg, 7, "the run and the qrels share no query id")
+
+
+def _complete(per: pl.DataFrame, qrels: pl.LazyFrame, s: Settings) -> pl.DataFrame:
+    """The queries the ``all`` line averages over.
+
+    Under ``-c -D level.qid`` trec_eval evaluates one query but divides by every judged
+    query (meas_avg.c reads num_q_rels): the others count as 0 (a string: empty).
+    """
+    if s.debug_query is None or not s.zero:
+        return per
+    others = (qrels.select("qid").unique().filter(pl.col("qid") != s.debug_query)
+              .collect().sort("qid"))
+    zeros = others.with_columns(
+        pl.lit("" if dtype == pl.String else 0.0).cast(dtype).alias(name)
+        for name, dtype in per.schema.items() if name != "qid")
+    return pl.concat([per, zeros.select(per.columns)])
 
 
 def _summary(per: pl.DataFrame, a: Asked, complete: pl.LazyFrame | None = None) -> pl.DataFrame:
@@ -196,7 +382,7 @@ def _is_text(metric: Metric) -> bool:
     return metric.definition.over_queries == "none"
 
 
-def _complete(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | None:
+def _counted(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | None:
     """The qrels, when the summary counts them as ``trec_eval -c`` does (:func:`_summary`).
 
     Not in a dialect whose absent queries score its own values (ir_measures' NumRel:
@@ -205,19 +391,15 @@ def _complete(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | Non
     return judgments if chosen.missing == "zero" and not chosen.dialect.absent else None
 
 
-def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked, *,
-                   per_query: bool = False, missing: str | None = None,
-                   ties: str | None = None, dialect: str = "trec_eval",
-                   memory: str = "high", max_ret: int | None = None,
-                   judged_only: bool = False, unjudged: str = "low",
-                   unjudged_grade: float | None = None) -> pl.DataFrame:
+def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked,
+                   s: Settings | None = None, *, per_query: bool = False) -> pl.DataFrame:
     """Long results: ``metric, qid`` (``all`` for the summary), one column per run.
 
-    ``missing`` and ``ties``: the dialect's unless given. Numbers only: a string per
-    query (``relstring``) is left out, with a note when the queries are shown
-    (``--format trec_eval`` prints it).
+    ``s``: the settings (default: trec_eval's dialect, no stop). Numbers only: a
+    string per query (``relstring``) is left out, with a note when the queries are
+    shown (``--format trec_eval`` prints it).
     """
-    chosen = convention(dialect, ties=ties, missing=missing)
+    s = Settings() if s is None else s
     judgments = _judgments(qrels, a)
     merged: pl.DataFrame | None = None
     queries: dict[str, set[str]] = {}  # each run's evaluated queries
@@ -225,13 +407,13 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     if text and per_query:
         print(f"polars-rank: note: {', '.join(text)} left out: strings are printed by "
               "--format trec_eval (one run)", file=sys.stderr)
-    a = _numbers_only(a)
+    a = a.numbers_only()
     for name, path in zip(names, runs, strict=True):
-        per = _per_query(path, judgments, a, chosen=chosen, memory=memory,
-                         max_ret=max_ret, judged_only=judged_only, unjudged=unjudged,
-                         unjudged_grade=unjudged_grade)
+        per = _per_query(path, judgments, a, s)
+        _stop(_absent(per, judgments, s), per, name if len(runs) > 1 else None)
         queries[name] = set(per["qid"])
-        summary = _summary(per, a, _complete(judgments, chosen))
+        summary = _summary(_complete(per, judgments, s), a,
+                           _counted(judgments, s.chosen))
         rows = pl.concat([per, summary]) if per_query else summary
         long = rows.unpivot(index="qid", variable_name="metric", value_name=name)
         merged = long if merged is None else merged.join(long, on=["metric", "qid"],
@@ -252,16 +434,6 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
         .drop("__m", "__all")
         .select("metric", "qid", pl.exclude("metric", "qid"))
     )
-
-
-def _numbers_only(a: Asked) -> Asked:
-    """``a`` without its string metrics."""
-    out = Asked([], None)
-    out.metrics = {n: m for n, m in a.metrics.items() if not _is_text(m)}
-    out.names = [n for n in a.names if n not in a.metrics or n in out.metrics]
-    out.skipped = a.skipped
-    out.ends = a.ends
-    return out
 
 
 def _line(name: str, qid: str, value: float | str | None, a: Asked) -> str:
@@ -291,32 +463,32 @@ def _per_query_line(metric: Metric) -> bool:
     return metric.definition.over_queries != "geometric"
 
 
-def print_trec_eval(qrels: Path, run: Path, a: Asked, *, per_query: bool = False,
-                    summary: bool = True, missing: str | None = None,
-                    ties: str | None = None, dialect: str = "trec_eval",
-                    memory: str = "high", max_ret: int | None = None,
-                    judged_only: bool = False, unjudged: str = "low",
-                    unjudged_grade: float | None = None) -> None:
-    """One run, printed exactly as trec_eval prints it.
+def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None, *,
+                    per_query: bool = False, summary: bool = True) -> None:
+    """One run, printed exactly as trec_eval prints it (its -nan included).
 
-    ``missing`` and ``ties``: the dialect's unless given.
+    When trec_eval stops on a judged query the run lacks, the queries it printed
+    before (``-q``, in its order) are printed, then :class:`Stop` is raised.
     """
-    chosen = convention(dialect, ties=ties, missing=missing)
+    s = Settings() if s is None else s
     judgments = _judgments(qrels, a)
-    per = _per_query(run, judgments, a, chosen=chosen, memory=memory,
-                     max_ret=max_ret, judged_only=judged_only, unjudged=unjudged,
-                     unjudged_grade=unjudged_grade)
+    per = _per_query(run, judgments, a, s, zero_over_zero=True)
+    absent = _absent(per, judgments, s)
     lines = []
     if per_query:
         shown = [n for n in a.names if n in a.metrics and _per_query_line(a.metrics[n])]
-        for row in per.iter_rows(named=True):
+        evaluated = per if absent is None else per.filter(pl.col("qid") < absent)
+        for row in evaluated.iter_rows(named=True):
             lines += [_line(n, row["qid"], row[n], a) for n in shown]
-    if summary:
-        means = _summary(per, a, _complete(judgments, chosen)).row(0, named=True)
-        meta: dict[str, float | str] = {"num_q": float(per.height)}
+    if absent is None and per.height and summary:
+        complete = _complete(per, judgments, s)
+        means = _summary(complete, a,
+                         _counted(judgments, s.chosen)).row(0, named=True)
+        meta: dict[str, float | str] = {"num_q": float(complete.height)}
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
             meta["runid"] = last_tag(run)
         lines += [_line(n, "all", meta[n] if n in meta else means[n], a) for n in a.names
                   if n not in a.metrics or not _is_text(a.metrics[n])]
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
+    _stop(absent, per)

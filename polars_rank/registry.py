@@ -273,7 +273,8 @@ METRICS: dict[str, MetricDef] = {
         MetricDef("rbp", metrics.rbp,
                   options=(Option("p", float, 0.8, description="persistence"), THRESHOLD,
                            Option("gain", str, "binary", RBP_GAINS,
-                                  "binary, graded (trec_eval 10) or raw (ranx)")),
+                                  "binary, graded (trec_eval 10) or raw (ranx)"),
+                           GAIN_TABLE),
                   trec_eval="rbp (dialect='trec_eval': p=0.9, gain=graded)",
                   summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
         MetricDef("rbp_resid", metrics.rbp_residual, ("rbp_residual",), cutoff=False,
@@ -900,7 +901,7 @@ def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
     defaults = chosen.defaults(metric.definition)
     if defaults:
         metric = Metric(metric.definition, metric.k, {**defaults, **metric.options})
-    probe: dict[str, Any] = {"by": None}
+    probe: dict[str, Any] = {"by": None, "ties": "first"}  # one order: relstring checks it
     if metric.definition.subtopics:
         probe = {"subtopic": "subtopic", "doc": "doc", "rank": "rank"}
     try:  # the function's own parameter checks, now

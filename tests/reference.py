@@ -497,6 +497,34 @@ def rbp_graded(ranked: Sequence[Label], unretrieved: Sequence[Label] = (), p: fl
                          for rank, label in enumerate(_top(ranked, k), start=1))
 
 
+def rbp_gain_table(ranked: Sequence[Label], unretrieved: Sequence[Label] = (), p: float = 0.9,
+                   k: int | None = None, gains: dict[int, float] | None = None) -> float:
+    """m_rbp.c (10.0) with a gain table, ``-m rbp.1=3,2=9`` (gain_init.c, setup_gains).
+
+    A label gains the table's value, or its own. The gains in play are the table's and
+    those of the levels L, L - 1, ..., down to 0 (L the largest judged label: the
+    levels 0..L for integer labels) the table does not list; when one is below 0 or
+    above 1, every gain becomes (g - lo) / (hi - lo), lo and hi the smallest and
+    largest of them and 0 (the C variables start at 0 in NIST's binary). An unjudged
+    document gains 0.
+    """
+    table = dict(gains or {})
+    judged = [_as_number(label) for label in [*ranked, *unretrieved] if label is not None]
+    top = max(judged) if judged else -1.0
+    levels = [top - j for j in range(int(top) + 1) if top - j not in table]
+    in_play = [0.0, *table.values(), *levels]
+    lo, hi = min(in_play), max(in_play)
+
+    def gain(label: Label) -> float:
+        if label is None:
+            return 0.0
+        g = table.get(_as_number(label), _as_number(label))  # type: ignore[call-overload]
+        return (g - lo) / (hi - lo) if lo < 0 or hi > 1 else g
+
+    return (1 - p) * sum(gain(label) * p ** (rank - 1)
+                         for rank, label in enumerate(_top(ranked, k), start=1))
+
+
 def relative_precision(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
                        k: int | None = None, threshold: float = 1) -> float:
     """m_rel_P.c / m_set_rel_P.c: relevant in the top k over min(k, R) (k = n without k)."""

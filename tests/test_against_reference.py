@@ -389,6 +389,11 @@ VARIANTS: dict[str, tuple[ExprFn, OracleFn]] = {
         lambda p, by: pr.rbp("rel", p.p, k=p.k, gain="graded", **by),
         lambda c, p: ref.rbp_graded(c.ranked, c.unretrieved, p=p.p, k=p.k),
     ),
+    "rbp_gain_table": (  # trec_eval 10's -m rbp.p=x,1=3,2=9
+        lambda p, by: pr.rbp("rel", p.p, k=p.k, gain="graded", gains=_table(p), **by),
+        lambda c, p: ref.rbp_gain_table(c.ranked, c.unretrieved, p=p.p, k=p.k,
+                                        gains=_table(p)),
+    ),
     "rbp_raw": (  # ranx's rbp.95
         lambda p, by: pr.rbp("rel", p.p, k=p.k, threshold=p.threshold, gain="raw", **by),
         lambda c, p: ref.rbp(c.ranked, p=p.p, k=p.k, threshold=p.threshold, gain="raw"),

@@ -48,8 +48,12 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 def per_query_from_eval(capsys: pytest.CaptureFixture[str], qrels: str, runs: list[str],
                         metrics: list[str], *flags: str) -> pl.DataFrame:
-    """``eval -q --format csv`` reshaped: run, qid, one column per measure."""
-    argv = ["eval", qrels, *runs, "-q", "--format", "csv", *flags]
+    """``eval -q --format csv`` reshaped: run, qid, one column per measure.
+
+    ``--missing skip``: as compare, which leaves out the query the hybrid run lacks
+    (eval, as trec_eval 10, stops on it by default).
+    """
+    argv = ["eval", qrels, *runs, "-q", "--format", "csv", "--missing", "skip", *flags]
     for m in metrics:
         argv += ["-m", m]
     code, out, _ = run_cli(capsys, *argv)

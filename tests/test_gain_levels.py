@@ -343,13 +343,22 @@ def test_function_names_are_metric_strings() -> None:
 
 
 def test_the_command_line_expands_trec_eval_parameters() -> None:
-    assert trec.expand("ndcg.1=3,2=9,4=4.5") == ["ndcg_1=3,2=9,4=4.5"]
-    assert trec.expand("G.1=3.5") == ["G_1=3.5"]
-    assert trec.expand("utility.2,-1,0,0") == ["utility_2,-1,0,0"]
-    assert trec.expand("11pt_avg..25,.5,.75") == ["11pt_avg_.25,.5,.75"]
+    def names(spec: str) -> list[str]:
+        expanded = trec.expand(spec)
+        assert expanded is not None
+        return [name for name, _ in expanded.lines]
+
+    assert names("ndcg.1=3,2=9,4=4.5") == ["ndcg_1=3,2=9,4=4.5"]
+    assert names("G.1=3.5") == ["G_1=3.5"]
+    assert names("utility.2,-1,0,0") == ["utility_2,-1,0,0"]
+    assert names("11pt_avg..25,.5,.75") == ["11pt_avg_.25,.5,.75"]
+    for printed_name, string in trec.expand("ndcg.1=3,2=9,4=4.5").lines:  # type: ignore[union-attr]
+        assert parse_metric(string, "trec_eval") == parse_metric(printed_name, "trec_eval")
     assert trec.printed("Rndcg_1=3") == "Rndcg"
-    with pytest.raises(ValueError, match="takes no parameters"):
-        trec.expand("binG.5")
+    ignored = trec.expand("binG.5")  # as trec_eval, which ignores them
+    assert ignored is not None
+    assert ignored.lines == [("binG", "binG")]
+    assert "takes no parameters" in (ignored.note or "")
     assert not {"binG", "G", "ndcg_rel", "Rndcg"} & trec.UNSUPPORTED
 
 

@@ -4,41 +4,45 @@ A session fixture builds NIST's trec_eval 10.0 from ``<checkout>/../shared/trec_
 in a temporary copy (``make``, a few seconds). Without the source, a C compiler or make
 the tests are skipped, unless the environment variable ``CI`` is set: then they fail.
 
-For each command line in ``COMMANDS``, random qrels and run files (``trec_files.py``:
-ties, near-equal scores, negative labels, empty queries, unretrieved judgments, ...)
-are evaluated by the binary and by ``polars-rank eval`` with the same arguments, and the
-outputs are compared line for line as printed strings (``measure  qid  value``, parsed
-as in ``test_trec_eval_collection.py``). Everything must be identical except what
-``PENDING`` names, and each PENDING item must really be missing, so that the test says
-what to remove from it when a feature lands:
+For each command line in ``COMMANDS`` (every option of trec_eval's usage, short and
+long, and the ``-m`` spellings it accepts), random qrels and run files
+(``trec_files.py``: ties, near-equal scores, negative labels, empty queries,
+unretrieved judgments, ...) and trec_eval's own test collection (``tests/data/trec_eval``)
+are evaluated by the binary and by ``polars-rank eval`` with the same arguments: the
+standard outputs must be the same bytes, ``-nan`` included, and the exit statuses
+equal. Where trec_eval stops (a judged query the run lacks, no query to evaluate) the
+statuses and the lines printed before must be equal too, and our stderr says why with
+trec_eval's message and a hint at ``-c``.
 
-* a measure of ``all_trec``: our output has no line of it where trec_eval has some;
-* a ``-m`` form with trec_eval's own parameters: no line of its printed name;
-* a flag: our command line refuses it;
-* ``"addition order"``: the kernels of the measures in ``ADDITION_ORDER`` add their
-  terms in another order than trec_eval's loops, which moves a value by a unit in
-  the last place (measured against a binary printing ``%.17g``). That changes a
-  printed digit only when the exact value is a half unit (0.71875), so such a line
-  may differ by one in the last digit when our unrounded value is that half unit;
-  ``test_addition_order`` shows it on a fixed case.
+Everything must be identical except what ``PENDING`` names (nothing now).
+
+Below the printed digits, a second build of the binary printing ``%.17g`` checks the
+unrounded values: every measure's value is trec_eval's double, bit for bit (sums added
+in trec_eval's order, its quotients and powers computed as it computes them, so that a
+value at a half unit of the fourth decimal rounds as trec_eval rounds it), except the
+measures in ``LOG2``, whose discounts are Polars' log(x, 2) where trec_eval calls the C
+library's log2: a few units in the last place apart, they print the same four decimals
+unless a value falls on a half unit, which their irrational discounts do not reach.
 """
 
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import os
 import shlex
 import shutil
+import signal
+import struct
 import subprocess
-from decimal import Decimal
-from itertools import pairwise
+import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 import pytrec_eval
-from test_trec_eval_collection import differences, parse
+from test_trec_eval_collection import DATA, parse
 from trec_files import Case, float32_scores, trec_files
 
 import polars_rank as pr
@@ -56,22 +60,14 @@ ALL_TREC = (
 )
 """trec_eval 10.0's ``all_trec`` (measures.c:189-196), 37 measures."""
 
-PENDING = {
-    # measures of all_trec polars-rank does not print yet
-    # differences in the arithmetic (see the module docstring)
-    "addition order",
-    # -J leaving a query no judged document: trec_eval's iprec_at_recall and 11pt_avg
-    # divide 0 by 0 (m_iprec_at_recall.c:81) and print -nan there and on the all line;
-    # polars-rank gives 0 (docs/conventions.md)
-    "-J empty lists",
-}
-"""What polars-rank's command line does not do as trec_eval 10 yet: remove an item when
-its feature lands (the tests fail until then, saying which)."""
+PENDING: set[str] = set()
+"""What polars-rank's command line does not do as trec_eval 10 yet (test_trec_eval_9.py
+reads it too): add an item while a feature is missing, remove it when it lands."""
 
-EMPTIED = {"iprec_at_recall", "11pt_avg"}
-"""Measures trec_eval prints as -nan on a list -J emptied."""
-
-ADDITION_ORDER = {"map", "map_cut", "11pt_avg", "rbp", "rbp_resid", "bpref", "ndcg", "ndcg_cut"}
+LOG2 = {"ndcg", "ndcg_cut", "dcg", "G", "binG", "ndcg_rel", "Rndcg"}
+"""Measures whose discounts take Polars' log(x, 2), not the C library's log2: their
+unrounded values may be a few units in the last place from trec_eval's."""
+ULPS = 8  # how far, at most, in units of the last place
 
 COMMANDS = (
     "",  # trec_eval's default: official
@@ -94,20 +90,55 @@ COMMANDS = (
     "-q -m P.5 -m utility.2,-1,0,0",
     "-q -m P.5 -m 11pt_avg..25,.5",
     "-q -m P.5 -m relstring.5",
-    "-q -J -m all_trec",
     "-q -N100 -m all_trec",
+    # -J and -M 0 leave lists empty: trec_eval's iprec_at_recall and 11pt_avg divide 0
+    # by 0 there (m_iprec_at_recall.c:81) and print -nan, on the all line too
+    "-q -J -m all_trec",
+    "-q -c -J -m all_trec",
+    "-q -M0 -m all_trec",
+    "-q -c -M0 -m all_trec",
+    "-q -c -M0 -J -N50 -m all_trec -m utility.2,-1,1,1 -m iprec_at_recall.0,.04,.5",
+    "-q -J -m 11pt_avg..02,.5 -m iprec_at_recall..02,.3",
+    # the long options of trec_eval's usage, = or a separate value
+    "--query_eval_wanted --measure all_trec",
+    "--nosummary --query_eval_wanted",
+    "--complete_rel_info_wanted --query_eval_wanted --measure official",
+    "--level_for_rel 2 -q",
+    "--level_for_rel=2 --Max_retrieved_per_topic=3 -q",
+    "--Judged_docs_only -q --measure=all_trec",
+    "--Number_docs_in_coll 50 -q -m utility.1,-1,0,1",
+    "--Rel_info_format qrels --Results_format trec_results -q",
+    "--Debug_level 0 -q",
+    "-D 1 -q -m official",  # no official measure prints debugging traces
+    # short options as getopt reads them: clustered, glued values
+    "-qc -mP.5",
+    "-qn -l2 -mmap",
+    "-q -l2.5 -M3.9 -m P.5",  # C's atol: -l 2, -M 3
+    # every -m spelling trec_eval 10 accepts
+    "-q -m set",
+    "-q -m set_F.1.0",
+    "-q -m set_F.2",
+    "-q -m set_F.0.5,3",
+    "-q -m rbp.p=0.5,1=2",
+    "-q -m rbp.1=3,2=0.5,0=0.25",
+    "-q -m rbp.p=0.7,x=3,2=-1",  # names other than p and a label are ignored
+    "-q -m rbp_resid.p=0.5,1=2",
+    "-q -m map.5 -m set_P.2 -m binG.3",  # parameters trec_eval ignores
+    "-q -m dcg -m ndcg",
+    "-q -m dcg.1=3,2=-1",  # not with ndcg: trec_eval shares their gains, then crashes
+    "-q -m P.5x,010 -m iprec_at_recall.0.25,1e-1",  # C's atol and atof
+    "-q -m official.5 -m all_trec.x",  # a set's parameters are ignored
+    "-q -m G.1=0,2=3 -m Rndcg.1=2 -m ndcg_rel.3=1",
 )
 CASES = 3  # random file pairs per command
 
 
-def _pending_flag(flag: str) -> str | None:
-    return next((p for p in PENDING if p.startswith("-") and flag.startswith(p)), None)
-
-
-def _forms(flags: list[str]) -> list[str]:
-    """The ``-m`` arguments of a command line."""
-    forms = [b for a, b in pairwise(flags) if a == "-m"]
-    return forms + [f[2:] for f in flags if f.startswith("-m") and len(f) > 2]
+def _complete(flags: list[str]) -> bool:
+    """Whether the flags hold trec_eval's -c (alone, clustered or long)."""
+    return any(f == "--complete_rel_info_wanted"
+               or (f.startswith("-") and not f.startswith("--") and "c" in f[1:]
+                   and not f.startswith(("-m", "-l", "-M", "-N", "-D", "-R", "-T")))
+               for f in flags)
 
 
 def _measure(name: str) -> str:
@@ -137,10 +168,16 @@ def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build / "trec_eval"
 
 
+def run_binary(trec_eval: Path, flags: list[str], qrels: Path | str, run: Path | str,
+               stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    """trec_eval's exit status, standard output and standard error."""
+    return subprocess.run([str(trec_eval), *flags, str(qrels), str(run)], input=stdin,
+                          capture_output=True, check=False, **({} if stdin else {"text": True}))
+
+
 def binary(trec_eval: Path, flags: list[str], qrels: Path, run: Path) -> str:
     """trec_eval's standard output; fails when it does not exit 0."""
-    done = subprocess.run([str(trec_eval), *flags, str(qrels), str(run)],
-                          capture_output=True, text=True, check=False)
+    done = run_binary(trec_eval, flags, qrels, run)
     assert done.returncode == 0, f"trec_eval {shlex.join(flags)}: {done.stderr.strip()}"
     return done.stdout
 
@@ -148,28 +185,20 @@ def binary(trec_eval: Path, flags: list[str], qrels: Path, run: Path) -> str:
 def ours(flags: list[str], qrels: Path, run: Path,
          capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """``polars-rank eval``'s exit code and standard output."""
+    code, out, _ = ours_all(flags, qrels, run, capsys)
+    return code, out
+
+
+def ours_all(flags: list[str], qrels: Path | str, run: Path | str,
+             capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``polars-rank eval``'s exit code, standard output and standard error."""
     capsys.readouterr()
     try:
         code = main(["eval", *flags, str(qrels), str(run)])
     except SystemExit as exc:  # argparse refuses a flag
         code = int(exc.code or 0)
-    return code, capsys.readouterr().out
-
-
-def unrounded(flags: list[str], qrels: Path, run: Path,
-              capsys: pytest.CaptureFixture[str]) -> dict[tuple[str, str], str]:
-    """Our values before printing (``--format csv``)."""
-    code, out = ours(["--format", "csv", "-q", *flags], qrels, run, capsys)
-    assert code == 0
-    return {(m, q): v for m, q, v in list(csv.reader(io.StringIO(out)))[1:]}
-
-
-def at_half_unit(value: str, printed: str, theirs: str) -> bool:
-    """Whether two printed values are the two roundings of a half unit ``value`` is at."""
-    ours_, theirs_ = Decimal(printed), Decimal(theirs)
-    if abs(ours_ - theirs_) != Decimal("0.0001"):
-        return False
-    return abs(Decimal(value) - (ours_ + theirs_) / 2) < Decimal("1e-12")
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def files(case: Case, folder: Path) -> tuple[Path, Path, Path]:
@@ -178,54 +207,52 @@ def files(case: Case, folder: Path) -> tuple[Path, Path, Path]:
     return qrels, run, run
 
 
+def byte_differences(mine: str, theirs: str) -> list[str]:
+    """The lines that differ, as a unified diff (ours first)."""
+    return [line for line in difflib.unified_diff(mine.splitlines(), theirs.splitlines(),
+                                                  "polars-rank", "trec_eval", lineterm="", n=0)
+            if not line.startswith("@@")]
+
+
 # ----------------------------------------------------------------------------- the tests
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_cli_prints_what_trec_eval_prints(command: str, trec_eval: Path, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The same bytes on stdout and the same exit status, on random files."""
     flags = shlex.split(command)
-    forms = _forms(flags)
-    pending_flags = {p for f in flags if (p := _pending_flag(f))}
-    lacking: set[str] = set()
-    printed: set[str] = set()
     for i in range(CASES):
-        case = trec_files(1000 + 10 * COMMANDS.index(command) + i, qrels_only="-c" in flags)
+        case = trec_files(1000 + 10 * COMMANDS.index(command) + i, qrels_only=_complete(flags))
         qrels, run, their_run = files(case, tmp_path)
-        theirs, bad = parse(binary(trec_eval, flags, qrels, their_run))
-        assert not bad, f"trec_eval printed {bad[:3]}"
-        code, out = ours(flags, qrels, run, capsys)
-        if pending_flags:  # really missing: our command line refuses the flag
-            assert code != 0, f"{sorted(pending_flags)} now work: remove them from PENDING"
-            return
-        assert code == 0, f"polars-rank eval {command} exited {code}"
-        mine, malformed = parse(out)
-        assert not malformed, f"lines not 'measure qid value': {malformed[:3]}"
-        mismatches, missing, extra = differences(mine, theirs)
-        assert not extra, f"seed {case.seed}: lines trec_eval does not print: {extra[:10]}"
-        if mismatches and "addition order" in PENDING:
-            values = unrounded(flags, qrels, run, capsys)
-            for line in list(mismatches):
-                m, q = line.split(":")[0].split()
-                if (m, q) in mine and _measure(m) in ADDITION_ORDER and at_half_unit(
-                        values[m, q], mine[m, q], theirs[m, q]):
-                    mismatches.remove(line)
-        if "-J" in flags and "-J empty lists" in PENDING:
-            mismatches = [line for line in mismatches if not (
-                _measure(line.split()[0]) in EMPTIED and "trec_eval -nan" in line)]
-        assert not mismatches, (f"seed {case.seed}: {len(mismatches)} values differ "
-                                f"(files in {tmp_path}):\n  " + "\n  ".join(mismatches[:20]))
-        lacking |= missing
-        printed |= {m for m, _ in theirs}
+        theirs = run_binary(trec_eval, flags, qrels, their_run)
+        assert theirs.returncode == 0, f"trec_eval {command}: {theirs.stderr.strip()}"
+        code, out, err = ours_all(flags, qrels, run, capsys)
+        assert code == 0, f"polars-rank eval {command} exited {code}: {err}"
+        left = byte_differences(out, theirs.stdout)
+        assert not left, (f"seed {case.seed}: {len(left)} lines differ (files in {tmp_path}):"
+                          "\n  " + "\n  ".join(left[:20]))
 
-    pending_names = {f.replace(".", "_", 1) for f in forms if f in PENDING}
-    explained = {n for n in lacking if _measure(n) in PENDING or n in pending_names}
-    assert lacking == explained, f"newly missing: {sorted(lacking - explained)}"
-    exercised = {_measure(n) for n in printed} & PENDING
-    exercised |= {f for f in forms if f in PENDING}
-    supported = {p for p in exercised
-                 if not any(_measure(n) == p or n == p.replace(".", "_", 1) for n in lacking)}
-    assert not supported, f"now printed as trec_eval does: remove {sorted(supported)} from PENDING"
+
+@pytest.mark.parametrize("command", [
+    "-q -m all_trec", "-q -c -m all_trec", "-q -J -m all_trec", "-q -c -M0 -m all_trec",
+    "-q -l2 -m all_trec -m relstring.20", "--query_eval_wanted --measure set -D 0.302",
+    "-c -q -D 0.302 -m all_trec", "-q -D.302 -m official",
+    "-q -m set_F.2 -m rbp.p=0.5,1=2 -m dcg.1=0,2=4",
+])
+def test_trec_eval_test_collection(command: str, trec_eval: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval's own test collection (its ``make quicktest`` files), byte for byte."""
+    flags = shlex.split(command)
+    qrels, run = DATA / "qrels.test", DATA / ("results.trunc" if "-c" in flags else
+                                              "results.test")
+    theirs = run_binary(trec_eval, flags, qrels, run)
+    assert theirs.returncode == 0, theirs.stderr
+    code, out, err = ours_all(flags, qrels, run, capsys)
+    assert code == 0, err
+    assert not byte_differences(out, theirs.stdout)
+    if "-M0" in flags:  # every list empty
+        assert "-nan" in out
 
 
 def test_all_trec_is_every_measure(trec_eval: Path, tmp_path: Path) -> None:
@@ -236,28 +263,72 @@ def test_all_trec_is_every_measure(trec_eval: Path, tmp_path: Path) -> None:
 
 
 # Found by searching random single-query files: AP = 23/32 = 0.71875. trec_eval's sum
-# of i / rank_i is exactly that (printf rounds the half to even: 0.7188); ours is one
-# unit in the last place below (0.7187).
+# of i / rank_i is exactly that (printf rounds the half to even: 0.7188); a sum in
+# another order was one unit in the last place below (0.7187).
 HALF_UNIT_QRELS = "q 0 a 1\nq 0 b 2\nq 0 d 3\nq 0 e 3\nq 0 f 2\nq 0 i 1\nq 0 j 3\nq 0 k 0\n" \
                   "q 0 l 0\nq 0 u 2\n"
 HALF_UNIT_RUN = "".join(f"q Q0 {d} {i} {100 - i} t\n" for i, d in enumerate("abcdefghijkl"))
 
 
-def test_addition_order(trec_eval: Path, tmp_path: Path,
-                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_half_unit_rounds_as_in_trec_eval(trec_eval: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text(HALF_UNIT_QRELS)
     run.write_text(HALF_UNIT_RUN)
-    flags = ["-m", "map"]
-    theirs, _ = parse(binary(trec_eval, flags, qrels, run))
-    mine, _ = parse(ours(flags, qrels, run, capsys)[1])
-    assert theirs["map", "all"] == "0.7188"
-    if "addition order" in PENDING:
-        assert unrounded(flags, qrels, run, capsys)["map", "q"] == "0.7187499999999999", (
-            "AP adds as trec_eval does: remove 'addition order' from PENDING")
-        assert mine["map", "all"] == "0.7187"
-    else:
-        assert mine == theirs
+    flags = ["-q", "-m", "map", "-m", "map_cut.12"]
+    theirs = binary(trec_eval, flags, qrels, run)
+    assert "map                   \tall\t0.7188\n" in theirs
+    assert ours(flags, qrels, run, capsys) == (0, theirs)
+    code, out = ours(["--format", "csv", *flags], qrels, run, capsys)
+    assert code == 0
+    assert "map,all,0.71875\n" in out  # exactly the half
+
+
+@pytest.fixture(scope="session")
+def trec_eval_17(trec_eval: Path) -> Path:
+    """The same trec_eval printing every value as ``%.17g``: its doubles, exactly."""
+    build = trec_eval.parent.parent / "src17"
+    if not (build / "trec_eval").exists():
+        shutil.copytree(trec_eval.parent, build, ignore=shutil.ignore_patterns("trec_eval"))
+        for name in ("meas_print_single.c", "meas_print_final.c"):
+            source = build / name
+            source.write_text(source.read_text().replace("%6.4f", "%.17g"))
+        made = subprocess.run(["make", "-s"], cwd=build, capture_output=True, text=True,
+                              check=False)
+        assert made.returncode == 0, made.stderr[-3000:]
+    return build / "trec_eval"
+
+
+def _ulps(a: float, b: float) -> int:
+    """How many doubles apart ``a`` and ``b`` are (same sign)."""
+    return abs(struct.unpack("<q", struct.pack("<d", a))[0]
+               - struct.unpack("<q", struct.pack("<d", b))[0])
+
+
+@pytest.mark.parametrize("command", [
+    "-q -m all_trec", "-q -c -m all_trec", "-q -J -l2 -m all_trec", "-q -M5 -m all_trec",
+    "-q -m rbp.p=0.5,1=3,2=-1 -m rbp_resid.p=0.3 -m 11pt_avg..1,.35,.8 -m map_cut.3,7",
+])
+def test_unrounded_values_are_trec_evals(command: str, trec_eval_17: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Every value is trec_eval's double (``LOG2``: within ``ULPS``), on random files."""
+    flags = shlex.split(command)
+    checked: dict[str, int] = {}
+    for seed in range(3000, 3012):
+        case = trec_files(seed, qrels_only=_complete(flags))
+        qrels, run, their_run = files(case, tmp_path)
+        theirs, bad = parse(binary(trec_eval_17, flags, qrels, their_run))
+        assert not bad
+        code, out = ours(["--format", "csv", *flags], qrels, run, capsys)
+        assert code == 0
+        for m, q, v in list(csv.reader(io.StringIO(out)))[1:]:
+            if (m, q) not in theirs or not v or theirs[m, q] in ("-nan", "nan"):
+                continue  # relstring, runid; -nan: polars-rank's csv gives 0
+            a, b = float(v), float(theirs[m, q])
+            allowed = ULPS if _measure(m) in LOG2 else 0
+            assert a == b or _ulps(a, b) <= allowed, f"seed {seed}: {m} {q}: {v} vs {b!r}"
+            checked[_measure(m)] = checked.get(_measure(m), 0) + 1
+    assert checked  # the comparison ran
 
 
 # Near-equal scores: 1.3480001 and 1.348 are one 32-bit float, two 64-bit ones.
@@ -327,35 +398,219 @@ def test_trec_eval_10_and_9_each_have_their_policy(trec_eval: Path, tmp_path: Pa
     assert pr.evaluate(run_df, qrels_df, ["recip_rank"], dialect="ir_measures").item() == 1.0
 
 
-def test_qrels_query_absent_from_run(trec_eval: Path, tmp_path: Path,
+@pytest.mark.parametrize("command", ["", "-q", "-q -m all_trec", "-q -J -l2 -m P.5",
+                                     "--Debug_level=0 -q -m map"])
+def test_qrels_query_absent_from_run(command: str, trec_eval: Path, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """trec_eval 10 stops on a qrels query the run lacks (without -c); polars-rank skips it.
+    """Without -c, trec_eval 10 stops on a judged query the run lacks: so does eval.
 
-    As trec_eval 9 and pytrec_eval did, and as trec_eval's help still says ("queries for
-    which there are relevant docs but no retrieved docs are also ignored by default").
+    Exit status 4, trec_eval's message ("result qid '...' not found in qrels", its words
+    the wrong way round) and a hint at -c on stderr; on stdout the queries printed
+    before (-q), byte for byte. ``--missing skip`` gives trec_eval 9's output: the
+    query left out, as the binary prints on the qrels without it.
     """
-    case = trec_files(11, qrels_only=True)
+    flags = shlex.split(command)
+    for seed in (11, 12, 13):
+        case = trec_files(seed, qrels_only=True)
+        qrels, run, their_run = files(case, tmp_path)
+        theirs = run_binary(trec_eval, flags, qrels, their_run)
+        assert theirs.returncode == 4
+        message = theirs.stderr.strip().removeprefix("trec_eval: ")
+        assert message.startswith("result qid '")
+        assert message.endswith("' not found in qrels")
+        code, out, err = ours_all(flags, qrels, run, capsys)
+        assert code == 4
+        assert out == theirs.stdout
+        first, hint = err.splitlines()[-2:]  # after warnings on unjudged run queries
+        assert first == f"polars-rank: {message}"
+        assert hint.startswith("polars-rank: hint: ")
+        assert "-c" in hint
+        assert "--missing skip" in hint
+
+        absent = sorted(q for q, kind in case.kinds.items() if kind == "qrels_only")
+        kept = tmp_path / "qrels.kept"
+        kept.write_text("".join(line + "\n" for line in case.qrels.splitlines()
+                                if line.split()[0] not in absent))
+        code, out, _ = ours_all(["--missing", "skip", *flags], qrels, run, capsys)
+        assert code == 0
+        assert out == binary(trec_eval, flags, kept, their_run)
+
+
+def test_no_query_to_evaluate(trec_eval: Path, tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval's other stops: no shared query (exit 4 on the first judged one, without
+    -c; exit 7 with --missing skip, as trec_eval 9) and -D on a query nobody judged."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
+    run.write_text("q3 Q0 a 1 1.0 t\n")
+    theirs = run_binary(trec_eval, [], qrels, run)
+    assert theirs.returncode == 4
+    assert "'q1'" in theirs.stderr
+    code, out, err = ours_all([], qrels, run, capsys)
+    assert (code, out) == (4, "")
+    assert "result qid 'q1' not found in qrels" in err
+    code, out, err = ours_all(["--missing", "skip"], qrels, run, capsys)
+    assert (code, out) == (7, "")
+    assert "\npolars-rank: No queries with both results and relevance info\n" in err
+    theirs = run_binary(trec_eval, ["-D", "0.zz"], DATA / "qrels.test", DATA / "results.test")
+    assert theirs.returncode == 7
+    assert "No queries with both results and relevance info" in theirs.stderr
+    code, out, err = ours_all(["-D", "0.zz"], DATA / "qrels.test", DATA / "results.test",
+                              capsys)
+    assert (code, out) == (7, "")
+
+
+@pytest.mark.parametrize("command", ["-q", "-q -c -m all_trec", "-q -J -m all_trec",
+                                     "-c -m official -m gm_bpref"])
+def test_debug_query(command: str, trec_eval: Path, tmp_path: Path,
+                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``-D level.qid`` evaluates one query; under -c the all line still divides by every
+    judged query (meas_avg.c), the others counting 0. Each query of random files."""
+    flags = shlex.split(command)
+    case = trec_files(21, qrels_only=_complete(flags))
     qrels, run, their_run = files(case, tmp_path)
-    done = subprocess.run([str(trec_eval), "-q", str(qrels), str(their_run)],
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 4
-    assert "not found in qrels" in done.stderr
-    absent = next(q for q, kind in case.kinds.items() if kind == "qrels_only")
-    kept = tmp_path / "qrels.kept"
-    kept.write_text("".join(line + "\n" for line in case.qrels.splitlines()
-                            if line.split()[0] != absent))
-    theirs, _ = parse(binary(trec_eval, ["-q"], kept, their_run))
-    code, out = ours(["-q"], qrels, run, capsys)
+    judged = {line.split()[0] for line in case.qrels.splitlines()[1:]}
+    for qid in sorted(judged & set(case.kinds)):
+        debug = [*flags, "-D", f"0.{qid}"]
+        theirs = run_binary(trec_eval, debug, qrels, their_run)
+        code, out, _ = ours_all(debug, qrels, run, capsys)
+        assert (code, out) == (theirs.returncode, theirs.stdout), qid
+
+
+def test_debug_level_note(capsys: pytest.CaptureFixture[str]) -> None:
+    """-D above 0: trec_eval's traces are not printed, which a note on stderr says."""
+    code, out, err = ours_all(["-D", "2", "-m", "ndcg"], DATA / "qrels.test",
+                              DATA / "results.test", capsys)
     assert code == 0
-    assert parse(out)[0] == theirs
+    assert out.startswith("ndcg                  \tall\t")
+    assert "-D 2: trec_eval's debugging traces are not printed" in err
 
 
-def test_at_half_unit() -> None:
-    """The one tolerance of ``"addition order"``: neighbours around our exact half unit."""
-    assert at_half_unit("0.7187499999999999", "0.7187", "0.7188")
-    assert at_half_unit("0.71875", "0.7188", "0.7187")
-    assert not at_half_unit("0.71874", "0.7187", "0.7188")  # not at the half
-    assert not at_half_unit("0.7187499999999999", "0.7186", "0.7188")  # two units apart
+def _polars_rank(*argv: str, stdin: bytes | None = None,
+                 stdout: int | None = subprocess.PIPE) -> subprocess.Popen[bytes]:
+    """``python -m polars_rank ARGV`` in a subprocess (this checkout first on the path)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return subprocess.Popen([sys.executable, "-m", "polars_rank", *argv], env=env,
+                            stdin=subprocess.PIPE if stdin is not None else None,
+                            stdout=stdout, stderr=subprocess.PIPE)
+
+
+@pytest.mark.parametrize("flags", [["-q"], ["-q", "-c", "-m", "all_trec"]])
+def test_run_from_standard_input(flags: list[str], trec_eval: Path, tmp_path: Path) -> None:
+    """A run named ``-`` is read from standard input, as trec_eval reads it."""
+    case = trec_files(31, qrels_only="-c" in flags)
+    qrels, run, _ = files(case, tmp_path)
+    theirs = run_binary(trec_eval, flags, qrels, "-", stdin=run.read_bytes())
+    assert theirs.returncode == 0
+    process = _polars_rank("eval", *flags, str(qrels), "-", stdin=run.read_bytes())
+    out, err = process.communicate(run.read_bytes())
+    assert process.returncode == 0, err
+    assert out == theirs.stdout
+
+
+def test_standard_input_once(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["eval", str(DATA / "qrels.test"), "-", "-"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == "polars-rank: error: - (standard input) can be given for one run only\n"
+
+
+@pytest.mark.parametrize("flag", ["-v", "--version"])
+def test_version(flag: str, trec_eval: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """-v prints the version on stderr and exits 0, no files needed, as trec_eval -v."""
+    theirs = subprocess.run([str(trec_eval), flag], capture_output=True, text=True, check=False)
+    assert (theirs.returncode, theirs.stdout) == (0, "")
+    assert theirs.stderr == "trec_eval version 10.0-rc3\n"
+    with pytest.raises(SystemExit) as stop:
+        main(["eval", flag])
+    assert stop.value.code == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"polars-rank version {pr.__version__}, trec_eval version 10.0-rc3")
+
+
+def test_rel_info_and_results_formats(capsys: pytest.CaptureFixture[str]) -> None:
+    """-R and -T accept trec_eval's default formats; the others say why not."""
+    files_ = (DATA / "qrels.test", DATA / "results.test")
+    for flags, message in ((["-R", "prefs"], "-R prefs: trec_eval's prefs format is not in "
+                                             "polars-rank yet"),
+                           (["-R", "xyz"], "-R xyz: not a qrels format trec_eval knows"),
+                           (["--Results_format", "xyz"], "-T xyz: not a results format")):
+        code, out, err = ours_all(flags, *files_, capsys)
+        assert (code, out) == (2, "")
+        assert err.startswith(f"polars-rank: error: {message}")
+
+
+def test_closed_pipe_is_quiet(trec_eval: Path) -> None:
+    """A reader that leaves ends the program by SIGPIPE, silently, as it ends trec_eval.
+
+    The read end is closed before the program writes (its start-up takes longer), so
+    the first write fails every time; ``| head -1`` shows the same, when the output is
+    larger than the pipe's buffer.
+    """
+    arguments = ["-q", "-m", "all_trec", str(DATA / "qrels.test"), str(DATA / "results.test")]
+    with subprocess.Popen([str(trec_eval), *arguments], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as theirs:
+        assert theirs.stdout is not None
+        assert theirs.stderr is not None
+        theirs.stdout.close()
+        assert theirs.stderr.read() == b""
+    assert theirs.returncode == -signal.SIGPIPE
+    for argv in (["metrics"], ["eval", *arguments]):
+        with _polars_rank(*argv) as process:
+            assert process.stdout is not None
+            assert process.stderr is not None
+            process.stdout.close()
+            assert process.stderr.read() == b""
+        assert process.returncode == -signal.SIGPIPE
+
+    with subprocess.Popen(["head", "-1"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE) as head:
+        assert head.stdin is not None
+        assert head.stdout is not None
+        with _polars_rank("metrics", stdout=head.stdin.fileno()) as process:
+            head.stdin.close()
+            first = head.stdout.read()
+            _, err = process.communicate()
+    assert first.startswith(b"ndcg@k")
+    assert err == b""
+    assert process.returncode in (0, -signal.SIGPIPE)
+
+
+def test_errors_in_command_line_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """The command line's own errors name its options, never a Python value."""
+    files_ = (DATA / "qrels.test", DATA / "results.test")
+    cases = {
+        ("-m", "ideal_dcg"): "no measure left to compute",
+        ("-m", "P."): "-m P.: nothing after the '.'",
+        ("-m", "P.0,5"): "-m P.0,5: cutoffs are positive integers",
+        ("-m", "P.5,5"): "-m P.5,5: a cutoff is given twice",
+        ("-m", "ndcg.1=2,3"): "-m ndcg.1=2,3: parameters are name=value pairs",
+        ("-m", "utility.1,2"): "-m utility.1,2: utility takes four weights",
+        ("-M", "-1"): "-M -1: the number of documents per query is 0 or more",
+    }
+    for flags, message in cases.items():
+        code, out, err = ours_all(list(flags), *files_, capsys)
+        assert (code, out) == (2, ""), flags
+        assert err.splitlines()[-1].startswith(f"polars-rank: error: {message}"), err
+        assert "('" not in err, err  # no Python tuple
+
+
+def test_rank_field_is_not_read(trec_eval: Path, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval skips the rank field (get_trec_results.c): any text there is fine."""
+    case = trec_files(41)
+    qrels, run, _ = files(case, tmp_path)
+    lines = case.run.splitlines()
+    ranks = ("1.5", "x", "-", "1e3", "NaN")
+    run.write_text("\n".join(
+        line if line.startswith("#") else " ".join(
+            [*line.split()[:3], ranks[i % len(ranks)], *line.split()[4:]])
+        for i, line in enumerate(lines)) + "\n")
+    theirs = binary(trec_eval, ["-q", "-m", "all_trec"], qrels, run)
+    code, out, err = ours_all(["-q", "-m", "all_trec"], qrels, run, capsys)
+    assert code == 0, err
+    assert out == theirs
 
 
 def test_files_have_every_awkward_feature() -> None:

@@ -65,11 +65,14 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
     if r.ties == "expected":
         total = expected_precision_sum(r, relevant, k)
     elif r.rank is not None:
-        # x = 1/rank at the hits within k, 0 elsewhere; sorted ascending, the sum of
-        # its running sums is sum_i i * x_(i), i = the hit's rank among the hits
+        # trec_eval's sum (m_map.c): i / rank_i at the i-th hit, added in rank order, so
+        # that the printed digits are trec_eval's even at a half unit (AP = 23/32)
         inside = r.rank.is_not_null() if k is None else r.rank <= k
-        x = pl.when(inside).then(r.relevant(threshold) / r.rank).otherwise(0.0)
-        total = x.sort().cum_sum().sum()
+        hit = inside & (relevant > 0)
+        n_hits = hit.sum()  # counted before the sort (Ranked.ordered says why)
+        ranks = r.rank.filter(hit).sort().cast(pl.Float64)
+        terms = pl.int_range(1, n_hits + 1, dtype=pl.Int64).cast(pl.Float64) / ranks
+        total = terms.cum_sum().last().fill_null(0.0)
     else:
         total = _dense_precision_sum(r.hits(k, threshold), k)
     return safe_div(total, whole)

@@ -37,11 +37,16 @@ def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     ranked_rel = r.ordered(r.relevant(threshold))
     ranked_non = r.ordered(non_relevant)
     above = ranked_non.cum_sum() - ranked_non  # judged non-relevant ranked above
+    # the whole as a column: Polars divides a column by a list's scalar through its
+    # reciprocal, one bit off m_bpref.c's quotient at times
+    whole = pl.min_horizontal(n_rel, n_non) + above * 0.0
     penalty = pl.when(above > 0).then(  # 0 without relevant rows (n_rel = 0)
-        safe_div(pl.min_horizontal(above, n_rel), pl.min_horizontal(n_rel, n_non))
+        safe_div(pl.min_horizontal(above, n_rel), whole)
     ).otherwise(0.0)
     contrib = pl.when(r.retrieved()).then(ranked_rel * (1.0 - penalty)).otherwise(0.0)
-    return safe_div(contrib.sum(), n_rel)
+    # added in rank order, as m_bpref.c adds them (a sum in another order can move the
+    # last bit, and a printed digit at a half unit)
+    return safe_div(contrib.cum_sum().last().fill_null(0.0), n_rel)
 
 
 def _expected_bpref(r: Ranked, threshold: float) -> pl.Expr:

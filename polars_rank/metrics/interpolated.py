@@ -234,7 +234,12 @@ def eleven_point_average(
     t = check_threshold(threshold)
     how = check_choice(rounding, "rounding", ROUNDINGS)
     points = check_levels(levels)
-    total = pl.sum_horizontal(iprec_at_recall_value(r, x, t, how) for x in points)
+    # added one by one from the last level down, as m_11pt_avg.c adds them (another
+    # order, or sum_horizontal's, can move the last bit, and a printed digit at a half
+    # unit)
+    total = pl.lit(0.0)
+    for x in reversed(points):
+        total = total + iprec_at_recall_value(r, x, t, how)
     return r.finish(total / per_list(len(points)))
 
 

@@ -14,16 +14,18 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._gain_table import check_gains, gain_of
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_choice, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff
 from polars_rank.metrics.incomplete import check_unjudged_order
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from typing_extensions import Unpack
 
+    from polars_rank._gain_table import GainTable
     from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
@@ -44,10 +46,79 @@ def _discount(p: float) -> tuple[Callable[[pl.Expr, pl.Expr], pl.Expr],
     return term, term_sum
 
 
+def _table_gains(r: Ranked, gains: GainTable) -> pl.Expr:
+    """Each row's gain under trec_eval 10's ``-m rbp.1=3,2=9`` (m_rbp.c:66-83).
+
+    gain_init.c gives each label 0..L (L: the list's largest) its own value unless
+    the table lists it, and adds every table entry; m_rbp.c then rescales the gains
+    to [0, 1], (g - lo) / (hi - lo), when one is below 0 or above 1, lo and hi being
+    the smallest and largest of them and 0 (the C code leaves its min and max
+    uninitialised; they start at 0 in the binary built from NIST's source). Unjudged
+    rows gain 0.
+    """
+    listed = [float(label) for label in gains]
+    top = r.labels.max()
+    # the largest label <= L the table does not list: one of L, L - 1, ..., L - len(table)
+    unlisted = pl.coalesce([
+        pl.when((top - j >= 0) & ~(top - j).is_in(listed)).then(top - j)
+        for j in range(len(listed) + 1)
+    ])
+    lo = min(0.0, *gains.values())
+    hi = pl.max_horizontal(pl.lit(max(0.0, *gains.values())), unlisted.fill_null(0.0))
+    g = gain_of(r.labels, r.labels.cast(pl.Float64), gains)
+    scaled = (g - lo) / _per_row(hi - lo, g)
+    rescaled = scaled if lo < 0 else pl.when(hi > 1.0).then(scaled).otherwise(g)
+    return pl.when(r.labels.is_null()).then(0.0).otherwise(rescaled)
+
+
+def _powers(p: float, n: pl.Expr) -> pl.Expr:
+    """[1, p, p p, ..., p^n]: the powers as m_rbp.c's ``cur_p``, one product at a time.
+
+    ``p ** i`` (``pow``) is at times a bit away from the product, which the printed
+    digits of trec_eval show at a half unit.
+    """
+    return pl.lit(1.0).append((pl.int_range(0, n).cast(pl.Float64) * 0.0 + p).cum_prod())
+
+
+def _in_rank_order(r: Ranked, gains: pl.Expr, p: float, k: int | None) -> pl.Expr:
+    """Sum of gain x p^(rank - 1) over the retrieved rows within k, as m_rbp.c adds it.
+
+    Positions mode: one term per row of non-zero gain, added in rank order.
+    """
+    assert r.rank is not None
+    inside = r.rank.is_not_null() if k is None else r.rank <= k
+    take = inside & (gains != 0)
+    ranks = r.rank.filter(take)
+    terms = gains.filter(take).sort_by(ranks) * _powers(p, r.n_retrieved()).gather(
+        ranks.sort().cast(pl.Int64) - 1)
+    return terms.cum_sum().last().fill_null(0.0)
+
+
+def _per_row(whole: pl.Expr, like: pl.Expr) -> pl.Expr:
+    """A list's scalar as a column as long as ``like``.
+
+    Polars divides a column by a scalar through its reciprocal, at times a bit away
+    from the quotient C computes.
+    """
+    return whole + like * 0.0
+
+
 def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1,
-              gain: str = "binary") -> pl.Expr:
+              gain: str = "binary", gains: GainTable | None = None) -> pl.Expr:
     """RBP of a ranked list (validated parameters)."""
     term, term_sum = _discount(p)
+    exact = r.rank is not None and r.ties != "expected"  # trec_eval's arithmetic
+    if gains:  # graded only (checked by rbp())
+        g = _table_gains(r, gains)
+        r = r.by_gain(g)  # ties="optimistic": the table's order, not the labels'
+        if exact:
+            return (1.0 - p) * _in_rank_order(r, g, p, k)
+        return (1.0 - p) * r.rank_sum(g, k, term, term_sum).fill_null(0.0)
+    if gain == "graded" and exact:  # m_rbp.c: each label over the list's largest, if > 1
+        labels = r.labels.cast(pl.Float64)
+        top = _per_row(r.labels.max().cast(pl.Float64), labels)
+        scaled = pl.when(top > 1.0).then(labels / top).otherwise(labels).fill_null(0.0)
+        return (1.0 - p) * _in_rank_order(r, scaled, p, k)
     if gain == "graded":  # trec_eval 10 (m_rbp.c:66-83): labels over the list's largest
         # RBP is linear in the gains: divide the sum, not the rows. A row value divided
         # by its list's maximum, then ranked, took other lists' rows on Polars 1.36
@@ -73,6 +144,7 @@ def rbp(
     descending: bool | Sequence[bool] = True,
     threshold: float = 1,
     gain: str = "binary",
+    gains: Mapping[int, float] | None = None,
     query: Query = None,
     ties: Ties | None = None,
     **unjudged: Unpack[UnjudgedOptions],
@@ -112,6 +184,11 @@ def rbp(
     gain
         ``"binary"`` (labels >= threshold count 1), ``"graded"`` (trec_eval 10) or
         ``"raw"`` (labels >= threshold count their value: ranx).
+    gains
+        With ``gain="graded"``: the gain of each listed label, ``{1: 3.0, 2: 9.0}``
+        (trec_eval 10's ``-m rbp.1=3,2=9``); other labels gain their value, and the
+        gains are rescaled to [0, 1] over the smallest and largest of them, and 0,
+        when one falls outside, as m_rbp.c does.
     query
         ...
     ties
@@ -137,13 +214,33 @@ def rbp(
     ╞════════════╡
     │ 0.625      │
     └────────────┘
+
+    trec_eval 10's graded RBP divides the labels by the largest (2); ``-m rbp.1=4``
+    gives label 1 a gain of 4, and the gains are rescaled by the largest, 4:
+
+    >>> df = pl.DataFrame({"rel": [2, 0, 1]})
+    >>> df.select(pr.rbp("rel", 0.5, by=None, gain="graded").alias("graded"),
+    ...           pr.rbp("rel", 0.5, by=None, gain="graded", gains={1: 4}).alias("1=4"))
+    shape: (1, 2)
+    ┌────────┬───────┐
+    │ graded ┆ 1=4   │
+    │ ---    ┆ ---   │
+    │ f64    ┆ f64   │
+    ╞════════╪═══════╡
+    │ 0.5625 ┆ 0.375 │
+    └────────┴───────┘
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
     check_choice(gain, "gain", RBP_GAINS)
-    return r.finish(rbp_value(r, persistence, cutoff(k), check_threshold(threshold), gain))
+    table = check_gains(gains)
+    if table and gain != "graded":
+        msg = f"rbp: gains={gains!r} needs gain='graded' (trec_eval 10's rbp), got gain={gain!r}"
+        raise ValueError(msg)
+    return r.finish(rbp_value(r, persistence, cutoff(k), check_threshold(threshold), gain,
+                              table))
 
 
 def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
@@ -153,6 +250,17 @@ def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
     the judged ranks: the judged rows suffice (evaluate() keeps only those).
     """
     check_unjudged_order(r.ties, "rbp_residual")
+    if r.rank is not None and r.ties != "expected":
+        # m_rbp_resid.c's arithmetic: p^n and the powers at the unjudged ranks, added
+        # in rank order
+        n = r.n_retrieved()
+        powers = _powers(p, n)
+        ranks = pl.int_range(1, n + 1, dtype=pl.Int64)
+        judged = r.rank.filter(r.rank.is_not_null() & r.labels.is_not_null()).cast(pl.Int64)
+        n_judged = (r.rank.is_not_null() & r.labels.is_not_null()).sum()
+        unjudged = ranks.filter(~ranks.is_in(judged.implode()))
+        total = powers.gather(unjudged - 1).cum_sum().last().fill_null(0.0)
+        return pl.when(n_judged < n).then(powers.last() + (1.0 - p) * total).otherwise(0.0)
     term, term_sum = _discount(p)
     judged = r.labels.is_not_null().cast(pl.Float64)
     n_judged = r.rank_sum(judged, None, term_sum=count)
