@@ -208,19 +208,13 @@ def _read(path: Path, layout: _Layout, encoding: Encoding, skip: int) -> pl.Data
     with the white space made single spaces. When either finds a line that is not as it
     should be, the file is read again line by line, to name the lines in the error.
     """
-    data: bytes | None = None
-    transcoded = False
-    if encoding == "latin-1":
-        data = path.read_bytes()
-        transcoded = not data.isascii()  # ASCII reads the same in both
-        if transcoded:  # each byte one character: ids stay as distinct as their bytes
-            data = data.decode("latin-1").encode()
-    if not transcoded:  # the file as it is
-        frame = _read_file(path, layout, skip)
-        if frame is not None:
-            return frame
-    if data is None:
-        data = path.read_bytes()
+    latin1 = encoding == "latin-1"
+    frame = _read_file(path, layout, skip, ascii_ids=latin1)  # ASCII reads alike in both
+    if frame is not None:
+        return frame
+    data = path.read_bytes()
+    if latin1 and not data.isascii():  # each byte one character: ids as distinct as bytes
+        data = data.decode("latin-1").encode()
     if not data.startswith(_UTF8_BOM) and b"\0" not in data:
         single = _single_spaced(data, layout)
         if single is not None:
@@ -230,8 +224,12 @@ def _read(path: Path, layout: _Layout, encoding: Encoding, skip: int) -> pl.Data
     return _read_lines(path, data, layout, skip)
 
 
-def _read_file(path: Path, layout: _Layout, skip: int) -> pl.DataFrame | None:
-    """The file read in place (memory-mapped), when one space or one tab separates fields."""
+def _read_file(path: Path, layout: _Layout, skip: int, *,
+               ascii_ids: bool = False) -> pl.DataFrame | None:
+    """The file read in place (memory-mapped), when one space or one tab separates fields.
+
+    ``ascii_ids``: only when its ids are ASCII (read as Latin-1, the others differ).
+    """
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:  # mmap cannot map it
             return None
@@ -244,8 +242,10 @@ def _read_file(path: Path, layout: _Layout, skip: int) -> pl.DataFrame | None:
     if (tab and space) or blank or (cr and not layout.blank):
         return None
     source, separator = os.fspath(path), "\t" if tab else " "
-    frame = _parse(source, layout, separator, skip, cr=cr, quick=True)
-    return frame if frame is not None else _parse(source, layout, separator, skip, cr=cr)
+    frame = _parse(source, layout, separator, skip, cr=cr, quick=True, ascii_ids=ascii_ids)
+    if frame is None:
+        frame = _parse(source, layout, separator, skip, cr=cr, ascii_ids=ascii_ids)
+    return frame
 
 
 def _single_spaced(data: bytes, layout: _Layout) -> bytes | None:
@@ -262,7 +262,7 @@ def _single_spaced(data: bytes, layout: _Layout) -> bytes | None:
 
 
 def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
-           cr: bool, quick: bool = False) -> pl.DataFrame | None:
+           cr: bool, quick: bool = False, ascii_ids: bool = False) -> pl.DataFrame | None:
     """Polars' CSV reader on a text whose fields are separated by one ``separator`` each.
 
     None when a line is not as it should be, or Polars cannot read it (not UTF-8).
@@ -270,7 +270,8 @@ def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
     other carriage return (a separator to trec_eval) sends the file to the slower readers.
     ``quick``: the reader's fastest form, which a file of plain data lines passes: ranks
     parsed as integers, comment lines not looked for (Polars' ``comment_prefix`` costs
-    a sixth of the read), so that a comment line fails it.
+    a sixth of the read), so that a comment line fails it. ``ascii_ids``: an id that is
+    not ASCII fails it.
     """
     schema = layout.csv_schema(quick=quick)
     rows = pl.scan_csv(source, separator=separator, has_header=False, quote_char=None,
@@ -287,6 +288,9 @@ def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
     if cr:
         texts = [name for name in layout.names if schema[name] == pl.String]
         bad.append(pl.any_horizontal(pl.col(texts).str.contains("\r", literal=True)))
+    if ascii_ids:
+        ids = pl.col([name for name, kind in layout.fields if kind == "id"])
+        bad.append(pl.any_horizontal(ids.str.len_bytes() != ids.str.len_chars()))
     try:  # streaming: the dropped fields are never all in memory at once
         frame = rows.select(*layout.typed(), pl.any_horizontal(bad).alias(_BAD)).collect(
             engine="streaming")

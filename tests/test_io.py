@@ -512,7 +512,7 @@ def read_by(path_kind: str, reader: str, path: Path, encoding: str) -> pl.DataFr
     """``reader`` on ``path``, the faster reading paths turned off as ``path_kind`` says."""
     with ExitStack() as stack:
         for name, value in PATHS[path_kind].items():
-            stack.enter_context(mock.patch.object(io, name, lambda *_, v=value: v))
+            stack.enter_context(mock.patch.object(io, name, lambda *_, v=value, **__: v))
         if reader == "run":
             return pr.read_run(path, encoding=encoding)
         return pr.read_qrels(path, encoding=encoding)
