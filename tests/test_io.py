@@ -337,7 +337,7 @@ GOOD_RUN = "q1 Q0 d1 1 2.5 t"
 GOOD_QRELS = "q1 0 d1 1"
 # a prefix of comment (and, in the run, blank) lines: the bad line is physical line 7
 PREFIX_RUN = ["# header", GOOD_RUN, "", "# comment", "   ", "q1 Q0 d2 2 1.5 t"]
-PREFIX_QRELS = ["# header", GOOD_QRELS, "#", "# comment", "  # indented", "q1 0 d2 0"]
+PREFIX_QRELS = ["# header", GOOD_QRELS, "#", "q1 0 d5 0", "# comment", "q1 0 d2 0"]
 
 BAD_RUN = {
     "too few fields": "q1 Q0 d3 3",
@@ -403,6 +403,24 @@ def test_qrels_blank_last_line_is_malformed_as_in_trec_eval(tmp_path: Path) -> N
             pr.read_qrels(path)
 
 
+@pytest.mark.parametrize(("text", "line", "why"), [
+    ("# a\n# b\nq1 0 d1 1\n", 2, "right after another"),
+    ("q1 0 d1 1\n  # a\nq1 0 d2 1\n", 2, "after white space"),
+    ("q1 0 d1 1\n# end\n", 2, "the last line"),
+])
+def test_qrels_comments_trec_eval_does_not_skip(tmp_path: Path, text: str, line: int,
+                                                why: str) -> None:
+    # get_qrels.c skips a "#" line only at the start of a line and not twice in a row;
+    # it reads the others as data ("Malformed line") and crashes on a comment at the end
+    path = write(tmp_path / "qrels.txt", text)
+    with pytest.raises(TrecFormatError, match=rf"line {line}: .*\(.*{why}"):
+        pr.read_qrels(path)
+    # a run's comments are skipped anywhere, as get_trec_results.c skips them
+    run = text.replace("0 d", "Q0 d").replace(" 1\n", " 1 1 t\n")
+    data = [line for line in run.splitlines() if not line.strip().startswith("#")]
+    assert pr.read_run(write(tmp_path / "run.txt", run)).height == len(data)
+
+
 def test_malformed_lines_are_named_in_order_three_at_most(tmp_path: Path) -> None:
     lines = [GOOD_RUN, "q1 Q0 a 1 x t", "q1 Q0 b", GOOD_RUN, "q1 Q0 c 1 y t", "q1 Q0 d", "z"]
     path = write(tmp_path / "run.txt", "\n".join(lines) + "\n")
@@ -459,16 +477,17 @@ def reference(data: bytes, what: str, encoding: str = "utf-8") -> pl.DataFrame |
     """The file's rows as trec_eval 10 reads them, or the number of its first bad line.
 
     get_trec_results.c / get_qrels.c: lines split on ``\\n``; fields on C white space; a
-    line whose first field starts with ``#`` skipped; blank lines skipped in a run, an
-    error in qrels; a run line needs 6 fields (more are ignored), a qrels line exactly
-    the first data line's 4 (or 3: ``qid docid rel``, polars-rank's). The readers'
-    stricter rules: scores are numbers in full, labels integers, ids text in
-    ``encoding`` (no NUL byte, no byte-order mark).
+    line whose first field starts with ``#`` skipped (in qrels only where get_qrels.c
+    skips it: ``#`` first on the line, not after another comment, not the last line);
+    blank lines skipped in a run, an error in qrels; a run line needs 6 fields (more
+    are ignored), a qrels line exactly the first data line's 4 (or 3: ``qid docid
+    rel``, polars-rank's). The readers' stricter rules: scores are numbers in full,
+    labels integers, ids text in ``encoding`` (no NUL byte, no byte-order mark).
     """
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
-    rows, width = [], 0
+    rows, width, comment = [], 0, False
     for number, raw in enumerate(lines, 1):
         fields = [f for f in C_SPACE.split(raw) if f]
         if b"\0" in raw or raw.startswith(b"\xef\xbb\xbf"):
@@ -477,7 +496,10 @@ def reference(data: bytes, what: str, encoding: str = "utf-8") -> pl.DataFrame |
             if what == "qrels":
                 return number
             continue
-        if fields[0].startswith(b"#"):
+        after_comment, comment = comment, fields[0].startswith(b"#")
+        if comment:  # qrels: only at the line's start, not twice in a row, not last
+            if what == "qrels" and (raw[:1] != b"#" or after_comment or number == len(lines)):
+                return number
             continue
         width = width or (6 if what == "run" else len(fields) if len(fields) == 3 else 4)
         if len(fields) < width or (what == "qrels" and len(fields) > width):
