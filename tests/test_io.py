@@ -17,10 +17,13 @@ write_run then read_run is an exact round trip in trec_eval's order.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import struct
+import subprocess
 from contextlib import ExitStack
-from typing import TYPE_CHECKING
+from pathlib import Path
 from unittest import mock
 
 import polars as pl
@@ -35,9 +38,6 @@ import polars_rank as pr
 from polars_rank import io
 from polars_rank.__main__ import main
 from polars_rank.io import TrecFormatError
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 RUN_SCHEMA = pl.Schema(
     {"qid": pl.String, "docid": pl.String, "score": pl.Float64, "rank": pl.Int64,
@@ -635,6 +635,104 @@ def test_trec_files_cases_read_as_trec_eval(tmp_path: Path, seed: int) -> None:
         write(path, b"\n".join(lines) + b"\n")
     check_against_reference(run, "run")
     check_against_reference(qrels, "qrels")
+
+
+# ----------------------------------------------------------------- against trec_eval itself
+
+SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval-10.0"
+
+
+@pytest.fixture(scope="session")
+def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """trec_eval 10.0 built from ``../shared`` (skipped without it, except on CI)."""
+    if not (SOURCE / "Makefile").is_file() or shutil.which("make") is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI builds trec_eval 10.0 from {SOURCE}")
+        pytest.skip(f"no trec_eval source at {SOURCE}, or no make")
+    build = tmp_path_factory.mktemp("trec_eval") / "src"
+    shutil.copytree(SOURCE, build)
+    subprocess.run(["make", "-s"], cwd=build, capture_output=True, check=True)
+    return build / "trec_eval"
+
+
+QIDS = ("1", "10", "q3")
+BLANK = st.sampled_from([" ", " ", " ", "\t", "  ", " \t", "\v", "\f", "\r"])
+
+
+@st.composite
+def oracle_text(draw: st.DrawFn, what: str) -> bytes:
+    """A run or qrels file of data lines (unique documents, numbers trec_eval and the
+    readers both read), comments where trec_eval does and does not skip them, blank
+    lines, lines a field short or long, any white space, CRLF, Latin-1 bytes."""
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    lines = []
+    for i in range(draw(st.integers(1, 8))):
+        kind = draw(st.sampled_from(["data"] * 6 + ["comment", "blank", "short", "long"]))
+        lead, trail = draw(st.sampled_from(["", "", " ", "\t"])), draw(st.sampled_from(["", " "]))
+        if kind == "comment":
+            lines.append(lead + "# x")
+            continue
+        if kind == "blank":
+            lines.append(lead + trail)
+            continue
+        doc = f"d{i}" + draw(st.sampled_from(["", "é", "\u00a0x", "#", '"']))
+        qid = draw(st.sampled_from(QIDS))
+        if what == "run":
+            score = draw(st.sampled_from(["1", "-2.5", ".5", "1e3"]))
+            fields = [qid, "Q0", doc, draw(RANKS), score, draw(ID_TEXT)]
+        else:
+            fields = [qid, "0", doc, draw(st.sampled_from(["0", "1", "2"]))]
+        if kind == "short":
+            fields.pop()
+        if kind == "long":
+            fields.append("x")
+        line = fields[0]
+        for field in fields[1:]:
+            line += draw(BLANK) + field
+        lines.append(lead + line + trail)
+    text = (eol.join(lines) + draw(st.sampled_from([eol, ""]))).encode()
+    return text.replace("é".encode(), b"\xe9") if draw(st.booleans()) else text
+
+
+def binary_counts(binary: Path, qrels: Path, run: Path, measure: str) -> dict[str, int] | None:
+    """trec_eval -c -q -m ``measure``: the value per query, or None when it fails."""
+    done = subprocess.run([str(binary), "-c", "-q", "-m", measure, str(qrels), str(run)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        return None
+    rows = [line.split(b"\t") for line in done.stdout.splitlines()]
+    return {q.decode().strip(): int(v) for _, q, v in rows if q.strip() != b"all"}
+
+
+@settings(max_examples=examples(120), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data(), what=st.sampled_from(["run", "qrels"]))
+def test_readers_accept_and_read_what_the_trec_eval_binary_does(
+        trec_eval: Path, tmp_path: Path, data: st.DataObject, what: str) -> None:
+    # the other file is plain: one line per query, a judged document none of them has
+    text = data.draw(oracle_text(what))
+    run = write(tmp_path / "run", text if what == "run" else
+                "".join(f"{q} Q0 zz 1 1 t\n" for q in QIDS))
+    qrels = write(tmp_path / "qrels", text if what == "qrels" else
+                  "".join(f"{q} 0 zz 1\n" for q in QIDS))
+    theirs = binary_counts(trec_eval, qrels, run, "num_ret" if what == "run" else "num_rel")
+    ours = read_latin1(what, run if what == "run" else qrels)
+    if isinstance(ours, str):  # refused: so is it by trec_eval, or it has no data line
+        assert theirs is None or re.search("empty file|no (run|qrels) line", ours), ours
+        return
+    assert theirs is not None, f"trec_eval refuses what polars-rank reads: {text!r}"
+    counts = dict(ours.group_by("qid").len().iter_rows())
+    assert {q: counts.get(q, 0) for q in theirs} == theirs
+
+
+def read_latin1(what: str, path: Path) -> pl.DataFrame | str:
+    """The run, or the qrels' relevant rows, read as any bytes; or the error message."""
+    try:
+        if what == "run":
+            return pr.read_run(path, encoding="latin-1")
+        return pr.read_qrels(path, encoding="latin-1").filter(pl.col("rel") > 0)
+    except TrecFormatError as exc:
+        return str(exc)
 
 
 # --------------------------------------------------------------------------- the run tag
