@@ -11,7 +11,9 @@ for byte, as in trec_eval: a file that is not UTF-8 raises unless read with
 
 ``reference`` below reads a file from trec_eval's rules in plain Python; every reader
 path (the file read in place, the white space normalised, line by line) must give its
-rows or fail on its first bad line, on random files of every shape.
+rows or fail on its first bad line, on random files of every shape. The trec_eval 10.0
+binary itself (built from ``../shared``) must accept and refuse the same random files
+and count the same lines per query.
 write_run then read_run is an exact round trip in trec_eval's order.
 """
 
