@@ -562,8 +562,9 @@ def last_tag(path: PathLike, *, encoding: str = "utf-8") -> str:
             handle.seek(start)
             chunk = handle.read(end - start)
             cut = chunk.find(b"\n") + 1 if start else 0  # the first line may be partial
-            for raw in reversed(chunk[cut:].split(b"\n")):
-                fields = raw.split()
+            lines = chunk[cut:].split(b"\n")
+            for index in range(len(lines) - 1, -1, -1):
+                raw, fields = lines[index], lines[index].split()
                 if fields and not fields[0].startswith(b"#"):
                     break
             else:
@@ -578,8 +579,8 @@ def last_tag(path: PathLike, *, encoding: str = "utf-8") -> str:
                     return fields[len(_RUN.fields) - 1].decode(checked)
                 except UnicodeDecodeError:
                     why = _NOT_UTF8
-            handle.seek(0)  # the line's number: the line ends before it, plus one
-            number = handle.read(start + chunk.rindex(raw)).count(b"\n") + 1
+            handle.seek(0)  # the line's number: the line ends before the chunk's, plus
+            number = handle.read(start + cut).count(b"\n") + index + 1
             msg = (f"{os.fspath(path)}: malformed run line, expected {_RUN.expected!r} "
                    f"-- line {number}: {_shown(raw)!r} ({why})")
             raise TrecFormatError(msg)

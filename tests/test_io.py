@@ -744,7 +744,7 @@ def test_last_tag_is_the_tag_of_the_last_data_line(tmp_path: Path) -> None:
     path = write(tmp_path / "run.txt", body + "# end\n" * 20_000 + "\n \n")  # > 64 KiB after
     assert io.last_tag(path) == "tag4999"
     assert io.last_tag(path) == pr.read_run(path)["tag"][-1]
-    write(path, body + "q2 Q0 x 1 1\n# end\n")
+    write(path, body + "q2 Q0 x 1 1\n# end\n#q2 Q0 x 1 1\n" + "\n" * 70_000)
     with pytest.raises(TrecFormatError, match=r"line 5001: 'q2 Q0 x 1 1' \(5 fields\)"):
         io.last_tag(path)
     write(path, b"q1 Q0 d 1 1 caf\xe9\n")
