@@ -136,12 +136,13 @@ def paired(binary: Path, size: str, flags: list[str], repeat: int,
             runs[tool].append(result)
             print(f"  round {round_ + 1} {size} {' '.join(flags[:4]):28} {tool:12} "
                   f"{result['wall']:.2f}s", file=sys.stderr, flush=True)
-    ratios = [ours["wall"] / theirs["wall"]
-              for theirs, ours in zip(runs["trec_eval"], runs["polars-rank"], strict=True)]
+    pairs = list(zip(runs["trec_eval"], runs["polars-rank"], strict=True))
     return {
         tool: {key: statistics.median(r[key] for r in done) for key in done[0]}
         for tool, done in runs.items()
-    } | {"paired_ratio": statistics.median(ratios), "outputs": agreement}
+    } | {"paired_ratio": statistics.median(ours["wall"] / te["wall"] for te, ours in pairs),
+         "cpu_ratio": statistics.median(ours["cpu"] / te["cpu"] for te, ours in pairs),
+         "outputs": agreement}
 
 
 # ---------------------------------------------------------------------------- breakdown
@@ -201,11 +202,12 @@ def report(results: dict[str, dict[str, dict[str, object]]],
         f"compare ratios, not seconds); Python {platform.python_version()}. Medians of "
         f"{repeat} paired rounds, each running trec_eval and `polars-rank eval` once in "
         "fresh processes, the order swapped every round; \"paired ratio\" is the median of "
-        "the rounds' polars-rank / trec_eval wall times. Same text files (benches/cli.py).",
+        "the rounds' polars-rank / trec_eval wall times, \"CPU ratio\" of their CPU times (user + "
+        "system, every thread). Same text files (benches/cli.py).",
         "",
         "| rows | measures | trec_eval s | polars-rank s | paired ratio | CPU s (trec_eval, "
-        "polars-rank) | peak MiB (trec_eval, polars-rank) | output |",
-        "|---|---|---|---|---|---|---|---|",
+        "polars-rank) | CPU ratio | peak MiB (trec_eval, polars-rank) | output |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for size, by_flags in results.items():
         for name, res in by_flags.items():
@@ -215,7 +217,8 @@ def report(results: dict[str, dict[str, dict[str, object]]],
             lines.append(
                 f"| {size.upper()} | {name} | {te['wall']:.2f} | {ours['wall']:.2f} | "
                 f"{res['paired_ratio']:.2f}x | {te['cpu']:.2f}, {ours['cpu']:.2f} | "
-                f"{te['peak_mib']:.0f}, {ours['peak_mib']:.0f} | {res['outputs']} |")
+                f"{res['cpu_ratio']:.2f}x | {te['peak_mib']:.0f}, {ours['peak_mib']:.0f} | "
+                f"{res['outputs']} |")
     lines += ["", "Where polars-rank's time goes (five measures; medians of fresh processes; "
               "`eval command` is the whole command after the imports, reading included, "
               "so evaluation and printing = eval command - reading):", "",

@@ -2,7 +2,8 @@
 
 Formats, read as trec_eval 10 reads them (get_trec_results.c, get_qrels.c): fields
 separated by white space (spaces, tabs, repeated or trailing; CRLF line ends), lines
-starting with ``#`` skipped:
+starting with ``#`` skipped (in qrels, where trec_eval skips them: ``#`` first on the
+line, not right after another comment, not the last line):
 
 * run: ``qid Q0 docid rank score tag`` -> columns ``qid, docid, score, rank, tag``.
   Six fields at least (trec_eval stops on a line without the tag); text after the tag
@@ -69,6 +70,7 @@ an integer where it is one, ignored otherwise, as trec_eval ignores it)."""
 _BLANKS = b"\t\v\f\r"  # with the space and the newline: C's isspace(), trec_eval's separators
 _TO_SPACE = bytes.maketrans(_BLANKS, b" " * len(_BLANKS))
 _REPEATED_SPACES = re.compile(rb"  +")
+_COMMENT = re.compile(rb"^[ \t\v\f\r]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _EXTRA = "__extra"  # a field after the last one, where the format has none
@@ -98,6 +100,10 @@ class _Layout:
     fields: tuple[tuple[str, _Kind], ...]  # names and kinds, in file order
     extra: bool  # fields after the last are ignored (run); else an error (qrels)
     blank: bool  # blank lines are skipped (run); else an error (qrels)
+    # qrels: a comment line is skipped only when its "#" starts the line, the line
+    # before is no comment and it is not the last line (get_qrels.c reads the others
+    # as data, or reads past the end of the file)
+    lone_comments: bool = False
 
     @property
     def names(self) -> list[str]:
@@ -132,12 +138,12 @@ _RUN = _Layout("run", "qid Q0 docid rank score tag",
                 ("score", "float"), ("tag", "id")), extra=True, blank=True)
 _QRELS = _Layout("qrels", "qid iter docid rel",
                  (("qid", "id"), ("iter", "skip"), ("docid", "id"), ("rel", "int")),
-                 extra=False, blank=False)
+                 extra=False, blank=False, lone_comments=True)
 _SUBTOPICS = _Layout("qrels", "qid subtopic docid rel",
                      (("qid", "id"), ("subtopic", "id"), ("docid", "id"), ("rel", "int")),
-                     extra=False, blank=False)
+                     extra=False, blank=False, lone_comments=True)
 _QRELS3 = _Layout("qrels", "qid docid rel", (("qid", "id"), ("docid", "id"), ("rel", "int")),
-                  extra=False, blank=False)
+                  extra=False, blank=False, lone_comments=True)
 
 
 def _encoding(encoding: str) -> Encoding:
@@ -208,20 +214,15 @@ def _read(path: Path, layout: _Layout, encoding: Encoding, skip: int) -> pl.Data
     with the white space made single spaces. When either finds a line that is not as it
     should be, the file is read again line by line, to name the lines in the error.
     """
-    data: bytes | None = None
-    transcoded = False
-    if encoding == "latin-1":
-        data = path.read_bytes()
-        transcoded = not data.isascii()  # ASCII reads the same in both
-        if transcoded:  # each byte one character: ids stay as distinct as their bytes
-            data = data.decode("latin-1").encode()
-    if not transcoded:  # the file as it is
-        frame = _read_file(path, layout, skip)
-        if frame is not None:
-            return frame
-    if data is None:
-        data = path.read_bytes()
-    if not data.startswith(_UTF8_BOM) and b"\0" not in data:
+    latin1 = encoding == "latin-1"
+    frame = _read_file(path, layout, skip, ascii_ids=latin1)  # ASCII reads alike in both
+    if frame is not None:
+        return frame
+    data = path.read_bytes()
+    if latin1 and not data.isascii():  # each byte one character: ids as distinct as bytes
+        data = data.decode("latin-1").encode()
+    comments = not layout.lone_comments or b"#" not in data or _lone_comments(data)
+    if comments and not data.startswith(_UTF8_BOM) and b"\0" not in data:
         single = _single_spaced(data, layout)
         if single is not None:
             frame = _parse(single, layout, " ", skip, cr=False)
@@ -230,8 +231,23 @@ def _read(path: Path, layout: _Layout, encoding: Encoding, skip: int) -> pl.Data
     return _read_lines(path, data, layout, skip)
 
 
-def _read_file(path: Path, layout: _Layout, skip: int) -> pl.DataFrame | None:
-    """The file read in place (memory-mapped), when one space or one tab separates fields."""
+def _lone_comments(text: bytes | mmap.mmap) -> bool:
+    """Whether every comment line of qrels is one trec_eval skips (``lone_comments``)."""
+    end = -1
+    for comment in _COMMENT.finditer(text):
+        start = comment.start()
+        if text[start:start + 1] != b"#" or start == end or comment.end() == len(text):
+            return False
+        end = comment.end()
+    return True
+
+
+def _read_file(path: Path, layout: _Layout, skip: int, *,
+               ascii_ids: bool = False) -> pl.DataFrame | None:
+    """The file read in place (memory-mapped), when one space or one tab separates fields.
+
+    ``ascii_ids``: only when its ids are ASCII (read as Latin-1, the others differ).
+    """
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:  # mmap cannot map it
             return None
@@ -241,11 +257,14 @@ def _read_file(path: Path, layout: _Layout, skip: int) -> pl.DataFrame | None:
             tab, space, cr = (text.find(c) >= 0 for c in (b"\t", b" ", b"\r"))
             # Polars 1.x takes a blank line at the start of a file for no line at all
             blank = not layout.blank and (text[:1] == b"\n" or text.find(b"\n\n") >= 0)
-    if (tab and space) or blank or (cr and not layout.blank):
+            comments = not layout.lone_comments or text.find(b"#") < 0 or _lone_comments(text)
+    if (tab and space) or blank or (cr and not layout.blank) or not comments:
         return None
     source, separator = os.fspath(path), "\t" if tab else " "
-    frame = _parse(source, layout, separator, skip, cr=cr, quick=True)
-    return frame if frame is not None else _parse(source, layout, separator, skip, cr=cr)
+    frame = _parse(source, layout, separator, skip, cr=cr, quick=True, ascii_ids=ascii_ids)
+    if frame is None:
+        frame = _parse(source, layout, separator, skip, cr=cr, ascii_ids=ascii_ids)
+    return frame
 
 
 def _single_spaced(data: bytes, layout: _Layout) -> bytes | None:
@@ -262,7 +281,7 @@ def _single_spaced(data: bytes, layout: _Layout) -> bytes | None:
 
 
 def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
-           cr: bool, quick: bool = False) -> pl.DataFrame | None:
+           cr: bool, quick: bool = False, ascii_ids: bool = False) -> pl.DataFrame | None:
     """Polars' CSV reader on a text whose fields are separated by one ``separator`` each.
 
     None when a line is not as it should be, or Polars cannot read it (not UTF-8).
@@ -270,7 +289,8 @@ def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
     other carriage return (a separator to trec_eval) sends the file to the slower readers.
     ``quick``: the reader's fastest form, which a file of plain data lines passes: ranks
     parsed as integers, comment lines not looked for (Polars' ``comment_prefix`` costs
-    a sixth of the read), so that a comment line fails it.
+    a sixth of the read), so that a comment line fails it. ``ascii_ids``: an id that is
+    not ASCII fails it.
     """
     schema = layout.csv_schema(quick=quick)
     rows = pl.scan_csv(source, separator=separator, has_header=False, quote_char=None,
@@ -287,6 +307,9 @@ def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
     if cr:
         texts = [name for name in layout.names if schema[name] == pl.String]
         bad.append(pl.any_horizontal(pl.col(texts).str.contains("\r", literal=True)))
+    if ascii_ids:
+        ids = pl.col([name for name, kind in layout.fields if kind == "id"])
+        bad.append(pl.any_horizontal(ids.str.len_bytes() != ids.str.len_chars()))
     try:  # streaming: the dropped fields are never all in memory at once
         frame = rows.select(*layout.typed(), pl.any_horizontal(bad).alias(_BAD)).collect(
             engine="streaming")
@@ -310,9 +333,11 @@ def _read_lines(path: Path, data: bytes, layout: _Layout, skip: int) -> pl.DataF
     lines = data.split(b"\n")
     if lines[-1] == b"":  # after the last line end
         lines.pop()
+    comment = False  # the line before is a comment
     for number, raw in enumerate(lines[skip:], skip + 1):
         if len(problems) == _SHOWN:
             break
+        after_comment, comment = comment, False
         if b"\0" in raw:
             problems.append((number, raw, _NUL))
             continue
@@ -325,6 +350,11 @@ def _read_lines(path: Path, data: bytes, layout: _Layout, skip: int) -> pl.DataF
                 problems.append((number, raw, "a blank line: trec_eval stops on one in qrels"))
             continue
         if fields[0].startswith(b"#"):
+            comment = True
+            why = _comment_problem(raw, after_comment, number == len(lines)) \
+                if layout.lone_comments else None
+            if why is not None:
+                problems.append((number, raw, why))
             continue
         if len(fields) < n or (len(fields) > n and not layout.extra):
             problems.append((number, raw, f"{len(fields)} field{'s' * (len(fields) > 1)}"))
@@ -360,6 +390,17 @@ def _read_lines(path: Path, data: bytes, layout: _Layout, skip: int) -> pl.DataF
         msg = f"{os.fspath(path)}: no {layout.what} line (only blank lines and comments)"
         raise TrecFormatError(msg)
     return frame.select(layout.typed())
+
+
+def _comment_problem(raw: bytes, after_comment: bool, last: bool) -> str | None:
+    """Why trec_eval would not skip this comment line of qrels (None: it does)."""
+    if not raw.startswith(b"#"):
+        return "a comment after white space: trec_eval reads it as data in qrels"
+    if after_comment:
+        return "a comment line right after another: trec_eval reads it as data in qrels"
+    if last:
+        return "a comment as the last line: trec_eval reads past the end of the qrels"
+    return None
 
 
 def _scan(path: Path, layout: _Layout, encoding: Encoding, skip: int = 0) -> pl.LazyFrame:
@@ -521,8 +562,9 @@ def last_tag(path: PathLike, *, encoding: str = "utf-8") -> str:
             handle.seek(start)
             chunk = handle.read(end - start)
             cut = chunk.find(b"\n") + 1 if start else 0  # the first line may be partial
-            for raw in reversed(chunk[cut:].split(b"\n")):
-                fields = raw.split()
+            lines = chunk[cut:].split(b"\n")
+            for index in range(len(lines) - 1, -1, -1):
+                raw, fields = lines[index], lines[index].split()
                 if fields and not fields[0].startswith(b"#"):
                     break
             else:
@@ -537,8 +579,8 @@ def last_tag(path: PathLike, *, encoding: str = "utf-8") -> str:
                     return fields[len(_RUN.fields) - 1].decode(checked)
                 except UnicodeDecodeError:
                     why = _NOT_UTF8
-            handle.seek(0)  # the line's number: the line ends before it, plus one
-            number = handle.read(start + chunk.rindex(raw)).count(b"\n") + 1
+            handle.seek(0)  # the line's number: the line ends before the chunk's, plus
+            number = handle.read(start + cut).count(b"\n") + index + 1
             msg = (f"{os.fspath(path)}: malformed run line, expected {_RUN.expected!r} "
                    f"-- line {number}: {_shown(raw)!r} ({why})")
             raise TrecFormatError(msg)

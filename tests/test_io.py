@@ -11,16 +11,21 @@ for byte, as in trec_eval: a file that is not UTF-8 raises unless read with
 
 ``reference`` below reads a file from trec_eval's rules in plain Python; every reader
 path (the file read in place, the white space normalised, line by line) must give its
-rows or fail on its first bad line, on random files of every shape.
+rows or fail on its first bad line, on random files of every shape. The trec_eval 10.0
+binary itself (built from ``../shared``) must accept and refuse the same random files
+and count the same lines per query.
 write_run then read_run is an exact round trip in trec_eval's order.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import struct
+import subprocess
 from contextlib import ExitStack
-from typing import TYPE_CHECKING
+from pathlib import Path
 from unittest import mock
 
 import polars as pl
@@ -35,9 +40,6 @@ import polars_rank as pr
 from polars_rank import io
 from polars_rank.__main__ import main
 from polars_rank.io import TrecFormatError
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 RUN_SCHEMA = pl.Schema(
     {"qid": pl.String, "docid": pl.String, "score": pl.Float64, "rank": pl.Int64,
@@ -337,7 +339,7 @@ GOOD_RUN = "q1 Q0 d1 1 2.5 t"
 GOOD_QRELS = "q1 0 d1 1"
 # a prefix of comment (and, in the run, blank) lines: the bad line is physical line 7
 PREFIX_RUN = ["# header", GOOD_RUN, "", "# comment", "   ", "q1 Q0 d2 2 1.5 t"]
-PREFIX_QRELS = ["# header", GOOD_QRELS, "#", "# comment", "  # indented", "q1 0 d2 0"]
+PREFIX_QRELS = ["# header", GOOD_QRELS, "#", "q1 0 d5 0", "# comment", "q1 0 d2 0"]
 
 BAD_RUN = {
     "too few fields": "q1 Q0 d3 3",
@@ -403,6 +405,24 @@ def test_qrels_blank_last_line_is_malformed_as_in_trec_eval(tmp_path: Path) -> N
             pr.read_qrels(path)
 
 
+@pytest.mark.parametrize(("text", "line", "why"), [
+    ("# a\n# b\nq1 0 d1 1\n", 2, "right after another"),
+    ("q1 0 d1 1\n  # a\nq1 0 d2 1\n", 2, "after white space"),
+    ("q1 0 d1 1\n# end\n", 2, "the last line"),
+])
+def test_qrels_comments_trec_eval_does_not_skip(tmp_path: Path, text: str, line: int,
+                                                why: str) -> None:
+    # get_qrels.c skips a "#" line only at the start of a line and not twice in a row;
+    # it reads the others as data ("Malformed line") and crashes on a comment at the end
+    path = write(tmp_path / "qrels.txt", text)
+    with pytest.raises(TrecFormatError, match=rf"line {line}: .*\(.*{why}"):
+        pr.read_qrels(path)
+    # a run's comments are skipped anywhere, as get_trec_results.c skips them
+    run = text.replace("0 d", "Q0 d").replace(" 1\n", " 1 1 t\n")
+    data = [line for line in run.splitlines() if not line.strip().startswith("#")]
+    assert pr.read_run(write(tmp_path / "run.txt", run)).height == len(data)
+
+
 def test_malformed_lines_are_named_in_order_three_at_most(tmp_path: Path) -> None:
     lines = [GOOD_RUN, "q1 Q0 a 1 x t", "q1 Q0 b", GOOD_RUN, "q1 Q0 c 1 y t", "q1 Q0 d", "z"]
     path = write(tmp_path / "run.txt", "\n".join(lines) + "\n")
@@ -459,16 +479,17 @@ def reference(data: bytes, what: str, encoding: str = "utf-8") -> pl.DataFrame |
     """The file's rows as trec_eval 10 reads them, or the number of its first bad line.
 
     get_trec_results.c / get_qrels.c: lines split on ``\\n``; fields on C white space; a
-    line whose first field starts with ``#`` skipped; blank lines skipped in a run, an
-    error in qrels; a run line needs 6 fields (more are ignored), a qrels line exactly
-    the first data line's 4 (or 3: ``qid docid rel``, polars-rank's). The readers'
-    stricter rules: scores are numbers in full, labels integers, ids text in
-    ``encoding`` (no NUL byte, no byte-order mark).
+    line whose first field starts with ``#`` skipped (in qrels only where get_qrels.c
+    skips it: ``#`` first on the line, not after another comment, not the last line);
+    blank lines skipped in a run, an error in qrels; a run line needs 6 fields (more
+    are ignored), a qrels line exactly the first data line's 4 (or 3: ``qid docid
+    rel``, polars-rank's). The readers' stricter rules: scores are numbers in full,
+    labels integers, ids text in ``encoding`` (no NUL byte, no byte-order mark).
     """
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
-    rows, width = [], 0
+    rows, width, comment = [], 0, False
     for number, raw in enumerate(lines, 1):
         fields = [f for f in C_SPACE.split(raw) if f]
         if b"\0" in raw or raw.startswith(b"\xef\xbb\xbf"):
@@ -477,7 +498,10 @@ def reference(data: bytes, what: str, encoding: str = "utf-8") -> pl.DataFrame |
             if what == "qrels":
                 return number
             continue
-        if fields[0].startswith(b"#"):
+        after_comment, comment = comment, fields[0].startswith(b"#")
+        if comment:  # qrels: only at the line's start, not twice in a row, not last
+            if what == "qrels" and (raw[:1] != b"#" or after_comment or number == len(lines)):
+                return number
             continue
         width = width or (6 if what == "run" else len(fields) if len(fields) == 3 else 4)
         if len(fields) < width or (what == "qrels" and len(fields) > width):
@@ -512,7 +536,7 @@ def read_by(path_kind: str, reader: str, path: Path, encoding: str) -> pl.DataFr
     """``reader`` on ``path``, the faster reading paths turned off as ``path_kind`` says."""
     with ExitStack() as stack:
         for name, value in PATHS[path_kind].items():
-            stack.enter_context(mock.patch.object(io, name, lambda *_, v=value: v))
+            stack.enter_context(mock.patch.object(io, name, lambda *_, v=value, **__: v))
         if reader == "run":
             return pr.read_run(path, encoding=encoding)
         return pr.read_qrels(path, encoding=encoding)
@@ -615,6 +639,104 @@ def test_trec_files_cases_read_as_trec_eval(tmp_path: Path, seed: int) -> None:
     check_against_reference(qrels, "qrels")
 
 
+# ----------------------------------------------------------------- against trec_eval itself
+
+SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval-10.0"
+
+
+@pytest.fixture(scope="session")
+def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """trec_eval 10.0 built from ``../shared`` (skipped without it, except on CI)."""
+    if not (SOURCE / "Makefile").is_file() or shutil.which("make") is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI builds trec_eval 10.0 from {SOURCE}")
+        pytest.skip(f"no trec_eval source at {SOURCE}, or no make")
+    build = tmp_path_factory.mktemp("trec_eval") / "src"
+    shutil.copytree(SOURCE, build)
+    subprocess.run(["make", "-s"], cwd=build, capture_output=True, check=True)
+    return build / "trec_eval"
+
+
+QIDS = ("1", "10", "q3")
+BLANK = st.sampled_from([" ", " ", " ", "\t", "  ", " \t", "\v", "\f", "\r"])
+
+
+@st.composite
+def oracle_text(draw: st.DrawFn, what: str) -> bytes:
+    """A run or qrels file of data lines (unique documents, numbers trec_eval and the
+    readers both read), comments where trec_eval does and does not skip them, blank
+    lines, lines a field short or long, any white space, CRLF, Latin-1 bytes."""
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    lines = []
+    for i in range(draw(st.integers(1, 8))):
+        kind = draw(st.sampled_from(["data"] * 6 + ["comment", "blank", "short", "long"]))
+        lead, trail = draw(st.sampled_from(["", "", " ", "\t"])), draw(st.sampled_from(["", " "]))
+        if kind == "comment":
+            lines.append(lead + "# x")
+            continue
+        if kind == "blank":
+            lines.append(lead + trail)
+            continue
+        doc = f"d{i}" + draw(st.sampled_from(["", "é", "\u00a0x", "#", '"']))
+        qid = draw(st.sampled_from(QIDS))
+        if what == "run":
+            score = draw(st.sampled_from(["1", "-2.5", ".5", "1e3"]))
+            fields = [qid, "Q0", doc, draw(RANKS), score, draw(ID_TEXT)]
+        else:
+            fields = [qid, "0", doc, draw(st.sampled_from(["0", "1", "2"]))]
+        if kind == "short":
+            fields.pop()
+        if kind == "long":
+            fields.append("x")
+        line = fields[0]
+        for field in fields[1:]:
+            line += draw(BLANK) + field
+        lines.append(lead + line + trail)
+    text = (eol.join(lines) + draw(st.sampled_from([eol, ""]))).encode()
+    return text.replace("é".encode(), b"\xe9") if draw(st.booleans()) else text
+
+
+def binary_counts(binary: Path, qrels: Path, run: Path, measure: str) -> dict[str, int] | None:
+    """trec_eval -c -q -m ``measure``: the value per query, or None when it fails."""
+    done = subprocess.run([str(binary), "-c", "-q", "-m", measure, str(qrels), str(run)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        return None
+    rows = [line.split(b"\t") for line in done.stdout.splitlines()]
+    return {q.decode().strip(): int(v) for _, q, v in rows if q.strip() != b"all"}
+
+
+@settings(max_examples=examples(120), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data(), what=st.sampled_from(["run", "qrels"]))
+def test_readers_accept_and_read_what_the_trec_eval_binary_does(
+        trec_eval: Path, tmp_path: Path, data: st.DataObject, what: str) -> None:
+    # the other file is plain: one line per query, a judged document none of them has
+    text = data.draw(oracle_text(what))
+    run = write(tmp_path / "run", text if what == "run" else
+                "".join(f"{q} Q0 zz 1 1 t\n" for q in QIDS))
+    qrels = write(tmp_path / "qrels", text if what == "qrels" else
+                  "".join(f"{q} 0 zz 1\n" for q in QIDS))
+    theirs = binary_counts(trec_eval, qrels, run, "num_ret" if what == "run" else "num_rel")
+    ours = read_latin1(what, run if what == "run" else qrels)
+    if isinstance(ours, str):  # refused: so is it by trec_eval, or it has no data line
+        assert theirs is None or re.search("empty file|no (run|qrels) line", ours), ours
+        return
+    assert theirs is not None, f"trec_eval refuses what polars-rank reads: {text!r}"
+    counts = dict(ours.group_by("qid").len().iter_rows())
+    assert {q: counts.get(q, 0) for q in theirs} == theirs
+
+
+def read_latin1(what: str, path: Path) -> pl.DataFrame | str:
+    """The run, or the qrels' relevant rows, read as any bytes; or the error message."""
+    try:
+        if what == "run":
+            return pr.read_run(path, encoding="latin-1")
+        return pr.read_qrels(path, encoding="latin-1").filter(pl.col("rel") > 0)
+    except TrecFormatError as exc:
+        return str(exc)
+
+
 # --------------------------------------------------------------------------- the run tag
 
 def test_last_tag_is_the_tag_of_the_last_data_line(tmp_path: Path) -> None:
@@ -622,7 +744,7 @@ def test_last_tag_is_the_tag_of_the_last_data_line(tmp_path: Path) -> None:
     path = write(tmp_path / "run.txt", body + "# end\n" * 20_000 + "\n \n")  # > 64 KiB after
     assert io.last_tag(path) == "tag4999"
     assert io.last_tag(path) == pr.read_run(path)["tag"][-1]
-    write(path, body + "q2 Q0 x 1 1\n# end\n")
+    write(path, body + "q2 Q0 x 1 1\n# end\n#q2 Q0 x 1 1\n" + "\n" * 70_000)
     with pytest.raises(TrecFormatError, match=r"line 5001: 'q2 Q0 x 1 1' \(5 fields\)"):
         io.last_tag(path)
     write(path, b"q1 Q0 d 1 1 caf\xe9\n")
