@@ -482,11 +482,12 @@ class Ranked:
         return self.finish(when_empty(value, self.relevant(threshold), empty))
 
     def finish(self, value: pl.Expr, bad: pl.Expr | None = None,
-               summary: Summary = "mean") -> pl.Expr:
+               summary: Summary = "mean", *, judgments: bool = True) -> pl.Expr:
         """NaN for unscorable lists, ``summary`` over queries with ``query=``.
 
         With ``query=``, a query without a judged row (every label null) is left out,
-        as trec_eval leaves out a run query its qrels do not name.
+        as trec_eval leaves out a run query its qrels do not name; ``judgments=False``
+        (the click metrics, whose labels are a log's clicks) keeps every query.
 
         Unnamed: the public functions name their expression after the metric
         (:mod:`polars_rank._naming`), ``Metric.expr`` after its string.
@@ -497,8 +498,9 @@ class Ranked:
             # a list without a judged row is not a query of the evaluation: trec_eval
             # and evaluate() leave out a run query the qrels do not name, so the full
             # join of a run with its qrels gives their mean (an unscorable list stays NaN)
-            judged = self.labels.is_not_null().sum() > 0
-            out = pl.when(judged | flag).then(out)
+            if judgments:
+                judged = self.labels.is_not_null().sum() > 0
+                out = pl.when(judged | flag).then(out)
             # .median() of the one mean is the mean; it makes the streaming engine
             # compute every such metric of a select in one in-memory node, sharing
             # the query groups, instead of one node (and one hashing) per metric

@@ -169,13 +169,13 @@ def validate(
     >>> run = pl.DataFrame({"qid": ["a", "a"], "docid": ["x", "y"], "score": [0.5, None]})
     >>> pr.validate(run, None, by="score", query="qid", doc="docid")
     shape: (1, 4)
-    ┌─────┬───────┬───────┬─────────────────────┐
-    │ qid ┆ docid ┆ score ┆ problem             │
-    │ --- ┆ ---   ┆ ---   ┆ ---                 │
-    │ str ┆ str   ┆ f64   ┆ str                 │
-    ╞═════╪═══════╪═══════╪═════════════════════╡
-    │ a   ┆ y     ┆ null  ┆ null score in `by`  │
-    └─────┴───────┴───────┴─────────────────────┘
+    ┌─────┬───────┬───────┬────────────────────┐
+    │ qid ┆ docid ┆ score ┆ problem            │
+    │ --- ┆ ---   ┆ ---   ┆ ---                │
+    │ str ┆ str   ┆ f64   ┆ str                │
+    ╞═════╪═══════╪═══════╪════════════════════╡
+    │ a   ┆ y     ┆ null  ┆ null score in `by` │
+    └─────┴───────┴───────┴────────────────────┘
     """
     lazy_in = isinstance(frame, pl.LazyFrame)  # a scanned Arrow Dataset comes out eager
     frame = as_polars(frame, "frame", query=query if isinstance(query, str) else "qid",

@@ -169,7 +169,8 @@ def test_doc_breaks_ties_as_evaluate_does() -> None:
                        "rel": [1, 0, 1, 0], "score": [1.0, 1.0, 1.0, 0.5]})
     # trec_eval: score descending, then doc id descending: d3, d2, d1, d4
     assert df.select(pr.mrr("rel", by="score", doc="docid")).item() == 0.5
-    assert df.select(pr.mrr("rel", by="score")).item() == 1.0  # input order: d1 first
+    # input order (d1 first), asked for by name: the default is the mean over tie orders
+    assert df.select(pr.mrr("rel", by="score", ties="first")).item() == 1.0
     evaluated = pr.evaluate(df, None, ["mrr", "map", "ndcg@3"])
     exprs = df.select(pr.mrr("rel", by="score", doc="docid"),
                       pr.map("rel", by="score", doc="docid"),

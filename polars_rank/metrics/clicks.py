@@ -98,7 +98,7 @@ def ctr(
     """
     r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(ctr_value(r, cutoff(k)))
+    return r.finish(ctr_value(r, cutoff(k)), judgments=False)
 
 
 def ctr_value(r: Ranked, k: int | None = None) -> pl.Expr:
@@ -202,7 +202,7 @@ def abandonment(
     """
     r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(abandonment_value(r, cutoff(k)))
+    return r.finish(abandonment_value(r, cutoff(k)), judgments=False)
 
 
 @shared_parameters
@@ -275,7 +275,7 @@ def first_click_rr(
     """
     r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(first_click_rr_value(r, cutoff(k)))
+    return r.finish(first_click_rr_value(r, cutoff(k)), judgments=False)
 
 
 @shared_parameters
@@ -349,4 +349,4 @@ def clicks_per_query(
     """
     r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(clicks_per_query_value(r, cutoff(k)))
+    return r.finish(clicks_per_query_value(r, cutoff(k)), judgments=False)

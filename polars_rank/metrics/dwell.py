@@ -135,4 +135,4 @@ def mean_dwell(
         counted = counted & (r.ordered(click, k) > 0).fill_null(False)
         extra.append((click < 0) | ~click.is_finite())
     value = pl.when(counted).then(values).otherwise(None).mean()
-    return r.finish(value, r.bad(*extra))
+    return r.finish(value, r.bad(*extra), judgments=False)
