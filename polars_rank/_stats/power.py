@@ -128,7 +128,7 @@ def _pilots(per_query: FrameLike, metrics: str | Sequence[str] | None, *, arm: s
         other = next(a for a in arms if a != base)
         lookup = _paired_arrays(_long(frame, keys, names), arm, base, [other], queries, [],
                                 _Notes([], [], []))
-        pairs = {m: lookup((), m, other) for m in names}
+        pairs = {m: (lookup((), m, other).a, lookup((), m, other).b) for m in names}
     else:
         base = baseline if baseline is not None else arms[0]
         values = {m: {a: frame.filter(pl.col(arm) == a)[m].drop_nulls().cast(pl.Float64)
