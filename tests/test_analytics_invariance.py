@@ -21,6 +21,7 @@ from polars.testing import assert_frame_equal
 import polars_rank as pr
 from polars_rank.fusion import METHODS, NORMS
 
+
 def _settings(count: int) -> settings:
     return settings(max_examples=examples(count), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -111,18 +111,21 @@ def test_rows_tied_at_the_cut_are_all_recommended(rows: list[tuple[int, int, int
                                                   k: int) -> None:
     df = _frame(rows)
     top = _top_with_ties(df, k)
-    # on the top rows, a cutoff at the longest list: every row of them (and
-    # personalization divides by max(k, the longest list), as with the cut)
-    everything = max(k, top.group_by("user").len()["len"].max())  # type: ignore[type-var]
+
+    def everything(rows: pl.DataFrame) -> int:
+        """A cutoff at the longest list: every row (and personalization divides by
+        max(k, the context's longest list), as with the cut)."""
+        return max(k, rows.group_by("user").len()["len"].max())  # type: ignore[type-var]
+
     for name, build in {**PER_LIST, **CROSS_LIST}.items():
         cut = build(query="user", by="score", k=k)
-        whole = build(query="user", by="score", k=everything)
+        whole = build(query="user", by="score", k=everything(top))
         assert _same(df.select(cut).item(), top.select(whole).item()), name
         # the same per arm in a group_by, and for any order of the rows
-        grouped = dict(df.group_by("arm").agg(cut).rows())
-        expected = dict(top.group_by("arm").agg(whole).rows())
-        for arm, value in grouped.items():
-            assert _same(value, expected.get(arm)), (name, arm)
+        for arm, value in df.group_by("arm").agg(cut).rows():
+            mine = top.filter(pl.col("arm") == arm)
+            expected = mine.select(build(query="user", by="score", k=everything(mine)))
+            assert _same(value, expected.item()), (name, arm)
         assert _same(df.reverse().select(cut).item(), df.select(cut).item()), name
 
 

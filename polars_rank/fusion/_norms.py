@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._sums import ordered_sum
 
 if TYPE_CHECKING:
     from polars_rank._params import IntoExpr
 
-__all__ = ["min_max_norm", "max_norm", "sum_norm", "zmuv_norm", "rank_norm", "borda_norm",
-           "ordered_sum"]
+__all__ = ["min_max_norm", "max_norm", "sum_norm", "zmuv_norm", "rank_norm", "borda_norm"]
 
 FLOOR = 1e-9
 """ranx's smallest denominator: a list whose scores are all equal divides by it."""
@@ -43,15 +43,6 @@ def _positions(s: pl.Expr, doc: IntoExpr | None) -> pl.Expr:
     # a struct is named as its first field: the result keeps the score's name
     key = pl.struct(s, _col(doc)).rank("ordinal", descending=True)
     return pl.when(s.is_not_null()).then(key).cast(pl.Float64) - 1.0
-
-
-def ordered_sum(values: pl.Expr) -> pl.Expr:
-    """The sum of ``values`` added smallest first: one result for any row order.
-
-    ``sum()`` adds in an order that depends on the rows' (and Polars drops a
-    ``sort()`` before it); a cumulative sum adds one value after another.
-    """
-    return values.sort().cum_sum().last()
 
 
 @shared_parameters

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import check_k, to_expr, to_exprs
+from polars_rank._sums import ordered_mean
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._params import IntoExpr, Query
 
-__all__ = ["mean", "only", "per_list_mean", "query_exprs", "recommended", "total"]
+__all__ = ["only", "per_list_mean", "query_exprs", "recommended"]
 
 
 def query_exprs(query: Query) -> tuple[pl.Expr, ...]:
@@ -49,21 +50,6 @@ def only(values: pl.Expr, mask: pl.Expr | None) -> pl.Expr:
     return values if mask is None else values.filter(mask)
 
 
-def total(values: pl.Expr) -> pl.Expr:
-    """The sum of ``values`` (nulls left out), added smallest first.
-
-    One result for any row order: ``sum()`` adds in an order that depends on the
-    rows' (and on how Polars splits them), and Polars drops a ``sort()`` before it; a
-    cumulative sum adds one value after another. 0 without values, as ``sum()``.
-    """
-    return values.sort().cum_sum().last().fill_null(0.0)
-
-
-def mean(values: pl.Expr) -> pl.Expr:
-    """The mean of ``values`` (nulls left out) by :func:`total`; null without values."""
-    return values.sort().cum_sum().last() / values.count()
-
-
 def per_list_mean(value: pl.Expr, query: Sequence[pl.Expr]) -> pl.Expr:
     """``value`` (one per list) for one list, or its mean over the ``query`` lists.
 
@@ -71,4 +57,4 @@ def per_list_mean(value: pl.Expr, query: Sequence[pl.Expr]) -> pl.Expr:
     """
     if not query:
         return value.cast(pl.Float64)
-    return mean(value.over(list(query), mapping_strategy="explode").cast(pl.Float64))
+    return ordered_mean(value.over(list(query), mapping_strategy="explode").cast(pl.Float64))

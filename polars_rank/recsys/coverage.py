@@ -16,7 +16,8 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._params import to_expr
-from polars_rank.recsys._common import only, query_exprs, recommended, total
+from polars_rank._sums import ordered_sum
+from polars_rank.recsys._common import only, query_exprs, recommended
 
 if TYPE_CHECKING:
     from polars_rank._params import IntoExpr, Query
@@ -149,7 +150,7 @@ def distributional_coverage(item: IntoExpr, *, query: Query = None,
 def entropy_of(counts: pl.Expr) -> pl.Expr:
     """Entropy (bits) of a distribution given by counts (an aggregate)."""
     p = counts / counts.sum()  # counts: whole numbers, added exactly in any order
-    return -total(p * p.log(2))
+    return -ordered_sum(p * p.log(2))
 
 
 @shared_parameters
@@ -217,7 +218,7 @@ def gini_of(counts: pl.Expr, catalog: int | None = None) -> pl.Expr:
         size = pl.lit(float(catalog))
         zeros, denominator = size - n, size
     j = ordered.cum_count().cast(pl.Float64) + zeros  # 1..n in sorted order
-    value = total((2.0 * j - size - 1.0) * ordered) / (denominator * ordered.sum())
+    value = ordered_sum((2.0 * j - size - 1.0) * ordered) / (denominator * ordered.sum())
     return pl.when(denominator > 0).then(value)
 
 

@@ -22,7 +22,8 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._params import check_k, to_expr
-from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended, total
+from polars_rank._sums import ordered_sum
+from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -63,7 +64,7 @@ def _similarity(features: IntoExpr | Sequence[IntoExpr] | None, category: IntoEx
     parts = [only(c, mask) for c in _components(features, dim)]
     norm = pl.sum_horizontal([c * c for c in parts]).sqrt()
     n = norm.len().cast(pl.Float64)
-    summed = pl.sum_horizontal([total(c / norm) ** 2 for c in parts])
+    summed = pl.sum_horizontal([ordered_sum(c / norm) ** 2 for c in parts])
     return pl.when(n >= 2).then((summed - n) / (n * (n - 1.0)))
 
 

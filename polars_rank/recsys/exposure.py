@@ -14,7 +14,8 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._params import to_expr
-from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended, total
+from polars_rank._sums import ordered_sum
+from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -94,8 +95,8 @@ def exposure_share(group: IntoExpr, value: object, *, query: Query = None,
     mask = recommended(by, k, descending)
     weight = only(_weight(by, descending), mask)
     mine = only(to_expr(group, "group").eq(value), mask).fill_null(False)
-    whole = total(weight)
-    value_expr = pl.when(whole > 0).then(total(weight * mine.cast(pl.Float64)) / whole)
+    whole = ordered_sum(weight)
+    value_expr = pl.when(whole > 0).then(ordered_sum(weight * mine.cast(pl.Float64)) / whole)
     return per_list_mean(value_expr, query_exprs(query)).alias("exposure_share")
 
 
@@ -130,9 +131,9 @@ def group_exposure(frame: FrameT, *, group: str, query: str | Sequence[str],
     if mask is not None:
         rows = rows.filter(mask.over(lists))
     per_group = rows.group_by([*keys, group]).agg(
-        total(pl.col("_w")).alias("exposure"), pl.len().cast(pl.Int64).alias("items"))
+        ordered_sum(pl.col("_w")).alias("exposure"), pl.len().cast(pl.Int64).alias("items"))
     over = keys or None
-    whole = total(pl.col("exposure"))
+    whole = ordered_sum(pl.col("exposure"))
     mean = pl.col("exposure") / pl.col("items")
     return per_group.with_columns(
         (whole if over is None else whole.over(over)).alias("_t"),

@@ -16,7 +16,8 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._params import check_choice, check_real, to_expr
-from polars_rank.recsys._common import mean, only, per_list_mean, query_exprs, recommended
+from polars_rank._sums import ordered_mean
+from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
     from polars_rank._params import IntoExpr, Query
@@ -72,7 +73,7 @@ def item_popularity(log: FrameT, *, item: str = "item", user: str | None = None,
 def _mean_per_list(values: pl.Expr, query: Query, by: IntoExpr | None, k: int | None,
                    descending: bool) -> pl.Expr:
     mask = recommended(by, k, descending)
-    return per_list_mean(mean(only(values, mask)), query_exprs(query))
+    return per_list_mean(ordered_mean(only(values, mask)), query_exprs(query))
 
 
 @shared_parameters
@@ -273,7 +274,7 @@ def popularity_lift(popularity: IntoExpr, *, history: IntoExpr, query: Query,
         msg = "popularity_lift needs query= (the user column): it compares users' means"
         raise TypeError(msg)
     mask = recommended(by, k, descending)
-    recommended_mean = mean(only(to_expr(popularity, "popularity").cast(pl.Float64), mask))
+    recommended_mean = ordered_mean(only(to_expr(popularity, "popularity").cast(pl.Float64), mask))
     seen = to_expr(history, "history").cast(pl.Float64).drop_nulls()
     # one value per user, whatever the row order (a varying history: NaN)
     own = pl.when(seen.min() == seen.max()).then(seen.min()).otherwise(
@@ -282,5 +283,5 @@ def popularity_lift(popularity: IntoExpr, *, history: IntoExpr, query: Query,
         list(query_exprs(query)), mapping_strategy="explode")
     r, h = users.struct.field("r"), users.struct.field("h")
     both = r.is_not_null() & h.is_not_null()
-    rec, profile = mean(r.filter(both)), mean(h.filter(both))
+    rec, profile = ordered_mean(r.filter(both)), ordered_mean(h.filter(both))
     return ((rec - profile) / profile).alias("popularity_lift")

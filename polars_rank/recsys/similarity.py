@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import polars as pl
 
-from polars_rank.recsys._common import mean, total
+from polars_rank._sums import ordered_mean, ordered_sum
 
 __all__ = ["item_similarity", "user_diversity", "user_serendipity"]
 
@@ -63,8 +63,9 @@ def item_similarity(frame: FrameT, *, item: str = "item", user: str = "user",
         .filter(pl.col("i1") <= pl.col("i2")))
     flat = pairs.with_row_index("_pair").explode(["f1", "f2"])
     return flat.group_by("_pair", "i1", "i2").agg(
-        (total(pl.col("f1") * pl.col("f2"))
-         / (total(pl.col("f1") ** 2).sqrt() * total(pl.col("f2") ** 2).sqrt())).alias("sim"),
+        (ordered_sum(pl.col("f1") * pl.col("f2"))
+         / (ordered_sum(pl.col("f1") ** 2).sqrt() * ordered_sum(pl.col("f2") ** 2).sqrt()))
+        .alias("sim"),
     ).drop("_pair").sort("i1", "i2")
 
 
@@ -175,7 +176,7 @@ def user_diversity(reco: FrameT, similarity: FrameT, *, user: str = "user",
     pairs = (rows.rename({"_id": "_a"}).join(rows.rename({"_id": "_b"}), on=user)
              .filter(pl.col("_a") < pl.col("_b")))
     return (_lookup(pairs, table, "_a", "_b").group_by(user)
-            .agg((1.0 - mean(pl.col("sim"))).alias("user_diversity")).sort(user))
+            .agg((1.0 - ordered_mean(pl.col("sim"))).alias("user_diversity")).sort(user))
 
 
 def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance: str,
@@ -213,7 +214,7 @@ def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance
     per_item = (_lookup(rows.join(history, on=user), table, "_a", "_b")
                 .group_by("_row").agg(
                     pl.col(user).first(),
-                    ((1.0 - mean(pl.col("sim"))) * pl.col("_rel").first().cast(pl.Float64))
+                    ((1.0 - ordered_mean(pl.col("sim"))) * pl.col("_rel").first().cast(pl.Float64))
                     .alias("s")))
-    return (per_item.group_by(user).agg(mean(pl.col("s")).alias("user_serendipity"))
+    return (per_item.group_by(user).agg(ordered_mean(pl.col("s")).alias("user_serendipity"))
             .sort(user))
