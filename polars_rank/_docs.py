@@ -120,7 +120,11 @@ in the column ``system``), a list of runs (systems 0, 1, ...) or a dict
 ``{system: run}``; each run a frame with columns ``query``, ``doc`` and
 ``score`` (or anything :func:`polars_rank.evaluate` reads: pandas, Arrow,
 dicts ``{qid: {docid: score}}``, a ranx ``Run``). Rows with a null score
-are not retrieved; a (system, query, document) must appear once.""",
+are not retrieved. Checked as :func:`polars_rank.evaluate` checks a run
+(:class:`~polars_rank.InvalidDataError` naming the run, the query and the
+document): no NaN or infinite score, no null id, a (system, query, document)
+once; ids of different types in different runs are compared as text. A frame's
+systems (its ``system`` column) are read when the function is called.""",
     "qrels fusion": """\
 Judgments: one row per (query, document) with columns ``query``, ``doc`` and
 ``rel`` (or anything :func:`polars_rank.evaluate` reads: a dict, a ranx

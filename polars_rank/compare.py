@@ -16,6 +16,7 @@ import polars as pl
 from polars_rank._compare import cuped
 from polars_rank._compare.comparison import _one, _rng_key, _tukey
 from polars_rank._compare.data import (
+    Values,
     _check_arms,
     _check_finite,
     _check_unique,
@@ -35,7 +36,7 @@ from polars_rank._compare.options import (
 from polars_rank._compare.options import CORRECTIONS as CORRECTIONS
 from polars_rank._compare.options import RESULT_COLUMNS as RESULT_COLUMNS
 from polars_rank._compare.options import TESTS as TESTS
-from polars_rank._compare.robust import bound_columns, robust_columns
+from polars_rank._compare.robust import BOUNDS, ROBUST_COLUMNS, band, bound_columns
 from polars_rank._frames import as_polars
 from polars_rank._params import UNSET, Unset
 from polars_rank.errors import InvalidDataError
@@ -187,7 +188,8 @@ def compare(
         ``True``: read each metric's bounds, ``<metric>_low`` and ``<metric>_high``
         (``evaluate(..., per_query=True, bounds=True)``; from two evaluations under
         ``ties="pessimistic"`` and ``"optimistic"`` to bound the tie order too), and
-        say whether each difference survives them (columns below).
+        say whether each difference survives them (columns below). Not with
+        ``covariate``.
 
     Returns
     -------
@@ -207,14 +209,16 @@ def compare(
         most this") are null for the other tests. ``lift`` and its interval are null
         when the baseline mean is 0. A row whose arm or baseline has no value in the
         slice has ``n = 0`` and null statistics; with fewer than 2 pairs (or values per
-        arm) the means are given, the tests and intervals are null; both are reported
-        in a ``UserWarning``. Zero-variance differences give p = 1 if the delta is 0,
-        else 0 (t-test; SciPy returns NaN). With ``covariate``, a last column
-        ``cuped_theta``. With ``robust=True``, three last columns: ``delta_low``
-        (the arm's ``<metric>_low`` mean minus the baseline's ``<metric>_high``
-        mean), ``delta_high`` (the other way round) and ``robust``: whether the
-        difference keeps its sign across them (``delta_low > 0`` or
-        ``delta_high < 0``). See docs/how-sure.md.
+        arm), or fewer than 10 for the bootstrap (``stats.MIN_BOOTSTRAP_N``: its
+        intervals are too narrow below), the means are given, the tests and intervals
+        are null; each case is reported in a ``UserWarning``. Zero-variance
+        differences give p = 1 if the delta is 0, else 0 (t-test; SciPy returns NaN).
+        With ``covariate``, a last column ``cuped_theta``. With ``robust=True``, three
+        last columns: ``delta_low`` (the arm's ``<metric>_low`` mean minus the
+        baseline's ``<metric>_high`` mean), ``delta_high`` (the other way round) and
+        ``robust``: whether the difference keeps its sign across them (``delta_low >
+        0`` or ``delta_high < 0``); the means are over the values ``delta`` compares
+        (the pairs, paired), so the band holds ``delta``. See docs/how-sure.md.
 
     Raises
     ------
@@ -297,10 +301,17 @@ def compare(
         raise TypeError(msg)
     bounds = []
     if robust:
+        if covariate is not None:
+            msg = ("robust=True bounds the plain means; with covariate= (CUPED) the delta "
+                   "is that of the adjusted values: compare without the covariate for the "
+                   "bounds")
+            raise ValueError(msg)
         metric_names = bound_columns(schema, metric_names)
-        bounds = [f"{m}_{end}" for m in metric_names for end in ("low", "high")]
+        bounds = [f"{m}_{end}" for m in metric_names for end in BOUNDS]
 
     frame = per_query.lazy().select(*keys, *extra, *metric_names, *bounds).collect()
+    # one row order for any input order: CUPED's sums and every array follow it
+    frame = frame.sort(frame.columns, nulls_last=True)
     arms = _check_arms(frame, arm, baseline)
     pairs = _pairs(arms, baseline)
     for q in queries:
@@ -309,7 +320,7 @@ def compare(
             raise InvalidDataError(msg)
     if queries:
         _check_unique(frame, [*groups, arm, *queries])
-    long = _long(frame.drop(bounds), [*keys, *extra], metric_names)
+    long = _long(frame, [*keys, *extra], metric_names, BOUNDS if robust else None)
     _check_finite(long, arm, queries)
     thetas: dict[tuple[Any, ...], float] = {}
     if covariate is not None:
@@ -339,22 +350,26 @@ def compare(
         for metric in metric_names:
             where = f"[{_describe(groups, key)}] metric {metric!r}"
             if test == "tukey":
-                values = {a: arrays[None](key, metric, a)[0] for a in arms}
-                results = _tukey(values, pairs, alpha, where, notes)
+                each = {a: arrays[None](key, metric, a) for a in arms}
+                results = _tukey({a: v.a for a, v in each.items()}, pairs, alpha, where, notes)
+                bands = [_tukey_bounds(each[other], each[base]) for other, base in pairs]
             else:
+                found = [arrays[base](key, metric, other) for other, base in pairs]
                 results = [
-                    _one(*arrays[base](key, metric, other), paired=paired, test=test,
+                    _one(v.a, v.b, paired=paired, test=test,
                          alpha=interval_alpha, n_resamples=n_resamples, interval=interval,
                          zero_method=zero_method, alternative=alternative,
                          seed=(_rng_key(seed, (key, metric, other))
                                if test in ("randomization", "bootstrap") else None),
                          where=f"{where}, arm {other!r} vs {base!r}", notes=notes)
-                    for other, base in pairs
+                    for (other, base), v in zip(pairs, found, strict=True)
                 ]
-            for (other, base), result in zip(pairs, results, strict=True):
+                bands = [v.bounds for v in found]
+            for (other, base), result, bounds_of in zip(pairs, results, bands, strict=True):
                 in_slice.append({**dict(zip(groups, key, strict=True)), "metric": metric,
                                  arm: other, "baseline": base, **result, **options,
-                                 cuped.THETA: thetas.get((*key, metric))})
+                                 cuped.THETA: thetas.get((*key, metric)),
+                                 **(band(bounds_of) if robust else {})})
         tested = [r for r in in_slice if r["p_value"] is not None]
         if test != "tukey":
             for r, p in zip(tested, adjust([r["p_value"] for r in tested], correction),
@@ -371,10 +386,19 @@ def compare(
         **dict.fromkeys(_FLOATS, pl.Float64), "test": pl.String, "alternative": pl.String,
         "alpha": pl.Float64, "correction": pl.String, "significant": pl.Boolean,
         cuped.THETA: pl.Float64,
+        **({"delta_low": pl.Float64, "delta_high": pl.Float64, "robust": pl.Boolean}
+           if robust else {}),
     }
-    columns = [*groups, "metric", arm, *RESULT_COLUMNS[1:], *([cuped.THETA] if extra else [])]
-    out = pl.DataFrame(rows, schema=out_schema).select(columns)
-    return robust_columns(out, frame, arm, groups, metric_names) if robust else out
+    columns = [*groups, "metric", arm, *RESULT_COLUMNS[1:], *([cuped.THETA] if extra else []),
+               *(ROBUST_COLUMNS if robust else ())]
+    return pl.DataFrame(rows, schema=out_schema).select(columns)
+
+
+def _tukey_bounds(mine: Values, theirs: Values) -> tuple[Any, ...] | None:
+    """Tukey compares each arm's values as a group: the bounds of each side's own."""
+    if mine.bounds is None or theirs.bounds is None:
+        return None
+    return (*mine.bounds[:2], *theirs.bounds[:2])
 
 
 def _covariate_column(covariate: str | None, schema: pl.Schema, keys: list[str],

@@ -23,7 +23,8 @@ or ``"less"`` (one-sided, SciPy's meaning: "greater" = the arm above the baselin
   p-values of a location shift from ranks or signs, without intervals.
 * :func:`bootstrap_test`: resampling of queries (paired) or of each arm's units
   (unpaired), BCa or percentile intervals as ``scipy.stats.bootstrap``; the p-value
-  is the level at which the interval has 0 as an endpoint.
+  is the level at which the interval has 0 as an endpoint. At least
+  :data:`MIN_BOOTSTRAP_N` (10) pairs or values per arm.
 
 NumPy (and SciPy for the t-tests) are optional dependencies:
 ``pip install "polars-rank[stats]"``. They are imported when a test first runs.
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from polars_rank._stats.bootstrap import bootstrap_test
+from polars_rank._stats.bootstrap import MIN_BOOTSTRAP_N, bootstrap_test
 from polars_rank._stats.common import INSTALL_HINT, TestResult
 from polars_rank._stats.common import require as require
 from polars_rank._stats.correction import (
@@ -70,6 +71,7 @@ __all__ = [
     "benjamini_hochberg",
     "CORRECTIONS",
     "INSTALL_HINT",
+    "MIN_BOOTSTRAP_N",
 ]
 
 Interval: TypeAlias = Literal["bca", "percentile"]

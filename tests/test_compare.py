@@ -554,3 +554,98 @@ def test_warnings_point_at_the_caller() -> None:
         warnings.simplefilter("always")
         pr.compare(df, baseline="A")
     assert caught[0].filename == __file__
+
+
+# ---------------------------------------------------------------- issue 36: robust, few
+def test_robust_band_is_over_the_pairs_the_delta_compares() -> None:
+    """Issue 36, 7: arm A answers q1, q2 (0.5, 0.5), arm B q1-q4 (0.4, 0.4, 1.0, 1.0),
+    bounds equal to the values. The delta compares the pairs q1, q2: -0.1; the band
+    over B's four queries was [+0.2, +0.2], "robust" with the wrong sign."""
+    df = pl.DataFrame({"arm": ["A", "A", "B", "B", "B", "B"], "qid": [1, 2, 1, 2, 3, 4],
+                       "m": [0.5, 0.5, 0.4, 0.4, 1.0, 1.0]})
+    df = df.with_columns(m_low=pl.col("m"), m_high=pl.col("m"))
+    with pytest.warns(UserWarning, match="left out queries"):
+        row = pr.compare(df, baseline="A", robust=True).row(0, named=True)
+    assert row["delta"] == pytest.approx(-0.1)
+    assert row["delta_low"] == pytest.approx(-0.1)
+    assert row["delta_high"] == pytest.approx(-0.1)
+    assert row["robust"] is True
+    # unpaired, each arm's units: the delta and the band over all of them
+    row = pr.compare(df, baseline="A", robust=True, paired=False, query=None,
+                     metrics="m").row(0, named=True)
+    assert (row["delta"], row["delta_low"], row["delta_high"]) == pytest.approx((0.2,) * 3)
+
+
+@pytest.mark.parametrize(("paired", "test"), [(True, "t"), (False, "t"), (True, "tukey")])
+def test_robust_band_holds_the_delta(paired: bool, test: str) -> None:
+    """Bounds below and above each value, queries missing on either side, nulls: the
+    band is computed from the very values of the delta, so it holds it."""
+    rng = np.random.default_rng(36)
+    rows = []
+    for arm in ("A", "B", "C"):
+        for q in rng.choice(40, 30, replace=False):
+            value = float(rng.random())
+            rows.append({"arm": arm, "qid": int(q), "m": value,
+                         "m_low": value - float(rng.random()) * 0.1,
+                         "m_high": value + float(rng.random()) * 0.1})
+    df = pl.DataFrame(rows).with_columns(  # a value the metric could not score
+        pl.when(pl.col("qid") == 3).then(None).otherwise(pl.col("m")).alias("m"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # queries left out
+        out = pr.compare(df, baseline="A", robust=True, paired=paired, test=test,  # type: ignore[arg-type]
+                         query="qid" if paired else None, metrics="m")
+    assert out.height == 2
+    for row in out.iter_rows(named=True):
+        mine = df.filter(pl.col("arm") == row["arm"], pl.col("m").is_not_null())
+        base = df.filter(pl.col("arm") == "A", pl.col("m").is_not_null())
+        if paired and test != "tukey":
+            shared = set(mine["qid"]) & set(base["qid"])
+            mine = mine.filter(pl.col("qid").is_in(shared))
+            base = base.filter(pl.col("qid").is_in(shared))
+        assert row["n"] == mine.height
+        assert row["delta"] == pytest.approx(mine["m"].mean() - base["m"].mean())  # type: ignore[operator]
+        assert row["delta_low"] == pytest.approx(mine["m_low"].mean() - base["m_high"].mean())  # type: ignore[operator]
+        assert row["delta_high"] == pytest.approx(mine["m_high"].mean() - base["m_low"].mean())  # type: ignore[operator]
+        assert row["delta_low"] <= row["delta"] <= row["delta_high"]
+
+
+def test_robust_refuses_missing_bounds_and_cuped() -> None:
+    df = pl.DataFrame({"arm": ["A", "B"] * 3, "qid": [1, 1, 2, 2, 3, 3],
+                       "m": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
+    bounded = df.with_columns(m_low=pl.col("m"), m_high=pl.col("m"))
+    holes = bounded.with_columns(m_high=pl.when(pl.col("qid") == 2).then(None)
+                                 .otherwise(pl.col("m_high")))
+    with pytest.raises(InvalidDataError, match=r"robust=True: metric 'm' has 2 values whose "
+                                               r"bounds \(m_low, m_high\) are null"):
+        pr.compare(holes, baseline="A", robust=True)
+    with pytest.raises(ValueError, match="covariate="):
+        pr.compare(bounded.with_columns(pre=pl.lit(0.3)), baseline="A", robust=True,
+                   paired=False, query=None, covariate="pre", metrics="m")
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_bootstrap_on_few_queries_gives_no_p_value(n: int) -> None:
+    """Issue 36, 10: 2-4 queries of one sign gave p = 1e-4, significant, no warning
+    (t-test p = 0.20, randomization 0.5 on two). Below 10 pairs the bootstrap row
+    has the means and no test, and a warning names the rule."""
+    df = pl.DataFrame({"arm": ["A"] * n + ["B"] * n, "qid": list(range(n)) * 2,
+                       "m": [0.5 + 0.1 * i for i in range(n)] + [0.4 + 0.05 * i for i in range(n)]})
+    with pytest.warns(UserWarning, match=r"fewer than 10 pairs, too few for the bootstrap.*"
+                                         r"test='t' or test='randomization'"):
+        row = pr.compare(df, baseline="B", test="bootstrap").row(0, named=True)
+    assert row["delta"] > 0
+    assert row["p_value"] is None
+    assert row["significant"] is None
+    assert row["delta_ci_low"] is None
+    exact = pr.compare(df, baseline="B", test="randomization").row(0, named=True)
+    assert exact["p_value"] == pytest.approx(2 / 2**n)  # every sign flip enumerated
+    t = pr.compare(df, baseline="B").row(0, named=True)
+    a, b = df.filter(arm="A")["m"].to_numpy(), df.filter(arm="B")["m"].to_numpy()
+    assert t["p_value"] == pytest.approx(sps.ttest_rel(a, b).pvalue)
+    assert t["p_value"] > 0.01  # the bootstrap said 1 / n_resamples
+    ten = pl.DataFrame({"arm": ["A"] * 10 + ["B"] * 10, "qid": list(range(10)) * 2,
+                        "m": [0.5 + 0.01 * i for i in range(10)] * 2})
+    assert pr.compare(ten, baseline="B", test="bootstrap", n_resamples=200)["p_value"].item() \
+        is not None
+    with pytest.warns(UserWarning, match="fewer than 10 values in an arm"):
+        pr.compare(df, baseline="B", test="bootstrap", paired=False, query=None, metrics="m")

@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polars_rank as pr
+from polars_rank.errors import InvalidDataError
 from polars_rank.fusion import METHODS, NORMS
 
 ranx = pytest.importorskip("ranx")
@@ -158,12 +159,22 @@ def test_ranx_borda_norm() -> None:
 
 
 # ------------------------------------------------------------------- against ranx.fuse
+def _canonical(rows: pl.DataFrame) -> pl.DataFrame:
+    """Each list in polars-rank's order: by score, then doc id, both descending."""
+    return rows.sort("score", "docid", descending=True, maintain_order=True)
+
+
 def _ranx_runs(frame: pl.DataFrame, systems: list[Any]) -> list[Any]:
-    """One ranx Run per system, every query present, documents in input order."""
+    """One ranx Run per system, every query present, each list in polars-rank's order.
+
+    ranx keeps equal scores in input order in lists of up to 15 documents, and
+    polars-rank ranks them by doc id, descending (no result depends on the order of
+    the rows): given in that order, ranx's ranks are polars-rank's.
+    """
     queries = frame["qid"].unique(maintain_order=True).to_list()
     out = []
     for system in systems:
-        rows = frame.filter(pl.col("system") == system)
+        rows = _canonical(frame.filter(pl.col("system") == system))
         d: dict[str, dict[str, float]] = {q: {} for q in queries}
         for q, doc, s in rows.select("qid", "docid", "score").iter_rows():
             d[q][doc] = s
@@ -190,8 +201,7 @@ def _condorcet_is_an_order(frame: pl.DataFrame, systems: list[Any], norm: str | 
         position = {}
         for system in systems:
             # ranx's order: by raw score (stable), min-max-inverted sorted again (stable)
-            docs = rows.filter(pl.col("system") == system).sort("score", descending=True,
-                                                                 maintain_order=True)
+            docs = _canonical(rows.filter(pl.col("system") == system))
             if norm == "min-max-inverted":
                 docs = docs.drop("score").join(normalized, on=["system", "qid", "docid"],
                                                maintain_order="left")
@@ -280,8 +290,9 @@ def _compiled() -> None:
 @st.composite
 def runs(draw: st.DrawFn) -> tuple[pl.DataFrame, list[int], list[float]]:
     """2-4 systems, 1-3 queries, up to 15 documents per list (ties keep input order
-    in ranx), scores from a few values (ties) or continuous, documents missing from
-    some systems and queries missing from some systems."""
+    in ranx: _ranx_runs gives them in polars-rank's order), scores from a few values
+    (ties) or continuous, documents missing from some systems and queries missing
+    from some systems."""
     n_systems = draw(st.integers(2, 4))
     # ids of one length: ranx truncates ids longer than the first run's (d10 -> d1)
     pool = [f"d{i:02}" for i in range(draw(st.integers(1, 20)))]
@@ -373,6 +384,8 @@ def test_normalisations_work_in_agg_and_over() -> None:
     assert same.select(pr.zmuv_norm("score"))["score"].to_list() == [0.0, 0.0]
     assert same.select(pr.max_norm("score"))["score"].to_list() == [1.0, 1.0]
     assert same.select(pr.rank_norm("score"))["score"].to_list() == [1.0, 0.5]
+    ids = same.with_columns(doc=pl.Series(["a", "b"]))
+    assert ids.select(pr.rank_norm("score", doc="doc"))["score"].to_list() == [0.5, 1.0]
     assert pl.DataFrame({"score": [-2.0]}).select(pr.max_norm("score")).item() == -2.0 / 1e-9
 
 
@@ -405,8 +418,135 @@ def test_streaming_engine_gives_the_same_run(method: str, norm: str | None) -> N
     params = {k: dict(enumerate(v)) if k == "weights" else v for k, v in params.items()}
     lazy = pr.fuse(frame.lazy(), method, norm=norm, params=params)
     assert isinstance(lazy, pl.LazyFrame)
-    # the streaming engine may add a document's values in another order (a last-place
-    # difference, Polars 1.36 with Borda's values): equal to 1e-12, ranked the same
-    assert_frame_equal(lazy.collect(engine="streaming"),
-                       pr.fuse(frame, method, norm=norm, params=params),  # type: ignore[arg-type]
-                       check_exact=False, rel_tol=1e-12, abs_tol=1e-12)
+    # the sums add each system's term in the systems' order on every engine
+    eager = pr.fuse(frame, method, norm=norm, params=params)
+    assert isinstance(eager, pl.DataFrame)
+    for engine in ("streaming", "in-memory"):
+        assert_frame_equal(lazy.collect(engine=engine), eager, check_exact=True)
+
+
+# ------------------------------------------------------------ issue 36: one answer
+def _big_runs(n_rows: int = 36_000, seed: int = 0) -> list[pl.DataFrame]:
+    """Three runs of ~36k rows: 360 queries, scores on a grid of 100 values (ties)."""
+    rng = np.random.default_rng(seed)
+    return [pl.DataFrame({"qid": rng.integers(0, 360, n_rows).astype(str),
+                          "docid": rng.integers(0, 3000, n_rows).astype(str),
+                          "score": rng.random(n_rows).round(2)}).unique(["qid", "docid"])
+            .sort("qid", "docid") for _ in range(3)]
+
+
+@pytest.mark.parametrize(("method", "norm", "params"), [
+    ("wsum", "rank", {"weights": [0.3, 0.3, 0.4]}), ("rrf", "min-max", {}),
+    ("mnz", "zmuv", {}), ("w_bordafuse", None, {"weights": [0.2, 0.5, 0.3]}),
+    ("sum", "sum", {}),
+])
+def test_fuse_gives_one_answer(method: str, norm: str | None, params: dict[str, Any]) -> None:
+    """Issue 36, 9: two identical calls of wsum/rank on 3 x 36k rows ranked 15
+    documents differently, RRF's scores differed in 251 rows (sums in another order).
+    Now 20 calls, shuffled runs, the lazy plan on either engine: the same bits."""
+    runs = _big_runs()
+    first = pr.fuse(runs, method, norm=norm, params=params)  # type: ignore[arg-type]
+    assert isinstance(first, pl.DataFrame)
+    for _ in range(19):
+        assert_frame_equal(pr.fuse(runs, method, norm=norm, params=params), first,  # type: ignore[arg-type]
+                           check_exact=True)
+    shuffled = [r.sample(fraction=1.0, shuffle=True, seed=i) for i, r in enumerate(runs)]
+    assert_frame_equal(pr.fuse(shuffled, method, norm=norm, params=params), first,  # type: ignore[arg-type]
+                       check_exact=True)
+    lazy = pr.fuse([r.lazy() for r in shuffled], method, norm=norm, params=params)  # type: ignore[arg-type]
+    assert isinstance(lazy, pl.LazyFrame)
+    for engine in ("streaming", "in-memory"):
+        assert_frame_equal(lazy.collect(engine=engine), first, check_exact=True)
+
+
+def test_fused_scores_add_the_runs_in_their_order() -> None:
+    """Each fused score is ranx's sum, term by term in the runs' order: the same bits
+    as Python's sum of the normalised scores (CombSUM), whatever the rows' order."""
+    runs = _big_runs(4000, seed=1)
+    fused = pr.fuse(runs, "wsum", norm="min-max", params={"weights": [0.3, 0.3, 0.4]})
+    assert isinstance(fused, pl.DataFrame)
+    norm = pr.fusion.normalize(runs, "min-max")
+    assert isinstance(norm, pl.DataFrame)
+    terms: dict[tuple[str, str], list[float]] = {}
+    for system, q, d, v in norm.sort("system").iter_rows():
+        terms.setdefault((q, d), [0.0, 0.0, 0.0])[system] = [0.3, 0.3, 0.4][system] * v
+    expected = {k: sum(v) for k, v in terms.items()}
+    got = {(q, d): s for q, d, s, _ in fused.iter_rows()}
+    assert got == expected  # exactly
+
+
+def test_equal_fused_scores_are_ranked_by_doc_id_descending() -> None:
+    a = pl.DataFrame({"qid": ["q"] * 3, "docid": ["x", "z", "y"], "score": [1.0, 1.0, 1.0]})
+    fused = pr.fuse([a, a.sample(fraction=1.0, shuffle=True, seed=3)], "rrf")
+    assert isinstance(fused, pl.DataFrame)
+    assert fused["docid"].to_list() == ["z", "y", "x"]
+    assert fused["rank"].to_list() == [1, 2, 3]
+    # within a run too: equal scores take ranks by doc id, descending (z first)
+    b = pl.DataFrame({"qid": ["q"] * 3, "docid": ["x", "y", "z"], "score": [3.0, 2.0, 1.0]})
+    fused = pr.fuse([a, b], "rrf", params={"k": 0})
+    assert isinstance(fused, pl.DataFrame)
+    assert dict(zip(fused["docid"], fused["score"], strict=True)) == pytest.approx(
+        {"z": 1 / 1 + 1 / 3, "y": 1 / 2 + 1 / 2, "x": 1 / 3 + 1 / 1})
+
+
+RUN_A = pl.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["a", "b", "c"],
+                      "score": [2.0, 1.0, 3.0]})
+
+
+@pytest.mark.parametrize(("bad", "match"), [
+    (RUN_A.with_columns(score=pl.Series([2.0, math.nan, 3.0])),
+     r"NaN score in column 'score': first in run 1 at qid='q1', docid='b'"),
+    (RUN_A.with_columns(score=pl.Series([2.0, math.inf, 3.0])),
+     r"infinite score .* in column 'score': first in run 1 at qid='q1', docid='b'"),
+    (RUN_A.with_columns(docid=pl.Series(["a", "a", "c"])),
+     r"duplicate \(query, doc\) rows .*: first in run 1 at qid='q1', docid='a'"),
+    (RUN_A.with_columns(qid=pl.Series(["q1", None, "q2"])),
+     r"null query id in column 'qid': first in run 1 at qid=None, docid='b'"),
+    (RUN_A.with_columns(docid=pl.Series(["a", None, "c"])),
+     r"null document id in column 'docid': first in run 1 at qid='q1', docid=None"),
+])
+def test_bad_runs_are_refused_as_evaluate_refuses_them(bad: pl.DataFrame, match: str) -> None:
+    """Issue 36, 9: a NaN score put a NaN document at rank 1; a duplicate row was
+    counted twice. evaluate()'s rules (polars_rank._rules), with the run named."""
+    for call in (lambda r: pr.fuse(r, "sum"), lambda r: pr.fusion.normalize(r),
+                 lambda r: pr.optimize_fusion(r, QRELS_A, "wsum", grid={"step": 0.5}),
+                 lambda r: pr.fusion.train(r, QRELS_A, "posfuse")):
+        with pytest.raises(InvalidDataError, match=match):
+            call([RUN_A, bad])
+    frame = pl.concat([RUN_A.with_columns(system=pl.lit("x")),
+                       bad.with_columns(system=pl.lit("y"))])
+    with pytest.raises(InvalidDataError, match=match.replace("run 1", "system='y'")):
+        pr.fuse(frame.lazy(), "sum")
+
+
+QRELS_A = pl.DataFrame({"qid": ["q1", "q2"], "docid": ["a", "c"], "rel": [1, 1]})
+
+
+def test_the_same_document_in_two_runs_is_not_a_duplicate() -> None:
+    fused = pr.fuse([RUN_A, RUN_A], "sum", norm=None)
+    assert isinstance(fused, pl.DataFrame)
+    assert fused.sort("qid", "docid")["score"].to_list() == [4.0, 2.0, 6.0]
+
+
+def test_ids_of_different_types_are_compared_as_text() -> None:
+    """Issue 36, 9: integer ids in one run and text in another gave a Polars schema
+    error; they are compared as text, as evaluate() compares a run's with its qrels'."""
+    ints = pl.DataFrame({"qid": [1, 1], "docid": [7, 8], "score": [1.0, 0.5]})
+    text = pl.DataFrame({"qid": ["1", "1"], "docid": ["7", "9"], "score": [0.3, 0.9]})
+    fused = pr.fuse([ints, text], "sum", norm=None)
+    assert isinstance(fused, pl.DataFrame)
+    assert fused.schema["qid"] == pl.String
+    assert dict(zip(fused["docid"], fused["score"], strict=True)) == {"7": 1.3, "9": 0.9,
+                                                                       "8": 0.5}
+    same_type = pr.fuse([ints, ints.with_columns(pl.col("qid").cast(pl.Int32).cast(pl.Int64))],
+                        "sum", norm=None)
+    assert isinstance(same_type, pl.DataFrame)
+    assert same_type.schema["qid"] == pl.Int64  # one type: kept
+
+
+def test_a_text_score_and_a_missing_column_are_named() -> None:
+    text = RUN_A.with_columns(pl.col("score").cast(pl.String))
+    with pytest.raises(TypeError, match="run 1: score column 'score' is String, not a number"):
+        pr.fuse([RUN_A, text])
+    with pytest.raises(ValueError, match="run 'b' has no column 'docid' \\(the doc column\\)"):
+        pr.fuse({"a": RUN_A, "b": RUN_A.drop("docid")})

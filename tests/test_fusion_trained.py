@@ -161,11 +161,13 @@ def test_ranx_bayesfuse() -> None:
 
 # ------------------------------------------------------------ against ranx itself
 def _ranx_runs(frame: pl.DataFrame, systems: list[int], queries: list[str]) -> list[Any]:
+    """ranx's runs, each list in polars-rank's order (equal scores by doc id,
+    descending), which ranx keeps for lists of up to 15 documents."""
     out = []
     for system in systems:
         d: dict[str, dict[str, float]] = {q: {} for q in queries}
-        for q, doc, s in frame.filter(pl.col("system") == system).select(
-                "qid", "docid", "score").iter_rows():
+        rows = frame.filter(pl.col("system") == system).sort("score", "docid", descending=True)
+        for q, doc, s in rows.select("qid", "docid", "score").iter_rows():
             d[q][doc] = s
         out.append(ranx.Run(d))
     return out

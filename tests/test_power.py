@@ -42,6 +42,32 @@ def test_unpaired_t_sample_size_equals_statsmodels() -> None:
     assert row["n"] == int(np.ceil(ref))
 
 
+def test_unpaired_t_with_unequal_variances_uses_welch_degrees_of_freedom() -> None:
+    """docs/compare.md: with two arms of unequal spread the degrees of freedom are
+    Welch-Satterthwaite's, fewer than TTestIndPower's pooled 2n - 2, so n can be one
+    more than statsmodels' (944 against 943 here). The reference: the smallest n whose
+    noncentral-t power with Welch's degrees of freedom reaches 0.8 (SciPy directly)."""
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0.5, 0.1, 400), rng.normal(0.5, 0.3, 400)
+    df = pl.DataFrame({"arm": ["A"] * 400 + ["B"] * 400, "qid": range(800),
+                       "m": np.concatenate([a, b])})
+    row = pr.power(df, "m", delta=0.03, paired=False, baseline="B",
+                   query=None).row(0, named=True)
+    va, vb = a.var(ddof=1), b.var(ddof=1)
+
+    def welch_power(n: int) -> float:
+        dof = (va + vb) ** 2 * (n - 1) / (va**2 + vb**2)
+        nc = 0.03 / np.sqrt((va + vb) / n)
+        crit = sps.t.ppf(0.975, dof)
+        return float(sps.nct.sf(crit, dof, nc) + sps.nct.cdf(-crit, dof, nc))
+
+    expected = next(n for n in range(2, 5000) if welch_power(n) >= 0.8)
+    assert row["n"] == expected == 944
+    pooled = smp.TTestIndPower().solve_power(effect_size=0.03 / np.sqrt((va + vb) / 2),
+                                             alpha=0.05, power=0.8)
+    assert int(np.ceil(pooled)) == 943  # statsmodels' pooled 2n - 2 degrees of freedom
+
+
 def test_mde_inverts_power() -> None:
     df = pilot(seed=2)
     m = pr.mde(df, "m", baseline="B").row(0, named=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 from budget import examples
@@ -276,3 +277,36 @@ def test_bad_parameters() -> None:
         pr.novelty("share", unseen="drop")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="k"):
         pr.gini_index("item", k=0)
+
+
+def test_popularity_lift_compares_one_set_of_users() -> None:
+    """Issue 36, 8: user 1 recommended popularities 10, 20 with history 5, user 2
+    popularities 30, 50 and no history. The two means were over different users
+    (4.5); over the users with both, user 1: (15 - 5) / 5 = 2.0."""
+    reco = pl.DataFrame({"user": [1, 1, 2, 2], "pop": [10.0, 20.0, 30.0, 50.0],
+                         "hist": [5.0, 5.0, None, None]})
+    lift = pr.popularity_lift("pop", history="hist", query="user")
+    assert reco.select(lift).item() == 2.0
+    # a user without a recommended item of known popularity is left out of both too
+    unknown = pl.DataFrame({"user": [1, 1, 3], "pop": [10.0, 20.0, None],
+                            "hist": [5.0, 5.0, 40.0]})
+    assert unknown.select(lift).item() == 2.0
+    # a plain-Python reference on random users: GAP_r and GAP_p over the same users
+    rng = np.random.default_rng(8)
+    rows = [{"user": u, "pop": float(rng.integers(1, 50)) if rng.random() > 0.1 else None,
+             "hist": h} for u in range(40)
+            for h in [float(rng.integers(1, 30)) if rng.random() > 0.3 else None]
+            for _ in range(int(rng.integers(1, 5)))]
+    frame = pl.DataFrame(rows, schema={"user": pl.Int64, "pop": pl.Float64,
+                                       "hist": pl.Float64})
+    users: dict[int, tuple[list[float], float | None]] = {}
+    for r in rows:
+        users.setdefault(r["user"], ([], r["hist"]))[0].extend(
+            [] if r["pop"] is None else [r["pop"]])
+    both = [(sum(p) / len(p), h) for p, h in users.values() if p and h is not None]
+    gap_r = sum(r for r, _ in both) / len(both)
+    gap_p = sum(h for _, h in both) / len(both)
+    assert frame.select(lift).item() == pytest.approx((gap_r - gap_p) / gap_p, rel=1e-12)
+    # a history that differs between a user's rows is no history: NaN, not a number
+    varying = reco.with_columns(hist=pl.Series([5.0, 6.0, None, None]))
+    assert math.isnan(varying.select(lift).item())

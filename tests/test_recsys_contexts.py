@@ -2,9 +2,9 @@
 
 * ``polars_rank.recsys._table.TABLE`` lists exactly ``polars_rank.recsys.__all__`` and
   ``polars-rank metrics`` prints each;
-* ties in ``by`` keep the input row order (``rank("ordinal")``): the top k of a list
-  is the first k rows of a stable sort by ``by``, in ``select``, ``group_by`` and
-  ``.over()`` alike, and reversing the tied rows changes which one is cut;
+* rows tied in ``by`` with a list's k-th are all recommended (the list runs past k),
+  in ``select``, ``group_by`` and ``.over()`` alike, whatever the order of the rows;
+  tied rows share their positions' mean exposure weight;
 * every per-list metric in ``.over(user)`` gives each row its list's value as in
   ``group_by(user)``, and with ``query=`` over an arm the same as ``group_by(arm)``;
   the cross-list ones the same per arm.
@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import io
+import math
 from contextlib import redirect_stdout
 from typing import TYPE_CHECKING
 
@@ -88,11 +89,10 @@ def _frame(rows: list[tuple[int, int, int]]) -> pl.DataFrame:
     )
 
 
-def _top_first(df: pl.DataFrame, k: int) -> pl.DataFrame:
-    """Each user's first k rows of a stable sort by score descending (the tie rule),
-    in that order (``by=None`` reads the row order as the ranking)."""
-    return (df.with_row_index("_i").sort("score", "_i", descending=[True, False])
-            .filter(pl.int_range(pl.len()).over("user") < k).drop("_i"))
+def _top_with_ties(df: pl.DataFrame, k: int) -> pl.DataFrame:
+    """Each user's rows ranked within k by score descending, rows tied with the k-th
+    included (the tie rule: a tied block is in when its first rank is)."""
+    return df.filter(pl.col("score").rank("min", descending=True).over("user") <= k)
 
 
 def _same(a: float | None, b: float | None) -> bool:
@@ -107,31 +107,43 @@ rows_strategy = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 7), st.inte
 
 @settings(max_examples=examples(20), deadline=None)
 @given(rows_strategy, st.integers(1, 4))
-def test_ties_keep_input_order(rows: list[tuple[int, int, int]], k: int) -> None:
+def test_rows_tied_at_the_cut_are_all_recommended(rows: list[tuple[int, int, int]],
+                                                  k: int) -> None:
     df = _frame(rows)
-    top = _top_first(df, k)
+    top = _top_with_ties(df, k)
+
+    def everything(rows: pl.DataFrame) -> int:
+        """A cutoff at the longest list: every row (and personalization divides by
+        max(k, the context's longest list), as with the cut)."""
+        return max(k, rows.group_by("user").len()["len"].max())  # type: ignore[type-var]
+
     for name, build in {**PER_LIST, **CROSS_LIST}.items():
         cut = build(query="user", by="score", k=k)
-        whole = build(query="user", k=k)  # by=None: the rows in order
+        whole = build(query="user", by="score", k=everything(top))
         assert _same(df.select(cut).item(), top.select(whole).item()), name
-        # the same per arm in a group_by
-        grouped = dict(df.group_by("arm").agg(cut).rows())
-        expected = dict(top.group_by("arm").agg(whole).rows())
-        for arm, value in grouped.items():
-            assert _same(value, expected.get(arm)), (name, arm)
+        # the same per arm in a group_by, and for any order of the rows
+        for arm, value in df.group_by("arm").agg(cut).rows():
+            mine = top.filter(pl.col("arm") == arm)
+            expected = mine.select(build(query="user", by="score", k=everything(mine)))
+            assert _same(value, expected.item()), (name, arm)
+        assert _same(df.reverse().select(cut).item(), df.select(cut).item()), name
 
 
-def test_reversed_ties_cut_the_other_item() -> None:
+def test_reversed_ties_recommend_both_items() -> None:
     df = _frame([(0, 1, 5), (0, 2, 3), (0, 5, 3)])  # items 2 and 5 tie at the cut
     for name, build in PER_LIST.items():
         forward = df.select(build(by="score", k=2)).item()
         backward = df.reverse().select(build(by="score", k=2)).item()
-        assert _same(forward, df.filter(pl.col("item") != 5).select(build()).item()), name
-        assert _same(backward, df.filter(pl.col("item") != 2).select(build()).item()), name
+        assert forward == backward, name
+        assert _same(forward, df.select(build(by="score")).item()), name
     coverage = pr.catalog_coverage("item", catalog=8, by="score", k=2)
-    assert df.select(pr.exposure_counts(df, by="score", k=2)["item"].sort().implode()).item() \
-        .to_list() == [1, 2]
-    assert df.select(coverage).item() == pytest.approx(2 / 8)
+    assert pr.exposure_counts(df, by="score", k=2)["item"].to_list() == [1, 2, 5]
+    assert df.select(coverage).item() == pytest.approx(3 / 8)
+    # the tied items share the mean weight of positions 2 and 3
+    share = df.select(pr.exposure_share("item", 2, by="score", k=2)).item()
+    weights = [1.0, 1 / math.log2(3), 1 / math.log2(4)]
+    tied = (weights[1] + weights[2]) / 2
+    assert share == pytest.approx(tied / sum(weights), rel=1e-12)
 
 
 @settings(max_examples=examples(20), deadline=None)

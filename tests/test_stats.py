@@ -21,7 +21,14 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from polars_rank import stats
-from polars_rank.stats import bonferroni, bootstrap_test, holm, randomization_test, t_test
+from polars_rank.stats import (
+    MIN_BOOTSTRAP_N,
+    bonferroni,
+    bootstrap_test,
+    holm,
+    randomization_test,
+    t_test,
+)
 
 Z = 5.0  # standard errors of Monte-Carlo disagreement allowed
 NORMAL = statistics.NormalDist()
@@ -389,13 +396,59 @@ def test_percentile_p_value_is_twice_the_tail() -> None:
 
 
 def test_zero_variance_bootstrap() -> None:
-    same = bootstrap_test([0.2, 0.5, 0.7, 0.1], [0.2, 0.5, 0.7, 0.1])
+    values = [0.2, 0.5, 0.7, 0.1, 0.3, 0.9, 0.4, 0.6, 0.8, 0.0]
+    same = bootstrap_test(values, values)
     assert same.p_value == 1.0
     assert (same.ci_low, same.ci_high) == (0.0, 0.0)
     shifted = bootstrap_test(np.full(10, 0.5), np.full(10, 0.25), n_resamples=1000)
     assert shifted.p_value == pytest.approx(1 / 1000)  # the share below 0 clipped at 1/(2B)
     assert shifted.ci_low == pytest.approx(0.25)
     assert shifted.ci_high == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_the_bootstrap_refuses_fewer_than_its_minimum(paired: bool) -> None:
+    """Two to four pairs of one sign gave p = 1/B (issue 36): below MIN_BOOTSTRAP_N the
+    bootstrap refuses, naming the rule and the tests that answer there."""
+    assert MIN_BOOTSTRAP_N == 10
+    what = "pairs" if paired else "values in each arm"
+    for n in (2, 4, 9):
+        a, b = np.linspace(0.5, 0.7, n), np.linspace(0.4, 0.45, n)
+        with pytest.raises(ValueError, match=f"at least 10 {what}, got {n}.*t_test or "
+                                             "randomization_test"):
+            bootstrap_test(a, b, paired=paired)
+    if not paired:  # each arm counts: 9 in one arm is too few
+        with pytest.raises(ValueError, match="got 9"):
+            bootstrap_test(np.linspace(0, 1, 30), np.linspace(0, 1, 9), paired=False)
+    a, b = np.linspace(0.5, 0.7, 10), np.linspace(0.4, 0.45, 10)
+    assert bootstrap_test(a, b, paired=paired, n_resamples=500).p_value > 0
+
+
+def test_the_bootstrap_minimum_is_where_its_level_is_near_alpha() -> None:
+    """The rejection rates docs/compare.md gives: a true null (normal differences),
+    alpha 0.05, 400 experiments at each n. Below the minimum the bootstrap rejects at
+    least twice as often as alpha says; the t-test holds its level."""
+    rng = np.random.default_rng(36)
+    rates = {}
+    for n in (4, 10, 30):
+        rejected = 0
+        for seed in range(400):
+            d = rng.normal(0, 1, n)
+            # the rule is the public function's: call the resampling itself below it
+            rejected += _bootstrap_p(d, seed) <= 0.05
+        rates[n] = rejected / 400
+    assert rates[4] > 0.10
+    assert rates[10] < rates[4]
+    assert rates[30] < 0.09
+
+
+def _bootstrap_p(d: np.ndarray, seed: int) -> float:
+    """The paired percentile bootstrap's p-value of mean(d) = 0, as bootstrap_test."""
+    rng = np.random.default_rng(seed)
+    means = d[rng.integers(0, d.size, size=(1000, d.size))].mean(axis=1)
+    below = (np.count_nonzero(means < 0) + np.count_nonzero(means <= 0)) / (2 * means.size)
+    below = min(max(below, 0.5 / means.size), 1 - 0.5 / means.size)
+    return float(min(1.0, 2 * min(below, 1 - below)))
 
 
 # ---------------------------------------------------------------------------- seeds, input

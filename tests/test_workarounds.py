@@ -175,8 +175,9 @@ def test_an_aggregate_of_an_empty_list_still_shifts_the_next_lists() -> None:
 
 @pytest.mark.skipif(POLARS_2, reason="Polars 2.x sorts by several keys in a group_by")
 def test_a_sort_by_several_keys_in_a_group_by_is_still_wrong() -> None:
-    """``polars_rank.fusion._fuse._positions`` sorts a row counter by one struct key
-    (``polars_rank._sort_keys.sort_by``), not a list of keys: on Polars 1.36, sorting
+    """``polars_rank._sort_keys.sort_by`` sorts a row counter by one struct key, not a
+    list of keys (and ``polars_rank.fusion._runs.positions`` ranks one struct key): on
+    Polars 1.36, sorting
     ``int_range(len())`` by a list of keys in a ``group_by`` (or a window) whose groups
     are not contiguous rows gives wrong orders."""
     frame = pl.DataFrame({"q": [1, 1, 1, 2, 2, 1, 1, 2, 2],

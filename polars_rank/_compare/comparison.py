@@ -10,6 +10,7 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 from polars_rank._compare.options import _FLOATS
+from polars_rank._stats.bootstrap import MIN_BOOTSTRAP_N
 from polars_rank.stats import (
     TestResult,
     bootstrap_test,
@@ -93,9 +94,13 @@ def _one(a: Array, b: Array, *, paired: bool, test: str, alpha: float, n_resampl
                lift=delta / baseline_mean if baseline_mean != 0 else None)
     if paired:
         row.update(wins=int((a > b).sum()), ties=int((a == b).sum()), losses=int((a < b).sum()))
+    sizes = f"n = {a.size}" if paired else f"n = {a.size} and {b.size}"
     if min(a.size, b.size) < 2:
-        sizes = f"n = {a.size}" if paired else f"n = {a.size} and {b.size}"
         notes.too_few.append(f"{where}: {sizes}")
+        return row
+    if test == "bootstrap" and min(a.size, b.size) < MIN_BOOTSTRAP_N:
+        notes.too_few_to_resample.append(f"{where}: {sizes}")
+        row["effect_size"] = _effect_size(a, b, paired=paired)
         return row
     row["effect_size"] = _effect_size(a, b, paired=paired)
     result: TestResult

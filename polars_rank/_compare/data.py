@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import polars as pl
 
+from polars_rank._stats.bootstrap import MIN_BOOTSTRAP_N
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -18,8 +19,11 @@ if TYPE_CHECKING:
 
 _METRIC = "__polars_rank_metric"
 _VALUE = "__polars_rank_value"
+_LOW = "__polars_rank_low"
+_HIGH = "__polars_rank_high"
 _ARM_VALUE = "__polars_rank_a"
 _BASE_VALUE = "__polars_rank_b"
+_BOUNDS = (_LOW, _HIGH)
 
 _EXAMPLES = 3
 
@@ -42,6 +46,7 @@ class _Notes:
     dropped: list[str]
     empty: list[str]
     too_few: list[str]
+    too_few_to_resample: list[str] = field(default_factory=list)  # the bootstrap's minimum
 
     def emit(self, paired: bool) -> None:
         if self.dropped:
@@ -57,6 +62,14 @@ class _Notes:
             what = "pairs" if paired else "values in each arm"
             msg = (f"compare(): fewer than 2 {what}, so no test or interval; these rows "
                    f"have null p-values and intervals: " + "; ".join(self.too_few))
+            warnings.warn(msg, UserWarning, stacklevel=3)
+        if self.too_few_to_resample:
+            what = "pairs" if paired else "values in an arm"
+            msg = (f"compare(test='bootstrap'): fewer than {MIN_BOOTSTRAP_N} {what}, too few "
+                   "for the bootstrap (its intervals are too narrow there: a true null is "
+                   "rejected far more often than alpha says); these rows have null p-values "
+                   "and intervals; test='t' or test='randomization' (exact with few "
+                   "queries) answer at any n: " + "; ".join(self.too_few_to_resample))
             warnings.warn(msg, UserWarning, stacklevel=3)
 
 
@@ -91,28 +104,74 @@ def _check_unique(frame: pl.DataFrame, keys: list[str]) -> None:
         raise InvalidDataError(msg)
 
 
-def _long(frame: pl.DataFrame, keys: list[str], metrics: list[str]) -> pl.DataFrame:
-    """One row per (key..., metric): the value as Float64, nulls kept."""
-    return frame.select(
-        *keys, *(pl.col(m).cast(pl.Float64) for m in metrics)
-    ).unpivot(index=keys, on=metrics, variable_name=_METRIC, value_name=_VALUE)
+def _long(frame: pl.DataFrame, keys: list[str], metrics: list[str],
+          bounds: tuple[str, str] | None = None) -> pl.DataFrame:
+    """One row per (key..., metric): the value as Float64, nulls kept.
+
+    ``bounds``: the suffixes of each metric's two bound columns (``("low", "high")``):
+    their smaller and larger value per row beside it, as ``_LOW`` and ``_HIGH``.
+    """
+    def unpivot(columns: list[pl.Expr], name: str) -> pl.DataFrame:
+        return frame.select(*keys, *columns).unpivot(index=keys, variable_name=_METRIC,
+                                                     value_name=name)
+
+    long = unpivot([pl.col(m).cast(pl.Float64) for m in metrics], _VALUE)
+    if bounds is None:
+        return long
+    ends = [[pl.col(f"{m}_{end}").cast(pl.Float64) for end in bounds] for m in metrics]
+
+    def both(pick: Callable[..., pl.Expr], e: list[pl.Expr], m: str) -> pl.Expr:
+        # null when a bound is (min_horizontal would skip it)
+        return pl.when(pl.all_horizontal(x.is_not_null() for x in e)).then(pick(e)).alias(m)
+
+    # unpivot stacks the columns in order, each in the frame's row order: rows align
+    low = unpivot([both(pl.min_horizontal, e, m) for m, e in zip(metrics, ends, strict=True)],
+                  _LOW)
+    high = unpivot([both(pl.max_horizontal, e, m) for m, e in zip(metrics, ends, strict=True)],
+                   _HIGH)
+    return long.with_columns(low[_LOW], high[_HIGH])
 
 
 def _check_finite(long: pl.DataFrame, arm: str, queries: list[str]) -> None:
     bad = long.filter(~pl.col(_VALUE).is_finite())
     if bad.height:
         row = bad.row(0, named=True)
-        where = ", ".join(f"{q}={row[q]!r}" for q in queries)
         msg = (f"metric {row[_METRIC]!r} has {bad.height} non-finite values (NaN or inf: "
-               f"data the metric could not score), first at {arm}={row[arm]!r}"
-               + (f", {where}" if where else "")
-               + "; find the offending rows with polars_rank.validate()")
+               f"data the metric could not score), first at {_at(row, arm, queries)}"
+               "; find the offending rows with polars_rank.validate()")
+        raise InvalidDataError(msg)
+    if _LOW not in long.columns:
+        return
+    # a value needs both bounds (robust=True reads them where the delta reads the value)
+    bad = long.filter(pl.col(_VALUE).is_not_null()
+                      & ~(pl.col(_LOW).is_finite() & pl.col(_HIGH).is_finite()).fill_null(False))
+    if bad.height:
+        row = bad.row(0, named=True)
+        metric = row[_METRIC]
+        msg = (f"robust=True: metric {metric!r} has {bad.height} values whose bounds "
+               f"({metric}_low, {metric}_high) are null, NaN or infinite, first at "
+               f"{_at(row, arm, queries)}")
         raise InvalidDataError(msg)
 
 
-Arrays: TypeAlias = "tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]"
-Lookup: TypeAlias = "Callable[[tuple[Any, ...], str, Any], Arrays]"
-"""(slice key, metric, arm) -> (arm values, baseline values)."""
+def _at(row: dict[str, Any], arm: str, queries: list[str]) -> str:
+    where = ", ".join(f"{q}={row[q]!r}" for q in queries)
+    return f"{arm}={row[arm]!r}" + (f", {where}" if where else "")
+
+
+class Values(NamedTuple):
+    """One comparison's values: the arm's and the baseline's (aligned pairs when paired).
+
+    With bounds (``robust=True``), each value's smaller and larger bound, aligned.
+    """
+
+    a: npt.NDArray[np.float64]
+    b: npt.NDArray[np.float64]
+    bounds: tuple[npt.NDArray[np.float64], ...] | None = None  # a_low, a_high, b_low, b_high
+
+
+Lookup: TypeAlias = "Callable[[tuple[Any, ...], str, Any], Values]"
+"""(slice key, metric, arm) -> the arm's and the baseline's values."""
 
 
 def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any],
@@ -120,10 +179,13 @@ def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any
     """(slice, metric, arm) -> aligned (arm, baseline) values over the shared queries."""
     import numpy as np
 
+    sides = {side: {c: f"{side}{c}" for c in _BOUNDS if c in long.columns}
+             for side in (_ARM_VALUE, _BASE_VALUE)}
     base = (long.filter(pl.col(arm) == baseline).drop(arm)
-            .rename({_VALUE: _BASE_VALUE})
+            .rename({_VALUE: _BASE_VALUE, **sides[_BASE_VALUE]})
             .join(pl.DataFrame({arm: others}, schema={arm: long.schema[arm]}), how="cross"))
-    arm_rows = long.filter(pl.col(arm) != baseline).rename({_VALUE: _ARM_VALUE})
+    arm_rows = long.filter(pl.col(arm) != baseline).rename({_VALUE: _ARM_VALUE,
+                                                           **sides[_ARM_VALUE]})
     on = [*groups, arm, _METRIC, *queries]
     joined = arm_rows.join(base, on=on, how="full", coalesce=True, nulls_equal=True)
     a_null, b_null = pl.col(_ARM_VALUE).is_null(), pl.col(_BASE_VALUE).is_null()
@@ -167,20 +229,29 @@ def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any
                              f"{row['n_lost']} of {row['n_total']} queries, "
                              f"{' and '.join(parts)}")
 
-    # sorted by value: resamples, hence results, do not depend on row order or query ids
-    pairs = joined.filter(~a_null & ~b_null).sort(_ARM_VALUE, _BASE_VALUE)
+    # sorted by value (then bounds): resamples, hence results, do not depend on row
+    # order or query ids
+    ends = [f"{side}{end}" for side in (_ARM_VALUE, _BASE_VALUE) for end in _BOUNDS
+            if f"{side}{end}" in joined.columns]
+    pairs = joined.filter(~a_null & ~b_null).sort(_ARM_VALUE, _BASE_VALUE, *ends)
     parts_by_key = pairs.partition_by([*groups, _METRIC, arm], as_dict=True,
                                       include_key=False)
     empty = np.empty(0, dtype=np.float64)
 
-    def lookup(key: tuple[Any, ...], metric: str, other: Any) -> Arrays:
+    def lookup(key: tuple[Any, ...], metric: str, other: Any) -> Values:
         part = parts_by_key.get((*key, metric, other))
         if part is None:
-            return empty, empty
-        return (part[_ARM_VALUE].to_numpy().astype(np.float64),
-                part[_BASE_VALUE].to_numpy().astype(np.float64))
+            return Values(empty, empty, (empty,) * 4 if ends else None)
+        return Values(_array(part[_ARM_VALUE]), _array(part[_BASE_VALUE]),
+                      tuple(_array(part[e]) for e in ends) if ends else None)
 
     return lookup
+
+
+def _array(values: pl.Series) -> npt.NDArray[np.float64]:
+    import numpy as np
+
+    return values.to_numpy().astype(np.float64)
 
 
 def _unpaired_arrays(long: pl.DataFrame, arm: str, baseline: Any,
@@ -188,17 +259,20 @@ def _unpaired_arrays(long: pl.DataFrame, arm: str, baseline: Any,
     """(slice, metric, arm) -> (arm values, baseline values), nulls dropped."""
     import numpy as np
 
-    # sorted by value: resamples, hence results, do not depend on row order
-    values = long.filter(pl.col(_VALUE).is_not_null()).sort(_VALUE)
+    # sorted by value (then bounds): resamples, hence results, do not depend on row order
+    ends = [c for c in _BOUNDS if c in long.columns]
+    values = long.filter(pl.col(_VALUE).is_not_null()).sort(_VALUE, *ends)
     parts_by_key = values.partition_by([*groups, _METRIC, arm], as_dict=True,
                                        include_key=False)
     empty = np.empty(0, dtype=np.float64)
 
-    def get(key: tuple[Any, ...]) -> npt.NDArray[np.float64]:
+    def get(key: tuple[Any, ...], column: str) -> npt.NDArray[np.float64]:
         part = parts_by_key.get(key)
-        return empty if part is None else part[_VALUE].to_numpy().astype(np.float64)
+        return empty if part is None else _array(part[column])
 
-    def lookup(key: tuple[Any, ...], metric: str, other: Any) -> Arrays:
-        return get((*key, metric, other)), get((*key, metric, baseline))
+    def lookup(key: tuple[Any, ...], metric: str, other: Any) -> Values:
+        mine, theirs = (*key, metric, other), (*key, metric, baseline)
+        bounds = (tuple(get(k, c) for k in (mine, theirs) for c in ends) if ends else None)
+        return Values(get(mine, _VALUE), get(theirs, _VALUE), bounds)
 
     return lookup

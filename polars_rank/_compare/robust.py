@@ -8,18 +8,28 @@ baseline is *robust* when it keeps its sign from the arm's pessimistic mean agai
 the baseline's optimistic one to the arm's optimistic mean against the baseline's
 pessimistic one: the interval ``[delta_low, delta_high]`` excludes 0. Per query the
 smaller of the two ends is the pessimistic one (for nDCG or AP, "high" can be below
-"low": docs/how-sure.md).
+"low": docs/how-sure.md). The means are over the values the delta compares: the
+pairs of queries with a value on both sides (paired), each arm's units with a value
+(unpaired), so that the band holds the delta when the bounds hold the values.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from polars_rank._unjudged import HIGH, LOW
 
-__all__ = ["ROBUST_COLUMNS", "bound_columns", "robust_columns"]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import polars as pl
+
+    Array = npt.NDArray[np.float64]
+
+__all__ = ["BOUNDS", "ROBUST_COLUMNS", "band", "bound_columns"]
+
+BOUNDS = (LOW, HIGH)
+"""The suffixes of a metric's bound columns."""
 
 ROBUST_COLUMNS = ("delta_low", "delta_high", "robust")
 
@@ -37,26 +47,15 @@ def bound_columns(schema: pl.Schema, metrics: list[str]) -> list[str]:
     return names
 
 
-def robust_columns(result: pl.DataFrame, per_query: pl.DataFrame, arm: str,
-                   groups: list[str], metrics: list[str]) -> pl.DataFrame:
-    """``result`` with ``delta_low``, ``delta_high`` and ``robust`` per row."""
-    # per query the smaller and the larger end: for a metric not monotone in the
-    # labels (nDCG, AP) "high" may be below "low"
-    ends = {LOW: pl.min_horizontal, HIGH: pl.max_horizontal}
-    means = per_query.group_by([*groups, arm]).agg(
-        *(ends[end](f"{m}_{LOW}", f"{m}_{HIGH}").mean().alias(f"{m}\x00{end}")
-          for m in metrics for end in (LOW, HIGH)))
-    long = means.unpivot(index=[*groups, arm], variable_name="__key").with_columns(
-        pl.col("__key").str.split_exact("\x00", 1).struct.rename_fields(["metric", "end"])
-    ).unnest("__key").pivot(on="end", index=[*groups, arm, "metric"], values="value")
-    mine = long.rename({LOW: "__arm_low", HIGH: "__arm_high"})
-    base = long.rename({arm: "baseline", LOW: "__base_low", HIGH: "__base_high"})
-    on: list[Any] = [*groups, "metric"]
-    out = (result.join(mine, on=[*on, arm], how="left", nulls_equal=True)
-           .join(base, on=[*on, "baseline"], how="left", nulls_equal=True))
-    delta_low = pl.col("__arm_low") - pl.col("__base_high")
-    delta_high = pl.col("__arm_high") - pl.col("__base_low")
-    return out.with_columns(
-        delta_low.alias("delta_low"), delta_high.alias("delta_high"),
-        ((delta_low > 0) | (delta_high < 0)).alias("robust"),
-    ).select(*result.columns, *ROBUST_COLUMNS)
+def band(bounds: tuple[Array, ...] | None) -> dict[str, Any]:
+    """``delta_low``, ``delta_high`` and ``robust`` from one comparison's bounds.
+
+    ``bounds``: the arm's smaller and larger bound, then the baseline's, of the very
+    values the delta compares (the pairs, paired; each arm's units, unpaired).
+    """
+    if bounds is None or any(b.size == 0 for b in bounds):
+        return dict.fromkeys(ROBUST_COLUMNS)
+    a_low, a_high, b_low, b_high = (float(b.mean()) for b in bounds)
+    delta_low, delta_high = a_low - b_high, a_high - b_low
+    return {"delta_low": delta_low, "delta_high": delta_high,
+            "robust": delta_low > 0 or delta_high < 0}

@@ -4,9 +4,11 @@ The pilot is a per-query frame as ``compare()`` takes it. Paired (offline: every
 ranks the same queries), what matters is the spread of the per-query differences
 between two arms; unpaired (online A/B), each arm's spread of per-unit values.
 
-* ``test="t"``: analytic, from the noncentral t distribution (as statsmodels'
-  ``TTestPower`` / ``TTestIndPower``): power(n) = P(|T| > t_{1-alpha/2}) with T
-  noncentral t, n - 1 (paired) or Welch-Satterthwaite degrees of freedom.
+* ``test="t"``: analytic, from the noncentral t distribution: power(n) =
+  P(|T| > t_{1-alpha/2}) with T noncentral t, n - 1 degrees of freedom paired (as
+  statsmodels' ``TTestPower``) or Welch-Satterthwaite's unpaired (statsmodels'
+  ``TTestIndPower`` pools them, 2n - 2: the same for equal variances, one more
+  degree of freedom, so sometimes one unit less, for unequal ones).
 * ``test="wilcoxon"`` and ``"sign"`` (paired): by simulation: n queries are drawn with
   replacement from the pilot's differences, shifted so that their mean is the delta
   asked, ``n_simulations`` times; the power is the share of draws the test rejects
@@ -128,7 +130,7 @@ def _pilots(per_query: FrameLike, metrics: str | Sequence[str] | None, *, arm: s
         other = next(a for a in arms if a != base)
         lookup = _paired_arrays(_long(frame, keys, names), arm, base, [other], queries, [],
                                 _Notes([], [], []))
-        pairs = {m: lookup((), m, other) for m in names}
+        pairs = {m: (lookup((), m, other).a, lookup((), m, other).b) for m in names}
     else:
         base = baseline if baseline is not None else arms[0]
         values = {m: {a: frame.filter(pl.col(arm) == a)[m].drop_nulls().cast(pl.Float64)

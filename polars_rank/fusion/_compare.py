@@ -9,14 +9,16 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._evaluation import evaluate
 from polars_rank.compare import compare
-from polars_rank.fusion._fuse import _Runs, fuse
+from polars_rank.fusion._fuse import fuse
+from polars_rank.fusion._runs import Runs
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from polars_rank._evaluation.options import EvalTies, Missing
     from polars_rank._frames import FrameLike
-    from polars_rank.fusion._fuse import FusionMethod, Norm
+    from polars_rank.fusion._fuse import FusionMethod
+    from polars_rank.fusion._runs import Norm
 
 __all__ = ["compare_fusion"]
 
@@ -113,7 +115,7 @@ def compare_fusion(
         msg = (f"compare_fusion sets compare()'s {', '.join(sorted(reserved))}; for other "
                "designs fuse, evaluate and compare yourself (see the Fusion docs)")
         raise TypeError(msg)
-    r = _Runs(runs, query=query, doc=doc, score=score, system=system)
+    r = Runs(runs, query=query, doc=doc, score=score, system=system)
     fused = fuse(runs, method, norm=norm, params=params, query=query, doc=doc, score=score,
                  system=system)
     parts = r.frame.select(pl.col("sys").cast(pl.String).alias(system), pl.col("q").alias(query),

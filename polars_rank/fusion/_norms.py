@@ -6,6 +6,9 @@ Each function returns a ``pl.Expr`` over its context: ``.over("qid")`` (or
 ``1e-9`` floors included, are ranx 0.3.21's (``ranx/normalization/*.py``, AmenRa/ranx
 commit 2cae52f); :func:`polars_rank.fusion.normalize` applies them to whole runs
 (and adds the rows Borda normalisation gives the documents a run did not return).
+The sums (sum and z-score normalisation) add the values smallest first, and the
+rank-based ones order equal scores by document id when given ``doc``, so that no
+value depends on the order of the rows.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._docs import shared_parameters
+from polars_rank._sums import ordered_sum
 
 if TYPE_CHECKING:
     from polars_rank._params import IntoExpr
@@ -29,9 +33,16 @@ def _col(score: IntoExpr) -> pl.Expr:
     return pl.col(score) if isinstance(score, str) else score
 
 
-def _positions(s: pl.Expr) -> pl.Expr:
-    """0-based position by score, highest first, equal scores in input order."""
-    return s.rank("ordinal", descending=True).cast(pl.Float64) - 1.0
+def _positions(s: pl.Expr, doc: IntoExpr | None) -> pl.Expr:
+    """0-based position by score, highest first; equal scores by ``doc`` descending.
+
+    Without ``doc``, equal scores in input order.
+    """
+    if doc is None:
+        return s.rank("ordinal", descending=True).cast(pl.Float64) - 1.0
+    # a struct is named as its first field: the result keeps the score's name
+    key = pl.struct(s, _col(doc)).rank("ordinal", descending=True)
+    return pl.when(s.is_not_null()).then(key).cast(pl.Float64) - 1.0
 
 
 @shared_parameters
@@ -148,7 +159,7 @@ def sum_norm(score: IntoExpr = "score") -> pl.Expr:
     """
     s = _col(score).cast(pl.Float64)
     low = s.min()
-    total = s.sum() - low * s.len().cast(pl.Float64)
+    total = ordered_sum(s) - low * s.len().cast(pl.Float64)
     return (s - low) / pl.max_horizontal(total, pl.lit(FLOOR))
 
 
@@ -185,50 +196,58 @@ def zmuv_norm(score: IntoExpr = "score") -> pl.Expr:
     └─────┴───────┴──────┘
     """
     s = _col(score).cast(pl.Float64)
-    centred = s - s.mean()
-    sd = (centred * centred).mean().sqrt()
+    n = s.count().cast(pl.Float64)
+    centred = s - ordered_sum(s) / n
+    sd = (ordered_sum(centred * centred) / n).sqrt()
     return centred / pl.max_horizontal(sd, pl.lit(FLOOR))
 
 
 @shared_parameters
-def rank_norm(score: IntoExpr = "score") -> pl.Expr:
+def rank_norm(score: IntoExpr = "score", *, doc: IntoExpr | None = None) -> pl.Expr:
     r"""Rank normalisation: the document at rank r of n scores 1 - (r - 1) / n.
 
     .. math:: 1 - \frac{r - 1}{n}
 
     The top document scores 1, the last 1/n (ranx's ``rank_norm.py``). Equal scores
-    take ranks in input order (ranx: in the order of its sorted run, the input order
-    for lists of up to 15 documents).
+    take ranks by ``doc`` id, descending (trec_eval's order, as
+    :func:`polars_rank.fuse` and :func:`polars_rank.fusion.normalize` rank them), or
+    without ``doc`` in input order (ranx: in the order of its sorted run, the input
+    order for lists of up to 15 documents), which a join or a shuffle changes.
 
     Parameters
     ----------
     score
         ... ranked
+    doc
+        The document id column or expression that orders equal scores (descending);
+        ``None``: the rows' order.
 
     Examples
     --------
     >>> import polars as pl
     >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"qid": ["a", "a", "a", "a"], "score": [0.2, 0.9, 0.5, 0.5]})
-    >>> df.with_columns(norm=pr.rank_norm("score").over("qid"))
-    shape: (4, 3)
-    ┌─────┬───────┬──────┐
-    │ qid ┆ score ┆ norm │
-    │ --- ┆ ---   ┆ ---  │
-    │ str ┆ f64   ┆ f64  │
-    ╞═════╪═══════╪══════╡
-    │ a   ┆ 0.2   ┆ 0.25 │
-    │ a   ┆ 0.9   ┆ 1.0  │
-    │ a   ┆ 0.5   ┆ 0.75 │
-    │ a   ┆ 0.5   ┆ 0.5  │
-    └─────┴───────┴──────┘
+    >>> df = pl.DataFrame({"qid": ["a", "a", "a", "a"], "docid": ["w", "x", "y", "z"],
+    ...                    "score": [0.2, 0.9, 0.5, 0.5]})
+    >>> df.with_columns(norm=pr.rank_norm("score", doc="docid").over("qid"))
+    shape: (4, 4)
+    ┌─────┬───────┬───────┬──────┐
+    │ qid ┆ docid ┆ score ┆ norm │
+    │ --- ┆ ---   ┆ ---   ┆ ---  │
+    │ str ┆ str   ┆ f64   ┆ f64  │
+    ╞═════╪═══════╪═══════╪══════╡
+    │ a   ┆ w     ┆ 0.2   ┆ 0.25 │
+    │ a   ┆ x     ┆ 0.9   ┆ 1.0  │
+    │ a   ┆ y     ┆ 0.5   ┆ 0.5  │
+    │ a   ┆ z     ┆ 0.5   ┆ 0.75 │
+    └─────┴───────┴───────┴──────┘
     """
     s = _col(score)
-    return -(_positions(s) / s.len().cast(pl.Float64)) + 1.0  # named as the score
+    return -(_positions(s, doc) / s.len().cast(pl.Float64)) + 1.0  # named as the score
 
 
 @shared_parameters
-def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int) -> pl.Expr:
+def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int,
+               doc: IntoExpr | None = None) -> pl.Expr:
     r"""Borda normalisation of the documents a run returned for a query.
 
     .. math:: 1 - \frac{r - 1}{|C|}
@@ -238,7 +257,8 @@ def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int) -> pl.E
     return scores :math:`\frac12 - \frac{|r| - 1}{2 |C|}`, |r| the length of the run's
     list (ranx's ``borda_norm.py``); an expression cannot add those rows:
     :func:`polars_rank.fusion.normalize` and :func:`polars_rank.fuse` with
-    ``norm="borda"`` do. Equal scores take ranks in input order.
+    ``norm="borda"`` do. Equal scores take ranks by ``doc`` id, descending, or
+    without ``doc`` in input order (as :func:`rank_norm`).
 
     Parameters
     ----------
@@ -247,6 +267,9 @@ def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int) -> pl.E
     candidates
         The number of candidates of the query (an int, or an expression such as
         ``pl.col("docid").n_unique().over("qid")`` on a frame of several runs).
+    doc
+        The document id column or expression that orders equal scores (descending);
+        ``None``: the rows' order.
 
     Examples
     --------
@@ -265,4 +288,4 @@ def borda_norm(score: IntoExpr = "score", *, candidates: IntoExpr | int) -> pl.E
     └─────┴───────┴──────┘
     """
     size = (pl.lit(candidates) if isinstance(candidates, int) else _col(candidates))
-    return -(_positions(_col(score)) / size.cast(pl.Float64)) + 1.0
+    return -(_positions(_col(score), doc) / size.cast(pl.Float64)) + 1.0

@@ -17,16 +17,17 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._evaluation import evaluate
-from polars_rank.fusion._fuse import _check_norm, _normalized, _positions, _Runs
+from polars_rank.fusion._fuse import lengths
 from polars_rank.fusion._grid import OPTIMIZABLE, SCALAR, WEIGHTED, check_grid
 from polars_rank.fusion._methods import METHODS, Context, condorcet
+from polars_rank.fusion._runs import Runs, check_norm, normalized, positions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from polars_rank._evaluation.options import EvalTies
     from polars_rank._frames import FrameLike
-    from polars_rank.fusion._fuse import Norm
+    from polars_rank.fusion._runs import Norm
 
 __all__ = ["optimize_fusion", "OptimizedFusion"]
 
@@ -49,57 +50,68 @@ class OptimizedFusion(NamedTuple):
     ``test`` (over the others; null without a split)."""
 
 
-def _systems(r: _Runs) -> pl.Series:
-    if r.names is not None:
-        return pl.Series("sys", r.names)
-    return r.frame.select("sys").unique().sort("sys").collect()["sys"]
-
-
-def _fused(r: _Runs, method: str, norm: str | None, grid: list[Any],
-           systems: pl.Series) -> tuple[pl.LazyFrame, pl.DataFrame]:
+def _fused(r: Runs, method: str, norm: str | None, grid: list[Any],
+           ) -> tuple[pl.LazyFrame, pl.DataFrame]:
     """Every combination's fused run, and the grid as a frame.
 
     The rows are ``combination, q, d, score``; the grid ``combination, <parameter>``.
+    Each combination's scores are summed in the systems' order, as :func:`fuse` sums
+    them (:class:`~polars_rank.fusion._methods.Context`): the same bits as ``fuse``
+    with the combination's parameters.
     """
     spec = METHODS[method]
+    n = len(r.names)
     index = pl.Series(COMBO, range(len(grid)), pl.Int64)
-    base = (_normalized(r, norm)
-            .with_columns(n_sys=pl.lit(float(len(systems))))
-            .with_columns(pos=_positions().over("sys", "q"),
-                          n_ret=pl.len().over("sys", "q"),
-                          n_cand=pl.col("d").n_unique().over("q"),
-                          rows_q=pl.len().over("q")))
+    base = (normalized(r, norm)
+            .with_columns(pos=positions().over("i", "q"),
+                          n_ret=pl.len().over("i", "q"),
+                          n_cand=pl.col("d").n_unique().over("q")))
     if method in WEIGHTED:
         table = pl.DataFrame([index, pl.Series("weights", [list(map(float, c)) for c in grid],
                                                pl.List(pl.Float64))])
         weights = pl.DataFrame([
-            pl.Series(COMBO, [i for i in range(len(grid)) for _ in systems], pl.Int64),
-            pl.Series("sys", list(systems) * len(grid), systems.dtype),
+            pl.Series(COMBO, [i for i in range(len(grid)) for _ in range(n)], pl.Int64),
+            pl.Series("i", list(range(n)) * len(grid), pl.Int64),
             pl.Series("w", [float(w) for c in grid for w in c], pl.Float64)])
-        totals = pl.DataFrame([index, pl.Series("w_total", [sum(map(float, c)) for c in grid],
-                                                pl.Float64)])
         if spec.agg is None:  # weighted Condorcet
-            return condorcet(base, weights.lazy(), by=[COMBO]), table
-        agg = spec.agg
-        rows = base.join(weights.lazy(), on="sys").join(totals.lazy(), on=COMBO)
-        context = Context(pl.col("n_sys"), pl.col("w_total"), {})
+            systems = r.systems().join(weights.lazy(), on="i")
+            return condorcet(base, systems, n, by=[COMBO]), table
+        # each combination's weights side by side, and their sum (ranx: sum(weights))
+        wide = pl.DataFrame([index, *(pl.Series(f"_w{i}", [float(c[i]) for c in grid],
+                                                pl.Float64) for i in range(n)),
+                             pl.Series("w_total", [sum(map(float, c)) for c in grid],
+                                       pl.Float64)])
+        rows = base.join(weights.lazy(), on="i")
+        after = wide
+        context = Context(n, {}, total_weight=pl.col("w_total"),
+                          weight=lambda i: pl.col(f"_w{i}"),
+                          n_ret=lambda i: pl.col(f"_n_ret{i}"))
     elif spec.agg is not None:  # every method with one parameter aggregates
-        agg = spec.agg
         name = SCALAR[method][0]
         whole = method == "rrf" and all(isinstance(v, int) for v in grid)
         dtype = pl.Int64 if whole else pl.Float64
         table = pl.DataFrame([index, pl.Series(name, grid, dtype)])
         rows = base.join(table.lazy(), how="cross").with_columns(w=pl.lit(1.0))
-        # RRF and RBC read the parameter row by row (a group's first value broadcast
-        # over its rows is ~5x slower there); CombGMNZ and logN-ISR per group
-        value = pl.col(name) if method in ("rrf", "rbc") else pl.col(name).first()
-        context = Context(pl.col("n_sys"), float("nan"), {name: value})
+        after = table
+        # the parameter row by row inside a sum (RRF, RBC), and after the group_by
+        context = Context(n, {name: pl.col(name)}, n_ret=lambda i: pl.col(f"_n_ret{i}"))
     else:
         msg = f"{method!r} has no aggregation"
         raise AssertionError(msg)
-    rows = rows.with_columns(w_rows_q=pl.col("w").sum().over(COMBO, "q"))
-    fused = rows.group_by(COMBO, "q", "d").agg(score=agg(context).cast(pl.Float64))
-    return fused, table
+    score = spec.agg(context)
+    fused = (rows.group_by(COMBO, "q", "d").agg(*context.aggregations)
+             .join(after.lazy(), on=COMBO, how="left"))
+    if any(c.startswith("_n_ret") for c in score.meta.root_names()):  # Borda
+        fused = fused.join(lengths(base, n), on="q", how="left")
+    return fused.select(COMBO, "q", "d", score=score.cast(pl.Float64)), table
+
+
+def _mean(values: pl.Expr) -> pl.Expr:
+    """The mean, adding the values one after another in their order.
+
+    ``mean()`` adds in an order of Polars' choosing, which may change between calls.
+    """
+    return values.cum_sum().last() / values.count()
 
 
 def _split(queries: pl.Series, train_queries: Any, train_fraction: float | None,
@@ -157,8 +169,11 @@ def optimize_fusion(
     the runs are normalised once (``norm``); the best combination is the one with
     the largest mean of ``metric`` over the training queries, and of equal ones the
     last in the grid's order (ranx keeps a combination whose score is ``>=`` the best
-    so far; here scores within 1e-12 of each other count as equal, as float sums in
-    another order may differ in the last bits).
+    so far; here scores within 1e-12 of each other count as equal: two combinations
+    whose fused runs rank alike have means that differ only in the last bits). Each
+    combination is fused as :func:`polars_rank.fuse` fuses it (sums over the runs in
+    their order), and the means add the queries in id order: identical calls, and
+    any order of the rows, give bit-identical scores.
 
     Parameters
     ----------
@@ -247,10 +262,9 @@ def optimize_fusion(
     if not isinstance(metric, str):
         msg = f"metric: give one metric string, as ranx; got {metric!r}"
         raise TypeError(msg)
-    r = _Runs(runs, query=query, doc=doc, score=score, system=system)
-    systems = _systems(r)
-    combos = check_grid(method, grid, len(systems), systems.to_list())
-    fused, table = _fused(r, method, _check_norm(norm), combos, systems)
+    r = Runs(runs, query=query, doc=doc, score=score, system=system)
+    combos = check_grid(method, grid, len(r.names), r.names)
+    fused, table = _fused(r, method, check_norm(norm), combos)
     run = fused.select(COMBO, pl.col("q").alias(query), pl.col("d").alias(doc),
                        pl.col("score").alias(score))
     per = evaluate(run, qrels, [metric], query=query, doc=doc, score=score, rel=rel,
@@ -259,8 +273,8 @@ def optimize_fusion(
     train = _split(per_df[query].unique(), train_queries, train_fraction, seed)
     is_train = pl.col(query).is_in(train.implode())
     value = pl.col(metric).sort_by(query)  # one summation order for every combination
-    scores = (per_df.group_by(COMBO).agg(train=value.filter(is_train.sort_by(query)).mean(),
-                                         test=value.filter(~is_train.sort_by(query)).mean())
+    scores = (per_df.group_by(COMBO).agg(train=_mean(value.filter(is_train.sort_by(query))),
+                                         test=_mean(value.filter(~is_train.sort_by(query))))
               .join(table, on=COMBO, how="right").sort(COMBO)
               .select(*table.columns, "train", "test"))
     best_score = scores["train"].max()
@@ -273,6 +287,6 @@ def optimize_fusion(
     chosen = best[name][0]
     if method in WEIGHTED:
         chosen = chosen.to_list()
-        if r.names is None:
-            chosen = dict(zip(systems.to_list(), chosen, strict=True))
+        if r.from_frame:
+            chosen = dict(zip(r.names, chosen, strict=True))
     return OptimizedFusion({name: chosen}, best, scores)

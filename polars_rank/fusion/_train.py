@@ -9,7 +9,7 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._frames import as_polars
 from polars_rank.fusion import _trained
-from polars_rank.fusion._fuse import Norm, _check_norm, _normalized, _positions, _Runs
+from polars_rank.fusion._runs import Norm, Runs, check_norm, normalized, positions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -138,20 +138,20 @@ def train(
             msg = ("params: training 'probfuse' needs n_segments, an integer >= 1 (ranx "
                    f"has no default), e.g. params={{'n_segments': 10}}; got {n!r}")
             raise ValueError(msg)
-    r = _Runs(runs, query=query, doc=doc, score=score, system=system)
+    r = Runs(runs, query=query, doc=doc, score=score, system=system)
     judged = as_polars(qrels, "qrels", query=query, doc=doc, value=rel)
     lazy = r.lazy or isinstance(judged, pl.LazyFrame)
     schema = r.frame.collect_schema()
     relevant = (judged.lazy().filter(pl.col(rel) >= 1)
                 .select(q=pl.col(query).cast(schema["q"]), d=pl.col(doc).cast(schema["d"]))
                 .unique())
-    rows = (_normalized(r, _check_norm(norm))
-            .with_columns(pos=_positions().over("sys", "q").cast(pl.Int64),
-                          n_ret=pl.len().over("sys", "q"))
+    rows = (normalized(r, check_norm(norm))
+            .with_columns(pos=positions().over("i", "q").cast(pl.Int64),
+                          n_ret=pl.len().over("i", "q"))
             .join(relevant.with_columns(hit=pl.lit(True)), on=["q", "d"], how="left")
             .select("sys", "q", "pos", "n_ret", hit=pl.col("hit").fill_null(False)))
     n_rel = relevant.group_by("q").agg(n_rel=pl.len().cast(pl.Float64))
-    plan = _trained.train_plan(method, rows, n_rel, r.systems(), given)
+    plan = _trained.train_plan(method, rows, n_rel, r.systems().select("sys"), given)
     name, key, column = _trained.TRAINED[method]
     plan = plan.select(pl.col("sys").alias(system), *([key] if key else []),
                        column)

@@ -27,6 +27,8 @@ from typing import Any
 
 import polars as pl
 
+from polars_rank._sums import ordered_sum
+
 __all__ = ["TRAINED", "MIN_ODD", "attach", "train_plan", "table"]
 
 MIN_ODD = math.log(0.001 / 0.999)
@@ -76,7 +78,7 @@ def train_plan(method: str, rows: pl.LazyFrame, qrels: pl.LazyFrame, systems: pl
     system returned nothing (ranx's runs all have the qrels' queries).
     """
     n_q = rows.select(n_q=pl.col("q").n_unique().cast(pl.Float64))
-    hit = pl.col("hit").cast(pl.Float64)
+    hit = pl.col("hit").cast(pl.Float64)  # sums of 0/1: exact in any order
     if method in ("posfuse", "slidefuse"):  # common.py _estimate_probs: mean hit by rank
         return rows.group_by("sys", rank="pos").agg(prob=hit.mean())
     if method == "probfuse":  # probfuse.py estimate_segment_probs
@@ -84,7 +86,7 @@ def train_plan(method: str, rows: pl.LazyFrame, qrels: pl.LazyFrame, systems: pl
         size = (pl.col("n_ret") + (n - 1)) // n  # ceil(len / n_segments)
         per_list = (rows.with_columns(segment=(pl.col("pos") - 1) // size + 1)
                     .group_by("sys", "q", "segment").agg(p=hit.mean()))
-        sums = per_list.group_by("sys", "segment").agg(p=pl.col("p").sum())
+        sums = per_list.group_by("sys", "segment").agg(p=ordered_sum(pl.col("p")))
         return (_grid(systems, "segment", n)
                 .join(sums, on=["sys", "segment"], how="left").join(n_q, how="cross")
                 .select("sys", "segment", prob=pl.col("p").fill_null(0.0) / pl.col("n_q")))
@@ -110,11 +112,11 @@ def train_plan(method: str, rows: pl.LazyFrame, qrels: pl.LazyFrame, systems: pl
     precision = pl.col("hit").cast(pl.Float64).cum_sum().over(
         "sys", "q", order_by="pos") / pl.col("pos").cast(pl.Float64)
     ap = (rows.with_columns(prec=pl.when(pl.col("hit")).then(precision).otherwise(0.0))
-          .group_by("sys", "q").agg(prec=pl.col("prec").sum())
+          .group_by("sys", "q").agg(prec=ordered_sum(pl.col("prec")))
           .join(qrels, on="q", how="left")
           .select("sys", ap=pl.when(pl.col("n_rel") > 0)
                   .then(pl.col("prec") / pl.col("n_rel")).otherwise(0.0)))
-    total = ap.group_by("sys").agg(ap=pl.col("ap").sum())
+    total = ap.group_by("sys").agg(ap=ordered_sum(pl.col("ap")))
     return (systems.join(total, on="sys", how="left").join(n_q, how="cross")
             .select("sys", map=pl.col("ap").fill_null(0.0) / pl.col("n_q")))
 

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._params import check_k, to_expr, to_exprs
+from polars_rank._sums import ordered_mean
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._params import IntoExpr, Query
 
-__all__ = ["recommended", "per_list_mean", "query_exprs"]
+__all__ = ["only", "per_list_mean", "query_exprs", "recommended"]
 
 
 def query_exprs(query: Query) -> tuple[pl.Expr, ...]:
@@ -25,9 +26,12 @@ def recommended(by: IntoExpr | None, k: int | None, descending: bool,
                 query: Sequence[pl.Expr] = ()) -> pl.Expr | None:
     """True on the rows within each list's top ``k`` (by ``by``), None if every row is.
 
-    Ties in ``by`` keep input order (``rank("ordinal")``); a null ``by`` is not
-    recommended. ``by=None`` with ``k``: the first ``k`` rows of each list. With
-    ``query``, the lists are the query groups of the context (a window per list).
+    Rows tied in ``by`` with the ``k``-th are recommended too (the list runs past
+    ``k``, as SQL's ``FETCH FIRST k ROWS WITH TIES``): which of them would be shown is
+    not in the data, and no result may depend on the order of the rows. A null
+    ``by`` is not recommended. ``by=None`` with ``k``: the first ``k`` rows of each
+    list, as given. With ``query``, the lists are the query groups of the context (a
+    window per list).
     """
     k = check_k(k)
     if by is None:
@@ -36,7 +40,7 @@ def recommended(by: IntoExpr | None, k: int | None, descending: bool,
         mask = pl.int_range(pl.len()) < k
     else:
         key = to_expr(by, "by")
-        position = key.rank("ordinal", descending=descending)
+        position = key.rank("min", descending=descending)  # a tied block: its first rank
         mask = position.is_not_null() if k is None else position <= k
     return mask.over(list(query)) if query else mask
 
@@ -53,4 +57,4 @@ def per_list_mean(value: pl.Expr, query: Sequence[pl.Expr]) -> pl.Expr:
     """
     if not query:
         return value.cast(pl.Float64)
-    return value.over(list(query), mapping_strategy="explode").mean().cast(pl.Float64)
+    return ordered_mean(value.over(list(query), mapping_strategy="explode").cast(pl.Float64))

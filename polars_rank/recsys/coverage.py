@@ -17,6 +17,7 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._frames import as_polars_like
 from polars_rank._params import to_expr
+from polars_rank._sums import ordered_sum
 from polars_rank.recsys._common import only, query_exprs, recommended
 
 if TYPE_CHECKING:
@@ -149,8 +150,8 @@ def distributional_coverage(item: IntoExpr, *, query: Query = None,
 
 def entropy_of(counts: pl.Expr) -> pl.Expr:
     """Entropy (bits) of a distribution given by counts (an aggregate)."""
-    p = counts / counts.sum()
-    return -(p * p.log(2)).sum()
+    p = counts / counts.sum()  # counts: whole numbers, added exactly in any order
+    return -ordered_sum(p * p.log(2))
 
 
 @shared_parameters
@@ -218,7 +219,7 @@ def gini_of(counts: pl.Expr, catalog: int | None = None) -> pl.Expr:
         size = pl.lit(float(catalog))
         zeros, denominator = size - n, size
     j = ordered.cum_count().cast(pl.Float64) + zeros  # 1..n in sorted order
-    value = ((2.0 * j - size - 1.0) * ordered).sum() / (denominator * ordered.sum())
+    value = ordered_sum((2.0 * j - size - 1.0) * ordered) / (denominator * ordered.sum())
     return pl.when(denominator > 0).then(value)
 
 
@@ -227,8 +228,8 @@ def exposure_counts(frame: FrameT, *, item: str = "item", query: Query = None,
                     group_by: str | Sequence[str] | None = None) -> FrameT:
     """The sufficient statistic of the coverage metrics: times each item is recommended.
 
-    One row per (``group_by``..., item) with ``count``: the number of lists of the
-    slice whose top ``k`` hold the item. Counts of partitions of the same slice add up
+    One row per (``group_by``..., item), sorted, with ``count``: the number of lists
+    of the slice whose top ``k`` hold the item. Counts of partitions of the same slice add up
     (``pl.concat(parts).group_by([*group_by, item]).agg(pl.col("count").sum())``,
     or a Spark/Dask ``groupBy(...).sum("count")``), because each list lies in one
     partition; :func:`coverage_from_counts` then gives the metrics.
@@ -247,7 +248,7 @@ def exposure_counts(frame: FrameT, *, item: str = "item", query: Query = None,
     mask = recommended(by, k, descending, query_exprs(query))
     rows = frame if mask is None else frame.filter(mask.over(keys) if keys else mask)
     return rows.filter(pl.col(item).is_not_null()).group_by([*keys, item]).agg(
-        pl.len().cast(pl.Int64).alias("count"))
+        pl.len().cast(pl.Int64).alias("count")).sort([*keys, item], nulls_last=True)
 
 
 def coverage_from_counts(counts: FrameT, *, item: str = "item", count: str = "count",
@@ -277,5 +278,5 @@ def coverage_from_counts(counts: FrameT, *, item: str = "item", count: str = "co
                entropy_of(c).alias("distributional_coverage"),
                gini_of(c, catalog).alias("gini_index")]
     if keys:
-        return counts.group_by(keys, maintain_order=True).agg(metrics)
+        return counts.group_by(keys).agg(metrics).sort(keys, nulls_last=True)
     return counts.select(metrics)

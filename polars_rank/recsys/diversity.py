@@ -22,6 +22,7 @@ import polars as pl
 
 from polars_rank._docs import shared_parameters
 from polars_rank._params import check_k, to_expr
+from polars_rank._sums import ordered_sum
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
@@ -57,13 +58,13 @@ def _similarity(features: IntoExpr | Sequence[IntoExpr] | None, category: IntoEx
         raise TypeError(msg)
     if category is not None:
         counts = only(to_expr(category, "category"), mask).unique_counts().cast(pl.Float64)
-        n = counts.sum()
+        n = counts.sum()  # whole numbers: exact in any order
         same = (counts * (counts - 1.0)).sum()
         return pl.when(n >= 2).then(same / (n * (n - 1.0)))
     parts = [only(c, mask) for c in _components(features, dim)]
     norm = pl.sum_horizontal([c * c for c in parts]).sqrt()
     n = norm.len().cast(pl.Float64)
-    summed = pl.sum_horizontal([(c / norm).sum() ** 2 for c in parts])
+    summed = pl.sum_horizontal([ordered_sum(c / norm) ** 2 for c in parts])
     return pl.when(n >= 2).then((summed - n) / (n * (n - 1.0)))
 
 
@@ -181,7 +182,9 @@ def personalization(item: IntoExpr, *, query: Query, by: IntoExpr | None = None,
     with :math:`c_i` the number of lists recommending item i: Evidently's
     ``PersonalizationMetric`` (``legacy/metrics/recsys/personalisation.py``, a4aa4c2),
     which subtracts :math:`|U| k` for :math:`\sum_i c_i` (equal when every list has
-    k items). ``k=None`` divides by the longest list. Sufficient statistics per slice:
+    k items). ``k=None`` divides by the longest list, and so does a ``k`` that ties
+    at the cutoff make a list exceed (Evidently's order of tied rows is their input
+    order). Sufficient statistics per slice:
     the item counts (:func:`exposure_counts`), the number of users and k.
 
     Parameters
@@ -222,9 +225,8 @@ def personalization(item: IntoExpr, *, query: Query, by: IntoExpr | None = None,
     counts = items.drop_nulls().unique_counts().cast(pl.Float64)
     user_key = only(pl.struct(*users) if len(users) > 1 else users[0], mask)
     n = user_key.n_unique().cast(pl.Float64)
-    if k is None:
-        size = items.len().over(list(users), mapping_strategy="explode").max().cast(pl.Float64)
-    else:
-        size = pl.lit(float(k))
-    overlap = (counts * counts).sum() - counts.sum()
+    longest = items.len().over(list(users), mapping_strategy="explode").max().cast(pl.Float64)
+    # a list runs past k where rows tie with its k-th: then the longest list divides
+    size = longest if k is None else pl.max_horizontal(pl.lit(float(k)), longest)
+    overlap = (counts * counts).sum() - counts.sum()  # whole numbers: exact
     return pl.when(n >= 2).then(1.0 - overlap / (size * n * (n - 1.0))).alias("personalization")

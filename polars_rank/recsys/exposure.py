@@ -15,6 +15,7 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._frames import as_polars_like
 from polars_rank._params import to_expr
+from polars_rank._sums import ordered_sum
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
@@ -27,11 +28,27 @@ __all__ = ["exposure_share", "group_exposure"]
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
-def _position(by: IntoExpr | None, descending: bool) -> pl.Expr:
-    """1-based rank of each row in its list (ties in input order)."""
+def _bias(position: pl.Expr) -> pl.Expr:
+    return 1.0 / (position.cast(pl.Float64) + 1.0).log(2)
+
+
+def _weight(by: IntoExpr | None, descending: bool) -> pl.Expr:
+    """Each row's position bias 1 / log2(1 + r) in its list (the context).
+
+    Rows tied in ``by`` share the mean of the weights of the positions their block
+    spans, ranks a to b: the expected weight over the orders of the tied rows,
+    whatever their order in the data. ``by=None``: the rows' order is the ranking.
+    """
     if by is None:
-        return pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
-    return to_expr(by, "by").rank("ordinal", descending=descending)
+        return _bias(pl.int_range(1, pl.len() + 1, dtype=pl.Int64))
+    key = to_expr(by, "by")
+    a = key.rank("min", descending=descending).cast(pl.Int64)
+    b = key.rank("max", descending=descending).cast(pl.Int64)
+    # the weights of positions 1..n added up: a block's sum is a difference of two
+    cumulative = _bias(pl.int_range(1, pl.len() + 1, dtype=pl.Int64)).cum_sum()
+    before = pl.when(a > 1).then(cumulative.gather((a - 2).clip(0))).otherwise(0.0)
+    block = (cumulative.gather(b - 1) - before) / (b - a + 1).cast(pl.Float64)
+    return pl.when(a == b).then(_bias(a)).otherwise(block)
 
 
 @shared_parameters
@@ -43,7 +60,9 @@ def exposure_share(group: IntoExpr, value: object, *, query: Query = None,
     .. math:: \frac{\sum_{r \le k,\ g_r = \mathrm{value}} 1/\log_2(1 + r)}
        {\sum_{r \le k} 1/\log_2(1 + r)}
 
-    (Singh & Joachims, KDD 2018); with ``query=``, the mean over lists.
+    (Singh & Joachims, KDD 2018); with ``query=``, the mean over lists. Rows tied in
+    ``by`` share the mean weight of the positions they span (the expected exposure
+    over their orders).
 
     Parameters
     ----------
@@ -75,10 +94,10 @@ def exposure_share(group: IntoExpr, value: object, *, query: Query = None,
     0.2961
     """
     mask = recommended(by, k, descending)
-    weight = only(1.0 / (_position(by, descending).cast(pl.Float64) + 1.0).log(2), mask)
+    weight = only(_weight(by, descending), mask)
     mine = only(to_expr(group, "group").eq(value), mask).fill_null(False)
-    total = weight.sum()
-    value_expr = pl.when(total > 0).then((weight * mine.cast(pl.Float64)).sum() / total)
+    whole = ordered_sum(weight)
+    value_expr = pl.when(whole > 0).then(ordered_sum(weight * mine.cast(pl.Float64)) / whole)
     return per_list_mean(value_expr, query_exprs(query)).alias("exposure_share")
 
 
@@ -92,7 +111,8 @@ def group_exposure(frame: FrameT, *, group: str, query: str | Sequence[str],
     ``share`` (of the slice's exposure), ``mean_exposure`` (exposure / items,
     Singh & Joachims' average exposure) and ``disparity``: the slice's largest
     ``mean_exposure`` over its smallest (1 = demographic parity; our summary of their
-    parity constraint). ``exposure`` and ``items`` add up over partitions.
+    parity constraint), sorted by slice and group. ``exposure`` and ``items`` add up
+    over partitions.
 
     Examples
     --------
@@ -108,18 +128,17 @@ def group_exposure(frame: FrameT, *, group: str, query: str | Sequence[str],
     keys: list[str] = (
         [] if group_by is None else [group_by] if isinstance(group_by, str) else list(group_by))
     lists = [*keys, *([query] if isinstance(query, str) else query)]
-    position = _position(by, descending).over(lists)
     mask = recommended(by, k, descending)
-    rows = frame.with_columns((1.0 / (position.cast(pl.Float64) + 1.0).log(2)).alias("_w"))
+    rows = frame.with_columns(_weight(by, descending).over(lists).alias("_w"))
     if mask is not None:
         rows = rows.filter(mask.over(lists))
     per_group = rows.group_by([*keys, group]).agg(
-        pl.col("_w").sum().alias("exposure"), pl.len().cast(pl.Int64).alias("items"))
+        ordered_sum(pl.col("_w")).alias("exposure"), pl.len().cast(pl.Int64).alias("items"))
     over = keys or None
-    total = pl.col("exposure").sum()
+    whole = ordered_sum(pl.col("exposure"))
     mean = pl.col("exposure") / pl.col("items")
     return per_group.with_columns(
-        (total if over is None else total.over(over)).alias("_t"),
+        (whole if over is None else whole.over(over)).alias("_t"),
         mean.alias("mean_exposure"),
     ).with_columns(
         (pl.col("exposure") / pl.col("_t")).alias("share"),
@@ -127,4 +146,4 @@ def group_exposure(frame: FrameT, *, group: str, query: str | Sequence[str],
         if over is None else
         (pl.col("mean_exposure").max().over(over) / pl.col("mean_exposure").min().over(over))
         .alias("disparity"),
-    ).drop("_t")
+    ).drop("_t").sort([*keys, group], nulls_last=True)

@@ -17,6 +17,7 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._frames import as_polars_like
 from polars_rank._params import check_choice, check_real, to_expr
+from polars_rank._sums import ordered_mean
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
@@ -40,8 +41,8 @@ def item_popularity(log: FrameT, *, item: str = "item", user: str | None = None,
     of items with the most interactions (the short head: the top 20% of the items by
     default, ties by item id; our threshold, papers differ).
 
-    Sufficient statistics: ``count`` and ``users`` of disjoint logs add up (distinct
-    users only if each user's interactions lie in one partition).
+    Sorted by item. Sufficient statistics: ``count`` and ``users`` of disjoint logs add
+    up (distinct users only if each user's interactions lie in one partition).
 
     Examples
     --------
@@ -57,7 +58,7 @@ def item_popularity(log: FrameT, *, item: str = "item", user: str | None = None,
     if user is not None:
         aggs.append(pl.col(user).n_unique().cast(pl.Int64).alias("users"))
     table = log.filter(pl.col(item).is_not_null()).group_by(item).agg(aggs)
-    share = pl.col("count") / pl.col("count").sum()
+    share = pl.col("count") / pl.col("count").sum()  # whole numbers: exact in any order
     position = pl.struct(-pl.col("count"), pl.col(item)).rank("ordinal")
     out = table.with_columns(
         share.alias("share"),
@@ -68,13 +69,13 @@ def item_popularity(log: FrameT, *, item: str = "item", user: str | None = None,
         n_users = log.select(pl.col(user).n_unique())
         users = n_users.collect().item() if isinstance(n_users, pl.LazyFrame) else n_users.item()
         out = out.with_columns((pl.col("users") / float(users)).alias("user_share"))
-    return out
+    return out.sort(item)
 
 
 def _mean_per_list(values: pl.Expr, query: Query, by: IntoExpr | None, k: int | None,
                    descending: bool) -> pl.Expr:
     mask = recommended(by, k, descending)
-    return per_list_mean(only(values, mask).mean(), query_exprs(query))
+    return per_list_mean(ordered_mean(only(values, mask)), query_exprs(query))
 
 
 @shared_parameters
@@ -237,6 +238,8 @@ def popularity_lift(popularity: IntoExpr, *, history: IntoExpr, query: Query,
     same users of their history's mean popularity (Abdollahpouri, Mansoury, Burke &
     Mobasher, "The connection between popularity bias, calibration, and fairness in
     recommendation", RecSys 2020). Per slice (a user group, an arm) in a ``group_by``.
+    Both means are over one set of users: those with a history (not null) and a
+    recommended item of known popularity; the others are left out of both.
 
     Parameters
     ----------
@@ -244,7 +247,9 @@ def popularity_lift(popularity: IntoExpr, *, history: IntoExpr, query: Query,
         ... recsys
     history
         Each user's mean popularity over their interaction history, repeated on the
-        user's rows (join :func:`item_popularity` onto the log and average per user).
+        user's rows (join :func:`item_popularity` onto the log and average per user);
+        null for a user without history. A user whose rows give different values has
+        no single history: the result is NaN.
     query
         User column(s): required.
     by
@@ -270,8 +275,15 @@ def popularity_lift(popularity: IntoExpr, *, history: IntoExpr, query: Query,
     if query is None:
         msg = "popularity_lift needs query= (the user column): it compares users' means"
         raise TypeError(msg)
-    rec = _mean_per_list(to_expr(popularity, "popularity").cast(pl.Float64), query, by, k,
-                         descending)
-    profile = per_list_mean(to_expr(history, "history").cast(pl.Float64).first(),
-                            query_exprs(query))
+    mask = recommended(by, k, descending)
+    recommended_mean = ordered_mean(only(to_expr(popularity, "popularity").cast(pl.Float64), mask))
+    seen = to_expr(history, "history").cast(pl.Float64).drop_nulls()
+    # one value per user, whatever the row order (a varying history: NaN)
+    own = pl.when(seen.min() == seen.max()).then(seen.min()).otherwise(
+        pl.when(seen.count() > 0).then(pl.lit(float("nan"))))
+    users = pl.struct(recommended_mean.alias("r"), own.alias("h")).over(
+        list(query_exprs(query)), mapping_strategy="explode")
+    r, h = users.struct.field("r"), users.struct.field("h")
+    both = r.is_not_null() & h.is_not_null()
+    rec, profile = ordered_mean(r.filter(both)), ordered_mean(h.filter(both))
     return ((rec - profile) / profile).alias("popularity_lift")

@@ -17,6 +17,7 @@ from typing import TypeVar
 import polars as pl
 
 from polars_rank._frames import as_polars_like
+from polars_rank._sums import ordered_mean, ordered_sum
 
 __all__ = ["item_similarity", "user_diversity", "user_serendipity"]
 
@@ -27,7 +28,8 @@ def item_similarity(frame: FrameT, *, item: str = "item", user: str = "user",
                     features: str | None = None) -> FrameT:
     r"""Item-pair cosine similarities ``i1 <= i2, sim`` from a log or from feature vectors.
 
-    ``features=None``: ``frame`` is the interaction log (no duplicate rows) and
+    Sorted by ``i1``, ``i2``. ``features=None``: ``frame`` is the interaction log (no
+    duplicate rows) and
     :math:`\mathrm{sim}(i, j) = |U_i \cap U_j| / \sqrt{|U_i|\,|U_j|}`, the cosine of
     co-occurrence (Zhang et al., Auralist, WSDM 2012; MS Recommenders'
     ``_get_cooccurrence_similarity``); pairs never seen together are absent (0).
@@ -56,16 +58,17 @@ def item_similarity(frame: FrameT, *, item: str = "item", user: str = "user",
                                   (pl.col("_pair") % _SHIFT).cast(pl.UInt32).alias("b"))
                 .join(first, on="a").join(second, on="b")
                 .select("i1", "i2", (pl.col("both") / (pl.col("n1") * pl.col("n2")).sqrt())
-                        .alias("sim")))
+                        .alias("sim")).sort("i1", "i2"))
     vectors = frame.select(pl.col(item), pl.col(features).cast(pl.List(pl.Float64)).alias("f"))
     pairs = (vectors.rename({item: "i1", "f": "f1"}).join(
         vectors.rename({item: "i2", "f": "f2"}), how="cross")
         .filter(pl.col("i1") <= pl.col("i2")))
     flat = pairs.with_row_index("_pair").explode(["f1", "f2"])
     return flat.group_by("_pair", "i1", "i2").agg(
-        ((pl.col("f1") * pl.col("f2")).sum()
-         / ((pl.col("f1") ** 2).sum().sqrt() * (pl.col("f2") ** 2).sum().sqrt())).alias("sim"),
-    ).drop("_pair")
+        (ordered_sum(pl.col("f1") * pl.col("f2"))
+         / (ordered_sum(pl.col("f1") ** 2).sqrt() * ordered_sum(pl.col("f2") ** 2).sqrt()))
+        .alias("sim"),
+    ).drop("_pair").sort("i1", "i2")
 
 
 # The lookups join millions of item pairs with the similarity table. A join or group_by
@@ -176,7 +179,7 @@ def user_diversity(reco: FrameT, similarity: FrameT, *, user: str = "user",
     pairs = (rows.rename({"_id": "_a"}).join(rows.rename({"_id": "_b"}), on=user)
              .filter(pl.col("_a") < pl.col("_b")))
     return (_lookup(pairs, table, "_a", "_b").group_by(user)
-            .agg((1.0 - pl.col("sim").mean()).alias("user_diversity")).sort(user))
+            .agg((1.0 - ordered_mean(pl.col("sim"))).alias("user_diversity")).sort(user))
 
 
 def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance: str,
@@ -216,7 +219,7 @@ def user_serendipity(reco: FrameT, log: FrameT, similarity: FrameT, *, relevance
     per_item = (_lookup(rows.join(history, on=user), table, "_a", "_b")
                 .group_by("_row").agg(
                     pl.col(user).first(),
-                    ((1.0 - pl.col("sim").mean()) * pl.col("_rel").first().cast(pl.Float64))
+                    ((1.0 - ordered_mean(pl.col("sim"))) * pl.col("_rel").first().cast(pl.Float64))
                     .alias("s")))
-    return (per_item.group_by(user).agg(pl.col("s").mean().alias("user_serendipity"))
+    return (per_item.group_by(user).agg(ordered_mean(pl.col("s")).alias("user_serendipity"))
             .sort(user))
