@@ -218,11 +218,18 @@ def per_query(df: pl.DataFrame, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
     return df.group_by("qid").agg(*exprs.values()).sort("qid")
 
 
+# a click log's metrics: every session counts in a query= mean, clicked or not
+CLICK_METRICS = {"ctr", "abandonment", "first_click_rr", "clicks_per_query", "mean_dwell"}
+
+
 def judged_per_query(df: pl.DataFrame, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
     """:func:`per_query` of the queries a ``query=`` mean counts: those with a judged row
-    (a query whose every label is null is left out, as trec_eval leaves it out)."""
+    (a query whose every label is null is left out, as trec_eval leaves it out); the
+    click metrics' columns keep every query (null where another metric's query is out)."""
     judged = df.group_by("qid").agg(pl.col("rel").is_not_null().any().alias("__judged"))
-    return per_query(df, exprs).join(judged, on="qid").filter("__judged").drop("__judged")
+    every = per_query(df, exprs).join(judged, on="qid")
+    return every.with_columns(pl.when("__judged").then(pl.col(name)).alias(name)
+                              for name in exprs if name not in CLICK_METRICS).drop("__judged")
 
 
 def test_metric_table_is_complete() -> None:
