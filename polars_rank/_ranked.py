@@ -519,7 +519,7 @@ def order_free_sum(values: pl.Expr) -> pl.Expr:
     ``cum_sum`` adds one value after another; ``sort().sum()`` would not do: Polars
     drops a sort before an order-free aggregate.
     """
-    return values.sort().cum_sum().last().fill_null(0.0)
+    return values.cast(pl.Float64).sort().cum_sum().last().fill_null(0.0)
 
 
 def default_ties(*, by: object, rank: object, doc: object) -> str:

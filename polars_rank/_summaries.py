@@ -32,7 +32,7 @@ def summarize(values: pl.Expr, how: Summary = "mean", *, in_order: bool = False)
     if how == "none":  # a null of the values' type (relstring: no summary)
         return values.filter(pl.lit(False)).first()
     if in_order:
-        kept = values.drop_nulls()
+        kept = values.cast(pl.Float64).drop_nulls()  # Polars 1.36: no cum_sum of dtype null
         if how == "geometric":
             kept = kept.clip(lower_bound=GEOMETRIC_FLOOR).log()
         total = kept.cum_sum().last()  # cum_sum adds in row order; sum does not
@@ -42,7 +42,7 @@ def summarize(values: pl.Expr, how: Summary = "mean", *, in_order: bool = False)
         return mean.exp() if how == "geometric" else mean
     # one value per query, in the order the queries come: sorted first, so that the
     # same values give the same bits in any order (a shuffled frame's, a join's)
-    kept = values.drop_nulls().sort()
+    kept = values.cast(pl.Float64).drop_nulls().sort()
     if how == "geometric":
         kept = kept.clip(lower_bound=GEOMETRIC_FLOOR).log()
     total = kept.cum_sum().last()  # cum_sum adds in row order; sum does not
