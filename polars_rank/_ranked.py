@@ -50,6 +50,7 @@ from polars_rank._params import (
 from polars_rank._rules import id_rules, label_rules, score_rules
 from polars_rank._sort_keys import LABEL_TIES, TREC_TIES, rank_key, sort_by, trec_score
 from polars_rank._summaries import summarize
+from polars_rank._sums import ordered_sum
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -516,10 +517,10 @@ def order_free_sum(values: pl.Expr) -> pl.Expr:
     Floating-point addition is not associative, so a sum over rows in the order they
     come (a join's, a shuffle's) can differ in the last place from one order to the
     next: under ``ties="expected"`` the terms of a list are its rows', not its ranks'.
-    ``cum_sum`` adds one value after another; ``sort().sum()`` would not do: Polars
-    drops a sort before an order-free aggregate.
+    :func:`polars_rank._sums.ordered_sum` adds them as one sorted list (``sort().sum()``
+    would not do: Polars drops a sort before an order-free aggregate).
     """
-    return values.cast(pl.Float64).sort().cum_sum().last().fill_null(0.0)
+    return ordered_sum(values.cast(pl.Float64))
 
 
 def default_ties(*, by: object, rank: object, doc: object) -> str:
