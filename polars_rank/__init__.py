@@ -34,6 +34,7 @@ from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked, tie_spread
 from polars_rank._namespace import RankNameSpace
 from polars_rank._stats.power import mde, power
+from polars_rank._zscores import read_zscores
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.fusion import (
@@ -78,6 +79,7 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "read_run",
     "scan_qrels",
     "read_qrels",
+    "read_zscores",
     "write_run",
     "to_dict",
     "from_lists",

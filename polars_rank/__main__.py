@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING, get_args
 import polars as pl
 
 from polars_rank import __version__, _cli_compare, _cli_fuse, datasets
-from polars_rank._cli_eval import Settings, Stop, asked, evaluate_files, print_trec_eval
+from polars_rank._cli_eval import (
+    Settings,
+    Stop,
+    asked,
+    evaluate_files,
+    print_trec_eval,
+    to_ids,
+)
+from polars_rank._cli_getopt import UsageError, spelled_out
 from polars_rank._evaluation import evaluate
 from polars_rank._evaluation.options import EvalTies
 from polars_rank._trec_measures import atol
@@ -59,15 +67,21 @@ One run prints trec_eval's own output, byte for byte (-nan where trec_eval divid
 by 0); several runs a table side by side. trec_eval 10's long options work too
 (--query_eval_wanted, --complete_rel_info_wanted, --level_for_rel, --nosummary,
 --Max_retrieved_per_topic, --Judged_docs_only, --Number_docs_in_coll, --Debug_level,
---Rel_info_format, --Results_format, --measure, --version), and a run named - is read
-from standard input. Queries evaluated: those of the run that have judgments. A
-judged query absent from a run stops the evaluation as it stops trec_eval 10 (exit
-status 4); -c scores such queries 0 (as trec_eval -c), --missing skip leaves them out
-(as trec_eval 9). --dialect ir_measures and ranx average over the qrels' queries
-instead (0 for those a run lacks, no stop) unless -c or --missing is given. Equal
-scores are ordered by document id, descending, as trec_eval does, scores compared as
-64-bit doubles as trec_eval 10 (--ties trec_eval9: as 32-bit floats, as trec_eval 9
-and pytrec_eval; --ties first: file order; --dialect: each measure its tool's order).
+--Rel_info_format, --Results_format, --Zscore, --measure, --version; abbreviated as
+trec_eval's getopt_long takes them: --meas, --q), and a run named - is read from
+standard input. Ids are compared as bytes, as trec_eval compares them (files need
+not be UTF-8), and printed as the files hold them. -Z FILE prints each value as a
+z-score against FILE's per-topic mean and standard deviation (trec_eval -Z); -o
+(trec_eval's obsolete old output format) changes nothing, as in trec_eval 10.
+
+Queries evaluated: those of the run that have judgments. A judged query absent from
+a run stops the evaluation as it stops trec_eval 10 (exit status 4); -c scores such
+queries 0 (as trec_eval -c), --missing skip leaves them out (as trec_eval 9).
+--dialect ir_measures and ranx average over the qrels' queries instead (0 for those a
+run lacks, no stop) unless -c or --missing is given. Equal scores are ordered by
+document id, descending, as trec_eval does, scores compared as 64-bit doubles as
+trec_eval 10 (--ties trec_eval9: as 32-bit floats, as trec_eval 9 and pytrec_eval;
+--ties first: file order; --dialect: each measure its tool's order).
 
 Unjudged retrieved documents are non-relevant, as in trec_eval; --unjudged high
 judges them at --unjudged-grade (default: the qrels' largest label), --unjudged
@@ -155,6 +169,16 @@ def _parser() -> argparse.ArgumentParser:
                     help="the run's format (trec_eval -T): trec_results")
     ev.add_argument("-v", "--version", action=_Version, nargs=0,
                     help="print the version on stderr and exit (as trec_eval -v)")
+    ev.add_argument("-Z", "--Zscore", type=Path, metavar="ZSCORES_FILE",
+                    help="print z-scores: (value - mean) / stddev, the mean and standard "
+                         "deviation of each query and measure read from the file, lines "
+                         "'qid measure mean stddev' (as trec_eval -Z; -1000000 where the "
+                         "file has none)")
+    ev.add_argument("-o", action="store_true", dest="old_format",
+                    help="trec_eval's old output format: obsolete, changes nothing (as "
+                         "in trec_eval 10)")
+    ev.add_argument("--Output_old_results_format", metavar="X", dest="old_format_value",
+                    help="trec_eval's long -o, which takes a value: ignored, as -o")
     ev.add_argument("--unjudged", choices=["low", "high", "ignore", "condensed"],
                     default="low",
                     help="unjudged retrieved documents: non-relevant (low, ignore; "
@@ -216,13 +240,16 @@ def _eval(args: argparse.Namespace) -> None:
     if args.bounds:
         measures = measures.with_bounds()
     level, debug_query = args.Debug_level or (0, None)
+    if debug_query is not None:  # as the files' ids are read: byte for byte
+        debug_query = to_ids(debug_query)
     if level > 0:
         print(f"polars-rank: note: -D {level}: trec_eval's debugging traces are not printed "
               "(polars-rank computes the measures another way)", file=sys.stderr)
     settings = Settings.of(args.dialect, ties=args.ties, missing=args.missing,
                            memory=args.memory, max_ret=args.max_ret,
                            judged_only=args.judged_only, unjudged=args.unjudged,
-                           unjudged_grade=args.unjudged_grade, debug_query=debug_query)
+                           unjudged_grade=args.unjudged_grade, debug_query=debug_query,
+                           zscores=args.Zscore)
     fmt = args.format or ("trec_eval" if len(args.runs) == 1 else "table")
     if fmt == "trec_eval" and len(args.runs) > 1:
         msg = "--format trec_eval prints one run; give one, or --format table"
@@ -399,10 +426,30 @@ def _list_metrics() -> None:
               f"\n{'':<24}   {e.kind}; reads: {e.reads}; matches: {e.matches}")
 
 
+def _eval_long_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The long options of ``eval``'s parser, as written (``--measure``)."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {o for a in commands.choices["eval"]._actions for o in a.option_strings
+            if o.startswith("--")}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    trec = next((a for a in argv if not a.startswith("-")), None) == "eval"
+    if trec:  # trec_eval's command line: its abbreviations, its usage errors' status 1
+        try:
+            argv = spelled_out(argv, _eval_long_options(parser))
+        except UsageError as exc:
+            print(f"polars-rank eval: error: {exc}", file=sys.stderr)
+            return 1
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        if trec and exc.code == 2:  # argparse's usage error; trec_eval exits 1 there
+            raise SystemExit(1) from None
+        raise
     if args.command is None:
         parser.print_help()
         return 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank import _trec_measures as trec
+from polars_rank import _zscores as zscores
 from polars_rank._evaluation import evaluate
 from polars_rank._sort_keys import trec_score
-from polars_rank._summaries import summarize
+from polars_rank._summaries import GEOMETRIC_FLOOR, summarize
 from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import TrecFormatError
 from polars_rank.io import last_tag, read_qrels, read_run
@@ -33,7 +35,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-__all__ = ["Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval"]
+__all__ = ["Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval", "shown",
+           "to_ids"]
 
 _META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
 _EMPTY = "__polars_rank_nothing_retrieved"
@@ -41,6 +44,31 @@ _R = "__polars_rank_relevant"
 _NO_DOCUMENT = " "
 """The document of each list under ``-M 0``: removed under ``-J`` as unjudged (no
 qrels line can hold a blank id), leaving the empty list trec_eval evaluates."""
+_IDS = "latin-1"
+"""How the command line reads ids: each byte one character, so that ids compare as
+bytes, as trec_eval compares them (files need not be UTF-8), and print back as the
+same bytes (:func:`_write`)."""
+
+
+def to_ids(text: str) -> str:
+    """A command-line argument (``-D level.qid``) as an id read byte for byte (``_IDS``)."""
+    return os.fsencode(text).decode(_IDS)
+
+
+def shown(qid: str) -> str:
+    r"""An id read byte for byte as text to show: its UTF-8, ``\x`` escapes where not UTF-8."""
+    return qid.encode(_IDS).decode("utf-8", "backslashreplace")
+
+
+def _write(text: str) -> None:
+    """trec_eval's lines, ids as the bytes the files hold (text in ``_IDS``)."""
+    data = text.encode(_IDS)
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text stream (redirect_stdout to a StringIO)
+        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
 
 
 class Stop(Exception):
@@ -74,7 +102,10 @@ class Settings:
     unjudged_grade: float | None = None
     debug_query: str | None = None
     """``-D level.qid``: evaluate that query only (trec_eval's averages under ``-c``
-    still count every judged query)."""
+    still count every judged query); the id as read from the files (:func:`to_ids`)."""
+    zscores: Path | None = None
+    """``-Z``: trec_eval's z-score file; each value printed as its z-score
+    (:mod:`polars_rank._zscores`)."""
 
     @classmethod
     def of(cls, dialect: str, *, ties: str | None = None, missing: str | None = None,
@@ -241,7 +272,7 @@ def _lists(path: Path, qrels: pl.LazyFrame,
     ``-M 0`` none, yet trec_eval still evaluates the queries (an empty list each), so
     each list becomes one blank document that ``judged_only`` removes.
     """
-    run = read_run(path).lazy()  # read once: evaluate() reads a lazy input twice
+    run = read_run(path, encoding=_IDS).lazy()  # read once: evaluate() reads it twice
     if s.debug_query is not None:
         run = run.filter(pl.col("qid") == s.debug_query)
         qrels = qrels.filter(pl.col("qid") == s.debug_query)
@@ -320,6 +351,7 @@ def _stop(absent: str | None, per: pl.DataFrame, run: str | None = None) -> None
     """
     where = "" if run is None else f"{run}: "
     if absent is not None:
+        absent = shown(absent)
         hint = (f"the qrels judge query '{absent}' and {run or 'the run'} has no line for "
                 "it: trec_eval 10 stops there (exit status 4); -c scores such queries 0 "
                 "(as trec_eval -c), --missing skip leaves them out (as trec_eval 9 and "
@@ -331,30 +363,40 @@ def _stop(absent: str | None, per: pl.DataFrame, run: str | None = None) -> None
         raise Stop(msg, 7, "the run and the qrels share no query id")
 
 
-def _complete(per: pl.DataFrame, qrels: pl.LazyFrame, s: Settings) -> pl.DataFrame:
+def _complete(per: pl.DataFrame, qrels: pl.LazyFrame, s: Settings,
+              a: Asked | None = None) -> pl.DataFrame:
     """The queries the ``all`` line averages over.
 
     Under ``-c -D level.qid`` trec_eval evaluates one query but divides by every judged
-    query (meas_avg.c reads num_q_rels): the others count as 0 (a string: empty).
+    query (meas_avg.c reads num_q_rels): the others count as 0 (a string: empty). Under
+    ``-Z`` (``a``: the measures) they add nothing to the sums of z-scores but
+    log(1e-5) to a geometric mean's (te_calc_avg_meas_s_gm).
     """
     if s.debug_query is None or not s.zero:
         return per
+    floor = math.log(GEOMETRIC_FLOOR)
+    logged = {n for n, m in a.metrics.items()
+              if m.definition.over_queries == "geometric"} if a is not None else set()
     others = (qrels.select("qid").unique().filter(pl.col("qid") != s.debug_query)
               .collect().sort("qid"))
     zeros = others.with_columns(
-        pl.lit("" if dtype == pl.String else 0.0).cast(dtype).alias(name)
+        pl.lit("" if dtype == pl.String else floor if name in logged else 0.0)
+        .cast(dtype).alias(name)
         for name, dtype in per.schema.items() if name != "qid")
     return pl.concat([per, zeros.select(per.columns)])
 
 
-def _summary(per: pl.DataFrame, a: Asked, complete: pl.LazyFrame | None = None) -> pl.DataFrame:
+def _summary(per: pl.DataFrame, a: Asked, complete: pl.LazyFrame | None = None, *,
+             standardized: bool = False) -> pl.DataFrame:
     """The ``all`` row: each measure over the queries, added in trec_eval's order (by qid).
 
     ``complete``: the qrels, under ``-c``. trec_eval's ``num_rel`` then counts every
     qrels line labelled above 0 instead of adding the queries' values
-    (m_num_rel.c, te_calc_avg_num_rel), so ``-l``, ``-M`` and ``-J`` do not change it.
+    (m_num_rel.c, te_calc_avg_num_rel), so ``-l``, ``-M`` and ``-J`` do not change it
+    (nor ``-Z``). ``standardized``: ``per`` holds z-scores (``-Z``).
     """
-    summaries = {n: summarize(pl.col(n), m.definition.over_queries, in_order=True)
+    how = zscores.zscore_summary if standardized else summarize
+    summaries = {n: how(pl.col(n), m.definition.over_queries, in_order=True)
                  for n, m in a.metrics.items()}
     if complete is not None and "num_rel" in summaries:
         lines = complete.select((pl.col("rel") > 0).sum()).collect().item()
@@ -371,10 +413,10 @@ def _judgments(qrels: Path, a: Asked) -> pl.LazyFrame:
     """
     if any(m.definition.subtopics for m in a.metrics.values()):
         try:
-            return read_qrels(qrels, subtopics=True).lazy()
+            return read_qrels(qrels, subtopics=True, encoding=_IDS).lazy()
         except TrecFormatError:  # not 4 fields a line (or malformed: raised again below)
             pass
-    return read_qrels(qrels).lazy()
+    return read_qrels(qrels, encoding=_IDS).lazy()
 
 
 def _is_text(metric: Metric) -> bool:
@@ -391,13 +433,55 @@ def _counted(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | None
     return judgments if chosen.missing == "zero" and not chosen.dialect.absent else None
 
 
+def _reference(s: Settings) -> pl.DataFrame | None:
+    """``-Z``: the z-score file, read as trec_eval reads it after the qrels and the run.
+
+    A file trec_eval cannot read, or a malformed one, stops as trec_eval stops
+    (get_zscores.c; exit status 255, its ``return UNDEF`` from main).
+    """
+    if s.zscores is None:
+        return None
+    try:
+        return zscores.read_zscores(s.zscores, encoding=_IDS)
+    except (OSError, TrecFormatError) as exc:
+        msg = f"-Z: cannot read the z-score file: {exc}"
+        hint = ("trec_eval stops on a file it cannot read or a line without 4 fields "
+                "(get_zscores.c), with exit status 255; polars-rank also refuses a mean "
+                "or standard deviation that is not a finite number, which trec_eval's "
+                "atof reads as 0 (x) or uses as it is (nan)")
+        raise Stop(msg, 255, hint) from exc
+
+
+def _standardized(per: pl.DataFrame, reference: pl.DataFrame, a: Asked,
+                  s: Settings) -> pl.DataFrame:
+    """``-Z``: the per-query values as z-scores, with a note where trec_eval misreads.
+
+    :func:`polars_rank._zscores.reads_past`: where trec_eval 10 looks a value up past
+    the end of its table (a crash, or another query's mean), polars-rank gives
+    -1000000 as trec_eval's help says, and a note says so.
+    """
+    names = [n for n in a.names if n != "runid"]  # every value trec_eval converts
+    past = zscores.reads_past(per, reference, names)
+    if past is not None:
+        q, measure = past
+        what = f"query '{shown(q)}'" + ("" if measure is None else f", measure '{measure}',")
+        print(f"polars-rank: note: -Z {s.zscores}: trec_eval 10 looks {what} up past the "
+              "end of its table (convert_zscores.c's binary search): it then crashes or "
+              "uses the next query's mean; polars-rank gives -1000000, as trec_eval's help "
+              "says for a measure and query not in the file", file=sys.stderr)
+    columns = {n: m.definition.over_queries for n, m in a.metrics.items()}
+    return zscores.standardized(per.lazy(), reference, columns, "qid").collect()
+
+
 def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked,
                    s: Settings | None = None, *, per_query: bool = False) -> pl.DataFrame:
     """Long results: ``metric, qid`` (``all`` for the summary), one column per run.
 
     ``s``: the settings (default: trec_eval's dialect, no stop). Numbers only: a
     string per query (``relstring``) is left out, with a note when the queries are
-    shown (``--format trec_eval`` prints it).
+    shown (``--format trec_eval`` prints it). Query ids as text (:func:`shown`); under
+    ``-Z`` (``s.zscores``) the values are z-scores and the metrics named ``Z<name>``,
+    as trec_eval prints them.
     """
     s = Settings() if s is None else s
     judgments = _judgments(qrels, a)
@@ -408,12 +492,18 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
         print(f"polars-rank: note: {', '.join(text)} left out: strings are printed by "
               "--format trec_eval (one run)", file=sys.stderr)
     a = a.numbers_only()
+    reference: pl.DataFrame | None = None
     for name, path in zip(names, runs, strict=True):
         per = _per_query(path, judgments, a, s)
+        if s.zscores is not None:
+            reference = _reference(s) if reference is None else reference
+            assert reference is not None  # s.zscores is set
+            per = _standardized(per, reference, a, s)
         _stop(_absent(per, judgments, s), per, name if len(runs) > 1 else None)
         queries[name] = set(per["qid"])
-        summary = _summary(_complete(per, judgments, s), a,
-                           _counted(judgments, s.chosen))
+        z = reference is not None
+        summary = _summary(_complete(per, judgments, s, a if z else None), a,
+                           _counted(judgments, s.chosen), standardized=z)
         rows = pl.concat([per, summary]) if per_query else summary
         long = rows.unpivot(index="qid", variable_name="metric", value_name=name)
         merged = long if merged is None else merged.join(long, on=["metric", "qid"],
@@ -425,6 +515,8 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
               "each mean is over its run's own queries (-c scores absent queries 0)",
               file=sys.stderr)
     order = {m: i for i, m in enumerate(a.metrics)}
+    prefix = "Z" if reference is not None else ""
+    texts = {q: shown(q) for q in merged["qid"].unique()}
     return (
         merged.with_columns(
             pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias("__m"),
@@ -432,27 +524,35 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
         )
         .sort("__m", "__all", "qid")
         .drop("__m", "__all")
+        .with_columns(pl.concat_str(pl.lit(prefix), "metric").alias("metric"),
+                      pl.col("qid").replace_strict(texts, return_dtype=pl.String))
         .select("metric", "qid", pl.exclude("metric", "qid"))
     )
 
 
-def _line(name: str, qid: str, value: float | str | None, a: Asked) -> str:
-    """One trec_eval line: a count as an integer, a string quoted (m_relstring.c:103).
+def _line(name: str, qid: str, value: float | str | None, a: Asked, *,
+          standardized: bool = False) -> str:
+    r"""One trec_eval line: a count as an integer, a string quoted (m_relstring.c:103).
 
-    A count is a metric summed over queries.
+    A count is a metric summed over queries. ``standardized`` (``-Z``): a number
+    printed ``Z%-22s\t%s\t%6.4f``, counts too (meas_print_single.c,
+    meas_print_final.c); strings (runid, relstring) as without ``-Z``. ``qid`` and a
+    string value as read (``_IDS`` text), the name as given on the command line.
     """
     metric = a.metrics.get(name)
+    count = name == "num_q" or (metric is not None and metric.definition.over_queries == "sum")
     if isinstance(value, str):
         text = f"'{value}'" if metric is not None and _is_text(metric) else value
     elif value is None:
         text = ""
     elif math.isnan(value):  # trec_eval's 0 / 0 (Rndcg without a positive gain), C's "-nan"
         text = "  -nan"
-    elif name == "num_q" or (metric is not None and metric.definition.over_queries == "sum"):
+    elif count and not standardized:
         text = str(round(value))
     else:
         text = f"{value:6.4f}"
-    return f"{name:<22}\t{qid}\t{text}"
+    prefix = "Z" if standardized and not isinstance(value, str) else ""
+    return f"{prefix}{to_ids(name):<22}\t{qid}\t{text}"
 
 
 def _per_query_line(metric: Metric) -> bool:
@@ -468,27 +568,33 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
     """One run, printed exactly as trec_eval prints it (its -nan included).
 
     When trec_eval stops on a judged query the run lacks, the queries it printed
-    before (``-q``, in its order) are printed, then :class:`Stop` is raised.
+    before (``-q``, in its order) are printed, then :class:`Stop` is raised. Ids are
+    printed as the bytes the files hold; under ``-Z`` (``s.zscores``) each value as
+    its z-score (:mod:`polars_rank._zscores`), as trec_eval prints it.
     """
     s = Settings() if s is None else s
     judgments = _judgments(qrels, a)
     per = _per_query(run, judgments, a, s, zero_over_zero=True)
+    reference = _reference(s)
+    if reference is not None:
+        per = _standardized(per, reference, a, s)
+    z = reference is not None
     absent = _absent(per, judgments, s)
     lines = []
     if per_query:
-        shown = [n for n in a.names if n in a.metrics and _per_query_line(a.metrics[n])]
+        printed = [n for n in a.names if n in a.metrics and _per_query_line(a.metrics[n])]
         evaluated = per if absent is None else per.filter(pl.col("qid") < absent)
         for row in evaluated.iter_rows(named=True):
-            lines += [_line(n, row["qid"], row[n], a) for n in shown]
+            lines += [_line(n, row["qid"], row[n], a, standardized=z) for n in printed]
     if absent is None and per.height and summary:
-        complete = _complete(per, judgments, s)
-        means = _summary(complete, a,
-                         _counted(judgments, s.chosen)).row(0, named=True)
+        complete = _complete(per, judgments, s, a if z else None)
+        means = _summary(complete, a, _counted(judgments, s.chosen),
+                         standardized=z).row(0, named=True)
         meta: dict[str, float | str] = {"num_q": float(complete.height)}
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
-            meta["runid"] = last_tag(run)
-        lines += [_line(n, "all", meta[n] if n in meta else means[n], a) for n in a.names
-                  if n not in a.metrics or not _is_text(a.metrics[n])]
+            meta["runid"] = last_tag(run, encoding=_IDS)
+        lines += [_line(n, "all", meta[n] if n in meta else means[n], a, standardized=z)
+                  for n in a.names if n not in a.metrics or not _is_text(a.metrics[n])]
     if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
+        _write("\n".join(lines) + "\n")
     _stop(absent, per)

@@ -869,3 +869,7 @@ def to_dict(
     for q, d, v in rows.iter_rows():
         out.setdefault(q, {})[d] = v
     return out
+
+
+checked_encoding = _encoding
+"""``encoding=`` checked, for the package's other readers (``read_zscores``)."""

@@ -15,6 +15,7 @@ import polars as pl
 
 from polars_rank._evaluation.options import JUDGED, RETRIEVED, Options
 from polars_rank._summaries import summarize
+from polars_rank._zscores import zscore_summary
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -107,14 +108,18 @@ def _zero(metric: Metric, o: Options, name: str) -> pl.Expr:
     return pl.lit("") if metric.definition.over_queries == "none" else pl.lit(0.0)
 
 
-def means(per: pl.LazyFrame, o: Options, *, per_query: bool) -> pl.LazyFrame:
+def means(per: pl.LazyFrame, o: Options, *, per_query: bool,
+          zscores: bool = False) -> pl.LazyFrame:
     """The output: per query (sorted by the keys), or each group's summary of its queries.
 
     The mean, or what the metric's registry entry says (trec_eval sums its counts).
+    ``zscores``: the values are z-scores (``evaluate(zscores=)``), summarized as
+    trec_eval -Z summarizes them.
     """
     if per_query:
         return per.sort(o.keys)
-    summaries = [summarize(pl.col(name), m.definition.over_queries) for name, m in o.named]
+    how = zscore_summary if zscores else summarize
+    summaries = [how(pl.col(name), m.definition.over_queries) for name, m in o.named]
     if o.groups:
         return per.group_by(o.groups).agg(summaries).sort(o.groups)
     return per.select(summaries)

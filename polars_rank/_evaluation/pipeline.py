@@ -39,6 +39,7 @@ from polars_rank._evaluation.unjudged import (
     with_policy,
 )
 from polars_rank._unjudged import HIGH, check_unjudged
+from polars_rank._zscores import checked_reference, standardized
 from polars_rank.registry import convention
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ def evaluate(
     unjudged: Unjudged = "low",
     unjudged_grade: float | None = None,
     bounds: bool = False,
+    zscores: pl.DataFrame | pl.LazyFrame | None = None,
 ) -> FrameT:
     """Evaluate a run against relevance judgments, per group or per query.
 
@@ -173,6 +175,17 @@ def evaluate(
         ``True``: beside each metric column, ``<name>_low`` and ``<name>_high``, the
         metric under ``unjudged="low"`` and ``"high"`` (the interval the missing
         judgments leave open), from the same evaluation.
+    zscores
+        Per-topic means and standard deviations of the metrics over a reference set
+        of runs (columns ``query``, ``measure``, ``mean``, ``stddev``;
+        :func:`polars_rank.read_zscores` reads trec_eval's file): each query's value
+        becomes its z-score, ``(value - mean) / stddev``, and the means are means of
+        z-scores, as ``trec_eval -Z`` computes them. A metric is looked up by its
+        column's name (trec_eval's: ``map``, ``P_10``, ``ndcg_cut_10``); where the
+        reference has none for the query, or a standard deviation of 0 and a value
+        off the mean, the z-score is trec_eval's -1000000. ``gm_map`` and
+        ``gm_bpref`` standardize ``log(max(value, 1e-5))`` and their summary is
+        exp(mean), as trec_eval's; counts (``num_ret``) sum their z-scores.
 
     Returns
     -------
@@ -221,6 +234,7 @@ def evaluate(
     │ q2  ┆ 1.0      │
     └─────┴──────────┘
     """
+    reference = None if zscores is None else checked_reference(zscores, query)
     per = per_query_values(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate, memory=memory, dialect=dialect,
@@ -229,7 +243,11 @@ def evaluate(
         bounds=bounds,
     )
     warn_unjudged(per.unjudged, query, per.options.groups)
-    out = means(per.frame, per.options, per_query=per_query)
+    frame = per.frame
+    if reference is not None:
+        kinds = {name: m.definition.over_queries for name, m in per.options.named}
+        frame = standardized(frame, reference, kinds, query)
+    out = means(frame, per.options, per_query=per_query, zscores=reference is not None)
     return out if isinstance(run, pl.LazyFrame) else out.collect()
 
 
