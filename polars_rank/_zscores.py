@@ -19,9 +19,8 @@ value off the mean, the value is trec_eval's ``MISSING_ZSCORE_VALUE``, -1000000
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import polars as pl
 
@@ -38,7 +37,9 @@ MISSING_ZSCORE = -1_000_000.0
 query and measure, or a standard deviation of 0 and a value other than the mean."""
 
 COLUMNS = ("qid", "measure", "mean", "stddev")
-_NUMBER = re.compile(rb"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_BLANKS = r"[ \t\v\f\r]+"  # C's isspace(), trec_eval's separators (with the line end)
+_IRREGULAR = ("\t", "\v", "\f", "\r", "  ", "\n ", " \n")
+"""What a file whose fields are each separated by one space has none of."""
 _SHOWN = 3  # malformed lines named in one error
 
 
@@ -118,60 +119,71 @@ def read_zscores(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> pl
     if not data:
         msg = f"{os.fspath(file)}: empty file (trec_eval cannot read it either)"
         raise TrecFormatError(msg)
-    lines = data.split(b"\n")
-    if lines[-1] == b"":  # after the last line end
+    nul = data.find(b"\0")
+    if nul >= 0:
+        _malformed(file, [(data.count(b"\n", 0, nul) + 1, _line_at(data, nul),
+                           "a NUL byte: a binary or UTF-16 file? save it as UTF-8")])
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError as exc:
+        _malformed(file, [(data.count(b"\n", 0, exc.start) + 1, _line_at(data, exc.start),
+                           f"not {codec}; read it with encoding='latin-1' to compare ids "
+                           "byte for byte, as trec_eval does")])
+    lines = text.split("\n")
+    if lines[-1] == "":  # after the last line end
         lines.pop()
-    columns: list[list[str]] = [[], []]
-    numbers: list[list[float]] = [[], []]
-    seen: dict[tuple[str, str], int] = {}
-    problems: list[str] = []
-    for number, raw in enumerate(lines, 1):
-        why = _problem(raw)
-        fields = raw.split()  # C's isspace(), as trec_eval splits them
-        if why is None:
-            try:
-                qid, measure = (field.decode(codec) for field in fields[:2])
-            except UnicodeDecodeError:
-                why = (f"not {codec}; read it with encoding='latin-1' to compare ids "
-                       "byte for byte, as trec_eval does")
-            else:
-                first = seen.setdefault((qid, measure), number)
-                if first != number:
-                    why = f"query {qid!r}, measure {measure!r} is on line {first} too"
-        if why is not None:
-            shown = raw.strip().decode("utf-8", "backslashreplace")
-            problems.append(f"line {number}: {shown!r} ({why})")
-            if len(problems) == _SHOWN:
-                break
-            continue
-        columns[0].append(qid)
-        columns[1].append(measure)
-        numbers[0].append(float(fields[2]))
-        numbers[1].append(float(fields[3]))
-    if problems:
-        msg = (f"{os.fspath(file)}: malformed z-score line, expected 'qid measure mean "
-               f"stddev' -- {'; '.join(problems)}")
-        raise TrecFormatError(msg)
-    return pl.DataFrame({"qid": columns[0], "measure": columns[1], "mean": numbers[0],
-                         "stddev": numbers[1]},
-                        schema={"qid": pl.String, "measure": pl.String, "mean": pl.Float64,
-                                "stddev": pl.Float64})
+    line, number = pl.col("__line"), pl.col("__number")
+    if text.startswith(" ") or text.endswith(" ") or any(c in text for c in _IRREGULAR):
+        line = line.str.replace_all(_BLANKS, " ").str.strip_chars(" ")
+    parts = [f"__{i}" for i in range(len(COLUMNS) + 1)]  # a fifth: one field too many
+    read = (
+        pl.DataFrame({"__line": lines}).with_row_index("__number", offset=1)
+        .with_columns(line.str.split_exact(" ", len(COLUMNS))
+                      .struct.rename_fields(parts).alias("__parts"))
+        .unnest("__parts")
+        .with_columns(
+            pl.col(parts[0]).replace("", None),  # a blank line: no field
+            *(pl.col(parts[i]).cast(pl.Float64, strict=False).alias(f"__{name}")
+              for i, name in enumerate(COLUMNS) if i >= 2),
+            (~pl.struct(parts[:2]).is_first_distinct()).alias("__again"),
+        )
+    )
+    count = pl.sum_horizontal(pl.col(parts).is_not_null())
+    why = pl.when(count == 0).then(pl.lit("a blank line: trec_eval stops on one")).when(
+        count != len(COLUMNS)).then(pl.format("{} fields", count))
+    for i, name in enumerate(COLUMNS[2:], 2):
+        why = why.when(~pl.col(f"__{name}").is_finite().fill_null(False)).then(
+            pl.format("{} '{}' is not a finite number", pl.lit(name), pl.col(parts[i])))
+    why = why.when(pl.col("__again")).then(pl.lit("again"))
+    bad = read.filter(why.is_not_null()).head(_SHOWN).select(
+        number, "__line", why.alias("__why"), *parts[:2])
+    if bad.height:
+        _malformed(file, [(n, text_line, _again(read, parts, q, m) if why == "again" else why)
+                          for n, text_line, why, q, m in bad.iter_rows()])
+    return read.select(*(pl.col(parts[i]).alias(name) for i, name in enumerate(COLUMNS[:2])),
+                       pl.col("__mean").alias("mean"), pl.col("__stddev").alias("stddev"))
 
 
-def _problem(raw: bytes) -> str | None:
-    """Why a line of the file is not ``qid measure mean stddev`` (None: it is)."""
-    if b"\0" in raw:
-        return "a NUL byte: a binary or UTF-16 file? save it as UTF-8"
-    fields = raw.split()
-    if len(fields) != len(COLUMNS):
-        return ("a blank line: trec_eval stops on one" if not fields
-                else f"{len(fields)} field{'s' * (len(fields) > 1)}")
-    for name, field in zip(COLUMNS[2:], fields[2:], strict=True):
-        if _NUMBER.fullmatch(field) is None:
-            return f"{name} {field.decode('utf-8', 'backslashreplace')!r} is not a number"
-        if abs(float(field)) == float("inf"):
-            return f"{name} {field.decode()!r} is not finite"
-    return None
+def _again(read: pl.DataFrame, parts: list[str], qid: str, measure: str) -> str:
+    """Why a (qid, measure) given twice is refused: the line it was first on."""
+    first = read.filter((pl.col(parts[0]) == qid) & (pl.col(parts[1]) == measure))
+    return f"query {qid!r}, measure {measure!r} is on line {first['__number'][0]} too"
+
+
+def _line_at(data: bytes, at: int) -> str:
+    """The line of ``data`` holding byte ``at``, as text to show."""
+    start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    return data[start:end if end >= 0 else len(data)].decode("utf-8", "backslashreplace")
+
+
+def _malformed(file: Path, problems: list[tuple[int, str, str]]) -> NoReturn:
+    """TrecFormatError naming the file and, for each problem, the line and why."""
+    shown = "; ".join(f"line {number}: {line.strip()!r} ({why})"
+                      for number, line, why in problems)
+    msg = (f"{os.fspath(file)}: malformed z-score line, expected 'qid measure mean stddev' "
+           f"-- {shown}")
+    raise TrecFormatError(msg)
 
 
 def checked_reference(zscores: pl.DataFrame | pl.LazyFrame, query: str) -> pl.DataFrame:

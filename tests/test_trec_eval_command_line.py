@@ -263,7 +263,7 @@ def test_zscore_file_errors(trec_eval: Path, tmp_path: Path,
     assert run_binary(trec_eval, ["-Z", str(path)], qrels, run).returncode == 0
     code, _, err = ours_all(["-Z", str(path)], qrels, run, capsys)
     assert code == 255
-    assert "line 1: '301 map x 0.2' (mean 'x' is not a number)" in err
+    assert "line 1: '301 map x 0.2' (mean 'x' is not a finite number)" in err
 
 
 def test_where_trec_eval_reads_past_its_table(trec_eval: Path, tmp_path: Path,
@@ -328,9 +328,9 @@ def test_read_zscores_refuses(tmp_path: Path) -> None:
     """read_zscores names the file, the line and why; evaluate(zscores=) checks its frame."""
     path = tmp_path / "z"
     for text, why in (("301 map 0.1 0.2\n301 map 0.3 0.4\n", "is on line 1 too"),
-                      ("301 map 1e999 0.2\n", "is not finite"),
-                      ("301 map 0.1 nan\n", "stddev 'nan' is not a number"),
-                      ("301 map 0x10 0.2\n", "is not a number"),
+                      ("301 map 1e999 0.2\n", "is not a finite number"),
+                      ("301 map 0.1 nan\n", "stddev .nan. is not a finite number"),
+                      ("301 map 0x10 0.2\n", "is not a finite number"),
                       ("301 map 1 2\n\0\n", "NUL byte"),
                       (b"3\xe901 map 1 2\n", "not utf-8")):
         if isinstance(text, bytes):
