@@ -32,6 +32,7 @@ from polars_rank._cli_eval import (
     asked,
     evaluate_files,
     print_trec_eval,
+    readable,
     to_ids,
 )
 from polars_rank._cli_getopt import UsageError, spelled_out
@@ -270,8 +271,8 @@ def _eval(args: argparse.Namespace) -> None:
                 else:
                     _print_table(result)
         finally:
-            for w in caught:
-                print(f"polars-rank: warning: {w.message}", file=sys.stderr)
+            for w in caught:  # their ids as the files hold them
+                print(f"polars-rank: warning: {readable(str(w.message))}", file=sys.stderr)
 
 
 def _check_formats(qrels: str, run: str) -> None:
@@ -461,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 warnings.simplefilter("always")
                 _cli_compare.run(args)
             for w in caught:
-                print(f"polars-rank: warning: {w.message}", file=sys.stderr)
+                print(f"polars-rank: warning: {readable(str(w.message))}", file=sys.stderr)
         elif args.command == "fuse":
             _cli_fuse.run(args)
         elif args.command == "demo":

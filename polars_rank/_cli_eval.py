@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-__all__ = ["Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval", "shown",
-           "to_ids"]
+__all__ = ["Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
+           "readable", "shown", "to_ids"]
 
 _META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
 _EMPTY = "__polars_rank_nothing_retrieved"
@@ -58,6 +58,18 @@ def to_ids(text: str) -> str:
 def shown(qid: str) -> str:
     r"""An id read byte for byte as text to show: its UTF-8, ``\x`` escapes where not UTF-8."""
     return qid.encode(_IDS).decode("utf-8", "backslashreplace")
+
+
+def readable(message: str) -> str:
+    """A message naming ids read byte for byte (a warning of evaluate()), as text.
+
+    Its ids shown as :func:`shown` shows them; a message with a character no byte
+    reads as (not from the files) is left as it is.
+    """
+    try:
+        return shown(message)
+    except UnicodeEncodeError:
+        return message
 
 
 def _write(text: str) -> None:

@@ -500,3 +500,15 @@ def test_usage_errors_exit_1(command: str, trec_eval: Path,
     assert (theirs.returncode, theirs.stdout) == (1, "")
     assert (code, out) == (1, "")
     assert "error" in err
+
+
+def test_ids_in_messages_are_shown_as_text(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Ids read byte for byte are shown as UTF-8 (``\\xe9`` where not) on stderr."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_bytes(b"q1 0 d 1\ncaf\xc3\xa9 0 d 1\n")
+    run.write_bytes(b"caf\xe9 Q0 d 1 1 t\nq1 Q0 d 1 1 t\n")
+    code, out, err = ours_all(["-m", "P.1"], qrels, run, capsys)
+    assert (code, out) == (4, "")  # café (UTF-8) judged, not retrieved: trec_eval stops
+    assert "(e.g. 'caf\\xe9')" in err
+    assert "result qid 'café' not found in qrels" in err
