@@ -34,6 +34,9 @@ from typing import TYPE_CHECKING
 import polars as pl
 import pytest
 import test_trec_eval_binary
+from budget import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_trec_eval_binary import (
     LOG2,
     _complete,
@@ -49,7 +52,7 @@ from trec_files import Case, trec_files
 
 import polars_rank as pr
 from polars_rank.__main__ import main
-from polars_rank._zscores import MISSING_ZSCORE
+from polars_rank._zscores import MISSING_ZSCORE, standardized, zscore_summary
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -512,3 +515,58 @@ def test_ids_in_messages_are_shown_as_text(tmp_path: Path,
     assert (code, out) == (4, "")  # café (UTF-8) judged, not retrieved: trec_eval stops
     assert "(e.g. 'caf\\xe9')" in err
     assert "result qid 'café' not found in qrels" in err
+
+
+# ---------------------------------------------------------- z-scores: a transcription of C
+
+
+def convert_to_zscore(value: float, entry: tuple[float, float] | None) -> float:
+    """te_convert_to_zscore (convert_zscores.c) for one value, transcribed."""
+    if entry is None:
+        return MISSING_ZSCORE
+    mean, stddev = entry
+    if stddev:
+        return (value - mean) / stddev
+    return 0.0 if value == mean else MISSING_ZSCORE
+
+
+VALUES = st.one_of(st.sampled_from([0.0, 1.0, 0.5, 3.0, float("nan")]),
+                   st.floats(-5, 50, allow_nan=False))
+
+
+@settings(max_examples=examples(100), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_standardized_is_trec_evals_conversion(data: st.DataObject) -> None:
+    """Every value, summed or averaged or geometric, as convert_zscores.c and meas_avg.c."""
+    queries = data.draw(st.lists(st.sampled_from(["1", "2", "10", "a", "b"]), min_size=1,
+                                 max_size=5, unique=True))
+    kinds = {"map": "mean", "num_ret": "sum", "gm_map": "geometric"}
+    per = pl.DataFrame({"qid": queries, **{m: [data.draw(VALUES) for _ in queries]
+                                           for m in kinds}})
+    entries = {}
+    for q in [*queries, "other"]:
+        for m in kinds:
+            if data.draw(st.booleans()):
+                mean = data.draw(st.sampled_from([0.0, 1.0, 0.5, 2.25]))
+                sd = data.draw(st.sampled_from([0.0, -0.0, 1.0, 0.25, -2.0, 1e-3]))
+                entries[q, m] = (mean, sd)
+    reference = pl.DataFrame(
+        [(q, m, mean, sd) for (q, m), (mean, sd) in entries.items()],
+        schema={"qid": pl.String, "measure": pl.String, "mean": pl.Float64,
+                "stddev": pl.Float64}, orient="row")
+    got = standardized(per.lazy(), reference, kinds, "qid").collect()  # type: ignore[arg-type]
+    assert got["qid"].to_list() == queries  # the rows' order kept
+    for m, how in kinds.items():
+        want = []
+        for q, value in per.select("qid", m).iter_rows():
+            logged = math.log(max(value, 1e-5)) if how == "geometric" else value
+            want.append(convert_to_zscore(logged, entries.get((q, m))))
+        assert [str(v) for v in got[m]] == [str(v) for v in want], m
+        total = 0.0
+        for v in want:  # meas_acc.c: in the queries' order
+            total += v
+        summary = got.select(zscore_summary(pl.col(m), how, in_order=True)).item()  # type: ignore[arg-type]
+        expected = total if how == "sum" else total / len(want)
+        expected = math.exp(expected) if how == "geometric" else expected
+        assert str(summary) == str(expected), m
