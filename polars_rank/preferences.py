@@ -1,0 +1,718 @@
+"""trec_eval's preference measures: runs judged by document preferences, not labels.
+
+trec_eval 10 evaluates a run against *preference judgments* (``-R prefs``): lines
+``qid jg jsg docid rel``. A judgment group ``jg`` is one information need of one user;
+inside it, each judgment subgroup ``jsg`` prefers every document to the documents of the
+same subgroup with a lower ``rel`` (only the order of the levels counts; 0 means
+non-relevant). Within a group, preferences are transitive across its subgroups
+(A > B in one, B > C in another give A > C); different groups may disagree. ``-R
+qrels_prefs`` reads ordinary qrels that way: the iteration field is the group, with a
+single subgroup. :func:`polars_rank.read_qrels` reads both (``format="prefs"``,
+``format="qrels_prefs"``).
+
+A preference A > B is *fulfilled* when the run ranks A above B; retrieved above not
+retrieved counts (an *implied* preference); neither retrieved is a failure. The 14
+measures (:data:`PREFS_MEASURES`, trec_eval's ``m_prefs_*.c``) count and average them
+in different ways: over all preferences (``prefs_simp``), per document pair
+(``prefs_pair``), per judgment group (``prefs_avgjg``), with as many non-relevant
+documents as relevant ones (``prefs_avgjg_Rnonrel``); ``_ret`` variants count the
+preferences between retrieved documents only, ``_imp`` variants skip the pairs
+neither of which is retrieved.
+
+Everything is computed as trec_eval's form_prefs_counts.c computes it, including its
+corner cases: equal scores ranked by document id *ascending* (its other measures rank
+them descending), a group with several subgroups closed transitively (a relation of
+document pairs, joined with itself until it stops growing), a group with one subgroup
+counting a document listed twice twice, and prefs_avgjg_Rnonrel's recount of the
+lowest level. The counts are joins and aggregations over the preference pairs of all
+queries at once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, TypeVar
+
+import polars as pl
+
+from polars_rank._frames import as_polars
+from polars_rank.errors import InvalidDataError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from polars_rank._frames import FrameLike
+
+__all__ = ["PREFS_MEASURES", "PREFS_SETS", "evaluate_prefs", "prefs_measures"]
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+PREFS_MEASURES = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+    "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+)
+"""trec_eval 10's preference measures, in its printing order (measures.c)."""
+
+PREFS_COUNTS = PREFS_MEASURES[:3]
+"""The measures that are counts: summed over queries, as trec_eval sums them."""
+
+PREFS_SETS: dict[str, tuple[str, ...]] = {
+    "prefs": PREFS_MEASURES[:6],
+    "all_prefs": PREFS_MEASURES,
+}
+"""trec_eval's sets of preference measures (``-m prefs``, ``-m all_prefs``), without
+its ``runid`` and ``num_q``."""
+
+BOGUS_DOCUMENT = "ceci_nest_pas_un_docno"
+"""The one document trec_eval -c gives a query the run lacks (trec_eval.c)."""
+
+_LOWER = {m.lower(): m for m in PREFS_MEASURES}
+_NO_NUMBER = -3.0
+"""form_prefs_counts.c starts each group's level at -3.0 ("illegal"): a group whose
+highest level is -3.0 therefore counts one level too few and leaves its lowest out."""
+
+# internal column names (the user's are renamed on the way in and out)
+_Q, _D, _S, _JG, _JSG, _REL = "q", "d", "s", "jg", "jsg", "rel"
+
+
+def prefs_measures(metrics: str | Sequence[str]) -> list[str]:
+    """The trec_eval preference measures ``metrics`` names, in the order given.
+
+    Names are case-insensitive; the set names ``"prefs"`` and ``"all_prefs"`` expand
+    to their measures. ValueError for anything else.
+
+    Examples
+    --------
+    >>> from polars_rank.preferences import prefs_measures
+    >>> prefs_measures(["PREFS_SIMP", "prefs_pair"])
+    ['prefs_simp', 'prefs_pair']
+    >>> prefs_measures("prefs")[:2]
+    ['prefs_num_prefs_poss', 'prefs_num_prefs_ful']
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    out: list[str] = []
+    for name in names:
+        key = name.lower() if isinstance(name, str) else name
+        if key in PREFS_SETS:
+            out += [m for m in PREFS_SETS[key] if m not in out]
+        elif key in _LOWER:
+            if _LOWER[key] not in out:
+                out.append(_LOWER[key])
+        else:
+            msg = (f"metrics: {name!r} is not a preference measure; trec_eval's are "
+                   f"{', '.join(PREFS_MEASURES)} (sets: prefs, all_prefs)")
+            raise ValueError(msg)
+    if not out:
+        msg = "metrics: give at least one preference measure"
+        raise ValueError(msg)
+    return out
+
+
+def evaluate_prefs(
+    run: FrameT,
+    prefs: FrameLike,
+    metrics: str | Sequence[str] = "prefs",
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    score: str = "score",
+    group_by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    missing: Literal["skip", "zero"] = "skip",
+    max_ret: int | None = None,
+) -> FrameT:
+    r"""Evaluate a run against preference judgments: trec_eval's ``-R prefs`` measures.
+
+    Parameters
+    ----------
+    run
+        One row per (query, document) with a ``score`` (higher is better). Equal
+        scores are ranked by document id ascending, as trec_eval's form_prefs_counts.c
+        ranks them. A document on two rows of a query is an error, as in trec_eval.
+    prefs
+        Preference judgments: the frame :func:`polars_rank.read_qrels` gives with
+        ``format="prefs"`` or ``format="qrels_prefs"``, columns ``qid, jg, jsg, docid,
+        rel``. Within a judgment group ``jg`` and one of its subgroups ``jsg``, a
+        document is preferred to those with a lower ``rel`` (a number: only the order
+        counts; ``rel > 0`` is relevant, 0 non-relevant). Without a ``jsg`` column
+        each group is one subgroup; without ``jg``, each query is one group.
+    metrics
+        Measure names (case-insensitive): ``"prefs_simp"``, ``"prefs_pair"``,
+        ``"prefs_avgjg"``, ``"prefs_avgjg_Rnonrel"``, their ``_ret`` and ``_imp``
+        variants, the counts ``"prefs_num_prefs_poss"``, ``"prefs_num_prefs_ful"``,
+        ``"prefs_num_prefs_ful_ret"`` (:data:`PREFS_MEASURES`), or trec_eval's sets
+        ``"prefs"`` (the default: the first six) and ``"all_prefs"`` (all 14).
+    query, doc, score
+        Column names of the run (the judgments' query and document columns have the
+        same names).
+    group_by
+        Slice / arm columns of the run: one output row per group, over its queries.
+    per_query
+        ``True``: one row per (group..., query) instead of the summary.
+    missing
+        Queries with judgments that the run lacks: ``"skip"`` (left out, the default)
+        or ``"zero"`` (evaluated with nothing retrieved, as ``trec_eval -c``: ratios
+        0, ``prefs_num_prefs_poss`` their preferences).
+    max_ret
+        Each query's first ``max_ret`` documents only (``trec_eval -M``).
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        The group columns (and the query column with ``per_query=True``), then one
+        Float64 column per measure, named as trec_eval names it. Over queries the
+        three counts are summed, the others averaged, as trec_eval does. Lazy in, lazy
+        out (a LazyFrame result reads nothing until it is collected).
+
+    Raises
+    ------
+    InvalidDataError
+        Where trec_eval stops or crashes: judgments that contradict each other within
+        a group (A > B and B > A; a document at two levels of a group's only subgroup;
+        at level 0 and above 0 in two subgroups of a group), a document twice in a
+        query of the run, a null id, a NaN score or level; and where
+        ``prefs_avgjg_Rnonrel`` would read past trec_eval's data (a group whose
+        non-relevant documents are at several levels, fewer at the lowest than it
+        has relevant ones).
+
+    Examples
+    --------
+    One user ranks three documents (``d1`` best); another judges ``d3`` better than
+    ``d1``. The run retrieves ``d1`` then ``d3``, not ``d2``:
+
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> prefs = pl.DataFrame({
+    ...     "qid": ["q1"] * 5, "jg": ["u1", "u1", "u1", "u2", "u2"],
+    ...     "jsg": ["s1"] * 5, "docid": ["d1", "d2", "d3", "d3", "d1"],
+    ...     "rel": [2.0, 1.0, 0.0, 1.0, 0.0],
+    ... })
+    >>> run = pl.DataFrame({"qid": ["q1", "q1"], "docid": ["d1", "d3"],
+    ...                     "score": [2.0, 1.0]})
+    >>> pr.evaluate_prefs(run, prefs, ["prefs_num_prefs_poss", "prefs_simp",
+    ...                                "prefs_avgjg", "prefs_simp_ret"])
+    shape: (1, 4)
+    ┌──────────────────────┬────────────┬─────────────┬────────────────┐
+    │ prefs_num_prefs_poss ┆ prefs_simp ┆ prefs_avgjg ┆ prefs_simp_ret │
+    │ ---                  ┆ ---        ┆ ---         ┆ ---            │
+    │ f64                  ┆ f64        ┆ f64         ┆ f64            │
+    ╞══════════════════════╪════════════╪═════════════╪════════════════╡
+    │ 4.0                  ┆ 0.5        ┆ 0.333333    ┆ 0.5            │
+    └──────────────────────┴────────────┴─────────────┴────────────────┘
+
+    Of the four preferences, d1 > d3 (u1) is fulfilled, d3 > d1 (u2) is not, d1 > d2
+    is fulfilled by implication (d1 retrieved, d2 not) and d2 > d3 fails: 2 of 4. Per
+    group: u1 2 of 3, u2 0 of 1, a mean of 1/3.
+    """
+    measures = prefs_measures(metrics)
+    if max_ret is not None and (not isinstance(max_ret, int) or max_ret < 0):
+        msg = f"max_ret={max_ret!r}: the number of documents per query, an int >= 0"
+        raise ValueError(msg)
+    if missing not in ("skip", "zero"):
+        msg = f"missing={missing!r}: 'skip' or 'zero'"
+        raise ValueError(msg)
+    groups: list[str] = [group_by] if isinstance(group_by, str) else list(group_by or [])
+    run_frame = as_polars(run, "run", query=query, doc=doc, value=score)
+    prefs_frame = as_polars(prefs, "prefs", query=query, doc=doc, value="rel")
+    run_lazy, prefs_lazy = run_frame.lazy(), prefs_frame.lazy()
+    _check_columns(run_lazy, "run", [*groups, query, doc, score])
+    _check_columns(prefs_lazy, "prefs", [query, doc, "rel"])
+    names = {"query": query, "doc": doc, "score": score}
+
+    def compute(_: pl.DataFrame | None = None) -> pl.DataFrame:
+        return _evaluate(run_lazy, prefs_lazy, measures, names, groups,
+                         per_query=per_query, missing=missing, max_ret=max_ret)
+
+    if isinstance(run, pl.LazyFrame):
+        schema = {**{g: run_lazy.collect_schema()[g] for g in groups},
+                  **({query: pl.String()} if per_query else {}),
+                  **dict.fromkeys(measures, pl.Float64())}
+        return pl.LazyFrame().map_batches(compute, schema=pl.Schema(schema),
+                                          predicate_pushdown=False,
+                                          projection_pushdown=False, slice_pushdown=False)
+    return compute()
+
+
+def _check_columns(frame: pl.LazyFrame, what: str, columns: list[str]) -> None:
+    have = frame.collect_schema().names()
+    absent = [c for c in columns if c not in have]
+    if absent:
+        msg = f"{what}: no column {absent[0]!r} (columns: {', '.join(have)})"
+        raise ValueError(msg)
+
+
+# ----------------------------------------------------------------------------- inputs
+#
+# Internally a judged document is a code ``c`` (its (query, id) pair, numbered), an
+# evaluated list (a query, or a group's query) a number ``l``, a judgment group ``j``:
+# the joins and aggregations below run on integers.
+
+
+def _inputs(run: pl.LazyFrame, prefs: pl.LazyFrame, names: dict[str, str],
+            groups: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The run (``g0.., q, d, s``) and the judgments (``q, jg, jsg, d, rel``), checked."""
+    query, doc, score = names["query"], names["doc"], names["score"]
+    have = prefs.collect_schema().names()
+    p = prefs.select(
+        pl.col(query).cast(pl.String).alias(_Q),
+        (pl.col("jg").cast(pl.String) if "jg" in have else pl.lit("0")).alias(_JG),
+        (pl.col("jsg").cast(pl.String) if "jsg" in have else pl.lit("0")).alias(_JSG),
+        pl.col(doc).cast(pl.String).alias(_D),
+        (pl.col("rel").cast(pl.Float64) + 0.0).alias(_REL),  # -0.0 is 0.0, as in C
+    ).collect()
+    r = run.select(
+        *(pl.col(g).alias(f"g{i}") for i, g in enumerate(groups)),
+        pl.col(query).cast(pl.String).alias(_Q),
+        pl.col(doc).cast(pl.String).alias(_D),
+        pl.col(score).cast(pl.Float64).alias(_S),
+    ).collect()
+    shown = {_Q: query, _D: doc, _S: score, _REL: "rel"}
+    for frame, what, columns in ((p, "prefs", [_Q, _JG, _JSG, _D, _REL]),
+                                 (r, "run", [_Q, _D, _S])):
+        nulls = frame.select(pl.col(columns).null_count()).row(0, named=True)
+        for column in columns:
+            if nulls[column]:
+                msg = (f"{what}: {nulls[column]} null value(s) in {shown.get(column, column)!r}; "
+                       "every row needs a query, a document and a "
+                       + ("level" if what == "prefs" else "score"))
+                raise InvalidDataError(msg)
+    for frame, column, what in ((p, _REL, "prefs: the level 'rel'"),
+                                (r, _S, f"run: the score {score!r}")):
+        bad = frame.filter(pl.col(column).is_nan())
+        if bad.height:
+            msg = (f"{what} is NaN for query {bad[_Q][0]!r}, document {bad[_D][0]!r}: "
+                   "trec_eval sorts by it, and NaN has no order")
+            raise InvalidDataError(msg)
+    return r, p
+
+
+def _lists(r: pl.DataFrame, codes: pl.DataFrame, keys: list[str], missing: str,
+           max_ret: int | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The evaluated lists and their judged documents (form_prefs_and_ranks).
+
+    Returns ``lists`` (``l, keys.., njr``: ``njr`` judged documents retrieved) and
+    ``docs`` (``l, c, r, njr``): ``r``, the docid rank, numbers the judged retrieved
+    documents 0.. in the run's order (score descending, document id ascending, the first
+    ``max_ret``), then the judged documents not retrieved, by document id.
+    """
+    groups = keys[:-1]
+    judged = codes.select(_Q).unique()
+    if missing == "zero":  # trec_eval -c: a query the run lacks gets one made-up document
+        every = r.select(groups).unique().join(judged, how="cross") if groups else judged
+        absent = every.join(r.select(keys).unique(), on=keys, how="anti")
+        r = pl.concat([r, absent.with_columns(pl.lit(BOGUS_DOCUMENT).alias(_D),
+                                              pl.lit(1.0).alias(_S)).select(r.columns)])
+    r = r.join(judged, on=_Q, how="semi")
+    lists = r.select(keys).unique().sort(keys).with_row_index("l")
+    ranked = (r.join(lists, on=keys).sort("l", _S, _D, descending=[False, True, False])
+              .with_columns(pl.int_range(pl.len()).over("l").alias("pos")))
+    if max_ret is not None:  # -M 0 keeps a query, with nothing retrieved
+        ranked = ranked.filter(pl.col("pos") < max_ret)
+    twice = ranked.filter(pl.struct("l", _D).is_duplicated())
+    if twice.height:
+        msg = (f"run: document {twice[_D][0]!r} is on more than one row of query "
+               f"{twice[_Q][0]!r} (trec_eval stops: duplicate docs)")
+        raise InvalidDataError(msg)
+    retrieved = (ranked.join(codes, on=[_Q, _D]).sort("l", "pos")
+                 .with_columns(pl.int_range(pl.len()).over("l").alias("r"))
+                 .select("l", "c", "r"))
+    lists = lists.join(retrieved.group_by("l").agg(pl.len().alias("njr")), on="l",
+                       how="left").with_columns(pl.col("njr").fill_null(0))
+    rest = (lists.join(codes, on=_Q).join(retrieved, on=["l", "c"], how="anti")
+            .sort("l", _D)
+            .with_columns((pl.col("njr") + pl.int_range(pl.len()).over("l")).alias("r"))
+            .select("l", "c", "r"))
+    docs = pl.concat([retrieved, rest]).join(lists.select("l", "njr"), on="l")
+    return lists, docs
+
+
+# ----------------------------------------------------------------------------- judgments
+
+
+def _structure(p: pl.DataFrame, codes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame,
+                                                               pl.DataFrame, pl.DataFrame]:
+    """The judgments of each group, whatever the run.
+
+    Returns ``groups`` (``j, q, jg, ec``: a judgment group, ``ec`` when it has one
+    subgroup), ``entries`` (``j, c, rel, n, low``: a one-subgroup group's documents, the
+    lines listing each, ``low`` at the group's lowest level), ``pa_docs`` (``j, c, rel``:
+    a group with subgroups, each document's level as trec_eval keeps it) and ``pairs``
+    (``j, hi, lo, n, n_hi, low``: ``hi`` preferred to ``lo``, ``n`` times, ``n_hi`` the
+    lines listing ``hi``; ``low``: ``lo`` at the lowest level of a one-subgroup group).
+    """
+    groups = (p.group_by(_Q, _JG).agg((pl.col(_JSG).n_unique() == 1).alias("ec"))
+              .sort(_Q, _JG).with_row_index("j"))
+    lines = p.join(groups, on=[_Q, _JG]).select("j", "ec", _JSG, "c", _REL)
+    entries, ec_pairs = _ec(lines.filter(pl.col("ec")), groups, codes)
+    pa_docs, pa_pairs = _pa(lines.filter(~pl.col("ec")), groups, codes)
+    one = pl.lit(1, pl.UInt32)
+    pairs = pl.concat([ec_pairs, pa_pairs.with_columns(one.alias("n"), one.alias("n_hi"),
+                                                      pl.lit(False).alias("low"))])
+    return groups, entries, pa_docs, pairs
+
+
+def _ec(lines: pl.DataFrame, groups: pl.DataFrame,
+        codes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Groups with one subgroup: levels as equivalence classes (form_jg_ec)."""
+    lines = lines.filter(  # the -3.0 start (see _NO_NUMBER): the lowest level left out
+        ~((pl.col(_REL).max().over("j") == _NO_NUMBER)
+          & (pl.col(_REL) == pl.col(_REL).min().over("j"))))
+    entries = lines.group_by("j", "c", _REL).agg(pl.len().alias("n"))
+    two = entries.filter(pl.len().over("j", "c") > 1)
+    if two.height:
+        _raise_for(two.sort("j", "c").row(0, named=True), groups, codes,
+                   "is at two levels of the group's only subgroup (trec_eval stops: "
+                   "different rel_level in same jsg)")
+    entries = entries.with_columns((pl.col(_REL) == pl.col(_REL).min().over("j")).alias("low"))
+    hi = entries.select("j", pl.col("c").alias("hi"), pl.col(_REL).alias("rel_hi"),
+                        pl.col("n").alias("n_hi"))
+    lo = entries.select("j", pl.col("c").alias("lo"), pl.col(_REL).alias("rel_lo"),
+                        pl.col("n").alias("n_lo"), "low")
+    pairs = (hi.join(lo, on="j").filter(pl.col("rel_hi") > pl.col("rel_lo"))
+             .select("j", "hi", "lo", (pl.col("n_hi") * pl.col("n_lo")).alias("n"), "n_hi",
+                     "low"))
+    return entries, pairs
+
+
+def _pa(lines: pl.DataFrame, groups: pl.DataFrame,
+        codes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Groups with subgroups: a preference relation, closed transitively (form_jg_pa)."""
+    # each document's levels in trec_eval's order (subgroup, level descending): a level 0
+    # right after one above 0, or the reverse, stops it; the last level is kept
+    ordered = lines.sort("j", "c", _JSG, _REL, descending=[False, False, False, True])
+    before = pl.col(_REL).shift(1).over("j", "c")
+    clash = ordered.filter(((before > 0) & (pl.col(_REL) == 0))
+                           | ((before == 0) & (pl.col(_REL) > 0)))
+    if clash.height:
+        _raise_for(clash.row(0, named=True), groups, codes,
+                   "is at level 0 in one subgroup and above 0 in another (trec_eval "
+                   "stops: both 0 and non-0 rel_level)")
+    docs = ordered.group_by("j", "c").agg(pl.col(_REL).last())
+    hi = lines.select("j", _JSG, pl.col("c").alias("hi"), pl.col(_REL).alias("rel_hi"))
+    lo = lines.select("j", _JSG, pl.col("c").alias("lo"), pl.col(_REL).alias("rel_lo"))
+    base = (hi.join(lo, on=["j", _JSG])
+            .filter((pl.col("rel_hi") > pl.col("rel_lo")) & (pl.col("hi") != pl.col("lo")))
+            .select("j", "hi", "lo").unique())
+    closed = _closure(base)
+    both = closed.join(closed, left_on=["j", "hi", "lo"], right_on=["j", "lo", "hi"],
+                       how="semi").sort("j", "hi", "lo")
+    if both.height:
+        row = both.row(0, named=True)
+        other = codes.filter(pl.col("c") == row["lo"])[_D].item()
+        _raise_for({"j": row["j"], "c": row["hi"]}, groups, codes,
+                   f"and document {other!r} are each preferred to the other, through the "
+                   "group's subgroups (trec_eval aborts: Pref inconsistency)")
+    return docs, closed
+
+
+def _closure(pairs: pl.DataFrame) -> pl.DataFrame:
+    """The transitive closure of ``j, hi, lo`` within each ``j`` (add_transitives).
+
+    Each round adds the pairs two known ones chain into, so paths double in length:
+    the rounds grow as the logarithm of the longest chain.
+    """
+    while True:
+        chained = pairs.join(pairs, left_on=["j", "lo"], right_on=["j", "hi"]).select(
+            "j", "hi", pl.col("lo_right").alias("lo"))
+        grown = pl.concat([pairs, chained]).filter(pl.col("hi") != pl.col("lo")).unique()
+        if grown.height == pairs.height:
+            return pairs
+        pairs = grown
+
+
+def _raise_for(row: dict[str, object], groups: pl.DataFrame, codes: pl.DataFrame,
+               problem: str) -> None:
+    group = groups.filter(pl.col("j") == row["j"]).row(0, named=True)
+    doc = codes.filter(pl.col("c") == row["c"])[_D].item()
+    msg = (f"prefs: query {group[_Q]!r}, judgment group {group[_JG]!r}: document "
+           f"{doc!r} {problem}")
+    raise InvalidDataError(msg)
+
+
+# ----------------------------------------------------------------------------- counting
+
+
+def _evaluate(run: pl.LazyFrame, prefs: pl.LazyFrame, measures: list[str],
+              names: dict[str, str], groups: list[str], *, per_query: bool, missing: str,
+              max_ret: int | None) -> pl.DataFrame:
+    r, p = _inputs(run, prefs, names, groups)
+    keys = [*(f"g{i}" for i in range(len(groups))), _Q]
+    if missing == "skip":  # the judgments of the queries the run has
+        p = p.join(r.select(_Q).unique(), on=_Q, how="semi")
+    codes = p.select(_Q, _D).unique().sort(_Q, _D).with_row_index("c")
+    p = p.join(codes, on=[_Q, _D])
+    lists, docs = _lists(r, codes, keys, missing, max_ret)
+    group_table, entries, pa_docs, pairs = _structure(p, codes)
+    listed = lists.select("l", _Q).join(group_table.select("j", _Q), on=_Q).drop(_Q)
+    ranked = _ranked_pairs(docs, listed, pairs)
+    per_group = _per_group(docs, listed, entries, pa_docs, ranked, measures)
+    values = _per_list(per_group, measures)
+    if any(m.startswith("prefs_pair") for m in measures):
+        values = values.join(_pair_values(ranked), on="l", how="left").with_columns(
+            pl.col("prefs_pair", "prefs_pair_ret", "prefs_pair_imp").fill_null(0.0))
+    out = (lists.select("l", *keys).join(values, on="l", how="left")
+           .select(*keys, *(pl.col(m).cast(pl.Float64) for m in measures)).sort(keys))
+    if not per_query:  # over the queries in trec_eval's order, added one after another
+        summary = [pl.col(m).cum_sum().last() if m in PREFS_COUNTS
+                   else pl.col(m).cum_sum().last() / pl.len() for m in measures]
+        out = (out.group_by(keys[:-1], maintain_order=True).agg(summary) if len(keys) > 1
+               else out.select(summary))
+    renamed = {f"g{i}": g for i, g in enumerate(groups)} | {_Q: names["query"]}
+    return out.rename({k: v for k, v in renamed.items() if k in out.columns})
+
+
+def _ranked_pairs(docs: pl.DataFrame, listed: pl.DataFrame,
+                  pairs: pl.DataFrame) -> pl.DataFrame:
+    """Each list's preference pairs, with the docid ranks of both documents."""
+    ranks = docs.select("l", "c", "r")
+    return (pairs.join(listed, on="j")
+            .join(ranks.rename({"c": "hi", "r": "r_hi"}), on=["l", "hi"])
+            .join(docs.rename({"c": "lo", "r": "r_lo"}), on=["l", "lo"]))
+
+
+_HI_RET = pl.col("r_hi") < pl.col("njr")
+_LO_RET = pl.col("r_lo") < pl.col("njr")
+_BEFORE = pl.col("r_hi") < pl.col("r_lo")
+"""A pair's documents: ``hi`` (preferred) retrieved, ``lo`` retrieved, ``hi`` ranked first."""
+
+
+def _per_group(docs: pl.DataFrame, listed: pl.DataFrame, entries: pl.DataFrame,
+               pa_docs: pl.DataFrame, ranked: pl.DataFrame,
+               measures: list[str]) -> pl.DataFrame:
+    """Per list and judgment group, trec_eval's JG counts (add_ec_pref_to_jg, add_pa_pref_to_jg).
+
+    Pairs both retrieved are fulfilled in order (``ful_ret``) or not; with one retrieved
+    fulfilled when it is the preferred one (``ful_imp``); with neither, not fulfilled
+    (``notoccur``). ``poss_*`` count the fulfilled ones too, as trec_eval's do.
+    """
+    n = pl.col("n").cast(pl.Int64)
+    counts = ranked.group_by("l", "j").agg(
+        (n * (_HI_RET & _LO_RET & _BEFORE)).sum().alias("ful_ret"),
+        (n * (_HI_RET & _LO_RET)).sum().alias("poss_ret"),
+        (n * (_HI_RET & ~_LO_RET)).sum().alias("ful_imp"),
+        (n * (_HI_RET ^ _LO_RET)).sum().alias("poss_imp"),
+        (n * (~_HI_RET & ~_LO_RET)).sum().alias("notoccur"),
+    )
+    # every group of every list, with pairs or without
+    frame = (listed.join(counts, on=["l", "j"], how="left")
+             .join(_relevant(docs, listed, entries, pa_docs), on=["l", "j"], how="left")
+             .with_columns(pl.exclude("l", "j").fill_null(0)))
+    if any("Rnonrel" in m for m in measures):
+        frame = frame.join(_recounts(docs, listed, entries, pa_docs, ranked, frame),
+                           on=["l", "j"], how="left")
+    return frame
+
+
+def _relevant(docs: pl.DataFrame, listed: pl.DataFrame, entries: pl.DataFrame,
+              pa_docs: pl.DataFrame) -> pl.DataFrame:
+    """Per list and group: ``num_rel, num_rel_ret, num_nonrel, num_nonrel_ret``.
+
+    A one-subgroup group counts its lines (a document listed twice counts twice),
+    levels <= 0 non-relevant; a group with subgroups counts its documents, level 0
+    non-relevant, a negative level neither.
+    """
+    ret = pl.col("r") < pl.col("njr")
+    out = []
+    for frame, non in ((entries.select("j", "c", _REL, pl.col("n").cast(pl.Int64)),
+                        pl.col(_REL) <= 0),
+                       (pa_docs.select("j", "c", _REL, pl.lit(1, pl.Int64).alias("n")),
+                        pl.col(_REL) == 0)):
+        rel, n = pl.col(_REL) > 0, pl.col("n")
+        out.append(frame.join(listed, on="j").join(docs, on=["l", "c"])
+                   .group_by("l", "j").agg(
+                       (n * rel).sum().alias("num_rel"),
+                       (n * (rel & ret)).sum().alias("num_rel_ret"),
+                       (n * non).sum().alias("num_nonrel"),
+                       (n * (non & ret)).sum().alias("num_nonrel_ret")))
+    return pl.concat(out)
+
+
+def _recounts(docs: pl.DataFrame, listed: pl.DataFrame, entries: pl.DataFrame,
+              pa_docs: pl.DataFrame, ranked: pl.DataFrame,
+              counts: pl.DataFrame) -> pl.DataFrame:
+    """prefs_avgjg_Rnonrel's recount of a group with fewer relevant documents than not.
+
+    ``recalculate`` in m_prefs_avgjg_Rnonrel.c and its _ret twin; R is the number of
+    relevant documents.
+
+    Columns ``rn_ful, rn_poss`` (every document; R = num_rel) and ``rnr_ful,
+    rnr_poss`` (retrieved ones; R = num_rel_ret), with ``rn_past`` and ``rnr_past``:
+    trec_eval would read past the group's data.
+
+    A group with subgroups keeps its first num_rel non-relevant documents (in docid
+    rank order; num_rel in both variants, as the C code has it). A one-subgroup group
+    keeps the first R lines of its lowest level and, as the C code does, also pairs
+    every line of that level with the R kept: each such (x, y) is one more pair,
+    fulfilled when x is retrieved and ranked above y.
+    """
+    group = ["l", "j"]
+    need = counts.select(*group, "num_rel", "num_rel_ret")
+    n = pl.col("n").cast(pl.Int64)
+    retrieved = pl.col("r") < pl.col("njr")
+    # the lowest level of one-subgroup groups, its lines in docid rank order
+    low = (entries.filter("low").join(listed, on="j").join(docs, on=["l", "c"])
+           .join(need, on=group).sort(*group, "r")
+           .with_columns(n.alias("n"))
+           .with_columns((n.cum_sum().over(group) - n).alias("before"),
+                         n.sum().over(group).alias("size"),
+                         (n * retrieved).sum().over(group).alias("size_ret")))
+    take_ret = pl.min_horizontal("num_rel_ret", "size_ret")
+    low = low.with_columns(
+        (pl.col("num_rel") - pl.col("before")).clip(0, n).alias("k"),
+        (take_ret - pl.col("before")).clip(0, n).alias("k_ret"),
+        take_ret.alias("take_ret"))
+    first = pl.Expr.first
+    third = low.group_by(group).agg(
+        (pl.col("k") * pl.min_horizontal("before", "size_ret")).sum().alias("ful3"),
+        (first(pl.col("size")) * first(pl.col("num_rel"))).alias("poss3"),
+        (pl.col("k_ret") * pl.col("before")).sum().alias("ful3_ret"),
+        (first(pl.col("size_ret")) * first(pl.col("take_ret"))).alias("poss3_ret"),
+        (first(pl.col("num_rel")) > first(pl.col("size"))).alias("rn_past"),
+        ((first(pl.col("num_rel_ret")) > first(pl.col("size")))
+         & (first(pl.col("size_ret")) == first(pl.col("size")))).alias("rnr_past"))
+    # groups with subgroups: their non-relevant documents after the first num_rel left out
+    out_of = (pa_docs.filter(pl.col(_REL) == 0).join(listed, on="j")
+              .join(docs, on=["l", "c"]).join(need, on=group).sort(*group, "r")
+              .filter(pl.int_range(1, pl.len() + 1).over(group) > pl.col("num_rel"))
+              .select(*group, "c", pl.lit(True).alias("out")))
+    kept = ~pl.col("out_hi") & ~pl.col("out_lo")
+    w_all = (pl.when(pl.col("low")).then(pl.col("n_hi").cast(pl.Int64) * pl.col("k"))
+             .otherwise(n * kept))
+    w_ret = (pl.when(pl.col("low")).then(pl.col("n_hi").cast(pl.Int64) * pl.col("k_ret"))
+             .otherwise(n * kept))
+    both = _HI_RET & _LO_RET
+    paired = (ranked
+              .join(low.select(*group, pl.col("c").alias("lo"), "k", "k_ret"),
+                    on=[*group, "lo"], how="left")
+              .join(out_of.rename({"c": "hi", "out": "out_hi"}), on=[*group, "hi"],
+                    how="left")
+              .join(out_of.rename({"c": "lo", "out": "out_lo"}), on=[*group, "lo"],
+                    how="left")
+              .with_columns(pl.col("out_hi", "out_lo").fill_null(False),
+                            pl.col("k", "k_ret").fill_null(0))
+              .group_by(group).agg(
+                  (w_all * (_BEFORE & _HI_RET)).sum().alias("ful12"),
+                  w_all.sum().alias("poss12"),
+                  (w_ret * (_BEFORE & both)).sum().alias("ful12_ret"),
+                  (w_ret * both).sum().alias("poss12_ret")))
+    return (counts.select(group).join(paired, on=group, how="left")
+            .join(third, on=group, how="left")
+            .with_columns(pl.exclude(*group, "rn_past", "rnr_past").fill_null(0),
+                          pl.col("rn_past", "rnr_past").fill_null(False))
+            .select(*group,
+                    (pl.col("ful12") + pl.col("ful3")).alias("rn_ful"),
+                    (pl.col("poss12") + pl.col("poss3")).alias("rn_poss"),
+                    (pl.col("ful12_ret") + pl.col("ful3_ret")).alias("rnr_ful"),
+                    (pl.col("poss12_ret") + pl.col("poss3_ret")).alias("rnr_poss"),
+                    "rn_past", "rnr_past"))
+
+
+def _ratio(ful: pl.Expr, poss: pl.Expr) -> pl.Expr:
+    """``(double) ful / (double) poss``, 0 / 0 NaN as in C."""
+    return ful.cast(pl.Float64) / poss.cast(pl.Float64)
+
+
+def _per_list(frame: pl.DataFrame, measures: list[str]) -> pl.DataFrame:
+    """Every measure but the pair ones, per list, from its groups' counts.
+
+    Sums over groups (prefs_avgjg's) are added in trec_eval's order of groups.
+    """
+    c = pl.col
+    ful, poss = c("ful_ret") + c("ful_imp"), c("poss_ret") + c("poss_imp") + c("notoccur")
+    imp = c("poss_ret") + c("poss_imp")
+    terms = {
+        "prefs_avgjg": pl.when(poss > 0).then(_ratio(ful, poss)).otherwise(0.0),
+        "prefs_avgjg_ret": pl.when(c("poss_ret") > 0).then(_ratio(c("ful_ret"), c("poss_ret")))
+        .otherwise(0.0),
+        "prefs_avgjg_imp": pl.when(imp > 0).then(_ratio(ful, imp)).otherwise(0.0),
+    }
+    if any("Rnonrel" in m for m in measures):
+        _check_recounts(frame, measures)
+        more = c("num_rel") - c("num_nonrel")
+        more_ret = c("num_rel_ret") - c("num_nonrel_ret")
+        terms["prefs_avgjg_Rnonrel"] = (
+            pl.when(more >= 0)
+            .then(_ratio(ful + c("num_rel_ret") * more, poss + c("num_rel") * more))
+            .otherwise(_ratio(c("rn_ful"), c("rn_poss"))))
+        terms["prefs_avgjg_Rnonrel_ret"] = (
+            pl.when(more_ret >= 0)
+            .then(_ratio(c("ful_ret") + c("num_rel_ret") * more_ret,
+                         c("poss_ret") + c("num_rel") * more_ret))
+            .otherwise(_ratio(c("rnr_ful"), c("rnr_poss"))))
+    sums = frame.sort("l", "j").group_by("l", maintain_order=True).agg(
+        ful.sum().alias("ful"), poss.sum().alias("poss"), c("ful_ret").sum(),
+        c("poss_ret").sum(), imp.sum().alias("imp"), pl.len().alias("num_jgs"),
+        *(t.cum_sum().last().alias(m) for m, t in terms.items()))
+
+    def mean_over_groups(name: str) -> pl.Expr:  # "if (sum > 0.0)": NaN is not
+        total = c(name)
+        return (pl.when(total.is_not_nan() & (total > 0)).then(total / c("num_jgs"))
+                .otherwise(0.0).alias(name))
+
+    def simple(f: pl.Expr, p: pl.Expr, name: str) -> pl.Expr:
+        return pl.when(p > 0).then(_ratio(f, p)).otherwise(0.0).alias(name)
+
+    return sums.select(
+        "l",
+        c("poss").cast(pl.Float64).alias("prefs_num_prefs_poss"),
+        c("ful").cast(pl.Float64).alias("prefs_num_prefs_ful"),
+        c("ful_ret").cast(pl.Float64).alias("prefs_num_prefs_ful_ret"),
+        simple(c("ful"), c("poss"), "prefs_simp"),
+        simple(c("ful_ret"), c("poss_ret"), "prefs_simp_ret"),
+        simple(c("ful"), c("imp"), "prefs_simp_imp"),
+        *(mean_over_groups(m) for m in terms),
+    )
+
+
+def _check_recounts(frame: pl.DataFrame, measures: list[str]) -> None:
+    """InvalidDataError where trec_eval's recount reads past a group's data."""
+    c = pl.col
+    checks = (("prefs_avgjg_Rnonrel", c("num_rel") < c("num_nonrel"), "rn_past", "relevant"),
+              ("prefs_avgjg_Rnonrel_ret", c("num_rel_ret") < c("num_nonrel_ret"), "rnr_past",
+               "relevant retrieved"))
+    for measure, recounted, past, what in checks:
+        if measure not in measures:
+            continue
+        bad = frame.filter(recounted & c(past))
+        if bad.height:
+            msg = (f"{measure}: a judgment group has non-relevant documents at several "
+                   f"levels, fewer at the lowest than it has {what} ones: trec_eval reads "
+                   "past its data there (the value is undefined); give non-relevant "
+                   "documents one level")
+            raise InvalidDataError(msg)
+
+
+def _pair_values(ranked: pl.DataFrame) -> pl.DataFrame:
+    """prefs_pair, _ret and _imp: the share of each document pair's preferences fulfilled.
+
+    A pair's share counts the preferences of every group; the shares are averaged over
+    the pairs.
+
+    Pairs are added in trec_eval's order: both retrieved (by docid rank), then one
+    retrieved; pairs neither of which is retrieved count 0 in prefs_pair's mean.
+    """
+    c = pl.col
+    n = c("n").cast(pl.Int64)
+    # one integer key per (list, block, first rank, second rank), in trec_eval's order:
+    # sorting and grouping on one column is several times faster than on four
+    size = int(ranked.select(pl.max_horizontal(c("r_hi").max(), c("r_lo").max())).item() or 0) + 1
+    first, second = pl.min_horizontal("r_hi", "r_lo"), pl.max_horizontal("r_hi", "r_lo")
+    block = (first >= c("njr")).cast(pl.Int64) + (second >= c("njr")).cast(pl.Int64)
+    key = ((c("l").cast(pl.Int64) * 3 + block) * size + first) * size + second
+    pairs = (ranked.group_by(key.alias("key"))
+             .agg(c("l").first(), block.first().alias("block"),
+                  (n * _BEFORE).sum().alias("agree"), n.sum().alias("total"))
+             .with_columns(_ratio(c("agree"), c("total")).alias("share"))
+             .sort("key"))
+    ret, imp = c("block") == 0, c("block") <= 1
+
+    def mean(kept: pl.Expr, count: pl.Expr, name: str) -> pl.Expr:
+        return (pl.when(count > 0).then(c("share").filter(kept).cum_sum().last() / count)
+                .otherwise(0.0).alias(name))
+
+    return pairs.group_by("l", maintain_order=True).agg(
+        mean(imp, pl.len(), "prefs_pair"),
+        mean(ret, ret.sum(), "prefs_pair_ret"),
+        mean(imp, imp.sum(), "prefs_pair_imp"),
+    )
