@@ -23,9 +23,13 @@ import polars as pl
 
 from polars_rank import _trec_measures as trec
 from polars_rank._cli_eval import Stop
-from polars_rank.errors import InvalidDataError
 from polars_rank.io import last_tag, read_qrels, read_run
-from polars_rank.preferences import PREFS_COUNTS, PREFS_MEASURES, evaluate_prefs
+from polars_rank.preferences import (
+    PREFS_COUNTS,
+    PREFS_MEASURES,
+    PrefsDataError,
+    evaluate_prefs,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -82,33 +86,55 @@ def refuse(rel_format: str, a: Asked, qrels: Path, runs: Sequence[Path],
                        "judgments; " + _HINT)
 
 
-def _per_query(judgments: pl.DataFrame, run: Path, a: Asked, s: Settings) -> pl.DataFrame:
+def _evaluated(judgments: pl.DataFrame, run: pl.DataFrame, a: Asked,
+               s: Settings) -> pl.DataFrame:
     """The preference measures of one run, per query (sorted), as printed names."""
-    frame = read_run(run)
-    if s.debug_query is not None:
-        frame = frame.filter(pl.col("qid") == s.debug_query)
-        judgments = judgments.filter(pl.col("qid") == s.debug_query)
-    # with runid and num_q only: one measure for the queries evaluated
+    # with runid and num_q only: one measure, for the queries evaluated
     measures = [trec.printed(n) for n in a.prefs] or [PREFS_COUNTS[0]]
-    try:
-        per = evaluate_prefs(frame, judgments, measures, per_query=True,
-                             missing="zero" if s.zero else "skip", max_ret=s.max_ret)
-    except InvalidDataError as error:  # where trec_eval stops (or aborts)
-        raise Stop(str(error), 4, "trec_eval stops on these judgments too (\"Can't "
-                                  "calculate measure\", or an abort)") from None
+    per = evaluate_prefs(run, judgments, measures, per_query=True,
+                         missing="zero" if s.zero else "skip", max_ret=s.max_ret)
     return per.select("qid", *(pl.col(trec.printed(n)).alias(n) for n in a.prefs)).sort("qid")
 
 
-def _absent(per: pl.DataFrame, judgments: pl.DataFrame, s: Settings) -> str | None:
-    """Without ``-c``: the first judged query (byte order) the run lacks."""
-    if not s.stop:
-        return None
-    queries = judgments.select("qid").unique()
+def _per_query(judgments: pl.DataFrame, path: Path, a: Asked, s: Settings, *,
+               shown: list[str] | None = None) -> tuple[pl.DataFrame, str | None]:
+    """One run's values per query, and the first judged query it lacks (without ``-c``).
+
+    trec_eval evaluates its judged queries in order and stops at the first the run
+    lacks: the queries after it are not evaluated (their judgments not checked). Where
+    it stops on the data of a query (:class:`~polars_rank.preferences.PrefsDataError`),
+    the lines it prints before (``shown``: the ``-q`` lines) are printed, then
+    :class:`~polars_rank._cli_eval.Stop` is raised.
+    """
+    run = read_run(path)
     if s.debug_query is not None:
-        queries = queries.filter(pl.col("qid") == s.debug_query)
-    absent: str | None = queries.join(per.select("qid"), on="qid", how="anti").select(
-        pl.col("qid").min()).item()
-    return absent
+        run = run.filter(pl.col("qid") == s.debug_query)
+        judgments = judgments.filter(pl.col("qid") == s.debug_query)
+    absent: str | None = None
+    if s.stop:
+        absent = (judgments.select("qid").unique().join(run.select("qid"), on="qid",
+                                                        how="anti")
+                  .select(pl.col("qid").min()).item())
+        if absent is not None:
+            judgments = judgments.filter(pl.col("qid") < absent)
+    try:
+        return _evaluated(judgments, run, a, s), absent
+    except PrefsDataError as error:  # where trec_eval stops (exit 4) or aborts
+        if shown and not error.aborts:  # an abort loses the lines C buffered
+            before = _evaluated(judgments.filter(pl.col("qid") < error.query), run, a, s)
+            _write(_lines(before, shown))
+        what = "aborts (a crash)" if error.aborts else "stops (\"Can't calculate measure\")"
+        raise Stop(str(error), 4, f"trec_eval {what} on these judgments at query "
+                                  f"'{error.query}'") from None
+
+
+def _lines(per: pl.DataFrame, shown: list[str]) -> list[str]:
+    return [_line(n, row["qid"], row[n]) for row in per.iter_rows(named=True) for n in shown]
+
+
+def _write(lines: list[str]) -> None:
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
 
 
 def _stop(absent: str | None, per: pl.DataFrame, run: str | None = None) -> None:
@@ -158,21 +184,15 @@ def print_prefs(rel_format: str, qrels: Path, run: Path, a: Asked, s: Settings, 
                 per_query: bool = False, summary: bool = True) -> None:
     """One run, printed as trec_eval prints ``-R prefs`` (``-R qrels_prefs``)."""
     judgments = _judgments(qrels, rel_format)
-    per = _per_query(judgments, run, a, s)
-    absent = _absent(per, judgments, s)
-    lines = []
-    if per_query:
-        shown = [n for n in a.names if n in a.prefs]
-        evaluated = per if absent is None else per.filter(pl.col("qid") < absent)
-        for row in evaluated.iter_rows(named=True):
-            lines += [_line(n, row["qid"], row[n]) for n in shown]
+    shown = [n for n in a.names if n in a.prefs] if per_query else []
+    per, absent = _per_query(judgments, run, a, s, shown=shown)
+    lines = _lines(per, shown)
     if absent is None and per.height and summary:
         values: dict[str, float | str] = {**_summary(per, a, judgments, s)}
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
             values["runid"] = last_tag(run)
         lines += [_line(n, "all", values[n]) for n in a.names]
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
+    _write(lines)
     _stop(absent, per)
 
 
@@ -186,8 +206,8 @@ def evaluate_prefs_files(rel_format: str, qrels: Path, runs: Sequence[Path],
     judgments = _judgments(qrels, rel_format)
     merged: pl.DataFrame | None = None
     for name, path in zip(names, runs, strict=True):
-        per = _per_query(judgments, path, a, s)
-        _stop(_absent(per, judgments, s), per, name if len(runs) > 1 else None)
+        per, absent = _per_query(judgments, path, a, s)
+        _stop(absent, per, name if len(runs) > 1 else None)
         means = _summary(per, a, judgments, s)
         rows = pl.DataFrame([{"qid": "all", **{n: means[n] for n in a.prefs}}],
                             schema={"qid": pl.String, **dict.fromkeys(a.prefs, pl.Float64)})

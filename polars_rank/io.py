@@ -747,7 +747,9 @@ def _scan_prefs(path: PathLike, format: str, *, subtopics: bool,
         raise ValueError(msg)
     layout = _PREFS if format == "prefs" else _QRELS_PREFS
     file, _, _ = _opened(path, layout.what)
-    lazy = _scan(file, layout, encoding).with_columns(pl.col("rel") + 0.0)  # -0.0 is 0.0
+    zero = pl.col("rel") == 0  # -0.0 read as 0.0 (x + 0.0 would do, but Polars drops it)
+    lazy = _scan(file, layout, encoding).with_columns(
+        pl.when(zero).then(0.0).otherwise(pl.col("rel")).alias("rel"))
     if format == "qrels_prefs":  # get_qrels_prefs.c: every line in subgroup "0"
         lazy = lazy.with_columns(pl.lit("0").alias("jsg"))
     return lazy.select("qid", "jg", "jsg", "docid", "rel")

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from polars_rank._frames import FrameLike
 
-__all__ = ["PREFS_MEASURES", "PREFS_SETS", "evaluate_prefs", "prefs_measures"]
+__all__ = ["PREFS_MEASURES", "PREFS_SETS", "PrefsDataError", "evaluate_prefs", "prefs_measures"]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -68,6 +68,25 @@ BOGUS_DOCUMENT = "ceci_nest_pas_un_docno"
 """The one document trec_eval -c gives a query the run lacks (trec_eval.c)."""
 
 _LOWER = {m.lower(): m for m in PREFS_MEASURES}
+
+
+class PrefsDataError(InvalidDataError):
+    """Judgments or a run that trec_eval stops on (or aborts on) at one query.
+
+    ``query`` is the first query (in trec_eval's order, query ids byte-wise) with a
+    problem; ``aborts``: trec_eval aborts there (a crash) rather than stopping.
+    """
+
+    def __init__(self, message: str, query: str, *, aborts: bool = False) -> None:
+        super().__init__(message)
+        self.query = query
+        self.aborts = aborts
+
+
+_Problem = tuple[tuple[str, float], str, bool]
+"""A problem found: (query, where: -1 the run, j a judgment group's levels, j + 0.5 its
+closure), message, aborts."""
+
 _NO_NUMBER = -3.0
 """form_prefs_counts.c starts each group's level at -3.0 ("illegal"): a group whose
 highest level is -3.0 therefore counts one level too few and leaves its lowest out."""
@@ -167,14 +186,17 @@ def evaluate_prefs(
 
     Raises
     ------
+    PrefsDataError
+        (an :class:`~polars_rank.InvalidDataError`) Where trec_eval stops or crashes,
+        naming the query, the judgment group and the document: judgments that
+        contradict each other within a group (A > B and B > A; a document at two
+        levels of a group's only subgroup; at level 0 and above 0 in two subgroups of
+        a group), a document twice in a query of the run.
     InvalidDataError
-        Where trec_eval stops or crashes: judgments that contradict each other within
-        a group (A > B and B > A; a document at two levels of a group's only subgroup;
-        at level 0 and above 0 in two subgroups of a group), a document twice in a
-        query of the run, a null id, a NaN score or level; and where
-        ``prefs_avgjg_Rnonrel`` would read past trec_eval's data (a group whose
-        non-relevant documents are at several levels, fewer at the lowest than it
-        has relevant ones).
+        A null id, a NaN score or level; and where ``prefs_avgjg_Rnonrel`` would read
+        past trec_eval's data (a group whose non-relevant documents are at several
+        levels, negative ones among them, with fewer at the lowest than it has
+        relevant ones).
 
     Examples
     --------
@@ -259,7 +281,8 @@ def _inputs(run: pl.LazyFrame, prefs: pl.LazyFrame, names: dict[str, str],
         (pl.col("jg").cast(pl.String) if "jg" in have else pl.lit("0")).alias(_JG),
         (pl.col("jsg").cast(pl.String) if "jsg" in have else pl.lit("0")).alias(_JSG),
         pl.col(doc).cast(pl.String).alias(_D),
-        (pl.col("rel").cast(pl.Float64) + 0.0).alias(_REL),  # -0.0 is 0.0, as in C
+        pl.when(pl.col("rel") == 0).then(0.0)  # -0.0 is 0.0, as C compares it
+        .otherwise(pl.col("rel").cast(pl.Float64)).alias(_REL),
     ).collect()
     r = run.select(
         *(pl.col(g).alias(f"g{i}") for i, g in enumerate(groups)),
@@ -288,7 +311,8 @@ def _inputs(run: pl.LazyFrame, prefs: pl.LazyFrame, names: dict[str, str],
 
 
 def _lists(r: pl.DataFrame, codes: pl.DataFrame, keys: list[str], missing: str,
-           max_ret: int | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+           max_ret: int | None,
+           problems: list[_Problem]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The evaluated lists and their judged documents (form_prefs_and_ranks).
 
     Returns ``lists`` (``l, keys.., njr``: ``njr`` judged documents retrieved) and
@@ -309,11 +333,11 @@ def _lists(r: pl.DataFrame, codes: pl.DataFrame, keys: list[str], missing: str,
               .with_columns(pl.int_range(pl.len()).over("l").alias("pos")))
     if max_ret is not None:  # -M 0 keeps a query, with nothing retrieved
         ranked = ranked.filter(pl.col("pos") < max_ret)
-    twice = ranked.filter(pl.struct("l", _D).is_duplicated())
+    twice = ranked.filter(pl.struct("l", _D).is_duplicated()).sort(_Q, _D)
     if twice.height:
         msg = (f"run: document {twice[_D][0]!r} is on more than one row of query "
                f"{twice[_Q][0]!r} (trec_eval stops: duplicate docs)")
-        raise InvalidDataError(msg)
+        problems.append(((twice[_Q][0], -1), msg, False))
     retrieved = (ranked.join(codes, on=[_Q, _D]).sort("l", "pos")
                  .with_columns(pl.int_range(pl.len()).over("l").alias("r"))
                  .select("l", "c", "r"))
@@ -330,8 +354,9 @@ def _lists(r: pl.DataFrame, codes: pl.DataFrame, keys: list[str], missing: str,
 # ----------------------------------------------------------------------------- judgments
 
 
-def _structure(p: pl.DataFrame, codes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame,
-                                                               pl.DataFrame, pl.DataFrame]:
+def _structure(p: pl.DataFrame, codes: pl.DataFrame,
+               problems: list[_Problem]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame,
+                                                  pl.DataFrame]:
     """The judgments of each group, whatever the run.
 
     Returns ``groups`` (``j, q, jg, ec``: a judgment group, ``ec`` when it has one
@@ -344,16 +369,16 @@ def _structure(p: pl.DataFrame, codes: pl.DataFrame) -> tuple[pl.DataFrame, pl.D
     groups = (p.group_by(_Q, _JG).agg((pl.col(_JSG).n_unique() == 1).alias("ec"))
               .sort(_Q, _JG).with_row_index("j"))
     lines = p.join(groups, on=[_Q, _JG]).select("j", "ec", _JSG, "c", _REL)
-    entries, ec_pairs = _ec(lines.filter(pl.col("ec")), groups, codes)
-    pa_docs, pa_pairs = _pa(lines.filter(~pl.col("ec")), groups, codes)
+    entries, ec_pairs = _ec(lines.filter(pl.col("ec")), groups, codes, problems)
+    pa_docs, pa_pairs = _pa(lines.filter(~pl.col("ec")), groups, codes, problems)
     one = pl.lit(1, pl.UInt32)
     pairs = pl.concat([ec_pairs, pa_pairs.with_columns(one.alias("n"), one.alias("n_hi"),
                                                       pl.lit(False).alias("low"))])
     return groups, entries, pa_docs, pairs
 
 
-def _ec(lines: pl.DataFrame, groups: pl.DataFrame,
-        codes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _ec(lines: pl.DataFrame, groups: pl.DataFrame, codes: pl.DataFrame,
+        problems: list[_Problem]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Groups with one subgroup: levels as equivalence classes (form_jg_ec)."""
     lines = lines.filter(  # the -3.0 start (see _NO_NUMBER): the lowest level left out
         ~((pl.col(_REL).max().over("j") == _NO_NUMBER)
@@ -361,9 +386,9 @@ def _ec(lines: pl.DataFrame, groups: pl.DataFrame,
     entries = lines.group_by("j", "c", _REL).agg(pl.len().alias("n"))
     two = entries.filter(pl.len().over("j", "c") > 1)
     if two.height:
-        _raise_for(two.sort("j", "c").row(0, named=True), groups, codes,
-                   "is at two levels of the group's only subgroup (trec_eval stops: "
-                   "different rel_level in same jsg)")
+        problems.append(_problem(two.sort("j", "c").row(0, named=True), groups, codes,
+                                 "is at two levels of the group's only subgroup (trec_eval "
+                                 "stops: different rel_level in same jsg)"))
     entries = entries.with_columns((pl.col(_REL) == pl.col(_REL).min().over("j")).alias("low"))
     hi = entries.select("j", pl.col("c").alias("hi"), pl.col(_REL).alias("rel_hi"),
                         pl.col("n").alias("n_hi"))
@@ -375,8 +400,8 @@ def _ec(lines: pl.DataFrame, groups: pl.DataFrame,
     return entries, pairs
 
 
-def _pa(lines: pl.DataFrame, groups: pl.DataFrame,
-        codes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _pa(lines: pl.DataFrame, groups: pl.DataFrame, codes: pl.DataFrame,
+        problems: list[_Problem]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Groups with subgroups: a preference relation, closed transitively (form_jg_pa)."""
     # each document's levels in trec_eval's order (subgroup, level descending): a level 0
     # right after one above 0, or the reverse, stops it; the last level is kept
@@ -385,9 +410,9 @@ def _pa(lines: pl.DataFrame, groups: pl.DataFrame,
     clash = ordered.filter(((before > 0) & (pl.col(_REL) == 0))
                            | ((before == 0) & (pl.col(_REL) > 0)))
     if clash.height:
-        _raise_for(clash.row(0, named=True), groups, codes,
-                   "is at level 0 in one subgroup and above 0 in another (trec_eval "
-                   "stops: both 0 and non-0 rel_level)")
+        problems.append(_problem(clash.sort("j", "c").row(0, named=True), groups, codes,
+                                 "is at level 0 in one subgroup and above 0 in another "
+                                 "(trec_eval stops: both 0 and non-0 rel_level)"))
     docs = ordered.group_by("j", "c").agg(pl.col(_REL).last())
     hi = lines.select("j", _JSG, pl.col("c").alias("hi"), pl.col(_REL).alias("rel_hi"))
     lo = lines.select("j", _JSG, pl.col("c").alias("lo"), pl.col(_REL).alias("rel_lo"))
@@ -400,9 +425,10 @@ def _pa(lines: pl.DataFrame, groups: pl.DataFrame,
     if both.height:
         row = both.row(0, named=True)
         other = codes.filter(pl.col("c") == row["lo"])[_D].item()
-        _raise_for({"j": row["j"], "c": row["hi"]}, groups, codes,
-                   f"and document {other!r} are each preferred to the other, through the "
-                   "group's subgroups (trec_eval aborts: Pref inconsistency)")
+        problems.append(_problem({"j": row["j"], "c": row["hi"]}, groups, codes,
+                                 f"and document {other!r} are each preferred to the other, "
+                                 "through the group's subgroups (trec_eval aborts: Pref "
+                                 "inconsistency)", aborts=True))
     return docs, closed
 
 
@@ -421,13 +447,24 @@ def _closure(pairs: pl.DataFrame) -> pl.DataFrame:
         pairs = grown
 
 
-def _raise_for(row: dict[str, object], groups: pl.DataFrame, codes: pl.DataFrame,
-               problem: str) -> None:
+def _problem(row: dict[str, object], groups: pl.DataFrame, codes: pl.DataFrame,
+             problem: str, *, aborts: bool = False) -> _Problem:
     group = groups.filter(pl.col("j") == row["j"]).row(0, named=True)
     doc = codes.filter(pl.col("c") == row["c"])[_D].item()
     msg = (f"prefs: query {group[_Q]!r}, judgment group {group[_JG]!r}: document "
            f"{doc!r} {problem}")
-    raise InvalidDataError(msg)
+    return (group[_Q], group["j"] + 0.5 * aborts), msg, aborts
+
+
+def _raise_first(problems: list[_Problem]) -> None:
+    """PrefsDataError for the problem trec_eval meets first.
+
+    Its queries in order; in a query, the run before the judgment groups, the groups
+    in order; in a group, the levels before the transitive closure.
+    """
+    if problems:
+        (query, _), msg, aborts = min(problems)
+        raise PrefsDataError(msg, query, aborts=aborts)
 
 
 # ----------------------------------------------------------------------------- counting
@@ -442,8 +479,10 @@ def _evaluate(run: pl.LazyFrame, prefs: pl.LazyFrame, measures: list[str],
         p = p.join(r.select(_Q).unique(), on=_Q, how="semi")
     codes = p.select(_Q, _D).unique().sort(_Q, _D).with_row_index("c")
     p = p.join(codes, on=[_Q, _D])
-    lists, docs = _lists(r, codes, keys, missing, max_ret)
-    group_table, entries, pa_docs, pairs = _structure(p, codes)
+    problems: list[_Problem] = []
+    lists, docs = _lists(r, codes, keys, missing, max_ret, problems)
+    group_table, entries, pa_docs, pairs = _structure(p, codes, problems)
+    _raise_first(problems)
     listed = lists.select("l", _Q).join(group_table.select("j", _Q), on=_Q).drop(_Q)
     ranked = _ranked_pairs(docs, listed, pairs)
     per_group = _per_group(docs, listed, entries, pa_docs, ranked, measures)
