@@ -34,6 +34,7 @@ from polars_rank._trec_measures import atol
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
+from polars_rank.preferences import PREFS_MEASURES, PREFS_SUMMARIES
 from polars_rank.recsys._table import TABLE as BEYOND_ACCURACY
 from polars_rank.recsys._table import summary
 from polars_rank.registry import DIALECTS, METRICS
@@ -420,6 +421,9 @@ def _list_metrics() -> None:
               + (f"\n{'':<20}   options: {options}" if options else "")
               + (f"\n{'':<20}   aliases: {aliases}" if aliases else "")
               + (f"\n{'':<20}   trec_eval: {m.trec_eval}" if m.trec_eval else ""))
+    print("\ntrec_eval's preference measures: read preference judgments (eval -R prefs, "
+          "-R qrels_prefs;\npr.evaluate_prefs), not metric strings")
+    print("\n".join(f"{m:<24} {PREFS_SUMMARIES[m]}" for m in PREFS_MEASURES))
     print("\nbeyond-accuracy (recommender) metrics: Polars expressions and frame functions")
     print("(pr.<name>), not metric strings; see the Beyond accuracy docs page")
     for e in BEYOND_ACCURACY:

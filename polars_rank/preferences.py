@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
     from polars_rank._frames import FrameLike
 
-__all__ = ["PREFS_MEASURES", "PREFS_SETS", "PrefsDataError", "evaluate_prefs", "prefs_measures"]
+__all__ = ["PREFS_MEASURES", "PREFS_SETS", "PREFS_SUMMARIES", "PrefsDataError", "evaluate_prefs",
+           "prefs_measures"]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -53,6 +54,24 @@ PREFS_MEASURES = (
     "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
 )
 """trec_eval 10's preference measures, in its printing order (measures.c)."""
+
+PREFS_SUMMARIES: dict[str, str] = {
+    "prefs_num_prefs_poss": "preferences (summed over queries)",
+    "prefs_num_prefs_ful": "preferences fulfilled (summed)",
+    "prefs_num_prefs_ful_ret": "preferences fulfilled, both documents retrieved (summed)",
+    "prefs_simp": "preferences fulfilled / preferences",
+    "prefs_pair": "per document pair, its preferences' share fulfilled; mean over pairs",
+    "prefs_avgjg": "per judgment group, fulfilled / preferences; mean over groups",
+    "prefs_avgjg_Rnonrel": "prefs_avgjg with as many non-relevant documents as relevant",
+    "prefs_simp_ret": "prefs_simp over pairs of retrieved documents",
+    "prefs_pair_ret": "prefs_pair over pairs of retrieved documents",
+    "prefs_avgjg_ret": "prefs_avgjg over pairs of retrieved documents",
+    "prefs_avgjg_Rnonrel_ret": "prefs_avgjg_Rnonrel over retrieved documents",
+    "prefs_simp_imp": "prefs_simp without pairs neither of which is retrieved",
+    "prefs_pair_imp": "prefs_pair without pairs neither of which is retrieved",
+    "prefs_avgjg_imp": "prefs_avgjg without pairs neither of which is retrieved",
+}
+"""What each measure is, in a line (``polars-rank metrics`` lists them)."""
 
 PREFS_COUNTS = PREFS_MEASURES[:3]
 """The measures that are counts: summed over queries, as trec_eval sums them."""
