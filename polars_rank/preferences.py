@@ -373,31 +373,26 @@ def _lists(r: pl.DataFrame, codes: pl.DataFrame, keys: list[str], missing: str,
 # ----------------------------------------------------------------------------- judgments
 
 
-def _structure(p: pl.DataFrame, codes: pl.DataFrame,
-               problems: list[_Problem]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame,
-                                                  pl.DataFrame]:
+def _structure(p: pl.DataFrame, codes: pl.DataFrame, problems: list[_Problem]
+               ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The judgments of each group, whatever the run.
 
     Returns ``groups`` (``j, q, jg, ec``: a judgment group, ``ec`` when it has one
     subgroup), ``entries`` (``j, c, rel, n, low``: a one-subgroup group's documents, the
     lines listing each, ``low`` at the group's lowest level), ``pa_docs`` (``j, c, rel``:
-    a group with subgroups, each document's level as trec_eval keeps it) and ``pairs``
-    (``j, hi, lo, n, n_hi, low``: ``hi`` preferred to ``lo``, ``n`` times, ``n_hi`` the
-    lines listing ``hi``; ``low``: ``lo`` at the lowest level of a one-subgroup group).
+    a group with subgroups, each document's level as trec_eval keeps it) and
+    ``pa_pairs`` (``j, hi, lo``: in such a group, ``hi`` preferred to ``lo``).
     """
     groups = (p.group_by(_Q, _JG).agg((pl.col(_JSG).n_unique() == 1).alias("ec"))
               .sort(_Q, _JG).with_row_index("j"))
     lines = p.join(groups, on=[_Q, _JG]).select("j", "ec", _JSG, "c", _REL)
-    entries, ec_pairs = _ec(lines.filter(pl.col("ec")), groups, codes, problems)
+    entries = _ec(lines.filter(pl.col("ec")), groups, codes, problems)
     pa_docs, pa_pairs = _pa(lines.filter(~pl.col("ec")), groups, codes, problems)
-    one = pl.lit(1, pl.UInt32)
-    pairs = pl.concat([ec_pairs, pa_pairs.with_columns(one.alias("n"), one.alias("n_hi"),
-                                                      pl.lit(False).alias("low"))])
-    return groups, entries, pa_docs, pairs
+    return groups, entries, pa_docs, pa_pairs
 
 
 def _ec(lines: pl.DataFrame, groups: pl.DataFrame, codes: pl.DataFrame,
-        problems: list[_Problem]) -> tuple[pl.DataFrame, pl.DataFrame]:
+        problems: list[_Problem]) -> pl.DataFrame:
     """Groups with one subgroup: levels as equivalence classes (form_jg_ec)."""
     lines = lines.filter(  # the -3.0 start (see _NO_NUMBER): the lowest level left out
         ~((pl.col(_REL).max().over("j") == _NO_NUMBER)
@@ -408,15 +403,7 @@ def _ec(lines: pl.DataFrame, groups: pl.DataFrame, codes: pl.DataFrame,
         problems.append(_problem(two.sort("j", "c").row(0, named=True), groups, codes,
                                  "is at two levels of the group's only subgroup (trec_eval "
                                  "stops: different rel_level in same jsg)"))
-    entries = entries.with_columns((pl.col(_REL) == pl.col(_REL).min().over("j")).alias("low"))
-    hi = entries.select("j", pl.col("c").alias("hi"), pl.col(_REL).alias("rel_hi"),
-                        pl.col("n").alias("n_hi"))
-    lo = entries.select("j", pl.col("c").alias("lo"), pl.col(_REL).alias("rel_lo"),
-                        pl.col("n").alias("n_lo"), "low")
-    pairs = (hi.join(lo, on="j").filter(pl.col("rel_hi") > pl.col("rel_lo"))
-             .select("j", "hi", "lo", (pl.col("n_hi") * pl.col("n_lo")).alias("n"), "n_hi",
-                     "low"))
-    return entries, pairs
+    return entries.with_columns((pl.col(_REL) == pl.col(_REL).min().over("j")).alias("low"))
 
 
 def _pa(lines: pl.DataFrame, groups: pl.DataFrame, codes: pl.DataFrame,
@@ -487,6 +474,12 @@ def _raise_first(problems: list[_Problem]) -> None:
 
 
 # ----------------------------------------------------------------------------- counting
+#
+# Every list's preference pairs (``ranked``: ``l, j, r_hi, r_lo, n, n_hi, low, k, k_ret,
+# out_hi, out_lo, njr``) are made once, with the docid ranks of both documents: a
+# one-subgroup group's by pairing its levels (a small join) and exploding the levels'
+# documents, a group with subgroups' from its closed relation. Every count is then an
+# aggregation over them.
 
 
 def _evaluate(run: pl.LazyFrame, prefs: pl.LazyFrame, measures: list[str],
@@ -500,15 +493,27 @@ def _evaluate(run: pl.LazyFrame, prefs: pl.LazyFrame, measures: list[str],
     p = p.join(codes, on=[_Q, _D])
     problems: list[_Problem] = []
     lists, docs = _lists(r, codes, keys, missing, max_ret, problems)
-    group_table, entries, pa_docs, pairs = _structure(p, codes, problems)
+    group_table, entries, pa_docs, pa_pairs = _structure(p, codes, problems)
     _raise_first(problems)
     listed = lists.select("l", _Q).join(group_table.select("j", _Q), on=_Q).drop(_Q)
-    ranked = _ranked_pairs(docs, listed, pairs)
-    per_group = _per_group(docs, listed, entries, pa_docs, ranked, measures)
+    recount = any("Rnonrel" in m for m in measures)
+    ec = entries.join(listed, on="j").join(docs, on=["l", "c"])
+    pa = pa_docs.join(listed, on="j").join(docs, on=["l", "c"])
+    relevant = _relevant(ec, pa)
+    if recount:
+        ec, pa, third = _recount_levels(ec, pa, relevant)
+    ranked = pl.concat([_ec_pairs(ec, recount), _pa_pairs(pa_pairs, listed, pa, recount)],
+                       how="diagonal_relaxed")
+    per_group = (listed.join(relevant, on=["l", "j"], how="left")
+                 .join(_counts(ranked, recount), on=["l", "j"], how="left"))
+    if recount:
+        per_group = per_group.join(third, on=["l", "j"], how="left")
+    per_group = per_group.with_columns(pl.exclude("l", "j", "rn_past", "rnr_past").fill_null(0),
+                                       pl.col("^rnr?_past$").fill_null(False))
     values = _per_list(per_group, measures)
     if any(m.startswith("prefs_pair") for m in measures):
-        values = values.join(_pair_values(ranked), on="l", how="left").with_columns(
-            pl.col("prefs_pair", "prefs_pair_ret", "prefs_pair_imp").fill_null(0.0))
+        values = values.join(_pair_values(ranked, per_group), on="l", how="left").with_columns(
+            pl.col("prefs_pair", "prefs_pair_ret", "prefs_pair_imp").fill_null(0.0))  # no pair
     out = (lists.select("l", *keys).join(values, on="l", how="left")
            .select(*keys, *(pl.col(m).cast(pl.Float64) for m in measures)).sort(keys))
     if not per_query:  # over the queries in trec_eval's order, added one after another
@@ -520,50 +525,7 @@ def _evaluate(run: pl.LazyFrame, prefs: pl.LazyFrame, measures: list[str],
     return out.rename({k: v for k, v in renamed.items() if k in out.columns})
 
 
-def _ranked_pairs(docs: pl.DataFrame, listed: pl.DataFrame,
-                  pairs: pl.DataFrame) -> pl.DataFrame:
-    """Each list's preference pairs, with the docid ranks of both documents."""
-    ranks = docs.select("l", "c", "r")
-    return (pairs.join(listed, on="j")
-            .join(ranks.rename({"c": "hi", "r": "r_hi"}), on=["l", "hi"])
-            .join(docs.rename({"c": "lo", "r": "r_lo"}), on=["l", "lo"]))
-
-
-_HI_RET = pl.col("r_hi") < pl.col("njr")
-_LO_RET = pl.col("r_lo") < pl.col("njr")
-_BEFORE = pl.col("r_hi") < pl.col("r_lo")
-"""A pair's documents: ``hi`` (preferred) retrieved, ``lo`` retrieved, ``hi`` ranked first."""
-
-
-def _per_group(docs: pl.DataFrame, listed: pl.DataFrame, entries: pl.DataFrame,
-               pa_docs: pl.DataFrame, ranked: pl.DataFrame,
-               measures: list[str]) -> pl.DataFrame:
-    """Per list and judgment group, trec_eval's JG counts (add_ec_pref_to_jg, add_pa_pref_to_jg).
-
-    Pairs both retrieved are fulfilled in order (``ful_ret``) or not; with one retrieved
-    fulfilled when it is the preferred one (``ful_imp``); with neither, not fulfilled
-    (``notoccur``). ``poss_*`` count the fulfilled ones too, as trec_eval's do.
-    """
-    n = pl.col("n").cast(pl.Int64)
-    counts = ranked.group_by("l", "j").agg(
-        (n * (_HI_RET & _LO_RET & _BEFORE)).sum().alias("ful_ret"),
-        (n * (_HI_RET & _LO_RET)).sum().alias("poss_ret"),
-        (n * (_HI_RET & ~_LO_RET)).sum().alias("ful_imp"),
-        (n * (_HI_RET ^ _LO_RET)).sum().alias("poss_imp"),
-        (n * (~_HI_RET & ~_LO_RET)).sum().alias("notoccur"),
-    )
-    # every group of every list, with pairs or without
-    frame = (listed.join(counts, on=["l", "j"], how="left")
-             .join(_relevant(docs, listed, entries, pa_docs), on=["l", "j"], how="left")
-             .with_columns(pl.exclude("l", "j").fill_null(0)))
-    if any("Rnonrel" in m for m in measures):
-        frame = frame.join(_recounts(docs, listed, entries, pa_docs, ranked, frame),
-                           on=["l", "j"], how="left")
-    return frame
-
-
-def _relevant(docs: pl.DataFrame, listed: pl.DataFrame, entries: pl.DataFrame,
-              pa_docs: pl.DataFrame) -> pl.DataFrame:
+def _relevant(ec: pl.DataFrame, pa: pl.DataFrame) -> pl.DataFrame:
     """Per list and group: ``num_rel, num_rel_ret, num_nonrel, num_nonrel_ret``.
 
     A one-subgroup group counts its lines (a document listed twice counts twice),
@@ -572,46 +534,40 @@ def _relevant(docs: pl.DataFrame, listed: pl.DataFrame, entries: pl.DataFrame,
     """
     ret = pl.col("r") < pl.col("njr")
     out = []
-    for frame, non in ((entries.select("j", "c", _REL, pl.col("n").cast(pl.Int64)),
+    for frame, non in ((ec.select("l", "j", _REL, "r", "njr", pl.col("n").cast(pl.Int64)),
                         pl.col(_REL) <= 0),
-                       (pa_docs.select("j", "c", _REL, pl.lit(1, pl.Int64).alias("n")),
+                       (pa.select("l", "j", _REL, "r", "njr", pl.lit(1, pl.Int64).alias("n")),
                         pl.col(_REL) == 0)):
         rel, n = pl.col(_REL) > 0, pl.col("n")
-        out.append(frame.join(listed, on="j").join(docs, on=["l", "c"])
-                   .group_by("l", "j").agg(
-                       (n * rel).sum().alias("num_rel"),
-                       (n * (rel & ret)).sum().alias("num_rel_ret"),
-                       (n * non).sum().alias("num_nonrel"),
-                       (n * (non & ret)).sum().alias("num_nonrel_ret")))
+        out.append(frame.group_by("l", "j").agg(
+            (n * rel).sum().alias("num_rel"),
+            (n * (rel & ret)).sum().alias("num_rel_ret"),
+            (n * non).sum().alias("num_nonrel"),
+            (n * (non & ret)).sum().alias("num_nonrel_ret")))
     return pl.concat(out)
 
 
-def _recounts(docs: pl.DataFrame, listed: pl.DataFrame, entries: pl.DataFrame,
-              pa_docs: pl.DataFrame, ranked: pl.DataFrame,
-              counts: pl.DataFrame) -> pl.DataFrame:
-    """prefs_avgjg_Rnonrel's recount of a group with fewer relevant documents than not.
+def _recount_levels(ec: pl.DataFrame, pa: pl.DataFrame, relevant: pl.DataFrame
+                    ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """What prefs_avgjg_Rnonrel's recount keeps of each group.
 
-    ``recalculate`` in m_prefs_avgjg_Rnonrel.c and its _ret twin; R is the number of
-    relevant documents.
+    ``recalculate`` in m_prefs_avgjg_Rnonrel.c and its _ret twin, for groups with fewer
+    relevant documents (R) than non-relevant ones.
 
-    Columns ``rn_ful, rn_poss`` (every document; R = num_rel) and ``rnr_ful,
-    rnr_poss`` (retrieved ones; R = num_rel_ret), with ``rn_past`` and ``rnr_past``:
-    trec_eval would read past the group's data.
-
-    A group with subgroups keeps its first num_rel non-relevant documents (in docid
-    rank order; num_rel in both variants, as the C code has it). A one-subgroup group
-    keeps the first R lines of its lowest level and, as the C code does, also pairs
-    every line of that level with the R kept: each such (x, y) is one more pair,
-    fulfilled when x is retrieved and ranked above y.
+    A one-subgroup group keeps the first R lines of its lowest level (``k``: how many
+    of a document's lines; ``k_ret``: of the retrieved ones, R = num_rel_ret) and, as
+    the C code does, also pairs every line of that level with the R kept: each such
+    (x, y) is one more pair, fulfilled when x is retrieved and ranked above y (``third``:
+    ``ful3, poss3`` and their _ret twins). ``rn_past``, ``rnr_past``: trec_eval would
+    read past the group's data. A group with subgroups leaves out its non-relevant
+    documents after the first num_rel (in docid rank order; num_rel in both variants,
+    as the C code has it): ``out``.
     """
     group = ["l", "j"]
-    need = counts.select(*group, "num_rel", "num_rel_ret")
+    need = relevant.select(*group, "num_rel", "num_rel_ret")
     n = pl.col("n").cast(pl.Int64)
     retrieved = pl.col("r") < pl.col("njr")
-    # the lowest level of one-subgroup groups, its lines in docid rank order
-    low = (entries.filter("low").join(listed, on="j").join(docs, on=["l", "c"])
-           .join(need, on=group).sort(*group, "r")
-           .with_columns(n.alias("n"))
+    low = (ec.filter("low").join(need, on=group).sort(*group, "r")
            .with_columns((n.cum_sum().over(group) - n).alias("before"),
                          n.sum().over(group).alias("size"),
                          (n * retrieved).sum().over(group).alias("size_ret")))
@@ -629,41 +585,83 @@ def _recounts(docs: pl.DataFrame, listed: pl.DataFrame, entries: pl.DataFrame,
         (first(pl.col("num_rel")) > first(pl.col("size"))).alias("rn_past"),
         ((first(pl.col("num_rel_ret")) > first(pl.col("size")))
          & (first(pl.col("size_ret")) == first(pl.col("size")))).alias("rnr_past"))
-    # groups with subgroups: their non-relevant documents after the first num_rel left out
-    out_of = (pa_docs.filter(pl.col(_REL) == 0).join(listed, on="j")
-              .join(docs, on=["l", "c"]).join(need, on=group).sort(*group, "r")
-              .filter(pl.int_range(1, pl.len() + 1).over(group) > pl.col("num_rel"))
-              .select(*group, "c", pl.lit(True).alias("out")))
-    kept = ~pl.col("out_hi") & ~pl.col("out_lo")
-    w_all = (pl.when(pl.col("low")).then(pl.col("n_hi").cast(pl.Int64) * pl.col("k"))
-             .otherwise(n * kept))
-    w_ret = (pl.when(pl.col("low")).then(pl.col("n_hi").cast(pl.Int64) * pl.col("k_ret"))
-             .otherwise(n * kept))
+    ec = ec.join(low.select(*group, "c", "k", "k_ret"), on=[*group, "c"], how="left")
+    out = (pa.filter(pl.col(_REL) == 0).join(need, on=group).sort(*group, "r")
+           .filter(pl.int_range(1, pl.len() + 1).over(group) > pl.col("num_rel"))
+           .select(*group, "c", pl.lit(True).alias("out")))
+    pa = pa.join(out, on=[*group, "c"], how="left").with_columns(pl.col("out").fill_null(False))
+    return ec, pa, third
+
+
+def _ec_pairs(ec: pl.DataFrame, recount: bool) -> pl.DataFrame:
+    """A one-subgroup group's pairs: each line of a level with each of a lower level."""
+    extra = ["k", "k_ret"] if recount else []
+    levels = ec.group_by("l", "j", _REL).agg("r", "n", *extra, pl.col("njr", "low").first())
+    hi = levels.select("l", "j", pl.col(_REL).alias("rel_hi"), pl.col("r").alias("r_hi"),
+                       pl.col("n").alias("n_hi"))
+    lo = levels.select("l", "j", pl.col(_REL).alias("rel_lo"), pl.col("r").alias("r_lo"),
+                       pl.col("n").alias("n_lo"), *extra, "low", "njr")
+    return (hi.join(lo, on=["l", "j"]).filter(pl.col("rel_hi") > pl.col("rel_lo"))
+            .explode("r_hi", "n_hi").explode("r_lo", "n_lo", *extra)
+            .with_columns((pl.col("n_hi").cast(pl.Int64) * pl.col("n_lo")).alias("n"))
+            .drop("rel_hi", "rel_lo", "n_lo"))
+
+
+def _pa_pairs(pairs: pl.DataFrame, listed: pl.DataFrame, pa: pl.DataFrame,
+              recount: bool) -> pl.DataFrame:
+    """A group with subgroups' pairs, each once, with both documents' ranks."""
+    extra = ["out"] if recount else []
+    ranks = pa.select("l", "j", "c", "r", "njr", *extra)
+    one = pl.lit(1, pl.Int64)
+    return (pairs.join(listed, on="j")
+            .join(ranks.rename({"c": "hi", "r": "r_hi", **{e: f"{e}_hi" for e in extra}})
+                  .drop("njr"), on=["l", "j", "hi"])
+            .join(ranks.rename({"c": "lo", "r": "r_lo", **{e: f"{e}_lo" for e in extra}}),
+                  on=["l", "j", "lo"])
+            .drop("hi", "lo")
+            .with_columns(one.alias("n"), one.alias("n_hi"), pl.lit(False).alias("low")))
+
+
+_HI_RET = pl.col("r_hi") < pl.col("njr")
+_LO_RET = pl.col("r_lo") < pl.col("njr")
+_BEFORE = pl.col("r_hi") < pl.col("r_lo")
+"""A pair's documents: ``hi`` (preferred) retrieved, ``lo`` retrieved, ``hi`` ranked first."""
+
+
+def _counts(ranked: pl.DataFrame, recount: bool) -> pl.DataFrame:
+    """Per list and judgment group, trec_eval's JG counts (add_ec_pref_to_jg, add_pa_pref_to_jg).
+
+    Pairs both retrieved are fulfilled in order (``ful_ret``) or not; with one retrieved
+    fulfilled when it is the preferred one (``ful_imp``); with neither, not fulfilled
+    (``notoccur``). ``poss_*`` count the fulfilled ones too, as trec_eval's do. The
+    recount's pairs (:func:`_recount_levels`) are ``ful12, poss12`` (and ``_ret``).
+    ``pairs_*``: the pairs themselves (each once), for prefs_pair.
+    """
+    n = pl.col("n")
     both = _HI_RET & _LO_RET
-    paired = (ranked
-              .join(low.select(*group, pl.col("c").alias("lo"), "k", "k_ret"),
-                    on=[*group, "lo"], how="left")
-              .join(out_of.rename({"c": "hi", "out": "out_hi"}), on=[*group, "hi"],
-                    how="left")
-              .join(out_of.rename({"c": "lo", "out": "out_lo"}), on=[*group, "lo"],
-                    how="left")
-              .with_columns(pl.col("out_hi", "out_lo").fill_null(False),
-                            pl.col("k", "k_ret").fill_null(0))
-              .group_by(group).agg(
-                  (w_all * (_BEFORE & _HI_RET)).sum().alias("ful12"),
-                  w_all.sum().alias("poss12"),
-                  (w_ret * (_BEFORE & both)).sum().alias("ful12_ret"),
-                  (w_ret * both).sum().alias("poss12_ret")))
-    return (counts.select(group).join(paired, on=group, how="left")
-            .join(third, on=group, how="left")
-            .with_columns(pl.exclude(*group, "rn_past", "rnr_past").fill_null(0),
-                          pl.col("rn_past", "rnr_past").fill_null(False))
-            .select(*group,
-                    (pl.col("ful12") + pl.col("ful3")).alias("rn_ful"),
-                    (pl.col("poss12") + pl.col("poss3")).alias("rn_poss"),
-                    (pl.col("ful12_ret") + pl.col("ful3_ret")).alias("rnr_ful"),
-                    (pl.col("poss12_ret") + pl.col("poss3_ret")).alias("rnr_poss"),
-                    "rn_past", "rnr_past"))
+    terms = [  # columns first, then plain sums: Polars' fast path for a group's sum
+        (n * (both & _BEFORE)).alias("ful_ret"),
+        (n * both).alias("poss_ret"),
+        (n * (_HI_RET & ~_LO_RET)).alias("ful_imp"),
+        (n * (_HI_RET ^ _LO_RET)).alias("poss_imp"),
+        (n * (~_HI_RET & ~_LO_RET)).alias("notoccur"),
+        (both & _BEFORE).cast(pl.Int64).alias("pairs_ful_ret"),
+        both.cast(pl.Int64).alias("pairs_ret"),
+        (_HI_RET & ~_LO_RET).cast(pl.Int64).alias("pairs_ful_one"),
+        (_HI_RET ^ _LO_RET).cast(pl.Int64).alias("pairs_one"),
+        pl.lit(1, pl.Int64).alias("pairs"),
+    ]
+    if recount:
+        kept = ~pl.col("out_hi").fill_null(False) & ~pl.col("out_lo").fill_null(False)
+        n_hi = pl.col("n_hi").cast(pl.Int64)
+        w_all = pl.when(pl.col("low")).then(n_hi * pl.col("k").fill_null(0)).otherwise(n * kept)
+        w_ret = (pl.when(pl.col("low")).then(n_hi * pl.col("k_ret").fill_null(0))
+                 .otherwise(n * kept))
+        terms += [(w_all * (_BEFORE & _HI_RET)).alias("ful12"), w_all.alias("poss12"),
+                  (w_ret * (_BEFORE & both)).alias("ful12_ret"),
+                  (w_ret * both).alias("poss12_ret")]
+    names = [t.meta.output_name() for t in terms]
+    return ranked.select("l", "j", *terms).group_by("l", "j").agg(pl.col(names).sum())
 
 
 def _ratio(ful: pl.Expr, poss: pl.Expr) -> pl.Expr:
@@ -692,12 +690,13 @@ def _per_list(frame: pl.DataFrame, measures: list[str]) -> pl.DataFrame:
         terms["prefs_avgjg_Rnonrel"] = (
             pl.when(more >= 0)
             .then(_ratio(ful + c("num_rel_ret") * more, poss + c("num_rel") * more))
-            .otherwise(_ratio(c("rn_ful"), c("rn_poss"))))
+            .otherwise(_ratio(c("ful12") + c("ful3"), c("poss12") + c("poss3"))))
         terms["prefs_avgjg_Rnonrel_ret"] = (
             pl.when(more_ret >= 0)
             .then(_ratio(c("ful_ret") + c("num_rel_ret") * more_ret,
                          c("poss_ret") + c("num_rel") * more_ret))
-            .otherwise(_ratio(c("rnr_ful"), c("rnr_poss"))))
+            .otherwise(_ratio(c("ful12_ret") + c("ful3_ret"),
+                              c("poss12_ret") + c("poss3_ret"))))
     sums = frame.sort("l", "j").group_by("l", maintain_order=True).agg(
         ful.sum().alias("ful"), poss.sum().alias("poss"), c("ful_ret").sum(),
         c("poss_ret").sum(), imp.sum().alias("imp"), pl.len().alias("num_jgs"),
@@ -741,36 +740,52 @@ def _check_recounts(frame: pl.DataFrame, measures: list[str]) -> None:
             raise InvalidDataError(msg)
 
 
-def _pair_values(ranked: pl.DataFrame) -> pl.DataFrame:
+def _pair_values(ranked: pl.DataFrame, per_group: pl.DataFrame) -> pl.DataFrame:
     """prefs_pair, _ret and _imp: the share of each document pair's preferences fulfilled.
 
     A pair's share counts the preferences of every group; the shares are averaged over
-    the pairs.
-
-    Pairs are added in trec_eval's order: both retrieved (by docid rank), then one
-    retrieved; pairs neither of which is retrieved count 0 in prefs_pair's mean.
+    the pairs, added in trec_eval's order: both retrieved (by docid rank), then one
+    retrieved; pairs neither of which is retrieved count 0 in prefs_pair's mean. In a
+    list with one judgment group each share is 0 or 1 (a pair is preferred one way
+    there), so their sum is a count, exact in any order.
     """
     c = pl.col
+    one_group = per_group.group_by("l").agg(
+        pl.len().alias("groups"), c("pairs_ful_ret").sum(), c("pairs_ret").sum(),
+        c("pairs_ful_one").sum(), c("pairs_one").sum(), c("pairs").sum())
+
+    def mean(total: pl.Expr, count: pl.Expr, name: str) -> pl.Expr:
+        return pl.when(count > 0).then(total / count).otherwise(0.0).alias(name)
+
+    imp_sum = (c("pairs_ful_ret") + c("pairs_ful_one")).cast(pl.Float64)
+    imp = c("pairs_ret") + c("pairs_one")
+    simple = one_group.filter(c("groups") == 1).select(
+        "l", mean(imp_sum, c("pairs"), "prefs_pair"),
+        mean(c("pairs_ful_ret").cast(pl.Float64), c("pairs_ret"), "prefs_pair_ret"),
+        mean(imp_sum, imp, "prefs_pair_imp"))
+    several = ranked.join(one_group.filter(c("groups") > 1).select("l"), on="l", how="semi")
     n = c("n").cast(pl.Int64)
     # one integer key per (list, block, first rank, second rank), in trec_eval's order:
     # sorting and grouping on one column is several times faster than on four
-    size = int(ranked.select(pl.max_horizontal(c("r_hi").max(), c("r_lo").max())).item() or 0) + 1
+    size = int(several.select(pl.max_horizontal(c("r_hi").max(), c("r_lo").max())).item()
+               or 0) + 1
     first, second = pl.min_horizontal("r_hi", "r_lo"), pl.max_horizontal("r_hi", "r_lo")
     block = (first >= c("njr")).cast(pl.Int64) + (second >= c("njr")).cast(pl.Int64)
     key = ((c("l").cast(pl.Int64) * 3 + block) * size + first) * size + second
-    pairs = (ranked.group_by(key.alias("key"))
+    pairs = (several.group_by(key.alias("key"))
              .agg(c("l").first(), block.first().alias("block"),
                   (n * _BEFORE).sum().alias("agree"), n.sum().alias("total"))
              .with_columns(_ratio(c("agree"), c("total")).alias("share"))
              .sort("key"))
-    ret, imp = c("block") == 0, c("block") <= 1
+    ret, imp_block = c("block") == 0, c("block") <= 1
 
-    def mean(kept: pl.Expr, count: pl.Expr, name: str) -> pl.Expr:
+    def ordered(kept: pl.Expr, count: pl.Expr, name: str) -> pl.Expr:
         return (pl.when(count > 0).then(c("share").filter(kept).cum_sum().last() / count)
                 .otherwise(0.0).alias(name))
 
-    return pairs.group_by("l", maintain_order=True).agg(
-        mean(imp, pl.len(), "prefs_pair"),
-        mean(ret, ret.sum(), "prefs_pair_ret"),
-        mean(imp, imp.sum(), "prefs_pair_imp"),
+    shared = pairs.group_by("l", maintain_order=True).agg(
+        ordered(imp_block, pl.len(), "prefs_pair"),
+        ordered(ret, ret.sum(), "prefs_pair_ret"),
+        ordered(imp_block, imp_block.sum(), "prefs_pair_imp"),
     )
+    return pl.concat([simple, shared], how="vertical_relaxed")
