@@ -502,16 +502,23 @@ def _evaluate(run: pl.LazyFrame, prefs: pl.LazyFrame, measures: list[str],
     relevant = _relevant(ec, pa)
     if recount:
         ec, pa, third = _recount_levels(ec, pa, relevant)
-    ranked = pl.concat([_ec_pairs(ec, recount), _pa_pairs(pa_pairs, listed, pa, recount)],
-                       how="diagonal_relaxed")
+    pa_ranked = _pa_pairs(pa_pairs, listed, pa, recount)
+    counts = pl.concat([_ec_counts(ec, recount), _counts(pa_ranked, recount)],
+                       how="vertical_relaxed")
     per_group = (listed.join(relevant, on=["l", "j"], how="left")
-                 .join(_counts(ranked, recount), on=["l", "j"], how="left"))
+                 .join(counts, on=["l", "j"], how="left"))
     if recount:
         per_group = per_group.join(third, on=["l", "j"], how="left")
     per_group = per_group.with_columns(pl.exclude("l", "j", "rn_past", "rnr_past").fill_null(0),
                                        pl.col("^rnr?_past$").fill_null(False))
     values = _per_list(per_group, measures)
     if any(m.startswith("prefs_pair") for m in measures):
+        # pairs judged in several groups of a list: its one-subgroup groups' pairs too
+        several = per_group.group_by("l").agg(pl.len().alias("groups")).filter(
+            pl.col("groups") > 1).select("l")
+        ranked = pl.concat([_ec_pairs(ec.join(several, on="l", how="semi")),
+                            pa_ranked.join(several, on="l", how="semi")],
+                           how="diagonal_relaxed")
         values = values.join(_pair_values(ranked, per_group), on="l", how="left").with_columns(
             pl.col("prefs_pair", "prefs_pair_ret", "prefs_pair_imp").fill_null(0.0))  # no pair
     out = (lists.select("l", *keys).join(values, on="l", how="left")
@@ -593,18 +600,97 @@ def _recount_levels(ec: pl.DataFrame, pa: pl.DataFrame, relevant: pl.DataFrame
     return ec, pa, third
 
 
-def _ec_pairs(ec: pl.DataFrame, recount: bool) -> pl.DataFrame:
-    """A one-subgroup group's pairs: each line of a level with each of a lower level."""
-    extra = ["k", "k_ret"] if recount else []
-    levels = ec.group_by("l", "j", _REL).agg("r", "n", *extra, pl.col("njr", "low").first())
+def _ec_pairs(ec: pl.DataFrame) -> pl.DataFrame:
+    """A one-subgroup group's pairs (each document of a level with each of a lower level).
+
+    Made for :func:`_pair_values` only, for lists whose groups may share pairs: the
+    counts of these groups come from :func:`_ec_counts`, without pairs.
+    """
+    levels = ec.group_by("l", "j", _REL).agg("r", "n", pl.col("njr").first())
     hi = levels.select("l", "j", pl.col(_REL).alias("rel_hi"), pl.col("r").alias("r_hi"),
                        pl.col("n").alias("n_hi"))
     lo = levels.select("l", "j", pl.col(_REL).alias("rel_lo"), pl.col("r").alias("r_lo"),
-                       pl.col("n").alias("n_lo"), *extra, "low", "njr")
+                       pl.col("n").alias("n_lo"), "njr")
     return (hi.join(lo, on=["l", "j"]).filter(pl.col("rel_hi") > pl.col("rel_lo"))
-            .explode("r_hi", "n_hi").explode("r_lo", "n_lo", *extra)
+            .explode("r_hi", "n_hi").explode("r_lo", "n_lo")
             .with_columns((pl.col("n_hi").cast(pl.Int64) * pl.col("n_lo")).alias("n"))
             .drop("rel_hi", "rel_lo", "n_lo"))
+
+
+def _ec_counts(ec: pl.DataFrame, recount: bool) -> pl.DataFrame:
+    """:func:`_counts` of the one-subgroup groups, without making their pairs.
+
+    Their pairs are every line of a level with every line of a lower level: a count
+    over pairs whose documents are both, or one, or neither retrieved is a product of
+    the levels' counts, summed over the levels above. Only "ranked in order" needs the
+    ranks: for each document y, the weight of the documents x ranked above it at a
+    higher level (a dominance count, :func:`_dominance`), weighted by y.
+    """
+    group = ["l", "j"]
+    n = pl.col("n").cast(pl.Int64)
+    ret = pl.col("r") < pl.col("njr")
+    e = ec.with_columns(
+        (pl.col(_REL).rank("dense", descending=True).over(group).cast(pl.Int64) - 1)
+        .alias("t"),  # the level's place, 0 the highest
+        (n * ret).alias("xa"), ret.cast(pl.Int64).alias("xb"))
+    w = []
+    if recount:  # the recount's weight of y: its kept lines at the lowest level
+        w = [pl.when(pl.col("low")).then(pl.col("k").fill_null(0)).otherwise(n).alias("w"),
+             (pl.when(pl.col("low")).then(pl.col("k_ret").fill_null(0)).otherwise(n) * ret)
+             .alias("w_ret")]
+    e = e.with_columns(*w).sort(*group, "r")
+    below = _dominance(e, ["xa", "xb"])
+    c = pl.col
+    levels = below.group_by(*group, "t").agg(
+        (n * ret).sum().alias("n_ret"), (n * ~ret).sum().alias("n_out"),
+        ret.sum().cast(pl.Int64).alias("c_ret"), (~ret).sum().cast(pl.Int64).alias("c_out"),
+        (n * ret * c("xa_above")).sum().alias("ful_ret"),
+        (ret * c("xb_above")).sum().alias("pairs_ful_ret"),
+        *([(c("w") * c("xa_above")).sum().alias("ful12"), c("w").sum(),
+           (c("w_ret") * c("xa_above")).sum().alias("ful12_ret"), c("w_ret").sum()]
+          if recount else []),
+    ).sort(*group, "t")
+    sums = ["n_ret", "n_out", "c_ret", "c_out"]
+    levels = levels.with_columns(  # the levels above each (their sums, exclusive)
+        *((c(x).cum_sum().over(group) - c(x)).alias(f"{x}_up") for x in sums))
+    per_level = [
+        c("ful_ret"), (c("n_ret") * c("n_ret_up")).alias("poss_ret"),
+        (c("n_out") * c("n_ret_up")).alias("ful_imp"),
+        (c("n_out") * c("n_ret_up") + c("n_ret") * c("n_out_up")).alias("poss_imp"),
+        (c("n_out") * c("n_out_up")).alias("notoccur"),
+        c("pairs_ful_ret"), (c("c_ret") * c("c_ret_up")).alias("pairs_ret"),
+        (c("c_out") * c("c_ret_up")).alias("pairs_ful_one"),
+        (c("c_out") * c("c_ret_up") + c("c_ret") * c("c_out_up")).alias("pairs_one"),
+        ((c("c_ret") + c("c_out")) * (c("c_ret_up") + c("c_out_up"))).alias("pairs"),
+    ]
+    if recount:
+        per_level += [c("ful12"), (c("w") * (c("n_ret_up") + c("n_out_up"))).alias("poss12"),
+                      c("ful12_ret"), (c("w_ret") * c("n_ret_up")).alias("poss12_ret")]
+    names = [x.meta.output_name() for x in per_level]
+    return levels.select(*group, *per_level).group_by(group).agg(c(names).sum())
+
+
+def _dominance(entries: pl.DataFrame, weights: list[str]) -> pl.DataFrame:
+    """``<weight>_above``: the sum of ``weight`` over the rows above, at a higher level.
+
+    Above: before the row, the frame being sorted by rank within each ``l, j``; a
+    higher level: a smaller ``t``.
+
+    Each pair of rows at levels t_x < t_y is counted once, at the highest bit where the
+    two levels differ (x's bit 0, y's 1, the bits above equal): per bit, a cumulative
+    sum within the rows sharing the bits above. log2(levels) window sums, not pairs.
+    """
+    bits = int(entries.select(pl.col("t").max()).item() or 0).bit_length()
+    out = entries.with_columns(pl.lit(0, pl.Int64).alias(f"{w}_above") for w in weights)
+    for k in reversed(range(bits)):
+        prefix, bit = pl.col("t") // (1 << (k + 1)), (pl.col("t") // (1 << k)) % 2
+        window = ["l", "j", prefix.alias("__prefix")]
+        out = out.with_columns(
+            (pl.col(f"{w}_above") + pl.when(bit == 1).then(
+                (pl.col(w) * (bit == 0)).cum_sum().over(window) - pl.col(w) * (bit == 0))
+             .otherwise(0)).alias(f"{w}_above")
+            for w in weights)
+    return out
 
 
 def _pa_pairs(pairs: pl.DataFrame, listed: pl.DataFrame, pa: pl.DataFrame,
@@ -629,13 +715,14 @@ _BEFORE = pl.col("r_hi") < pl.col("r_lo")
 
 
 def _counts(ranked: pl.DataFrame, recount: bool) -> pl.DataFrame:
-    """Per list and judgment group, trec_eval's JG counts (add_ec_pref_to_jg, add_pa_pref_to_jg).
+    """Per list and judgment group with subgroups, trec_eval's JG counts (add_pa_pref_to_jg).
 
     Pairs both retrieved are fulfilled in order (``ful_ret``) or not; with one retrieved
     fulfilled when it is the preferred one (``ful_imp``); with neither, not fulfilled
     (``notoccur``). ``poss_*`` count the fulfilled ones too, as trec_eval's do. The
-    recount's pairs (:func:`_recount_levels`) are ``ful12, poss12`` (and ``_ret``).
-    ``pairs_*``: the pairs themselves (each once), for prefs_pair.
+    recount's pairs (:func:`_recount_levels`) are ``ful12, poss12`` (and ``_ret``);
+    ``pairs_*`` count the pairs themselves (for prefs_pair). :func:`_ec_counts` gives
+    the same columns for the one-subgroup groups.
     """
     n = pl.col("n")
     both = _HI_RET & _LO_RET
@@ -651,15 +738,11 @@ def _counts(ranked: pl.DataFrame, recount: bool) -> pl.DataFrame:
         (_HI_RET ^ _LO_RET).cast(pl.Int64).alias("pairs_one"),
         pl.lit(1, pl.Int64).alias("pairs"),
     ]
-    if recount:
-        kept = ~pl.col("out_hi").fill_null(False) & ~pl.col("out_lo").fill_null(False)
-        n_hi = pl.col("n_hi").cast(pl.Int64)
-        w_all = pl.when(pl.col("low")).then(n_hi * pl.col("k").fill_null(0)).otherwise(n * kept)
-        w_ret = (pl.when(pl.col("low")).then(n_hi * pl.col("k_ret").fill_null(0))
-                 .otherwise(n * kept))
-        terms += [(w_all * (_BEFORE & _HI_RET)).alias("ful12"), w_all.alias("poss12"),
-                  (w_ret * (_BEFORE & both)).alias("ful12_ret"),
-                  (w_ret * both).alias("poss12_ret")]
+    if recount:  # the pairs of documents neither of which it leaves out
+        kept = (~pl.col("out_hi") & ~pl.col("out_lo")).cast(pl.Int64)
+        terms += [(kept * (_BEFORE & _HI_RET)).alias("ful12"), kept.alias("poss12"),
+                  (kept * (_BEFORE & both)).alias("ful12_ret"),
+                  (kept * both).alias("poss12_ret")]
     names = [t.meta.output_name() for t in terms]
     return ranked.select("l", "j", *terms).group_by("l", "j").agg(pl.col(names).sum())
 
