@@ -21,21 +21,24 @@ neither of which is retrieved.
 
 Everything is computed as trec_eval's form_prefs_counts.c computes it, including its
 corner cases: equal scores ranked by document id *ascending* (its other measures rank
-them descending), a group with several subgroups closed transitively (a relation of
-document pairs, joined with itself until it stops growing), a group with one subgroup
-counting a document listed twice twice, and prefs_avgjg_Rnonrel's recount of the
-lowest level. The counts are joins and aggregations over the preference pairs of all
-queries at once.
+them descending), a group with several subgroups closed transitively, a group with one
+subgroup counting a document listed twice twice, and prefs_avgjg_Rnonrel's recount of
+the lowest level. All queries at once, in joins and aggregations: a group with
+subgroups as a relation of document pairs, joined with itself until it stops growing;
+a group with one subgroup (every qrels read as preferences) without its pairs, from
+its levels' counts and, for "ranked in order", a dominance count over the bits of each
+level's place, so that its cost grows with its documents, not their pairs.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 import polars as pl
 
 from polars_rank._frames import as_polars
-from polars_rank.errors import InvalidDataError
+from polars_rank.errors import InvalidDataError, user_stacklevel
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -212,10 +215,15 @@ def evaluate_prefs(
         levels of a group's only subgroup; at level 0 and above 0 in two subgroups of
         a group), a document twice in a query of the run.
     InvalidDataError
-        A null id, a NaN score or level; and where ``prefs_avgjg_Rnonrel`` would read
-        past trec_eval's data (a group whose non-relevant documents are at several
-        levels, negative ones among them, with fewer at the lowest than it has
-        relevant ones).
+        A null id, a NaN score or level.
+
+    Warns
+    -----
+    UserWarning
+        ``prefs_avgjg_Rnonrel`` (or ``_ret``) is NaN for a query where trec_eval would
+        read past its data (a group whose non-relevant documents are at several levels,
+        negative ones among them, with fewer at the lowest than the relevant ones it
+        keeps): trec_eval's value is undefined there.
 
     Examples
     --------
@@ -511,7 +519,7 @@ def _evaluate(run: pl.LazyFrame, prefs: pl.LazyFrame, measures: list[str],
         per_group = per_group.join(third, on=["l", "j"], how="left")
     per_group = per_group.with_columns(pl.exclude("l", "j", "rn_past", "rnr_past").fill_null(0),
                                        pl.col("^rnr?_past$").fill_null(False))
-    values = _per_list(per_group, measures)
+    values = _undefined(_per_list(per_group, measures), lists, measures)
     if any(m.startswith("prefs_pair") for m in measures):
         # pairs judged in several groups of a list: its one-subgroup groups' pairs too
         several = per_group.group_by("l").agg(pl.len().alias("groups")).filter(
@@ -766,8 +774,8 @@ def _per_list(frame: pl.DataFrame, measures: list[str]) -> pl.DataFrame:
         .otherwise(0.0),
         "prefs_avgjg_imp": pl.when(imp > 0).then(_ratio(ful, imp)).otherwise(0.0),
     }
+    undefined = []
     if any("Rnonrel" in m for m in measures):
-        _check_recounts(frame, measures)
         more = c("num_rel") - c("num_nonrel")
         more_ret = c("num_rel_ret") - c("num_nonrel_ret")
         terms["prefs_avgjg_Rnonrel"] = (
@@ -780,10 +788,13 @@ def _per_list(frame: pl.DataFrame, measures: list[str]) -> pl.DataFrame:
                          c("poss_ret") + c("num_rel") * more_ret))
             .otherwise(_ratio(c("ful12_ret") + c("ful3_ret"),
                               c("poss12_ret") + c("poss3_ret"))))
+        # a recount that would read past trec_eval's data (see _recount_levels)
+        undefined = [((more < 0) & c("rn_past")).any().alias("past_Rnonrel"),
+                     ((more_ret < 0) & c("rnr_past")).any().alias("past_Rnonrel_ret")]
     sums = frame.sort("l", "j").group_by("l", maintain_order=True).agg(
         ful.sum().alias("ful"), poss.sum().alias("poss"), c("ful_ret").sum(),
         c("poss_ret").sum(), imp.sum().alias("imp"), pl.len().alias("num_jgs"),
-        *(t.cum_sum().last().alias(m) for m, t in terms.items()))
+        *(t.cum_sum().last().alias(m) for m, t in terms.items()), *undefined)
 
     def mean_over_groups(name: str) -> pl.Expr:  # "if (sum > 0.0)": NaN is not
         total = c(name)
@@ -802,25 +813,36 @@ def _per_list(frame: pl.DataFrame, measures: list[str]) -> pl.DataFrame:
         simple(c("ful_ret"), c("poss_ret"), "prefs_simp_ret"),
         simple(c("ful"), c("imp"), "prefs_simp_imp"),
         *(mean_over_groups(m) for m in terms),
+        *(c(f"past_{m}") for m in ("Rnonrel", "Rnonrel_ret") if undefined),
     )
 
 
-def _check_recounts(frame: pl.DataFrame, measures: list[str]) -> None:
-    """InvalidDataError where trec_eval's recount reads past a group's data."""
-    c = pl.col
-    checks = (("prefs_avgjg_Rnonrel", c("num_rel") < c("num_nonrel"), "rn_past", "relevant"),
-              ("prefs_avgjg_Rnonrel_ret", c("num_rel_ret") < c("num_nonrel_ret"), "rnr_past",
-               "relevant retrieved"))
-    for measure, recounted, past, what in checks:
-        if measure not in measures:
+def _undefined(values: pl.DataFrame, lists: pl.DataFrame, measures: list[str]) -> pl.DataFrame:
+    """NaN, with a warning, where prefs_avgjg_Rnonrel's recount reads past trec_eval's data.
+
+    A group whose non-relevant documents sit at several levels (0 and below), with
+    fewer lines at the lowest than the R it keeps: trec_eval reads the rest past that
+    level's end (the next group's ranks, or memory it never wrote), so its value is
+    undefined. Only negative levels lead there.
+    """
+    for measure in ("prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret"):
+        flag = f"past_{measure.removeprefix('prefs_avgjg_')}"
+        if flag not in values.columns:
             continue
-        bad = frame.filter(recounted & c(past))
-        if bad.height:
-            msg = (f"{measure}: a judgment group has non-relevant documents at several "
-                   f"levels, fewer at the lowest than it has {what} ones: trec_eval reads "
-                   "past its data there (the value is undefined); give non-relevant "
-                   "documents one level")
-            raise InvalidDataError(msg)
+        if measure in measures and values[flag].any():
+            queries = (values.filter(flag).join(lists, on="l")[_Q].unique().sort().to_list())
+            shown = ", ".join(repr(q) for q in queries[:5]) + (" ..." if len(queries) > 5
+                                                                else "")
+            warnings.warn(
+                f"{measure} is NaN for {len(queries)} quer{'y' if len(queries) == 1 else 'ies'} "
+                f"({shown}): a judgment group has non-relevant documents at several levels, "
+                "fewer at the lowest than the relevant ones it keeps, and trec_eval reads past "
+                "its data there (its value is undefined)", UserWarning,
+                stacklevel=user_stacklevel())
+            values = values.with_columns(
+                pl.when(flag).then(float("nan")).otherwise(pl.col(measure)).alias(measure))
+        values = values.drop(flag)
+    return values
 
 
 def _pair_values(ranked: pl.DataFrame, per_group: pl.DataFrame) -> pl.DataFrame:

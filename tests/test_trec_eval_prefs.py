@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import shlex
 import signal
@@ -277,20 +278,31 @@ def test_random_collections(data: st.DataObject, fmt: str, negative: bool, comma
     assert (code, out) == (theirs.returncode, theirs.stdout), err
 
 
-def test_past_the_data_is_refused(tmp_path: Path) -> None:
+def test_past_the_data_is_nan(trec_eval: Path, tmp_path: Path) -> None:
     """Non-relevant documents at 0 and -1, fewer at -1 than relevant ones: trec_eval's
-    prefs_avgjg_Rnonrel reads the R documents it keeps past the lowest level's end."""
+    prefs_avgjg_Rnonrel reads the R documents it keeps past the lowest level's end (its
+    value is undefined). polars-rank prints nan there, says why, and the rest as the
+    binary does."""
     judgments, run = tmp_path / "judgments", tmp_path / "run"
     judgments.write_text("q u d1 2\nq u d2 1\nq u d3 0\nq u d4 0\nq u d5 0\nq u d6 -1\n")
     run.write_text("q Q0 d1 1 3 t\nq Q0 d3 1 2 t\n")
-    code, out, err = ours(["-m", "prefs_avgjg_Rnonrel", "-R", "qrels_prefs", str(judgments),
-                           str(run)])
-    assert (code, out) == (2, "")
-    assert "trec_eval reads past its data there" in err
-    # the other measures are computed
-    code, out, _ = ours(["-m", "prefs", "-R", "qrels_prefs", str(judgments), str(run)])
+    flags = ["-q", "-m", "all_prefs", "-R", "qrels_prefs"]
+    code, out, err = ours([*flags, str(judgments), str(run)])
     assert code == 0
+    assert "prefs_avgjg_Rnonrel   \tq\t   nan\n" in out
+    assert "prefs_avgjg_Rnonrel   \tall\t   nan\n" in out
     assert "prefs_num_prefs_poss  \tall\t12\n" in out  # 1x5 + 1x4 + 3x1
+    assert err.startswith("polars-rank: warning: prefs_avgjg_Rnonrel is NaN for 1 query ('q')")
+    assert "trec_eval reads past its data there" in err
+    theirs = run_binary(trec_eval, flags, judgments, run)
+    assert theirs.returncode == 0
+    assert [line for line in out.splitlines() if "Rnonrel   " not in line] == [
+        line for line in theirs.stdout.splitlines() if "Rnonrel   " not in line]
+    with pytest.warns(UserWarning, match="prefs_avgjg_Rnonrel is NaN for 1 query"):
+        value = pr.evaluate_prefs(pr.read_run(run), pr.read_qrels(judgments,
+                                                                  format="qrels_prefs"),
+                                  ["prefs_avgjg_Rnonrel", "prefs_simp"])
+    assert math.isnan(value["prefs_avgjg_Rnonrel"].item())
 
 
 # ----------------------------------------------------------------------------- more runs
