@@ -55,7 +55,9 @@ and polars-rank metric strings: name, name@k, name(option=value), case-insensiti
   map, map@10, AP, mrr@10, RR@10, p@10, recall@100, R@100, hits@10, hit_rate@10,
   err@20(max_grade=4), f1@10, rbp(p=0.8) (ir_measures' binary RBP)
 Run `polars-rank metrics` for the full list. Measures trec_eval has and polars-rank
-does not compute yet are left out, with a note on stderr.
+does not compute yet are left out, with a note on stderr. Preference judgments:
+  -R prefs (qid jg jsg docid rel) or -R qrels_prefs (qrels read as preferences), with
+  -m prefs, -m all_prefs or any prefs_* measure (trec_eval's preference measures).
 
 One run prints trec_eval's own output, byte for byte (-nan where trec_eval divides 0
 by 0); several runs a table side by side. trec_eval 10's long options work too

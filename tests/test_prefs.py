@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from budget import examples
@@ -314,6 +315,24 @@ def test_equals_the_reference(case: tuple[pl.DataFrame, pl.DataFrame], max_ret: 
     for row in got.iter_rows(named=True):
         for m in REFERENCE_MEASURES:
             assert row[m] == pytest.approx(want[row["qid"]][m], rel=1e-12, abs=1e-15), m
+
+
+@pytest.mark.parametrize("levels", [2, 3, 5, 17, 64, 200])
+def test_many_levels(levels: int) -> None:
+    """A group with one subgroup and many levels: its pairs are never made, its counts
+    come from a dominance count over the bits of each level's place (up to 8 here)."""
+    rng = np.random.default_rng(levels)
+    docs = [f"d{i:03d}" for i in range(200)]
+    prefs = pl.DataFrame({"qid": "q", "jg": "u", "jsg": "s", "docid": docs,
+                          "rel": rng.integers(0, levels, len(docs)).astype(float)})
+    retrieved = rng.choice([*docs, "x", "y"], 120, replace=False)
+    run = pl.DataFrame({"qid": "q", "docid": retrieved,
+                        "score": rng.integers(0, 30, len(retrieved)).astype(float)})
+    for max_ret in (None, 40):
+        got = pr.evaluate_prefs(run, prefs, REFERENCE_MEASURES, max_ret=max_ret)
+        want = reference(run, prefs, max_ret)["q"]
+        for m in REFERENCE_MEASURES:
+            assert got[m].item() == pytest.approx(want[m], rel=1e-12), m
 
 
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])

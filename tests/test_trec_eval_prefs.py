@@ -19,6 +19,7 @@ import contextlib
 import io
 import math
 import os
+import random
 import shlex
 import signal
 import subprocess
@@ -276,6 +277,25 @@ def test_random_collections(data: st.DataObject, fmt: str, negative: bool, comma
     assume("trec_eval reads past its data" not in err)
     theirs = run_binary(trec_eval, flags, judgments, run)
     assert (code, out) == (theirs.returncode, theirs.stdout), err
+
+
+@pytest.mark.parametrize("levels", [7, 100])
+def test_many_levels_and_documents(levels: int, trec_eval: Path, tmp_path: Path) -> None:
+    """Large groups with many levels (counted from the bits of their places), a query
+    with two groups sharing pairs (prefs_pair's shares of 1/2), ties in scores."""
+    rng = random.Random(levels)
+    docs = [f"d{i}" for i in range(400)]
+    lines = [f"q{q} {g} {d} {rng.randrange(levels)}\n" for q in (1, 2)
+             for g in ((0, 1) if q == 2 else (0,)) for d in rng.sample(docs, 300)]
+    run = [f"q{q} Q0 {d} 0 {rng.randrange(50)} t\n" for q in (1, 2)
+           for d in rng.sample(docs, 250)]
+    judgments, run_file = tmp_path / "judgments", tmp_path / "run"
+    judgments.write_text("".join(lines))
+    run_file.write_text("".join(run))
+    for flags in (["-q", "-m", "all_prefs"], ["-q", "-M", "100", "-m", "all_prefs"]):
+        code, out = same(trec_eval, [*flags, "-R", "qrels_prefs"], judgments, run_file)
+        assert code == 0
+        assert out.count("\n") == 2 * 14 + 16
 
 
 def test_past_the_data_is_nan(trec_eval: Path, tmp_path: Path) -> None:
