@@ -483,11 +483,11 @@ def _raise_first(problems: list[_Problem]) -> None:
 
 # ----------------------------------------------------------------------------- counting
 #
-# Every list's preference pairs (``ranked``: ``l, j, r_hi, r_lo, n, n_hi, low, k, k_ret,
-# out_hi, out_lo, njr``) are made once, with the docid ranks of both documents: a
-# one-subgroup group's by pairing its levels (a small join) and exploding the levels'
-# documents, a group with subgroups' from its closed relation. Every count is then an
-# aggregation over them.
+# Per list (l) and judgment group (j): a group with one subgroup is counted from its
+# documents and their docid ranks (_ec_counts), a group with subgroups from its pairs,
+# its closed relation with the docid ranks of both documents (_pa_pairs, _counts). The
+# pairs of one-subgroup groups are made only for prefs_pair, in the lists whose groups
+# may share pairs (_ec_pairs).
 
 
 def _evaluate(run: pl.LazyFrame, prefs: pl.LazyFrame, measures: list[str],
