@@ -110,6 +110,20 @@ def test_query_the_run_lacks(command: str, trec_eval: Path) -> None:
         assert "prefs_num_prefs_ful   \t302\t0\n" in out
 
 
+def test_missing_skip(trec_eval: Path, tmp_path: Path) -> None:
+    """--missing skip leaves topic 302 out (trec_eval 9's way): the binary's output on the
+    judgments without it."""
+    kept = tmp_path / "qrels"
+    kept.write_text("".join(line + "\n" for line in (DATA / "qrels.test").read_text()
+                            .splitlines() if not line.startswith("302 ")))
+    flags = ["-q", "-m", "all_prefs", "-R", "qrels_prefs"]
+    code, out, _ = ours(["--missing", "skip", *flags, str(DATA / "qrels.test"),
+                         str(DATA / "results.trunc")])
+    theirs = run_binary(trec_eval, flags, kept, DATA / "results.trunc")
+    assert (code, out) == (theirs.returncode, theirs.stdout) == (0, theirs.stdout)
+    assert "\t302\t" not in out
+
+
 def test_out_test_prefs_is_what_the_binary_prints(trec_eval: Path) -> None:
     """The expected file and the binary agree (so the tests above test the same thing)."""
     done = run_binary(trec_eval, ["-m", "all_prefs", "-q", "-R", "prefs"], *PREFS)
