@@ -51,6 +51,7 @@ from polars_rank.fusion import (
 from polars_rank.io import read_qrels, read_run, scan_qrels, scan_run, to_dict, write_run
 from polars_rank.metrics import *  # noqa: F403 (every metric, listed once)
 from polars_rank.metrics import __all__ as _metric_names
+from polars_rank.preferences import evaluate_prefs
 from polars_rank.recsys import *  # noqa: F403 (beyond-accuracy metrics, listed once)
 from polars_rank.recsys import __all__ as _recsys_names
 from polars_rank.registry import parse_metric
@@ -67,6 +68,7 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     *_recsys_names,
     "validate",
     "evaluate",
+    "evaluate_prefs",
     "ranked",
     "tie_spread",
     "compare",

@@ -36,12 +36,14 @@ from polars_rank._cli_eval import (
     to_ids,
 )
 from polars_rank._cli_getopt import UsageError, spelled_out
+from polars_rank._cli_prefs import PREFS_FORMATS, evaluate_prefs_files, print_prefs, refuse
 from polars_rank._evaluation import evaluate
 from polars_rank._evaluation.options import EvalTies
 from polars_rank._trec_measures import atol
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr
+from polars_rank.preferences import PREFS_MEASURES, PREFS_SUMMARIES
 from polars_rank.recsys._table import TABLE as BEYOND_ACCURACY
 from polars_rank.recsys._table import summary
 from polars_rank.registry import DIALECTS, METRICS
@@ -62,7 +64,9 @@ and polars-rank metric strings: name, name@k, name(option=value), case-insensiti
   map, map@10, AP, mrr@10, RR@10, p@10, recall@100, R@100, hits@10, hit_rate@10,
   err@20(max_grade=4), f1@10, rbp(p=0.8) (ir_measures' binary RBP)
 Run `polars-rank metrics` for the full list. Measures trec_eval has and polars-rank
-does not compute yet are left out, with a note on stderr.
+does not compute yet are left out, with a note on stderr. Preference judgments:
+  -R prefs (qid jg jsg docid rel) or -R qrels_prefs (qrels read as preferences), with
+  -m prefs, -m all_prefs or any prefs_* measure (trec_eval's preference measures).
 
 One run prints trec_eval's own output, byte for byte (-nan where trec_eval divides 0
 by 0); several runs a table side by side. trec_eval 10's long options work too
@@ -165,7 +169,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="trec_eval's debug level; LEVEL.QID evaluates query QID only "
                          "(polars-rank prints no debugging traces)")
     ev.add_argument("-R", "--Rel_info_format", default="qrels", metavar="FORMAT",
-                    help="the qrels' format (trec_eval -R): qrels")
+                    help="the qrels' format (trec_eval -R): qrels, or preference "
+                         "judgments: prefs (qid jg jsg docid rel), qrels_prefs (qrels read "
+                         "as preferences); with -m prefs or -m all_prefs")
     ev.add_argument("-T", "--Results_format", default="trec_results", metavar="FORMAT",
                     help="the run's format (trec_eval -T): trec_results")
     ev.add_argument("-v", "--version", action=_Version, nargs=0,
@@ -238,6 +244,9 @@ def _eval(args: argparse.Namespace) -> None:
     if not measures.names:
         msg = "no measure left to compute (see the note above)"
         raise ValueError(msg)
+    prefs = args.Rel_info_format in PREFS_FORMATS
+    if prefs:
+        _check_prefs_options(args)
     if args.bounds:
         measures = measures.with_bounds()
     level, debug_query = args.Debug_level or (0, None)
@@ -258,12 +267,20 @@ def _eval(args: argparse.Namespace) -> None:
     with warnings.catch_warnings(record=True) as caught, _standard_input(args.runs) as runs:
         warnings.simplefilter("always")
         try:
-            if fmt == "trec_eval":
+            if prefs or measures.prefs:  # trec_eval stops where the two do not meet
+                refuse(args.Rel_info_format, measures, args.qrels, runs, settings)
+            if prefs and fmt == "trec_eval":
+                print_prefs(args.Rel_info_format, args.qrels, runs[0], measures, settings,
+                            per_query=args.per_query, summary=not args.no_summary)
+            elif fmt == "trec_eval":
                 print_trec_eval(args.qrels, runs[0], measures, settings,
                                 per_query=args.per_query, summary=not args.no_summary)
             else:
-                result = evaluate_files(args.qrels, runs, _run_names(args.runs), measures,
-                                        settings, per_query=args.per_query)
+                result = (evaluate_prefs_files(args.Rel_info_format, args.qrels, runs,
+                                               _run_names(args.runs), measures, settings,
+                                               per_query=args.per_query) if prefs else
+                          evaluate_files(args.qrels, runs, _run_names(args.runs), measures,
+                                         settings, per_query=args.per_query))
                 if fmt == "csv":
                     sys.stdout.write(result.write_csv())
                 elif fmt == "json":
@@ -277,15 +294,29 @@ def _eval(args: argparse.Namespace) -> None:
 
 def _check_formats(qrels: str, run: str) -> None:
     """trec_eval's ``-R`` and ``-T``: the formats polars-rank reads, or why not."""
-    if qrels in ("qrels_jg", "prefs", "qrels_prefs"):
+    if qrels == "qrels_jg":
         msg = f"-R {qrels}: trec_eval's {qrels} format is not in polars-rank yet (-R qrels)"
         raise ValueError(msg)
-    if qrels != "qrels":
+    if qrels not in ("qrels", *PREFS_FORMATS):
         msg = f"-R {qrels}: not a qrels format trec_eval knows (Illegal rel_format); -R qrels"
         raise ValueError(msg)
     if run != "trec_results":
         msg = (f"-T {run}: not a results format trec_eval knows (Illegal retrieval results "
                "format); -T trec_results")
+        raise ValueError(msg)
+
+
+def _check_prefs_options(args: argparse.Namespace) -> None:
+    """polars-rank's own options that preference judgments have no use for."""
+    given = [option for option, used in (
+        ("--bounds", args.bounds), ("--unjudged", args.unjudged != "low"),
+        ("--unjudged-grade", args.unjudged_grade is not None), ("--ties", args.ties),
+        ("--dialect", args.dialect != "trec_eval"), ("--memory", args.memory != "high"),
+    ) if used]
+    if given:
+        msg = (f"{given[0]}: not for preference judgments (-R {args.Rel_info_format}), "
+               "which trec_eval evaluates one way: equal scores by document id ascending, "
+               "unjudged documents left out of every preference")
         raise ValueError(msg)
 
 
@@ -420,6 +451,9 @@ def _list_metrics() -> None:
               + (f"\n{'':<20}   options: {options}" if options else "")
               + (f"\n{'':<20}   aliases: {aliases}" if aliases else "")
               + (f"\n{'':<20}   trec_eval: {m.trec_eval}" if m.trec_eval else ""))
+    print("\ntrec_eval's preference measures: read preference judgments (eval -R prefs, "
+          "-R qrels_prefs;\npr.evaluate_prefs), not metric strings")
+    print("\n".join(f"{m:<24} {PREFS_SUMMARIES[m]}" for m in PREFS_MEASURES))
     print("\nbeyond-accuracy (recommender) metrics: Polars expressions and frame functions")
     print("(pr.<name>), not metric strings; see the Beyond accuracy docs page")
     for e in BEYOND_ACCURACY:

@@ -29,6 +29,7 @@ from polars_rank._summaries import GEOMETRIC_FLOOR, summarize
 from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import TrecFormatError
 from polars_rank.io import last_tag, read_qrels, read_run
+from polars_rank.preferences import PREFS_MEASURES
 from polars_rank.registry import DIALECTS, Convention, Metric, convention, parse_metric
 
 if TYPE_CHECKING:
@@ -155,6 +156,8 @@ class Asked:
         """``--bounds``: a printed name -> the suffix of evaluate()'s column it reads."""
         self.notes: list[str] = []
         """Notes for stderr: parameters trec_eval ignores."""
+        self.prefs: list[str] = []
+        """The preference measures asked (``-R prefs``: :mod:`polars_rank._cli_prefs`)."""
         given = trec.first_parameters(specs)
         for spec in specs:
             expanded = trec.expand(spec, given)
@@ -173,7 +176,9 @@ class Asked:
                         self.skipped.append(measure)
                     continue
                 self.names.append(name)
-                if name not in _META:
+                if measure in PREFS_MEASURES:  # read from preference judgments, no metric
+                    self.prefs.append(name)
+                elif name not in _META:
                     metric = _with_level(parse_metric(string, dialect), level)
                     self.metrics[name] = _with_num_docs(metric, num_docs)
         rank = {m: i for i, m in enumerate(trec.ORDER)}

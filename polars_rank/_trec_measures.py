@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from polars_rank.preferences import PREFS_MEASURES, PREFS_SETS
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -55,7 +57,7 @@ class _Measure:
 
 _NONE = _Measure("none")
 # trec_eval 10's table of measures, in its printing order (measures.c:120-178); the
-# preference, judgment-group and yaap measures it also has are issue 37 item 4
+# judgment-group and yaap measures it also has are issue 37 item 4
 MEASURES: dict[str, _Measure] = {
     "runid": _NONE, "num_q": _NONE, "num_ret": _NONE, "num_rel": _NONE,
     "num_rel_ret": _NONE, "map": _NONE, "gm_map": _NONE, "Rprec": _NONE, "bpref": _NONE,
@@ -83,6 +85,7 @@ MEASURES: dict[str, _Measure] = {
     "set_P": _NONE, "set_relative_P": _NONE, "set_recall": _NONE, "set_map": _NONE,
     "set_F": _Measure("values", (1.0,)),
     "num_nonrel_judged_ret": _NONE,
+    **dict.fromkeys(PREFS_MEASURES, _NONE),  # -R prefs (polars_rank.preferences)
     "rbp": _Measure("pairs", metric="rbp"),
     "rbp_resid": _Measure("pairs", metric="rbp_resid"),
     "unj": _Measure("cutoffs", (5, 10, 20)),
@@ -101,6 +104,7 @@ SETS["all_trec"] = (*SETS["official"], "relstring", "recall", "unj", "rbp", "rbp
                     "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg",
                     "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
                     "set_F", "num_nonrel_judged_ret")
+SETS.update({name: ("runid", "num_q", *measures) for name, measures in PREFS_SETS.items()})
 
 UNSUPPORTED: frozenset[str] = frozenset({"ideal_dcg"})
 """trec_eval measures polars-rank does not compute yet: left out with a note."""

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import codecs
 import inspect
+import math
 import mmap
 import os
 import re
@@ -62,10 +63,11 @@ __all__ = ["TrecFormatError", "scan_run", "read_run", "scan_qrels", "read_qrels"
 
 PathLike = str | os.PathLike[str]
 Encoding = Literal["utf-8", "latin-1"]
-_Kind = Literal["id", "skip", "float", "int", "rank"]
+_Kind = Literal["id", "skip", "float", "level", "int", "rank"]
 """A field: an id (kept as a string), a field that must be there but is dropped (the
-run's ``Q0``, the qrels' iteration), a number, an integer, or the run's rank (kept as
-an integer where it is one, ignored otherwise, as trec_eval ignores it)."""
+run's ``Q0``, the qrels' iteration), a number, a number that is not NaN (a preference
+level: trec_eval sorts by it), an integer, or the run's rank (kept as an integer where
+it is one, ignored otherwise, as trec_eval ignores it)."""
 
 _BLANKS = b"\t\v\f\r"  # with the space and the newline: C's isspace(), trec_eval's separators
 _TO_SPACE = bytes.maketrans(_BLANKS, b" " * len(_BLANKS))
@@ -113,7 +115,8 @@ class _Layout:
     def schema(self) -> pl.Schema:
         """The frame read: the fields that are kept, typed."""
         dtypes: dict[_Kind, pl.DataType] = {"id": pl.String(), "float": pl.Float64(),
-                                            "int": pl.Int64(), "rank": pl.Int64()}
+                                            "level": pl.Float64(), "int": pl.Int64(),
+                                            "rank": pl.Int64()}
         return pl.Schema({name: dtypes[kind] for name, kind in self.fields if kind != "skip"})
 
     def csv_schema(self, *, quick: bool) -> dict[str, pl.DataType]:
@@ -121,7 +124,8 @@ class _Layout:
 
         ``quick``: the rank too (a file whose ranks are not all integers is read again).
         """
-        dtypes: dict[_Kind, pl.DataType] = {"float": pl.Float64(), "int": pl.Int64()}
+        dtypes: dict[_Kind, pl.DataType] = {"float": pl.Float64(), "level": pl.Float64(),
+                                            "int": pl.Int64()}
         if quick:
             dtypes["rank"] = pl.Int64()
         out = {name: dtypes.get(kind, pl.String()) for name, kind in self.fields}
@@ -144,6 +148,16 @@ _SUBTOPICS = _Layout("qrels", "qid subtopic docid rel",
                      extra=False, blank=False, lone_comments=True)
 _QRELS3 = _Layout("qrels", "qid docid rel", (("qid", "id"), ("docid", "id"), ("rel", "int")),
                   extra=False, blank=False, lone_comments=True)
+# trec_eval's -R prefs and -R qrels_prefs (get_prefs.c, get_qrels_prefs.c): the level is
+# read as a double, compared, never rounded; comments and blank lines as in qrels
+_PREFS = _Layout("prefs", "qid jg jsg docid rel",
+                 (("qid", "id"), ("jg", "id"), ("jsg", "id"), ("docid", "id"), ("rel", "level")),
+                 extra=False, blank=False, lone_comments=True)
+_QRELS_PREFS = _Layout("qrels_prefs", "qid jg docid rel",
+                       (("qid", "id"), ("jg", "id"), ("docid", "id"), ("rel", "level")),
+                       extra=False, blank=False, lone_comments=True)
+QrelsFormat = Literal["qrels", "prefs", "qrels_prefs"]
+"""The judgment formats the qrels readers take: trec_eval's ``-R`` values."""
 
 
 def _encoding(encoding: str) -> Encoding:
@@ -307,6 +321,9 @@ def _parse(source: str | bytes, layout: _Layout, separator: str, skip: int, *,
     if cr:
         texts = [name for name in layout.names if schema[name] == pl.String]
         bad.append(pl.any_horizontal(pl.col(texts).str.contains("\r", literal=True)))
+    levels = [name for name, kind in layout.fields if kind == "level"]
+    if levels:
+        bad.append(pl.any_horizontal(pl.col(levels).is_nan()))
     if ascii_ids:
         ids = pl.col([name for name, kind in layout.fields if kind == "id"])
         bad.append(pl.any_horizontal(ids.str.len_bytes() != ids.str.len_chars()))
@@ -369,14 +386,21 @@ def _read_lines(path: Path, data: bytes, layout: _Layout, skip: int) -> pl.DataF
             column.append(text)
     text_frame = pl.DataFrame(dict(zip(layout.names, columns, strict=True)),
                               schema=dict.fromkeys(layout.names, pl.String))
-    casts = {name: pl.Float64 if kind == "float" else pl.Int64
-             for name, kind in layout.fields if kind in ("float", "int")}
+    casts = {name: pl.Int64 if kind == "int" else pl.Float64
+             for name, kind in layout.fields if kind in ("float", "level", "int")}
     frame = text_frame.with_columns(pl.col(name).cast(dtype, strict=False)
                                     for name, dtype in casts.items())
+    levels = {name for name, kind in layout.fields if kind == "level"}
+
+    def not_number(name: str) -> pl.Expr:  # NaN is no level (trec_eval sorts by it)
+        column = pl.col(name)
+        return column.is_null() | column.is_nan() if name in levels else column.is_null()
+
     not_numbers = frame.with_row_index().filter(
-        pl.any_horizontal(pl.col(name).is_null() for name in casts))
+        pl.any_horizontal(not_number(name) for name in casts))
     for index, *_ in not_numbers.head(_SHOWN).iter_rows():
-        name = next(name for name in casts if frame[name][index] is None)
+        name = next(name for name in casts if frame[name][index] is None
+                    or (name in levels and math.isnan(frame[name][index])))
         kind = "a number" if casts[name] == pl.Float64 else "an integer"
         problems.append((numbers[index], lines[numbers[index] - 1],
                          f"{name} {text_frame[name][index]!r} is not {kind}"))
@@ -599,8 +623,8 @@ def _qrels_layout(path: PathLike, subtopics: bool) -> tuple[Path, _Layout, int]:
     return file, _SUBTOPICS if subtopics else _QRELS, 0
 
 
-def scan_qrels(path: PathLike, *, subtopics: bool = False,
-               encoding: str = "utf-8") -> pl.LazyFrame:
+def scan_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-8",
+               format: QrelsFormat = "qrels") -> pl.LazyFrame:
     r"""Lazily read a qrels file: ``qid iter docid rel``, ``qid docid rel`` or BEIR's TSV.
 
     The first line that is not blank or a comment tells the layout: 4 fields, TREC's
@@ -612,6 +636,15 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False,
     lines. Negative labels ("in the pool, not judged" to trec_eval) become null:
     unjudged.
 
+    ``format="prefs"`` reads trec_eval's preference judgments (``-R prefs``), lines
+    ``qid jg jsg docid rel``: within a judgment group ``jg`` (one user's information
+    need), each judgment subgroup ``jsg`` prefers every document to those of its
+    subgroup with a lower ``rel`` (a number, read as trec_eval's double: only its order
+    counts, and 0 means non-relevant); ``format="qrels_prefs"`` reads an ordinary qrels
+    file as preferences (``-R qrels_prefs``): its second field is the judgment group,
+    with one subgroup ``"0"``. Either gives the frame :func:`polars_rank.evaluate_prefs`
+    reads; labels are kept as written, negative ones too (trec_eval compares them).
+
     Parameters
     ----------
     path
@@ -621,21 +654,25 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False,
         before ``docid``.
     encoding
         ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
+    format
+        ``"qrels"`` (the default), ``"prefs"`` or ``"qrels_prefs"``: trec_eval's ``-R``.
 
     Returns
     -------
     pl.LazyFrame
         Columns ``qid`` (str), ``docid`` (str), ``rel`` (i64, null = unjudged); with
-        ``subtopics=True``, ``qid, subtopic, docid, rel``.
+        ``subtopics=True``, ``qid, subtopic, docid, rel``. With ``format="prefs"`` or
+        ``"qrels_prefs"``: ``qid, jg, jsg, docid`` (str) and ``rel`` (f64).
 
     Raises
     ------
     TrecFormatError
         When called: an empty file, one without a data line or one that is not text;
         ``subtopics=True`` for a file without a subtopic field. When collected: a line
-        without the first line's number of fields (4 or 3), a blank line (trec_eval
-        stops on both), a label that is not an integer, a line that is not UTF-8; the
-        message names the file, the line number and the line.
+        without the first line's number of fields (4 or 3; prefs: 5, qrels_prefs: 4),
+        a blank line (trec_eval stops on both), a label that is not an integer (prefs:
+        not a number, or NaN), a line that is not UTF-8; the message names the file,
+        the line number and the line.
     OSError
         When called: the file cannot be opened.
 
@@ -670,15 +707,56 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False,
     │ q1  ┆ d1    ┆ 2   │
     │ q1  ┆ d2    ┆ 0   │
     └─────┴───────┴─────┘
+
+    Preference judgments: one user (``u1``) ranks three documents, another prefers
+    ``d3`` to ``d1``:
+
+    >>> _ = path.write_text("q1 u1 s1 d1 2\nq1 u1 s1 d2 1\nq1 u1 s1 d3 0\n"
+    ...                     "q1 u2 s1 d3 1\nq1 u2 s1 d1 0\n")
+    >>> pr.read_qrels(path, format="prefs")
+    shape: (5, 5)
+    ┌─────┬─────┬─────┬───────┬─────┐
+    │ qid ┆ jg  ┆ jsg ┆ docid ┆ rel │
+    │ --- ┆ --- ┆ --- ┆ ---   ┆ --- │
+    │ str ┆ str ┆ str ┆ str   ┆ f64 │
+    ╞═════╪═════╪═════╪═══════╪═════╡
+    │ q1  ┆ u1  ┆ s1  ┆ d1    ┆ 2.0 │
+    │ q1  ┆ u1  ┆ s1  ┆ d2    ┆ 1.0 │
+    │ q1  ┆ u1  ┆ s1  ┆ d3    ┆ 0.0 │
+    │ q1  ┆ u2  ┆ s1  ┆ d3    ┆ 1.0 │
+    │ q1  ┆ u2  ┆ s1  ┆ d1    ┆ 0.0 │
+    └─────┴─────┴─────┴───────┴─────┘
     """
     checked = _encoding(encoding)
+    if format != "qrels":
+        return _scan_prefs(path, format, subtopics=subtopics, encoding=checked)
     file, layout, header = _qrels_layout(path, subtopics)
     lazy = _scan(file, layout, checked, header)
     return lazy.with_columns(pl.when(pl.col("rel") >= 0).then(pl.col("rel")).alias("rel"))
 
 
-def read_qrels(path: PathLike, *, subtopics: bool = False,
-               encoding: str = "utf-8") -> pl.DataFrame:
+def _scan_prefs(path: PathLike, format: str, *, subtopics: bool,
+                encoding: Encoding) -> pl.LazyFrame:
+    """``scan_qrels`` of trec_eval's preference formats: ``qid, jg, jsg, docid, rel``."""
+    if format not in ("prefs", "qrels_prefs"):
+        msg = (f"format={format!r}: 'qrels' (the default), 'prefs' or 'qrels_prefs' "
+               "(trec_eval's -R)")
+        raise ValueError(msg)
+    if subtopics:
+        msg = f"subtopics=True reads TREC's diversity qrels, not format={format!r}"
+        raise ValueError(msg)
+    layout = _PREFS if format == "prefs" else _QRELS_PREFS
+    file, _, _ = _opened(path, layout.what)
+    zero = pl.col("rel") == 0  # -0.0 read as 0.0 (x + 0.0 would do, but Polars drops it)
+    lazy = _scan(file, layout, encoding).with_columns(
+        pl.when(zero).then(0.0).otherwise(pl.col("rel")).alias("rel"))
+    if format == "qrels_prefs":  # get_qrels_prefs.c: every line in subgroup "0"
+        lazy = lazy.with_columns(pl.lit("0").alias("jsg"))
+    return lazy.select("qid", "jg", "jsg", "docid", "rel")
+
+
+def read_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-8",
+               format: QrelsFormat = "qrels") -> pl.DataFrame:
     r"""Read a qrels file eagerly (TREC, ``qid docid rel`` or BEIR); see :func:`scan_qrels`.
 
     Parameters
@@ -690,11 +768,15 @@ def read_qrels(path: PathLike, *, subtopics: bool = False,
         ``qid subtopic docid rel``, for the intent-aware metrics.
     encoding
         ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
+    format
+        ``"qrels"`` (the default), or trec_eval's preference formats ``"prefs"`` and
+        ``"qrels_prefs"`` (``-R prefs``, ``-R qrels_prefs``); see :func:`scan_qrels`.
 
     Returns
     -------
     pl.DataFrame
-        Columns ``qid, docid, rel`` (``qid, subtopic, docid, rel`` with ``subtopics``).
+        Columns ``qid, docid, rel`` (``qid, subtopic, docid, rel`` with ``subtopics``;
+        ``qid, jg, jsg, docid, rel`` in the preference formats).
 
     Examples
     --------
@@ -728,7 +810,7 @@ def read_qrels(path: PathLike, *, subtopics: bool = False,
     │ q1  ┆ 2        ┆ d2    ┆ 1   │
     └─────┴──────────┴───────┴─────┘
     """
-    return scan_qrels(path, subtopics=subtopics, encoding=encoding).collect()
+    return scan_qrels(path, subtopics=subtopics, encoding=encoding, format=format).collect()
 
 
 def write_run(

@@ -41,6 +41,7 @@ from polars_rank._unjudged import UNJUDGED, check_unjudged, with_unjudged
 from polars_rank.metrics.gain import row_gain
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
+from polars_rank.preferences import PREFS_MEASURES, PREFS_SETS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -842,6 +843,11 @@ def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, An
 
 
 def _unknown(spec: str, name: str) -> ValueError:
+    if name.lower() in {*(m.lower() for m in PREFS_MEASURES), *PREFS_SETS}:
+        return ValueError(
+            f"{spec!r} is a trec_eval preference measure: it reads preference judgments, "
+            "not a relevance column; polars_rank.evaluate_prefs(run, "
+            f"polars_rank.read_qrels(path, format='prefs'), [{spec!r}]) computes it")
     names = sorted({*_BY_ALIAS, *(f"{t}_10" for t in _TREC)})
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "."

@@ -158,6 +158,11 @@ def _measure(name: str) -> str:
 @pytest.fixture(scope="session")
 def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The trec_eval 10.0 binary, built from the source next to the checkout."""
+    return build_trec_eval(tmp_path_factory.mktemp("trec_eval"))
+
+
+def build_trec_eval(folder: Path) -> Path:
+    """trec_eval 10.0 built in ``folder`` (skips, or fails on CI, when it cannot be)."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     problem = (f"no trec_eval source at {SOURCE}" if not (SOURCE / "Makefile").is_file()
                else "no C compiler (cc or gcc)" if compiler is None
@@ -166,7 +171,7 @@ def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if REQUIRED:
             pytest.fail(f"CI builds trec_eval 10.0 from source: {problem}")
         pytest.skip(problem)
-    build = tmp_path_factory.mktemp("trec_eval") / "src"
+    build = folder / "src"
     shutil.copytree(SOURCE, build)
     made = subprocess.run(["make", "-s", f"CC={compiler}"], cwd=build, capture_output=True,
                           text=True, check=False)
@@ -540,8 +545,8 @@ def test_version(flag: str, trec_eval: Path, capsys: pytest.CaptureFixture[str])
 def test_rel_info_and_results_formats(capsys: pytest.CaptureFixture[str]) -> None:
     """-R and -T accept trec_eval's default formats; the others say why not."""
     files_ = (DATA / "qrels.test", DATA / "results.test")
-    for flags, message in ((["-R", "prefs"], "-R prefs: trec_eval's prefs format is not in "
-                                             "polars-rank yet"),
+    for flags, message in ((["-R", "qrels_jg"], "-R qrels_jg: trec_eval's qrels_jg format is "
+                                                "not in polars-rank yet"),
                            (["-R", "xyz"], "-R xyz: not a qrels format trec_eval knows"),
                            (["--Results_format", "xyz"], "-T xyz: not a results format")):
         code, out, err = ours_all(flags, *files_, capsys)

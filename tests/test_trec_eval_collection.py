@@ -40,6 +40,8 @@ COMMANDS: dict[str, str] = {
         "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 "
         "qrels.test results.test"
     ),
+    "out.test.prefs": "-m all_prefs -q -R prefs prefs.test prefs.results.test",
+    "out.test.qrels_prefs": "-m all_prefs -q -R qrels_prefs qrels.test results.test",
 }
 
 # Measures of all_trec that polars-rank has no metric for yet (the command line leaves
@@ -55,6 +57,8 @@ NOT_YET: dict[str, set[str]] = {
     "out.test.aqcM": _ALL_TREC_NOT_YET,
     "out.test.aql": _ALL_TREC_NOT_YET,
     "out.test.meas_params": set(),
+    "out.test.prefs": set(),
+    "out.test.qrels_prefs": set(),
 }
 """Per expected file: the measure names trec_eval prints that our output lacks."""
 
@@ -134,6 +138,12 @@ def test_cli_matches_trec_eval(expected: str, capsys: pytest.CaptureFixture[str]
         f"measures of {expected} we do not print: newly supported (remove from NOT_YET) "
         f"{sorted(pending - lacking)}, newly missing {sorted(lacking - pending)}"
     )
+
+
+def test_prefs_comments_as_trec_eval(capsys: pytest.CaptureFixture[str]) -> None:
+    """The preference file with comment lines gives out.test.prefs too (quicktest's)."""
+    argv = _arguments("-m all_prefs -q -R prefs prefs.comment.test prefs.results.test")
+    assert _run_cli(argv, capsys) == (DATA / "out.test.prefs").read_text()
 
 
 @pytest.mark.parametrize("expected", list(COMMANDS))

@@ -77,6 +77,7 @@ PUBLIC_MODULES = (
     "polars_rank.fusion",
     "polars_rank.stats",
     "polars_rank.io",
+    "polars_rank.preferences",
     "polars_rank.registry",
     "polars_rank.validate",
     "polars_rank.datasets",
