@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 
-from polars_rank import __version__, _cli_compare, _cli_fuse, datasets
+from polars_rank import __version__, _cli_compare, _cli_fuse, _cli_judgment_groups, datasets
 from polars_rank._cli_eval import Settings, Stop, asked, evaluate_files, print_trec_eval
 from polars_rank._evaluation import evaluate
 from polars_rank._evaluation.options import EvalTies
@@ -150,7 +150,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="trec_eval's debug level; LEVEL.QID evaluates query QID only "
                          "(polars-rank prints no debugging traces)")
     ev.add_argument("-R", "--Rel_info_format", default="qrels", metavar="FORMAT",
-                    help="the qrels' format (trec_eval -R): qrels")
+                    help="the qrels' format (trec_eval -R): qrels, or qrels_jg (judgment "
+                         "groups, for -m qrels_jg: map_avgjg, P_avgjg, Rprec_mult_avgjg)")
     ev.add_argument("-T", "--Results_format", default="trec_results", metavar="FORMAT",
                     help="the run's format (trec_eval -T): trec_results")
     ev.add_argument("-v", "--version", action=_Version, nargs=0,
@@ -205,6 +206,7 @@ def _eval(args: argparse.Namespace) -> None:
                "(trec_eval crashes on a negative -M)")
         raise ValueError(msg)
     measures = asked(args.metrics, args.level, args.dialect, args.num_docs)
+    _cli_judgment_groups.check_measures(measures, args.Rel_info_format)
     for note in measures.notes:
         print(f"polars-rank: note: {note}", file=sys.stderr)
     if measures.skipped:
@@ -222,7 +224,8 @@ def _eval(args: argparse.Namespace) -> None:
     settings = Settings.of(args.dialect, ties=args.ties, missing=args.missing,
                            memory=args.memory, max_ret=args.max_ret,
                            judged_only=args.judged_only, unjudged=args.unjudged,
-                           unjudged_grade=args.unjudged_grade, debug_query=debug_query)
+                           unjudged_grade=args.unjudged_grade, debug_query=debug_query,
+                           rel_info_format=args.Rel_info_format)
     fmt = args.format or ("trec_eval" if len(args.runs) == 1 else "table")
     if fmt == "trec_eval" and len(args.runs) > 1:
         msg = "--format trec_eval prints one run; give one, or --format table"
@@ -249,10 +252,10 @@ def _eval(args: argparse.Namespace) -> None:
 
 def _check_formats(qrels: str, run: str) -> None:
     """trec_eval's ``-R`` and ``-T``: the formats polars-rank reads, or why not."""
-    if qrels in ("qrels_jg", "prefs", "qrels_prefs"):
+    if qrels in ("prefs", "qrels_prefs"):
         msg = f"-R {qrels}: trec_eval's {qrels} format is not in polars-rank yet (-R qrels)"
         raise ValueError(msg)
-    if qrels != "qrels":
+    if qrels not in ("qrels", "qrels_jg"):
         msg = f"-R {qrels}: not a qrels format trec_eval knows (Illegal rel_format); -R qrels"
         raise ValueError(msg)
     if run != "trec_results":

@@ -144,6 +144,13 @@ _SUBTOPICS = _Layout("qrels", "qid subtopic docid rel",
                      extra=False, blank=False, lone_comments=True)
 _QRELS3 = _Layout("qrels", "qid docid rel", (("qid", "id"), ("docid", "id"), ("rel", "int")),
                   extra=False, blank=False, lone_comments=True)
+# trec_eval's -R qrels_jg (get_qrels_jg.c): TREC qrels whose second field is kept, the
+# judgment group (a user), read as get_qrels.c reads qrels otherwise
+_QRELS_JG = _Layout("qrels", "qid jg docid rel",
+                    (("qid", "id"), ("jg", "id"), ("docid", "id"), ("rel", "int")),
+                    extra=False, blank=False, lone_comments=True)
+QrelsFormat = Literal["qrels", "qrels_jg"]
+_QRELS_FORMATS = ("qrels", "qrels_jg")
 
 
 def _encoding(encoding: str) -> Encoding:
@@ -586,9 +593,23 @@ def last_tag(path: PathLike, *, encoding: str = "utf-8") -> str:
             raise TrecFormatError(msg)
 
 
-def _qrels_layout(path: PathLike, subtopics: bool) -> tuple[Path, _Layout, int]:
+def _qrels_layout(path: PathLike, subtopics: bool,
+                  format: str = "qrels") -> tuple[Path, _Layout, int]:
     """The file, its layout (from its first data line) and the header line to skip."""
+    if format not in _QRELS_FORMATS:
+        msg = (f"format={format!r}: 'qrels' (TREC, 3-column or BEIR) or 'qrels_jg' "
+               "(trec_eval's judgment groups, 'qid jg docid rel')")
+        raise ValueError(msg)
+    if format == "qrels_jg" and subtopics:
+        msg = "subtopics=True reads diversity qrels; format='qrels_jg' reads judgment groups"
+        raise ValueError(msg)
     file, number, words = _opened(path, "qrels")
+    if format == "qrels_jg":
+        if len(words) != len(_QRELS_JG.fields):
+            msg = (f"{os.fspath(file)}: format='qrels_jg' reads trec_eval's judgment "
+                   f"groups, 'qid jg docid rel'; line {number} has {len(words)} fields")
+            raise TrecFormatError(msg)
+        return file, _QRELS_JG, 0
     header = [word.decode("utf-8", "replace") for word in words] == list(_BEIR_HEADER)
     if len(words) == len(_BEIR_HEADER):  # qid docid rel, after BEIR's header if any
         if subtopics:
@@ -599,7 +620,7 @@ def _qrels_layout(path: PathLike, subtopics: bool) -> tuple[Path, _Layout, int]:
     return file, _SUBTOPICS if subtopics else _QRELS, 0
 
 
-def scan_qrels(path: PathLike, *, subtopics: bool = False,
+def scan_qrels(path: PathLike, *, subtopics: bool = False, format: QrelsFormat = "qrels",
                encoding: str = "utf-8") -> pl.LazyFrame:
     r"""Lazily read a qrels file: ``qid iter docid rel``, ``qid docid rel`` or BEIR's TSV.
 
@@ -610,7 +631,11 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False,
     ``alpha_nDCG@20``); 3 fields, ``qid docid rel``;
     BEIR's header ``query-id corpus-id score`` (skipped), then ``qid docid rel``
     lines. Negative labels ("in the pool, not judged" to trec_eval) become null:
-    unjudged.
+    unjudged. ``format="qrels_jg"`` reads trec_eval's judgment groups (its
+    ``-R qrels_jg``): ``qid jg docid rel``, the second field the judgment group (a
+    user, whose judgments may differ from another's), kept as a ``jg`` column, one row
+    per (query, group, document), for the judgment-group measures of
+    :func:`polars_rank.evaluate` (``map_avgjg``, ``P_avgjg@k``, ``Rprec_mult_avgjg@x``).
 
     Parameters
     ----------
@@ -619,6 +644,9 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False,
     subtopics
         Keep the second field of 4-field qrels as a ``subtopic`` column (str), placed
         before ``docid``.
+    format
+        ``"qrels"`` (the default: TREC, 3-column or BEIR, as above) or ``"qrels_jg"``
+        (trec_eval's judgment groups: 4 fields, the second kept as ``jg``).
     encoding
         ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
 
@@ -626,13 +654,15 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False,
     -------
     pl.LazyFrame
         Columns ``qid`` (str), ``docid`` (str), ``rel`` (i64, null = unjudged); with
-        ``subtopics=True``, ``qid, subtopic, docid, rel``.
+        ``subtopics=True``, ``qid, subtopic, docid, rel``; with
+        ``format="qrels_jg"``, ``qid, jg, docid, rel`` (``jg`` a str).
 
     Raises
     ------
     TrecFormatError
         When called: an empty file, one without a data line or one that is not text;
-        ``subtopics=True`` for a file without a subtopic field. When collected: a line
+        ``subtopics=True`` for a file without a subtopic field, ``format="qrels_jg"``
+        for one whose first line has not 4 fields. When collected: a line
         without the first line's number of fields (4 or 3), a blank line (trec_eval
         stops on both), a label that is not an integer, a line that is not UTF-8; the
         message names the file, the line number and the line.
@@ -672,12 +702,12 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False,
     └─────┴───────┴─────┘
     """
     checked = _encoding(encoding)
-    file, layout, header = _qrels_layout(path, subtopics)
+    file, layout, header = _qrels_layout(path, subtopics, format)
     lazy = _scan(file, layout, checked, header)
     return lazy.with_columns(pl.when(pl.col("rel") >= 0).then(pl.col("rel")).alias("rel"))
 
 
-def read_qrels(path: PathLike, *, subtopics: bool = False,
+def read_qrels(path: PathLike, *, subtopics: bool = False, format: QrelsFormat = "qrels",
                encoding: str = "utf-8") -> pl.DataFrame:
     r"""Read a qrels file eagerly (TREC, ``qid docid rel`` or BEIR); see :func:`scan_qrels`.
 
@@ -688,13 +718,17 @@ def read_qrels(path: PathLike, *, subtopics: bool = False,
     subtopics
         Keep TREC's second field as a ``subtopic`` column: diversity qrels,
         ``qid subtopic docid rel``, for the intent-aware metrics.
+    format
+        ``"qrels"`` (the default) or ``"qrels_jg"``: trec_eval's judgment groups,
+        ``qid jg docid rel``, for the judgment-group measures (``map_avgjg``, ...).
     encoding
         ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
 
     Returns
     -------
     pl.DataFrame
-        Columns ``qid, docid, rel`` (``qid, subtopic, docid, rel`` with ``subtopics``).
+        Columns ``qid, docid, rel`` (``qid, subtopic, docid, rel`` with ``subtopics``;
+        ``qid, jg, docid, rel`` with ``format="qrels_jg"``).
 
     Examples
     --------
@@ -727,8 +761,36 @@ def read_qrels(path: PathLike, *, subtopics: bool = False,
     │ q1  ┆ 2        ┆ d1    ┆ 0   │
     │ q1  ┆ 2        ┆ d2    ┆ 1   │
     └─────┴──────────┴───────┴─────┘
+
+    trec_eval's judgment groups (``-R qrels_jg``): two users judged q1, and disagree
+    on d1:
+
+    >>> _ = path.write_text("q1 alice d1 1\nq1 alice d2 0\nq1 bob d1 0\nq1 bob d3 2\n")
+    >>> qrels = pr.read_qrels(path, format="qrels_jg")
+    >>> qrels
+    shape: (4, 4)
+    ┌─────┬───────┬───────┬─────┐
+    │ qid ┆ jg    ┆ docid ┆ rel │
+    │ --- ┆ ---   ┆ ---   ┆ --- │
+    │ str ┆ str   ┆ str   ┆ i64 │
+    ╞═════╪═══════╪═══════╪═════╡
+    │ q1  ┆ alice ┆ d1    ┆ 1   │
+    │ q1  ┆ alice ┆ d2    ┆ 0   │
+    │ q1  ┆ bob   ┆ d1    ┆ 0   │
+    │ q1  ┆ bob   ┆ d3    ┆ 2   │
+    └─────┴───────┴───────┴─────┘
+    >>> run = pl.DataFrame({"qid": "q1", "docid": ["d1", "d3"], "score": [2.0, 1.0]})
+    >>> pr.evaluate(run, qrels, ["map_avgjg", "P_avgjg@1"])  # alice: 1 and 1; bob: 0.5 and 0
+    shape: (1, 2)
+    ┌───────────┬───────────┐
+    │ map_avgjg ┆ P_avgjg@1 │
+    │ ---       ┆ ---       │
+    │ f64       ┆ f64       │
+    ╞═══════════╪═══════════╡
+    │ 0.75      ┆ 0.5       │
+    └───────────┴───────────┘
     """
-    return scan_qrels(path, subtopics=subtopics, encoding=encoding).collect()
+    return scan_qrels(path, subtopics=subtopics, format=format, encoding=encoding).collect()
 
 
 def write_run(
