@@ -329,16 +329,20 @@ METRICS: dict[str, MetricDef] = {
         # trec_eval's judgment-group measures (-R qrels_jg): each of the metrics above
         # against every judgment group (a user's judgments) of a query, averaged
         MetricDef("map_avgjg", metrics.average_precision, options=(THRESHOLD,),
-                  trec_eval="map_avgjg", per_judgment_group="map",
+                  trec_eval="map_avgjg (-R qrels_jg: each judgment group's AP, averaged)",
+                  per_judgment_group="map",
                   summary="AP against each judgment group of the qrels, averaged",
                   paper="trec_eval 9.0, m_map_avgjg.c (Buckley, 2008)"),
         MetricDef("p_avgjg", metrics.precision, options=(THRESHOLD,),
-                  trec_eval="P_avgjg.k", per_judgment_group="p",
+                  trec_eval="P_avgjg.k (-R qrels_jg: each judgment group's P@k, averaged)",
+                  per_judgment_group="p",
                   summary="P@k against each judgment group of the qrels, averaged",
                   paper="trec_eval 9.0, m_P_avgjg.c (Buckley, 2008)"),
         MetricDef("rprec_mult_avgjg", metrics.r_precision_multiple, cutoff=False,
                   at="multiple", options=(MULTIPLE, THRESHOLD),
-                  trec_eval="Rprec_mult_avgjg_x", per_judgment_group="rprec_mult",
+                  trec_eval="Rprec_mult_avgjg_x (-R qrels_jg: each judgment group's "
+                            "Rprec_mult_x, averaged)",
+                  per_judgment_group="rprec_mult",
                   summary="precision at depth x R against each judgment group, averaged",
                   paper="trec_eval 9.0, m_Rprec_mult_avgjg.c (Buckley, 2008)"),
         MetricDef("set_map", metrics.set_map, ("setap",), cutoff=False, options=(THRESHOLD,),

@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
         "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 "
         "qrels.test results.test"
     ),
+    "out.test.qrels_jg": "-m qrels_jg -q -R qrels_jg qrels.123 results.test",
 }
 
 # Measures of all_trec that polars-rank has no metric for yet (the command line leaves
@@ -55,6 +56,7 @@ NOT_YET: dict[str, set[str]] = {
     "out.test.aqcM": _ALL_TREC_NOT_YET,
     "out.test.aql": _ALL_TREC_NOT_YET,
     "out.test.meas_params": set(),
+    "out.test.qrels_jg": set(),
 }
 """Per expected file: the measure names trec_eval prints that our output lacks."""
 

@@ -97,7 +97,8 @@ def _stand_in(relevant: pl.Expr, metric: Metric) -> pl.Expr:
     """
     if metric.definition.name == "yaap":
         return ((1.0 + 0.0) / (1.0 + relevant - 0.0)).log()
-    _, b, c, d = metric.options["weights"]
+    weights: tuple[float, float, float, float] = metric.options["weights"]
+    _, b, c, d = weights
     return b + c * relevant + d * (-1.0 - relevant)
 
 
