@@ -606,8 +606,8 @@ def _qrels_layout(path: PathLike, subtopics: bool,
     file, number, words = _opened(path, "qrels")
     if format == "qrels_jg":
         if len(words) != len(_QRELS_JG.fields):
-            msg = (f"{os.fspath(file)}: format='qrels_jg' reads trec_eval's judgment "
-                   f"groups, 'qid jg docid rel'; line {number} has {len(words)} fields")
+            msg = (f"{os.fspath(file)}: line {number} has {len(words)} fields; trec_eval's "
+                   "judgment groups (qrels_jg) are 'qid jg docid rel'")
             raise TrecFormatError(msg)
         return file, _QRELS_JG, 0
     header = [word.decode("utf-8", "replace") for word in words] == list(_BEIR_HEADER)

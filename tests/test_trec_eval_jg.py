@@ -372,12 +372,19 @@ def test_evaluate_options() -> None:
     with pytest.raises(InvalidDataError, match=r"duplicate .* first at qid='q1', jg='u', "
                                                "docid='a'"):
         pr.evaluate(run, pl.concat([qrels, qrels.head(1)]), ["map_avgjg"])
+    no_group = qrels.with_columns(pl.when(pl.col("qid") == "q2").then(pl.col("jg")))
+    with pytest.raises(InvalidDataError, match="null judgment group in qrels column 'jg': "
+                                               "first at qid='q1'"):
+        pr.evaluate(run, no_group, ["map_avgjg"])
+    with pytest.raises(InvalidDataError, match="negative relevance in qrels column 'rel': "
+                                               "first at qid='q1', jg='u'"):
+        pr.evaluate(run, qrels.with_columns(rel=pl.lit(-3)), ["map_avgjg"])
 
 
 def test_read_qrels_format(tmp_path: Path) -> None:
     path = tmp_path / "qrels"
     path.write_text("q1 d1 1\n")
-    with pytest.raises(TrecFormatError, match=r"format='qrels_jg' reads .* line 1 has 3 fields"):
+    with pytest.raises(TrecFormatError, match=r"line 1 has 3 fields; trec_eval's judgment groups"):
         pr.read_qrels(path, format="qrels_jg")
     with pytest.raises(ValueError, match="format='prefs': 'qrels'"):
         pr.read_qrels(path, format="prefs")  # type: ignore[arg-type]

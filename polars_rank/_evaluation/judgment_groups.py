@@ -125,6 +125,9 @@ def evaluate_groups(
     groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
     chosen = convention(dialect, ties=ties, missing=missing)
     run_lazy, qrels_lazy = _same_query_type(run_in.lazy(), qrels_in.lazy(), query)
+    if validate:  # the checks read the inputs now (as evaluate()'s do): read them once
+        run_lazy, qrels_lazy = run_lazy.collect().lazy(), qrels_lazy.collect().lazy()
+        _check_groups(qrels_lazy, query, judgment_group)
     pairs = qrels_lazy.select(query, pl.col(judgment_group).cast(pl.String)).unique()
     pairs = pairs.with_columns(
         pl.concat_str([pl.col(query).cast(pl.String), pl.lit(_NUL), pl.col(judgment_group)])
@@ -143,7 +146,7 @@ def evaluate_groups(
             dialect=dialect, unjudged=unjudged, unjudged_grade=unjudged_grade,
             bounds=bounds)
     except InvalidDataError as exc:  # the list's key named as its query and group
-        text = str(exc).replace(f"{_LIST}=", f"{query}=")
+        text = str(exc).replace(_LIST, query)
         raise InvalidDataError(text.replace("\\x00", f"', {judgment_group}='")) from None
     ends = ["", f"_{LOW}", f"_{HIGH}"] if bounds else [""]
     columns = {f"{name}{end}": f"{_base(m)}{end}" for name, m in named for end in ends}
@@ -173,6 +176,15 @@ def _refuse_plain(named: list[tuple[str, Metric]], judgment_group: str) -> None:
                "measures read (map_avgjg, P_avgjg@k, Rprec_mult_avgjg@x, as trec_eval "
                "-R qrels_jg); evaluate the others against one group's qrels")
         raise ValueError(msg)
+
+
+def _check_groups(qrels: pl.LazyFrame, query: str, judgment_group: str) -> None:
+    """InvalidDataError for a qrels row without a judgment group (a null), naming its query."""
+    where = qrels.filter(pl.col(judgment_group).is_null()).select(query).head(1).collect()
+    if where.height:
+        msg = (f"null judgment group in qrels column {judgment_group!r}: first at "
+               f"{query}={where.item()!r}")
+        raise InvalidDataError(msg)
 
 
 def _same_query_type(run: pl.LazyFrame, qrels: pl.LazyFrame,
