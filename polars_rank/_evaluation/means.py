@@ -3,7 +3,8 @@
 trec_eval evaluates the run's queries that have judgments and something retrieved;
 ``missing="zero"`` (``trec_eval -c``) adds, with every metric 0, the judged queries a
 list did not retrieve anything for and the qrels queries absent from the run (a
-dialect may give them other values: :attr:`Options.absent`).
+dialect may give them other values: :attr:`Options.absent`; yaap scores trec_eval's
+value on an empty list, ln(1 / (1 + R)), and num_rel the qrels' R).
 """
 
 from __future__ import annotations
