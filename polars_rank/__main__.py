@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 
-from polars_rank import __version__, _cli_compare, _cli_fuse, datasets
+from polars_rank import __version__, _cli_compare, _cli_fuse, _cli_judgment_groups, datasets
 from polars_rank._cli_eval import (
     Settings,
     Stop,
@@ -169,9 +169,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="trec_eval's debug level; LEVEL.QID evaluates query QID only "
                          "(polars-rank prints no debugging traces)")
     ev.add_argument("-R", "--Rel_info_format", default="qrels", metavar="FORMAT",
-                    help="the qrels' format (trec_eval -R): qrels, or preference "
-                         "judgments: prefs (qid jg jsg docid rel), qrels_prefs (qrels read "
-                         "as preferences); with -m prefs or -m all_prefs")
+                    help="the qrels' format (trec_eval -R): qrels; qrels_jg (judgment "
+                         "groups, for -m qrels_jg: map_avgjg, P_avgjg, Rprec_mult_avgjg); or "
+                         "preference judgments: prefs (qid jg jsg docid rel), qrels_prefs "
+                         "(qrels read as preferences), with -m prefs or -m all_prefs")
     ev.add_argument("-T", "--Results_format", default="trec_results", metavar="FORMAT",
                     help="the run's format (trec_eval -T): trec_results")
     ev.add_argument("-v", "--version", action=_Version, nargs=0,
@@ -236,6 +237,7 @@ def _eval(args: argparse.Namespace) -> None:
                "(trec_eval crashes on a negative -M)")
         raise ValueError(msg)
     measures = asked(args.metrics, args.level, args.dialect, args.num_docs)
+    _cli_judgment_groups.check_measures(measures, args.Rel_info_format)
     for note in measures.notes:
         print(f"polars-rank: note: {note}", file=sys.stderr)
     if measures.skipped:
@@ -259,7 +261,7 @@ def _eval(args: argparse.Namespace) -> None:
                            memory=args.memory, max_ret=args.max_ret,
                            judged_only=args.judged_only, unjudged=args.unjudged,
                            unjudged_grade=args.unjudged_grade, debug_query=debug_query,
-                           zscores=args.Zscore)
+                           zscores=args.Zscore, rel_info_format=args.Rel_info_format)
     fmt = args.format or ("trec_eval" if len(args.runs) == 1 else "table")
     if fmt == "trec_eval" and len(args.runs) > 1:
         msg = "--format trec_eval prints one run; give one, or --format table"
@@ -294,10 +296,7 @@ def _eval(args: argparse.Namespace) -> None:
 
 def _check_formats(qrels: str, run: str) -> None:
     """trec_eval's ``-R`` and ``-T``: the formats polars-rank reads, or why not."""
-    if qrels == "qrels_jg":
-        msg = f"-R {qrels}: trec_eval's {qrels} format is not in polars-rank yet (-R qrels)"
-        raise ValueError(msg)
-    if qrels not in ("qrels", *PREFS_FORMATS):
+    if qrels not in ("qrels", "qrels_jg", *PREFS_FORMATS):
         msg = f"-R {qrels}: not a qrels format trec_eval knows (Illegal rel_format); -R qrels"
         raise ValueError(msg)
     if run != "trec_results":

@@ -119,6 +119,9 @@ class Settings:
     zscores: Path | None = None
     """``-Z``: trec_eval's z-score file; each value printed as its z-score
     (:mod:`polars_rank._zscores`)."""
+    rel_info_format: str = "qrels"
+    """``-R``: the qrels' format; ``qrels_jg``: judgment groups
+    (:mod:`polars_rank._cli_judgment_groups`)."""
 
     @classmethod
     def of(cls, dialect: str, *, ties: str | None = None, missing: str | None = None,
@@ -320,7 +323,9 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
     levels = a.zero_over_zero() if zero_over_zero and judged_only else {}
     hidden: dict[str, Metric] = {}  # read here, not printed
     if levels or not a.metrics:  # with only runid and num_q: the queries evaluated
-        hidden[_EMPTY] = parse_metric("num_ret")
+        # (judgment groups are read by their own measures only)
+        hidden[_EMPTY] = parse_metric("map_avgjg" if s.rel_info_format == "qrels_jg"
+                                      else "num_ret")
     if levels:
         hidden[_R] = _with_level(parse_metric("num_rel", a.dialect), a.level)
     metrics = list(dict.fromkeys([*a.unique(), *hidden.values()]))
@@ -422,12 +427,15 @@ def _summary(per: pl.DataFrame, a: Asked, complete: pl.LazyFrame | None = None, 
                                   *(e.alias(n) for n, e in summaries.items()))
 
 
-def _judgments(qrels: Path, a: Asked) -> pl.LazyFrame:
+def _judgments(qrels: Path, a: Asked, s: Settings) -> pl.LazyFrame:
     """The qrels, with their subtopic field when an intent-aware metric is asked.
 
     ndeval's qrels are TREC's 4 fields with the subtopic second; 3-field qrels give
-    those metrics one subtopic per query (evaluate() warns).
+    those metrics one subtopic per query (evaluate() warns). ``-R qrels_jg``: the
+    judgment group second.
     """
+    if s.rel_info_format == "qrels_jg":
+        return read_qrels(qrels, format="qrels_jg").lazy()
     if any(m.definition.subtopics for m in a.metrics.values()):
         try:
             return read_qrels(qrels, subtopics=True, encoding=_IDS).lazy()
@@ -501,7 +509,7 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     as trec_eval prints them.
     """
     s = Settings() if s is None else s
-    judgments = _judgments(qrels, a)
+    judgments = _judgments(qrels, a, s)
     merged: pl.DataFrame | None = None
     queries: dict[str, set[str]] = {}  # each run's evaluated queries
     text = [n for n, m in a.metrics.items() if _is_text(m)]
@@ -590,7 +598,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
     its z-score (:mod:`polars_rank._zscores`), as trec_eval prints it.
     """
     s = Settings() if s is None else s
-    judgments = _judgments(qrels, a)
+    judgments = _judgments(qrels, a, s)
     per = _per_query(run, judgments, a, s, zero_over_zero=True)
     reference = _reference(s)
     if reference is not None:

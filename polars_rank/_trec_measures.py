@@ -1,8 +1,8 @@
 """trec_eval's measure names, parameters and sets, as the command line reads them.
 
 ``-m P.5,10`` asks for ``P_5`` and ``P_10``; ``-m P`` for P at trec_eval's default
-cutoffs; ``-m official`` (the default), ``-m set`` and ``-m all_trec`` for trec_eval's
-sets (measures.c:183-235, trec_eval 10.0). Each line trec_eval prints becomes a
+cutoffs; ``-m official`` (the default), ``-m set``, ``-m all_trec`` and ``-m qrels_jg``
+for trec_eval's sets (measures.c:183-235, trec_eval 10.0). Each line trec_eval prints becomes a
 (printed name, metric string) pair: ``P_5`` and ``P_5``, ``set_F_2`` and
 ``set_F(beta=2.0)``, ``rbp_p=0.5,1=2`` and ``rbp(p=0.5,gains={1:2})``. Output order is
 trec_eval's own table (measures.c:120-178), whatever the order asked. As in trec_eval,
@@ -57,7 +57,8 @@ class _Measure:
 
 _NONE = _Measure("none")
 # trec_eval 10's table of measures, in its printing order (measures.c:120-178); the
-# judgment-group and yaap measures it also has are issue 37 item 4
+# preference measures are read by polars_rank.preferences, the judgment-group ones by
+# _evaluation/judgment_groups.py
 MEASURES: dict[str, _Measure] = {
     "runid": _NONE, "num_q": _NONE, "num_ret": _NONE, "num_rel": _NONE,
     "num_rel_ret": _NONE, "map": _NONE, "gm_map": _NONE, "Rprec": _NONE, "bpref": _NONE,
@@ -86,6 +87,12 @@ MEASURES: dict[str, _Measure] = {
     "set_F": _Measure("values", (1.0,)),
     "num_nonrel_judged_ret": _NONE,
     **dict.fromkeys(PREFS_MEASURES, _NONE),  # -R prefs (polars_rank.preferences)
+    # the judgment-group measures, which read -R qrels_jg (and no other measure does)
+    "map_avgjg": _NONE,
+    "P_avgjg": _Measure("cutoffs", _CUTOFFS),
+    "Rprec_mult_avgjg": _Measure("levels", tuple(i / 10 for i in range(2, 21, 2)),
+                                 "rprec_mult_avgjg(multiple={})"),
+    "yaap": _NONE,
     "rbp": _Measure("pairs", metric="rbp"),
     "rbp_resid": _Measure("pairs", metric="rbp_resid"),
     "unj": _Measure("cutoffs", (5, 10, 20)),
@@ -99,6 +106,7 @@ SETS: dict[str, tuple[str, ...]] = {
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"),
 }
+SETS["qrels_jg"] = ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 SETS["all_trec"] = (*SETS["official"], "relstring", "recall", "unj", "rbp", "rbp_resid",
                     "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
                     "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg",

@@ -156,8 +156,15 @@ _PREFS = _Layout("prefs", "qid jg jsg docid rel",
 _QRELS_PREFS = _Layout("qrels_prefs", "qid jg docid rel",
                        (("qid", "id"), ("jg", "id"), ("docid", "id"), ("rel", "level")),
                        extra=False, blank=False, lone_comments=True)
-QrelsFormat = Literal["qrels", "prefs", "qrels_prefs"]
+
+# trec_eval's -R qrels_jg (get_qrels_jg.c): TREC qrels whose second field is kept, the
+# judgment group (a user), read as get_qrels.c reads qrels otherwise
+_QRELS_JG = _Layout("qrels", "qid jg docid rel",
+                    (("qid", "id"), ("jg", "id"), ("docid", "id"), ("rel", "int")),
+                    extra=False, blank=False, lone_comments=True)
+QrelsFormat = Literal["qrels", "qrels_jg", "prefs", "qrels_prefs"]
 """The judgment formats the qrels readers take: trec_eval's ``-R`` values."""
+_QRELS_FORMATS = ("qrels", "qrels_jg")
 
 
 def _encoding(encoding: str) -> Encoding:
@@ -610,9 +617,24 @@ def last_tag(path: PathLike, *, encoding: str = "utf-8") -> str:
             raise TrecFormatError(msg)
 
 
-def _qrels_layout(path: PathLike, subtopics: bool) -> tuple[Path, _Layout, int]:
+def _qrels_layout(path: PathLike, subtopics: bool,
+                  format: str = "qrels") -> tuple[Path, _Layout, int]:
     """The file, its layout (from its first data line) and the header line to skip."""
+    if format not in _QRELS_FORMATS:
+        msg = (f"format={format!r}: 'qrels' (TREC, 3-column or BEIR), 'qrels_jg' "
+               "(trec_eval's judgment groups, 'qid jg docid rel'), 'prefs' or "
+               "'qrels_prefs' (trec_eval's -R)")
+        raise ValueError(msg)
+    if format == "qrels_jg" and subtopics:
+        msg = "subtopics=True reads diversity qrels; format='qrels_jg' reads judgment groups"
+        raise ValueError(msg)
     file, number, words = _opened(path, "qrels")
+    if format == "qrels_jg":
+        if len(words) != len(_QRELS_JG.fields):
+            msg = (f"{os.fspath(file)}: line {number} has {len(words)} fields; trec_eval's "
+                   "judgment groups (qrels_jg) are 'qid jg docid rel'")
+            raise TrecFormatError(msg)
+        return file, _QRELS_JG, 0
     header = [word.decode("utf-8", "replace") for word in words] == list(_BEIR_HEADER)
     if len(words) == len(_BEIR_HEADER):  # qid docid rel, after BEIR's header if any
         if subtopics:
@@ -634,7 +656,11 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-
     ``alpha_nDCG@20``); 3 fields, ``qid docid rel``;
     BEIR's header ``query-id corpus-id score`` (skipped), then ``qid docid rel``
     lines. Negative labels ("in the pool, not judged" to trec_eval) become null:
-    unjudged.
+    unjudged. ``format="qrels_jg"`` reads trec_eval's judgment groups (its
+    ``-R qrels_jg``): ``qid jg docid rel``, the second field the judgment group (a
+    user, whose judgments may differ from another's), kept as a ``jg`` column, one row
+    per (query, group, document), for the judgment-group measures of
+    :func:`polars_rank.evaluate` (``map_avgjg``, ``P_avgjg@k``, ``Rprec_mult_avgjg@x``).
 
     ``format="prefs"`` reads trec_eval's preference judgments (``-R prefs``), lines
     ``qid jg jsg docid rel``: within a judgment group ``jg`` (one user's information
@@ -652,6 +678,9 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-
     subtopics
         Keep the second field of 4-field qrels as a ``subtopic`` column (str), placed
         before ``docid``.
+    format
+        ``"qrels"`` (the default: TREC, 3-column or BEIR, as above) or ``"qrels_jg"``
+        (trec_eval's judgment groups: 4 fields, the second kept as ``jg``).
     encoding
         ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
     format
@@ -662,17 +691,19 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-
     pl.LazyFrame
         Columns ``qid`` (str), ``docid`` (str), ``rel`` (i64, null = unjudged); with
         ``subtopics=True``, ``qid, subtopic, docid, rel``. With ``format="prefs"`` or
-        ``"qrels_prefs"``: ``qid, jg, jsg, docid`` (str) and ``rel`` (f64).
+        ``"qrels_prefs"``: ``qid, jg, jsg, docid`` (str) and ``rel`` (f64); with
+        ``format="qrels_jg"``, ``qid, jg, docid, rel`` (``jg`` a str).
 
     Raises
     ------
     TrecFormatError
         When called: an empty file, one without a data line or one that is not text;
-        ``subtopics=True`` for a file without a subtopic field. When collected: a line
-        without the first line's number of fields (4 or 3; prefs: 5, qrels_prefs: 4),
-        a blank line (trec_eval stops on both), a label that is not an integer (prefs:
-        not a number, or NaN), a line that is not UTF-8; the message names the file,
-        the line number and the line.
+        ``subtopics=True`` for a file without a subtopic field, ``format="qrels_jg"``
+        for one whose first line has not 4 fields. When collected: a line without the
+        first line's number of fields (4 or 3; prefs: 5, qrels_prefs: 4), a blank line
+        (trec_eval stops on both), a label that is not an integer (prefs: not a number,
+        or NaN), a line that is not UTF-8; the message names the file, the line number
+        and the line.
     OSError
         When called: the file cannot be opened.
 
@@ -728,9 +759,9 @@ def scan_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-
     └─────┴─────┴─────┴───────┴─────┘
     """
     checked = _encoding(encoding)
-    if format != "qrels":
+    if format in ("prefs", "qrels_prefs"):
         return _scan_prefs(path, format, subtopics=subtopics, encoding=checked)
-    file, layout, header = _qrels_layout(path, subtopics)
+    file, layout, header = _qrels_layout(path, subtopics, format)
     lazy = _scan(file, layout, checked, header)
     return lazy.with_columns(pl.when(pl.col("rel") >= 0).then(pl.col("rel")).alias("rel"))
 
@@ -739,8 +770,8 @@ def _scan_prefs(path: PathLike, format: str, *, subtopics: bool,
                 encoding: Encoding) -> pl.LazyFrame:
     """``scan_qrels`` of trec_eval's preference formats: ``qid, jg, jsg, docid, rel``."""
     if format not in ("prefs", "qrels_prefs"):
-        msg = (f"format={format!r}: 'qrels' (the default), 'prefs' or 'qrels_prefs' "
-               "(trec_eval's -R)")
+        msg = (f"format={format!r}: 'qrels' (the default), 'qrels_jg', 'prefs' or "
+               "'qrels_prefs' (trec_eval's -R)")
         raise ValueError(msg)
     if subtopics:
         msg = f"subtopics=True reads TREC's diversity qrels, not format={format!r}"
@@ -766,6 +797,9 @@ def read_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-
     subtopics
         Keep TREC's second field as a ``subtopic`` column: diversity qrels,
         ``qid subtopic docid rel``, for the intent-aware metrics.
+    format
+        ``"qrels"`` (the default) or ``"qrels_jg"``: trec_eval's judgment groups,
+        ``qid jg docid rel``, for the judgment-group measures (``map_avgjg``, ...).
     encoding
         ``"utf-8"`` or ``"latin-1"``; see :func:`scan_run`.
     format
@@ -776,7 +810,8 @@ def read_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-
     -------
     pl.DataFrame
         Columns ``qid, docid, rel`` (``qid, subtopic, docid, rel`` with ``subtopics``;
-        ``qid, jg, jsg, docid, rel`` in the preference formats).
+        ``qid, jg, jsg, docid, rel`` in the preference formats, ``qid, jg, docid, rel``
+        with ``format="qrels_jg"``).
 
     Examples
     --------
@@ -809,6 +844,34 @@ def read_qrels(path: PathLike, *, subtopics: bool = False, encoding: str = "utf-
     │ q1  ┆ 2        ┆ d1    ┆ 0   │
     │ q1  ┆ 2        ┆ d2    ┆ 1   │
     └─────┴──────────┴───────┴─────┘
+
+    trec_eval's judgment groups (``-R qrels_jg``): two users judged q1, and disagree
+    on d1:
+
+    >>> _ = path.write_text("q1 alice d1 1\nq1 alice d2 0\nq1 bob d1 0\nq1 bob d3 2\n")
+    >>> qrels = pr.read_qrels(path, format="qrels_jg")
+    >>> qrels
+    shape: (4, 4)
+    ┌─────┬───────┬───────┬─────┐
+    │ qid ┆ jg    ┆ docid ┆ rel │
+    │ --- ┆ ---   ┆ ---   ┆ --- │
+    │ str ┆ str   ┆ str   ┆ i64 │
+    ╞═════╪═══════╪═══════╪═════╡
+    │ q1  ┆ alice ┆ d1    ┆ 1   │
+    │ q1  ┆ alice ┆ d2    ┆ 0   │
+    │ q1  ┆ bob   ┆ d1    ┆ 0   │
+    │ q1  ┆ bob   ┆ d3    ┆ 2   │
+    └─────┴───────┴───────┴─────┘
+    >>> run = pl.DataFrame({"qid": "q1", "docid": ["d1", "d3"], "score": [2.0, 1.0]})
+    >>> pr.evaluate(run, qrels, ["map_avgjg", "P_avgjg@1"])  # alice: 1 and 1; bob: 0.5 and 0
+    shape: (1, 2)
+    ┌───────────┬───────────┐
+    │ map_avgjg ┆ P_avgjg@1 │
+    │ ---       ┆ ---       │
+    │ f64       ┆ f64       │
+    ╞═══════════╪═══════════╡
+    │ 0.75      ┆ 0.5       │
+    └───────────┴───────────┘
     """
     return scan_qrels(path, subtopics=subtopics, encoding=encoding, format=format).collect()
 

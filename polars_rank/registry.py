@@ -138,6 +138,11 @@ class MetricDef:
     row_gain: Callable[..., pl.Expr] | None = None
     """Its row gain from the labels and its options, for a metric taking a gain table:
     :func:`polars_rank.evaluate` ranks the ties by it (:meth:`Metric.tie_gain`)."""
+    per_judgment_group: str | None = None
+    """A trec_eval ``_avgjg`` measure: the registered metric it computes against each
+    judgment group of the qrels (``-R qrels_jg``), averaged over the groups of each
+    query (:mod:`polars_rank._evaluation.judgment_groups`). Its function is that
+    metric's: one list judged once is one group."""
 
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (ir_measures' ``rel``: ``threshold``, ``T``: ``target``).
@@ -172,6 +177,8 @@ ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
                   "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
 GAIN_TABLE = Option("gains", GainTable, None,
                     description="gain of each listed label, {1:3,2:9} (others: the label)")
+
+MULTIPLE = Option("multiple", float, 1.0, description="x: depth x R")
 
 ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
 BETA = Option("beta", float, 0.5, description="patience (ndeval's)")
@@ -235,6 +242,10 @@ METRICS: dict[str, MetricDef] = {
         MetricDef("gm_map", metrics.gm_map, ("gmap",), options=(THRESHOLD,),
                   trec_eval="gm_map", summary="AP, geometric mean over queries (floor 1e-5)",
                   paper="Robertson, CIKM 2006", over_queries="geometric"),
+        MetricDef("yaap", metrics.yaap, ("yet_another_average_precision",),
+                  options=(THRESHOLD,), trec_eval="yaap",
+                  summary="ln((1 + S) / (1 + R - S)), S = R x AP: AP smoothed",
+                  paper="Robertson, ECIR 2012"),
         MetricDef("mrr", metrics.reciprocal_rank, ("rr", "reciprocal_rank", "recip_rank"),
                   options=(THRESHOLD, EMPTY_LIST), trec_eval="recip_rank (no cutoff)",
                   summary="1 / rank of the first relevant row within k",
@@ -313,11 +324,28 @@ METRICS: dict[str, MetricDef] = {
                   summary="relevant in the top k / min(k, R)",
                   paper="Buckley & Voorhees, SIGIR 2000"),
         MetricDef("rprec_mult", metrics.r_precision_multiple, ("r_precision_multiple",),
-                  cutoff=False, at="multiple",
-                  options=(Option("multiple", float, 1.0, description="x: depth x R"),
-                           THRESHOLD),
+                  cutoff=False, at="multiple", options=(MULTIPLE, THRESHOLD),
                   trec_eval="Rprec_mult_x", summary="precision at depth x R (rounded up)",
                   paper="Buckley & Voorhees, SIGIR 2000"),
+        # trec_eval's judgment-group measures (-R qrels_jg): each of the metrics above
+        # against every judgment group (a user's judgments) of a query, averaged
+        MetricDef("map_avgjg", metrics.average_precision, options=(THRESHOLD,),
+                  trec_eval="map_avgjg (-R qrels_jg: each judgment group's AP, averaged)",
+                  per_judgment_group="map",
+                  summary="AP against each judgment group of the qrels, averaged",
+                  paper="trec_eval 9.0, m_map_avgjg.c (Buckley, 2008)"),
+        MetricDef("p_avgjg", metrics.precision, options=(THRESHOLD,),
+                  trec_eval="P_avgjg.k (-R qrels_jg: each judgment group's P@k, averaged)",
+                  per_judgment_group="p",
+                  summary="P@k against each judgment group of the qrels, averaged",
+                  paper="trec_eval 9.0, m_P_avgjg.c (Buckley, 2008)"),
+        MetricDef("rprec_mult_avgjg", metrics.r_precision_multiple, cutoff=False,
+                  at="multiple", options=(MULTIPLE, THRESHOLD),
+                  trec_eval="Rprec_mult_avgjg_x (-R qrels_jg: each judgment group's "
+                            "Rprec_mult_x, averaged)",
+                  per_judgment_group="rprec_mult",
+                  summary="precision at depth x R against each judgment group, averaged",
+                  paper="trec_eval 9.0, m_Rprec_mult_avgjg.c (Buckley, 2008)"),
         MetricDef("set_map", metrics.set_map, ("setap",), cutoff=False, options=(THRESHOLD,),
                   trec_eval="set_map", summary="set precision x set recall",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.3"),
@@ -449,6 +477,7 @@ _TREC: dict[str, tuple[str, dict[str, Any]]] = {
     "p": ("p", {}),
     "recall": ("recall", {}),
     "success": ("hit_rate", {}),
+    "p_avgjg": ("p_avgjg", {}),
 }
 
 _SYNTAX = re.compile(
@@ -459,7 +488,8 @@ _SYNTAX = re.compile(
 )
 _TREC_CUT = re.compile(r"^(?P<name>[a-z_]+?)[._](?P<k>\d+)$")
 _RANX_RBP = re.compile(r"^rbp\.(?P<digits>\d+)$")
-_TREC_LEVEL = re.compile(r"^(?P<name>iprec_at_recall|rprec_mult)[._](?P<x>\d*\.?\d+)$")
+_TREC_LEVEL = re.compile(
+    r"^(?P<name>iprec_at_recall|rprec_mult|rprec_mult_avgjg)[._](?P<x>\d*\.?\d+)$")
 _RANX_LEVEL = re.compile(r"^(?P<spec>.+)-l(?P<level>\d+)$")  # ranx: map@10-l2
 
 # trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
@@ -780,7 +810,9 @@ class Metric:
                              name=str(self)).alias(str(self))
 
 
-_BY_FUNCTION: dict[str, MetricDef] = {m.function.__name__: m for m in METRICS.values()}
+# a judgment-group measure shares its function with the metric it averages
+_BY_FUNCTION: dict[str, MetricDef] = {m.function.__name__: m for m in METRICS.values()
+                                      if m.per_judgment_group is None}
 
 
 def check_rewritable(definition: MetricDef | None, unjudged: str, *, bounds: bool) -> None:

@@ -217,6 +217,25 @@ def average_precision(
     return total / num_rel
 
 
+def yaap(
+    ranked: Sequence[Label],
+    unretrieved: Sequence[Label] = (),
+    k: int | None = None,
+    threshold: float = 1,
+) -> float:
+    """Robertson's "yet another average precision" (ECIR 2012; trec_eval's m_yaap.c).
+
+    ln((1 + S) / (1 + R - S)): S is the sum, over the relevant ranks r <= k, of the
+    precision at r; R counts ALL relevant documents (retrieved or not), as AP's.
+    """
+    num_rel = _num_relevant([*ranked, *unretrieved], threshold)
+    total = 0.0
+    for rank, label in enumerate(_top(ranked, k), start=1):
+        if _is_relevant(label, threshold):
+            total += precision(ranked, k=rank, threshold=threshold)
+    return math.log((1 + total) / (1 + num_rel - total))
+
+
 def reciprocal_rank(ranked: Sequence[Label], k: int | None = None, threshold: float = 1) -> float:
     """1 / rank of the first relevant document within the top k, else 0."""
     for rank, label in enumerate(_top(ranked, k), start=1):

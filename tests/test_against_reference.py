@@ -200,6 +200,10 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
         lambda p, by: pr.average_precision("rel", p.k, threshold=p.threshold, **by),
         lambda c, p: ref.average_precision(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold),
     ),
+    "yaap": (
+        lambda p, by: pr.yaap("rel", p.k, threshold=p.threshold, **by),
+        lambda c, p: ref.yaap(c.ranked, c.unretrieved, k=p.k, threshold=p.threshold),
+    ),
     "reciprocal_rank": (
         lambda p, by: pr.reciprocal_rank("rel", p.k, threshold=p.threshold, **by),
         lambda c, p: ref.reciprocal_rank(c.ranked, k=p.k, threshold=p.threshold),

@@ -55,6 +55,7 @@ METRICS: dict[str, Build] = {
     "ndcg_row_order": lambda **kw: pr.ndcg("rel", 3, by=None, **kw),
     "ap_optimistic": lambda **kw: pr.average_precision("rel", by="score", ties="optimistic", **kw),
     "gm_map": lambda **kw: pr.gm_map("rel", by="score", **kw),
+    "yaap": lambda **kw: pr.yaap("rel", by="score", **kw),
     "hits": lambda **kw: pr.hits("rel", 3, by="score", **kw),
     "num_ret": lambda **kw: pr.num_ret("rel", by="score", **kw),
     "num_rel": lambda **kw: pr.num_rel("rel", by="score", threshold=2, **kw),

@@ -41,7 +41,8 @@ POLARS_1 = pl.__version__.startswith("1.")
 SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2", "p@2",
          "p", "recall@3", "f1@2", "err@3(max_grade=3)", "hit_rate@1", "rprec", "bpref",
          "rbp(p=0.5)", "rank_correlation", "auc", "ctr@2", "abandonment@2",
-         "first_click_rr", "clicks_per_query@3", "rbp(p=0.9,gain=graded)", "gm_map", "hits@2",
+         "first_click_rr", "clicks_per_query@3", "rbp(p=0.9,gain=graded)", "gm_map", "yaap",
+         "hits@2",
          "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "iprec_at_recall@0.5",
          "11pt_avg", "gm_bpref", "unj@3", "rbp_resid(p=0.7)", "relative_p@2", "rprec_mult@1.4",
          "set_map", "utility", "g", "bing", "ndcg_rel", "rndcg(gains={1:3,2:0})",
@@ -61,9 +62,12 @@ SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "map", "map@2", "mrr", "mrr@2",
 # id (ndeval) or row order only: tests/test_intents.py runs them through every path
 INTENT_SPECS = ["alpha_ndcg@3", "alpha_dcg@2", "err_ia@3", "nerr_ia@2", "nrbp", "nnrbp",
                 "p_ia@2", "ap_ia", "strecall@3"]
+# trec_eval's judgment-group measures read qrels with a judgment-group column, a row
+# per (query, group, doc): tests/test_trec_eval_jg.py runs them
+JUDGMENT_GROUP_SPECS = ["map_avgjg", "p_avgjg@2", "rprec_mult_avgjg@1.4"]
 NO_EXPECTED = {"iprec_at_recall", "11pt_avg", "g", "bing",
                "ndcg_rel", "rndcg", "infap", "relstring", "accuracy", "sdcg", "inst", "insq",
-               "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "compat"}
+               "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "compat", "yaap"}
 if not SLICES_BY_MANY_OFFSETS:  # ERR under expected ties needs Polars 2
     NO_EXPECTED.add("err")
 
@@ -86,7 +90,9 @@ def over_queries(values: pl.Series, m: Metric) -> float | None:
 
 
 def test_every_registered_metric_is_covered() -> None:
-    assert {parse_metric(s).definition.name for s in SPECS + INTENT_SPECS} == set(METRICS)
+    specs = SPECS + INTENT_SPECS + JUDGMENT_GROUP_SPECS
+    assert {parse_metric(s).definition.name for s in specs} == set(METRICS)
+    assert all(parse_metric(s).definition.per_judgment_group for s in JUDGMENT_GROUP_SPECS)
     assert all(parse_metric(s).definition.subtopics for s in INTENT_SPECS)
 
 

@@ -176,7 +176,7 @@ def test_relstring_characters() -> None:
 SPECS = ["ndcg@3", "ndcg", "map", "map@2", "mrr", "p@2", "recall@3", "rprec", "bpref",
          "num_ret", "num_rel_ret", "unj@3", "rbp_resid(p=0.7)", "infap", "judged@2",
          "relstring@4", "iprec_at_recall@0.5", "relative_p@2", "utility", "auc",
-         "rank_correlation", "err@3(max_grade=12)", "set_map", "gm_map"]
+         "rank_correlation", "err@3(max_grade=12)", "set_map", "gm_map", "yaap"]
 
 
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -39,7 +39,7 @@ TOL = 1e-12
 EXCLUDED = {"auc", "mean_dwell", "iprec_at_recall",
             "eleven_point_average", "normalized_gain", "binary_normalized_gain",
             "ndcg_over_relevant", "r_ndcg", "infap", "relstring", "accuracy", "compat", "sdcg",
-            "inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11"}
+            "inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "yaap"}
 LOWER_IS_BETTER = {"abandonment"}  # optimistic (clicks first) is its minimum
 # a hit moved into the top k can lower the mean precision at the hits: no bound
 NOT_MONOTONE = {"average_precision_retrieved"}

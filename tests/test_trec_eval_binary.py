@@ -135,6 +135,9 @@ COMMANDS = (
     "-q -m P.5x,010 -m iprec_at_recall.0.25,1e-1",  # C's atol and atof
     "-q -m official.5 -m all_trec.x",  # a set's parameters are ignored
     "-q -m G.1=0,2=3 -m Rndcg.1=2 -m ndcg_rel.3=1",
+    # yaap, in no set (-R qrels_jg and its measures: tests/test_trec_eval_jg.py)
+    "-q -m yaap -m map",
+    "-q -c -J -m yaap",
 )
 CASES = 3  # random file pairs per command
 

@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     ),
     "out.test.prefs": "-m all_prefs -q -R prefs prefs.test prefs.results.test",
     "out.test.qrels_prefs": "-m all_prefs -q -R qrels_prefs qrels.test results.test",
+    "out.test.qrels_jg": "-m qrels_jg -q -R qrels_jg qrels.123 results.test",
 }
 
 # Measures of all_trec that polars-rank has no metric for yet (the command line leaves
@@ -59,6 +60,7 @@ NOT_YET: dict[str, set[str]] = {
     "out.test.meas_params": set(),
     "out.test.prefs": set(),
     "out.test.qrels_prefs": set(),
+    "out.test.qrels_jg": set(),
 }
 """Per expected file: the measure names trec_eval prints that our output lacks."""
 

@@ -39,7 +39,7 @@ GRADE = 2.0
 # (empty=skip: mrr, abandonment). Found by test_every_exception_has_a_counterexample.
 NOT_MONOTONE = {
     "11pt_avg", "abandonment", "accuracy", "auc", "bing", "bpref", "compat", "f1", "g",
-    "gm_bpref", "gm_map", "infap", "iprec_at_recall", "map", "mrr", "ndcg", "ndcg_rel",
+    "gm_bpref", "gm_map", "yaap", "infap", "iprec_at_recall", "map", "mrr", "ndcg", "ndcg_rel",
     "num_nonrel_judged_ret", "rank_correlation", "rbp", "rbp_resid", "recall",
     "relative_p", "rndcg", "rprec", "rprec_mult", "unj",
 }

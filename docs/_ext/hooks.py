@@ -109,7 +109,7 @@ def metric_table() -> str:
         "|---|---|",
     ]
     for name, (target, options) in _TREC.items():
-        shown = "P" if name == "p" else name
+        shown = {"p": "P", "p_avgjg": "P_avgjg"}.get(name, name)
         opts = ",".join(f"{k}={v}" for k, v in options.items())
         lines.append(f"| `{shown}_10`, `{shown}.10` | `{target}@10{f'({opts})' if opts else ''}` |")
     registered = {m.function for m in METRICS.values()}

@@ -3,7 +3,8 @@
 trec_eval evaluates the run's queries that have judgments and something retrieved;
 ``missing="zero"`` (``trec_eval -c``) adds, with every metric 0, the judged queries a
 list did not retrieve anything for and the qrels queries absent from the run (a
-dialect may give them other values: :attr:`Options.absent`).
+dialect may give them other values: :attr:`Options.absent`; yaap scores trec_eval's
+value on an empty list, ln(1 / (1 + R)), and num_rel the qrels' R).
 """
 
 from __future__ import annotations
@@ -52,19 +53,20 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
     keys = all_groups.join(queries, how="cross") if groups else queries
     absent = keys.join(run.select(*groups, query).unique(), on=[*groups, query], how="anti")
     # every metric 0, but R is what the qrels say (trec_eval -c prints num_rel so), and
-    # a utility with weights given is scored on trec_eval's stand-in ranking of one
-    # unjudged document (trec_eval.c zeroes only the measure printed as "utility")
+    # a utility with weights given and yaap are scored on trec_eval's stand-in ranking
+    # of one unjudged document (trec_eval.c zeroes only the measure printed as
+    # "utility"; yaap's value there is not 0)
     counts = {name: m.options.get("threshold", 1) for name, m in o.named
               if name not in o.absent and (
-                  m.definition.name == "num_rel"
+                  m.definition.name in ("num_rel", "yaap")
                   or (m.definition.name == "utility" and "weights" in m.options))}
     if counts:
         relevant = qrels.group_by(query).agg(
             (pl.col(o.rel) >= t).sum().cast(pl.Float64).alias(name)
             for name, t in counts.items())
         absent = absent.join(relevant, on=query, how="left").with_columns(
-            _stand_in_utility(pl.col(name), m.options["weights"]).alias(name)
-            for name, m in o.named if name in counts and m.definition.name == "utility")
+            _stand_in(pl.col(name), m).alias(name)
+            for name, m in o.named if name in counts and m.definition.name != "num_rel")
     return absent.with_columns(
         *(_zero(m, o, name).alias(name) for name, m in o.named if name not in counts),
         pl.lit(True).alias(JUDGED),
@@ -90,8 +92,14 @@ def raise_empty(per: pl.LazyFrame, o: Options) -> pl.LazyFrame:
         msg = f"{name}: a query without relevant rows ({where}) with empty='error'"
         raise InvalidDataError(msg)
     return frame.lazy()
-def _stand_in_utility(relevant: pl.Expr, weights: tuple[float, ...]) -> pl.Expr:
-    """m_utility.c on one retrieved document, not relevant, and R relevant ones missed."""
+def _stand_in(relevant: pl.Expr, metric: Metric) -> pl.Expr:
+    """trec_eval -c's value on one retrieved document, not relevant, and R relevant missed.
+
+    m_utility.c: b + c R + d (-1 - R); m_yaap.c: ln((1 + 0) / (1 + R - 0)).
+    """
+    if metric.definition.name == "yaap":
+        return ((1.0 + 0.0) / (1.0 + relevant - 0.0)).log()
+    weights: tuple[float, float, float, float] = metric.options["weights"]
     _, b, c, d = weights
     return b + c * relevant + d * (-1.0 - relevant)
 
@@ -105,6 +113,8 @@ def _zero(metric: Metric, o: Options, name: str) -> pl.Expr:
     if name in o.absent:
         value = o.absent[name]
         return pl.lit(None, pl.Float64) if value is None else pl.lit(float(value))
+    if metric.definition.name == "yaap":  # an empty list's value, ln(1 / (1 + R)), not 0
+        return pl.col(name)
     return pl.lit("") if metric.definition.over_queries == "none" else pl.lit(0.0)
 
 

@@ -20,6 +20,7 @@ import polars as pl
 from polars_rank._evaluation.buckets import buckets
 from polars_rank._evaluation.intents import check_subtopics, collapsed, intent_values
 from polars_rank._evaluation.judged import in_rank_order, judged_rows, rank_columns
+from polars_rank._evaluation.judgment_groups import JUDGMENT_GROUP, evaluate_groups
 from polars_rank._evaluation.means import counted_queries, means, raise_empty, warn_unjudged
 from polars_rank._evaluation.options import (
     LIST,
@@ -77,6 +78,7 @@ def evaluate(
     unjudged_grade: float | None = None,
     bounds: bool = False,
     zscores: pl.DataFrame | pl.LazyFrame | None = None,
+    judgment_group: str = JUDGMENT_GROUP,
 ) -> FrameT:
     """Evaluate a run against relevance judgments, per group or per query.
 
@@ -186,6 +188,14 @@ def evaluate(
         off the mean, the z-score is trec_eval's -1000000. ``gm_map`` and
         ``gm_bpref`` standardize ``log(max(value, 1e-5))`` and their summary is
         exp(mean), as trec_eval's; counts (``num_ret``) sum their z-scores.
+    judgment_group
+        The qrels' judgment-group column, when they hold several users' judgments
+        (trec_eval's ``qrels_jg``: a row per query, group and document;
+        :func:`polars_rank.read_qrels` with ``format="qrels_jg"``). Such qrels are
+        read by trec_eval's judgment-group measures only, ``map_avgjg``,
+        ``P_avgjg@k`` (``P_avgjg_10``) and ``Rprec_mult_avgjg@x``
+        (``Rprec_mult_avgjg_0.20``): each metric against every group of the query,
+        averaged over them, then over the queries, as ``trec_eval -R qrels_jg``.
 
     Returns
     -------
@@ -235,6 +245,18 @@ def evaluate(
     └─────┴──────────┘
     """
     reference = None if zscores is None else checked_reference(zscores, query)
+    grouped = evaluate_groups(
+        per_query_values, run, qrels, metrics, query=query, doc=doc, score=score, rel=rel,
+        judgment_group=judgment_group, group_by=group_by, per_query=per_query, ties=ties,
+        missing=missing, validate=validate, memory=memory, dialect=dialect,
+        judged_only=judged_only, unjudged=unjudged, unjudged_grade=unjudged_grade,
+        bounds=bounds)
+    if grouped is not None:  # trec_eval's judgment-group measures
+        if reference is not None:
+            msg = ("zscores= with the judgment-group measures (map_avgjg, P_avgjg, "
+                   "Rprec_mult_avgjg) is not in polars-rank")
+            raise ValueError(msg)
+        return grouped if isinstance(run, pl.LazyFrame) else grouped.collect()
     per = per_query_values(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
         ties=ties, missing=missing, validate=validate, memory=memory, dialect=dialect,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polars_rank.metrics.binary import average_precision, gm_map, hit_rate, reciprocal_rank
+from polars_rank.metrics.binary import average_precision, gm_map, hit_rate, reciprocal_rank, yaap
 from polars_rank.metrics.clicks import (
     abandonment,
     clicks_per_query,
@@ -57,6 +57,7 @@ __all__ = [
     "average_precision",
     "map",
     "gm_map",
+    "yaap",
     "reciprocal_rank",
     "mrr",
     "hit_rate",

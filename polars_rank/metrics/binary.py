@@ -1,4 +1,4 @@
-"""Rank-sensitive binary metrics: average precision (and GMAP), reciprocal rank, hit rate.
+"""Rank-sensitive binary metrics: average precision (GMAP, YAAP), reciprocal rank, hit rate.
 
 A row is *relevant* when its label is >= ``threshold`` (default 1, trec_eval's
 ``-l``); unjudged rows (null label) never are. R, the number of relevant rows,
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
-__all__ = ["average_precision", "gm_map", "reciprocal_rank", "hit_rate"]
+__all__ = ["average_precision", "gm_map", "yaap", "reciprocal_rank", "hit_rate"]
 
 
 def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 1,
@@ -62,9 +62,18 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
         whole = whole if k is None else pl.min_horizontal(whole, pl.lit(float(k)))
     else:
         whole = hits_value(r, k, threshold)
+    return safe_div(precision_sum(r, k, threshold), whole)
+
+
+def precision_sum(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
+    """The sum of the precisions at the relevant ranks within k: AP's numerator, R x AP.
+
+    Under ``ties="expected"`` its exact mean over the orders of the tied rows.
+    """
+    relevant = r.relevant(threshold)
     if r.ties == "expected":
-        total = expected_precision_sum(r, relevant, k)
-    elif r.rank is not None:
+        return expected_precision_sum(r, relevant, k)
+    if r.rank is not None:
         # trec_eval's sum (m_map.c): i / rank_i at the i-th hit, added in rank order, so
         # that the printed digits are trec_eval's even at a half unit (AP = 23/32)
         inside = r.rank.is_not_null() if k is None else r.rank <= k
@@ -72,10 +81,19 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
         n_hits = hit.sum()  # counted before the sort (Ranked.ordered says why)
         ranks = r.rank.filter(hit).sort().cast(pl.Float64)
         terms = pl.int_range(1, n_hits + 1, dtype=pl.Int64).cast(pl.Float64) / ranks
-        total = terms.cum_sum().last().fill_null(0.0)
-    else:
-        total = _dense_precision_sum(r.hits(k, threshold), k)
-    return safe_div(total, whole)
+        return terms.cum_sum().last().fill_null(0.0)
+    return _dense_precision_sum(r.hits(k, threshold), k)
+
+
+def yaap_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
+    """YAAP@k of a ranked list (validated parameters): ln((1 + S) / (1 + R - S)).
+
+    S is :func:`precision_sum`; 1 + R - S >= 1, since each of its terms is at most 1
+    and there are at most R of them, so the logarithm is always defined. m_yaap.c
+    computes ``log((1.0 + sum) / (1.0 + (double) num_rel - sum))``, and so does this.
+    """
+    total = precision_sum(r, k, threshold)
+    return ((1.0 + total) / (1.0 + r.n_relevant(threshold) - total)).log()
 
 
 def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
@@ -269,6 +287,92 @@ def gm_map(
                      doc=doc)
     value = average_precision_value(r, cutoff(k), check_threshold(threshold))
     return r.finish(value, summary="geometric")
+
+
+@shared_parameters
+@named_after_metric
+def yaap(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By | Unset = UNSET,
+    rank: Rank = None,
+    doc: IntoExpr | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 1,
+    query: Query = None,
+    ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
+) -> pl.Expr:
+    r"""Yet another average precision (YAAP): AP smoothed on a log-odds scale, trec_eval's ``yaap``.
+
+    .. math:: \mathrm{YAAP@k} = \ln \frac{1 + S}{1 + R - S}, \qquad
+              S = \sum_{r \le k,\ l_r \ge t} \mathrm{P@r} = R \cdot \mathrm{AP@k}
+
+    S is the sum of the precisions at the relevant ranks (AP before its division by R,
+    the number of relevant rows, retrieved or not). YAAP grows with AP on one query
+    (R fixed) but spreads its extremes, so that a mean over queries is less dominated
+    by the queries scoring near 0 or 1: Robertson's smoothed AP, "On Smoothing
+    Average Precision", ECIR 2012 (LNCS 7224, pp. 158-169), as trec_eval 10 computes
+    it (m_yaap.c). 0 for a list without relevant rows; ln(1 / (1 + R)) when none is
+    retrieved, the value ``missing="zero"`` (``trec_eval -c``) gives a judged query
+    the run lacks. Values are in [-ln(1 + R), ln(1 + R)], negative below AP = 1/2.
+
+    Parameters
+    ----------
+    rel
+        Relevance label (null = unjudged, non-relevant).
+    k
+        Cutoff of the sum S (R counts every relevant row). ``None`` = the whole ranked
+        list, as trec_eval's ``yaap``.
+    by
+        Ranking key(s); null = judged but not retrieved; ``None`` = row order.
+    rank
+        ...
+    doc
+        ...
+    descending
+        ...
+    threshold
+        ...
+    query
+        Column(s) identifying a query: the mean over queries.
+    ties
+        ... The exact mean over tie orders (``"expected"``) has no closed form here:
+        asked for by name it raises; as the default (no ``ties``, no ``doc``) it
+        becomes ``"pessimistic"``.
+
+    Returns
+    -------
+    pl.Expr
+        Float64; NaN for a list that cannot be scored.
+
+    Examples
+    --------
+    Relevant, non-relevant, relevant, and one relevant row never retrieved: S = 1 +
+    2/3, R = 3.
+
+    >>> import math
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 1], "score": [3.0, 2.0, 1.0, None]})
+    >>> df.select(pr.yaap("rel", by="score", ties="first"))
+    shape: (1, 1)
+    ┌──────────┐
+    │ yaap     │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.133531 │
+    └──────────┘
+    >>> round(math.log((1 + 5 / 3) / (1 + 3 - 5 / 3)), 6)
+    0.133531
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
+    r = r.without_expected("yaap has no closed form under ties='expected' (the logarithm "
+                           "of a ratio of the precision sum, not a sum over ranks)")
+    return r.finish(yaap_value(r, cutoff(k), check_threshold(threshold)))
 
 
 @shared_parameters
