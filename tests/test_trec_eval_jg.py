@@ -386,8 +386,8 @@ def test_read_qrels_format(tmp_path: Path) -> None:
     path.write_text("q1 d1 1\n")
     with pytest.raises(TrecFormatError, match=r"line 1 has 3 fields; trec_eval's judgment groups"):
         pr.read_qrels(path, format="qrels_jg")
-    with pytest.raises(ValueError, match="format='prefs': 'qrels'"):
-        pr.read_qrels(path, format="prefs")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="format='nope': 'qrels'"):
+        pr.read_qrels(path, format="nope")  # type: ignore[arg-type]
     path.write_text("q1 u d1 1\nq1 u d2 x\n")
     lazy = pr.scan_qrels(path, format="qrels_jg")
     with pytest.raises(TrecFormatError, match=r"expected 'qid jg docid rel' -- line 2"):
