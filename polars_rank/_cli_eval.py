@@ -33,11 +33,13 @@ from polars_rank.preferences import PREFS_MEASURES
 from polars_rank.registry import DIALECTS, Convention, Metric, convention, parse_metric
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-__all__ = ["Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
-           "readable", "shown", "to_ids"]
+    from polars_rank._summaries import Summary
+
+__all__ = ["IDS", "Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
+           "readable", "shown", "to_ids", "write_lines"]
 
 _META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
 _EMPTY = "__polars_rank_nothing_retrieved"
@@ -45,20 +47,20 @@ _R = "__polars_rank_relevant"
 _NO_DOCUMENT = " "
 """The document of each list under ``-M 0``: removed under ``-J`` as unjudged (no
 qrels line can hold a blank id), leaving the empty list trec_eval evaluates."""
-_IDS = "latin-1"
+IDS = "latin-1"
 """How the command line reads ids: each byte one character, so that ids compare as
 bytes, as trec_eval compares them (files need not be UTF-8), and print back as the
-same bytes (:func:`_write`)."""
+same bytes (:func:`write_lines`)."""
 
 
 def to_ids(text: str) -> str:
-    """A command-line argument (``-D level.qid``) as an id read byte for byte (``_IDS``)."""
-    return os.fsencode(text).decode(_IDS)
+    """A command-line argument (``-D level.qid``) as an id read byte for byte (``IDS``)."""
+    return os.fsencode(text).decode(IDS)
 
 
 def shown(qid: str) -> str:
     r"""An id read byte for byte as text to show: its UTF-8, ``\x`` escapes where not UTF-8."""
-    return qid.encode(_IDS).decode("utf-8", "backslashreplace")
+    return qid.encode(IDS).decode("utf-8", "backslashreplace")
 
 
 def readable(message: str) -> str:
@@ -73,9 +75,11 @@ def readable(message: str) -> str:
         return message
 
 
-def _write(text: str) -> None:
-    """trec_eval's lines, ids as the bytes the files hold (text in ``_IDS``)."""
-    data = text.encode(_IDS)
+def write_lines(lines: Sequence[str]) -> None:
+    """trec_eval's lines, ids as the bytes the files hold (text in :data:`IDS`)."""
+    if not lines:
+        return
+    data = ("\n".join(lines) + "\n").encode(IDS)
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text stream (redirect_stdout to a StringIO)
         sys.stdout.write(data.decode("utf-8", "backslashreplace"))
@@ -289,7 +293,7 @@ def _lists(path: Path, qrels: pl.LazyFrame,
     ``-M 0`` none, yet trec_eval still evaluates the queries (an empty list each), so
     each list becomes one blank document that ``judged_only`` removes.
     """
-    run = read_run(path, encoding=_IDS).lazy()  # read once: evaluate() reads it twice
+    run = read_run(path, encoding=IDS).lazy()  # read once: evaluate() reads it twice
     if s.debug_query is not None:
         run = run.filter(pl.col("qid") == s.debug_query)
         qrels = qrels.filter(pl.col("qid") == s.debug_query)
@@ -430,10 +434,10 @@ def _judgments(qrels: Path, a: Asked) -> pl.LazyFrame:
     """
     if any(m.definition.subtopics for m in a.metrics.values()):
         try:
-            return read_qrels(qrels, subtopics=True, encoding=_IDS).lazy()
+            return read_qrels(qrels, subtopics=True, encoding=IDS).lazy()
         except TrecFormatError:  # not 4 fields a line (or malformed: raised again below)
             pass
-    return read_qrels(qrels, encoding=_IDS).lazy()
+    return read_qrels(qrels, encoding=IDS).lazy()
 
 
 def _is_text(metric: Metric) -> bool:
@@ -450,7 +454,7 @@ def _counted(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | None
     return judgments if chosen.missing == "zero" and not chosen.dialect.absent else None
 
 
-def _reference(s: Settings) -> pl.DataFrame | None:
+def zscore_reference(s: Settings) -> pl.DataFrame | None:
     """``-Z``: the z-score file, read as trec_eval reads it after the qrels and the run.
 
     A file trec_eval cannot read, or a malformed one, stops as trec_eval stops
@@ -459,7 +463,7 @@ def _reference(s: Settings) -> pl.DataFrame | None:
     if s.zscores is None:
         return None
     try:
-        return zscores.read_zscores(s.zscores, encoding=_IDS)
+        return zscores.read_zscores(s.zscores, encoding=IDS)
     except (OSError, TrecFormatError) as exc:
         msg = f"-Z: cannot read the z-score file: {exc}"
         hint = ("trec_eval stops on a file it cannot read or a line without 4 fields "
@@ -471,13 +475,22 @@ def _reference(s: Settings) -> pl.DataFrame | None:
 
 def _standardized(per: pl.DataFrame, reference: pl.DataFrame, a: Asked,
                   s: Settings) -> pl.DataFrame:
-    """``-Z``: the per-query values as z-scores, with a note where trec_eval misreads.
+    """``-Z``: the per-query values of ``a``'s metrics as z-scores (:func:`zscored`)."""
+    columns = {n: m.definition.over_queries for n, m in a.metrics.items()}
+    return zscored(per, reference, columns, a.names, s)
 
+
+def zscored(per: pl.DataFrame, reference: pl.DataFrame, columns: Mapping[str, Summary],
+            names: Sequence[str], s: Settings) -> pl.DataFrame:
+    """``-Z``: the per-query ``columns`` as z-scores, with a note where trec_eval misreads.
+
+    ``columns``: each measure and how its values are summarised over queries;
+    ``names``: the measures asked (trec_eval converts each but runid, num_q too).
     :func:`polars_rank._zscores.reads_past`: where trec_eval 10 looks a value up past
     the end of its table (a crash, or another query's mean), polars-rank gives
     -1000000 as trec_eval's help says, and a note says so.
     """
-    names = [n for n in a.names if n != "runid"]  # every value trec_eval converts
+    names = [n for n in names if n != "runid"]  # every value trec_eval converts
     past = zscores.reads_past(per, reference, names)
     if past is not None:
         q, measure = past
@@ -486,7 +499,6 @@ def _standardized(per: pl.DataFrame, reference: pl.DataFrame, a: Asked,
               "end of its table (convert_zscores.c's binary search): it then crashes or "
               "uses the next query's mean; polars-rank gives -1000000, as trec_eval's help "
               "says for a measure and query not in the file", file=sys.stderr)
-    columns = {n: m.definition.over_queries for n, m in a.metrics.items()}
     return zscores.standardized(per.lazy(), reference, columns, "qid").collect()
 
 
@@ -513,7 +525,7 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     for name, path in zip(names, runs, strict=True):
         per = _per_query(path, judgments, a, s)
         if s.zscores is not None:
-            reference = _reference(s) if reference is None else reference
+            reference = zscore_reference(s) if reference is None else reference
             assert reference is not None  # s.zscores is set
             per = _standardized(per, reference, a, s)
         _stop(_absent(per, judgments, s), per, name if len(runs) > 1 else None)
@@ -554,7 +566,7 @@ def _line(name: str, qid: str, value: float | str | None, a: Asked, *,
     A count is a metric summed over queries. ``standardized`` (``-Z``): a number
     printed ``Z%-22s\t%s\t%6.4f``, counts too (meas_print_single.c,
     meas_print_final.c); strings (runid, relstring) as without ``-Z``. ``qid`` and a
-    string value as read (``_IDS`` text), the name as given on the command line.
+    string value as read (``IDS`` text), the name as given on the command line.
     """
     metric = a.metrics.get(name)
     count = name == "num_q" or (metric is not None and metric.definition.over_queries == "sum")
@@ -592,7 +604,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
     s = Settings() if s is None else s
     judgments = _judgments(qrels, a)
     per = _per_query(run, judgments, a, s, zero_over_zero=True)
-    reference = _reference(s)
+    reference = zscore_reference(s)
     if reference is not None:
         per = _standardized(per, reference, a, s)
     z = reference is not None
@@ -609,9 +621,8 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
                          standardized=z).row(0, named=True)
         meta: dict[str, float | str] = {"num_q": float(complete.height)}
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
-            meta["runid"] = last_tag(run, encoding=_IDS)
+            meta["runid"] = last_tag(run, encoding=IDS)
         lines += [_line(n, "all", meta[n] if n in meta else means[n], a, standardized=z)
                   for n in a.names if n not in a.metrics or not _is_text(a.metrics[n])]
-    if lines:
-        _write("\n".join(lines) + "\n")
+    write_lines(lines)
     _stop(absent, per)
