@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from polars_rank._summaries import Summary
 
 __all__ = ["IDS", "Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
-           "readable", "shown", "to_ids", "write_lines"]
+           "readable", "shown", "to_ids", "write_lines", "zscore_reference", "zscored"]
 
 _META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
 _EMPTY = "__polars_rank_nothing_retrieved"
