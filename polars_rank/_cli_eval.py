@@ -27,7 +27,7 @@ from polars_rank._evaluation import evaluate
 from polars_rank._sort_keys import trec_score
 from polars_rank._summaries import GEOMETRIC_FLOOR, summarize
 from polars_rank._unjudged import HIGH, LOW
-from polars_rank.errors import TrecFormatError
+from polars_rank.errors import DuplicateRowsError, TrecFormatError
 from polars_rank.io import last_tag, read_qrels, read_run
 from polars_rank.preferences import PREFS_MEASURES
 from polars_rank.registry import DIALECTS, Convention, Metric, convention, parse_metric
@@ -285,15 +285,18 @@ def _top(run: pl.LazyFrame, max_ret: int, ties: str) -> pl.LazyFrame:
     return order.filter(pl.int_range(pl.len()).over("qid") < max_ret)
 
 
-def _lists(path: Path, qrels: pl.LazyFrame,
-           s: Settings) -> tuple[pl.LazyFrame, pl.LazyFrame, bool]:
+def _lists(path: Path, qrels: pl.LazyFrame, s: Settings,
+           queries: pl.LazyFrame | None = None) -> tuple[pl.LazyFrame, pl.LazyFrame, bool]:
     """The run and the qrels evaluate() reads, and its ``judged_only``.
 
     ``-D level.qid`` keeps one query. ``-M n`` keeps each list's first n documents;
     ``-M 0`` none, yet trec_eval still evaluates the queries (an empty list each), so
-    each list becomes one blank document that ``judged_only`` removes.
+    each list becomes one blank document that ``judged_only`` removes. ``queries``:
+    the run's queries kept (a ``qid`` column), when not all.
     """
     run = read_run(path, encoding=IDS).lazy()  # read once: evaluate() reads it twice
+    if queries is not None:
+        run = run.join(queries, on="qid", how="semi")
     if s.debug_query is not None:
         run = run.filter(pl.col("qid") == s.debug_query)
         qrels = qrels.filter(pl.col("qid") == s.debug_query)
@@ -310,7 +313,8 @@ def _lists(path: Path, qrels: pl.LazyFrame,
 
 
 def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
-               zero_over_zero: bool = False) -> pl.DataFrame:
+               zero_over_zero: bool = False,
+               queries: pl.LazyFrame | None = None) -> pl.DataFrame:
     """Per-query values, a column per printed name, sorted by query.
 
     ``s.chosen``: the dialect with ``--ties`` and ``-c`` (each metric's tie policy, the
@@ -318,9 +322,9 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
     cuts the list at ``-M`` before it removes the unjudged documents). ``s.unjudged``,
     ``s.unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``); ``a.ends``
     (``--bounds``): its ``bounds=True``. ``zero_over_zero``: NaN where trec_eval
-    divides 0 by 0 (:meth:`Asked.zero_over_zero`).
+    divides 0 by 0 (:meth:`Asked.zero_over_zero`). ``queries``: :func:`_lists`'.
     """
-    run, judged, judged_only = _lists(path, qrels, s)
+    run, judged, judged_only = _lists(path, qrels, s, queries)
     levels = a.zero_over_zero() if zero_over_zero and judged_only else {}
     hidden: dict[str, Metric] = {}  # read here, not printed
     if levels or not a.metrics:  # with only runid and num_q: the queries evaluated
@@ -361,6 +365,65 @@ def _absent(per: pl.DataFrame, qrels: pl.LazyFrame, s: Settings) -> str | None:
                           .join(per.lazy().select("qid"), on="qid", how="anti")
                           .select(pl.col("qid").min()).collect().item())
     return absent
+
+
+def _twice(path: Path, qrels: pl.LazyFrame,
+           s: Settings) -> tuple[str | None, tuple[str, str, str] | None]:
+    """Where trec_eval stops in a run with a document twice: the query, and why.
+
+    form_res_rels.c checks each query trec_eval evaluates, in turn (the judged
+    queries, by id): its ranking after ``-M`` ("the run"), then its judgments ("the
+    qrels"), and stops at the first with a document twice ("duplicate docs", then
+    "Can't calculate measure", exit status 4). It never evaluates a run query without
+    judgments, nor checks it; without ``-c`` it stops before, at a judged query the
+    run lacks. Returns the query it stops at (None: it does not stop) and, for a
+    document twice, (query, document, where).
+    """
+    run, judged, _ = _lists(path, qrels, s)
+    queries = judged.select("qid").unique()
+    absent = (queries.join(run.select("qid").unique(), on="qid", how="anti")
+              .select(pl.col("qid").min()).collect().item()) if s.stop else None
+    if absent is not None:
+        queries = queries.filter(pl.col("qid") < absent)
+    twice = pl.col("len") > 1
+    found = pl.concat([
+        frame.join(queries, on="qid", how="semi").group_by("qid", "docid").len()
+        .filter(twice).with_columns(pl.lit(w).alias("w"))
+        for w, frame in enumerate((run, judged))
+    ]).sort("qid", "w", "docid").head(1).collect()
+    if found.is_empty():
+        return absent, None
+    q, d, w = found.select("qid", "docid", "w").row(0)
+    return q, (q, d, ("the run", "the qrels")[w])
+
+
+def _checked_per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
+                       zero_over_zero: bool = False
+                       ) -> tuple[pl.DataFrame, tuple[str, str, str] | None]:
+    """:func:`_per_query`, and the document twice trec_eval stops on (:func:`_twice`).
+
+    Given a document twice, the values of the queries trec_eval evaluates before it
+    stops (all, when the document is where trec_eval never looks).
+    """
+    try:
+        return _per_query(path, qrels, a, s, zero_over_zero=zero_over_zero), None
+    except DuplicateRowsError:
+        limit, twice = _twice(path, qrels, s)
+        before = qrels if limit is None else qrels.filter(pl.col("qid") < limit)
+        return _per_query(path, before, a, s, zero_over_zero=zero_over_zero,
+                          queries=before.select("qid").unique()), twice
+
+
+def _stop_twice(twice: tuple[str, str, str] | None, run: str | None = None) -> None:
+    """Stop where trec_eval stops on a document twice (:func:`_twice`), exit status 4."""
+    if twice is None:
+        return
+    q, d, where = shown(twice[0]), shown(twice[1]), twice[2]
+    msg = (f"{'' if run is None else f'{run}: '}duplicate (query, doc) rows in {where}: "
+           f"query '{q}' has document '{d}' twice")
+    raise Stop(msg, 4, "trec_eval stops at that query (\"duplicate docs\", then \"Can't "
+                       "calculate measure\", exit status 4), after the queries before it; a "
+                       "document is ranked and judged once per query")
 
 
 def _stop(absent: str | None, per: pl.DataFrame, run: str | None = None) -> None:
@@ -523,11 +586,12 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     a = a.numbers_only()
     reference: pl.DataFrame | None = None
     for name, path in zip(names, runs, strict=True):
-        per = _per_query(path, judgments, a, s)
+        per, twice = _checked_per_query(path, judgments, a, s)
         if s.zscores is not None:
             reference = zscore_reference(s) if reference is None else reference
             assert reference is not None  # s.zscores is set
             per = _standardized(per, reference, a, s)
+        _stop_twice(twice, name if len(runs) > 1 else None)
         _stop(_absent(per, judgments, s), per, name if len(runs) > 1 else None)
         queries[name] = set(per["qid"])
         z = reference is not None
@@ -596,26 +660,27 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
                     per_query: bool = False, summary: bool = True) -> None:
     """One run, printed exactly as trec_eval prints it (its -nan included).
 
-    When trec_eval stops on a judged query the run lacks, the queries it printed
-    before (``-q``, in its order) are printed, then :class:`Stop` is raised. Ids are
+    When trec_eval stops on a judged query the run lacks, or on a document twice in a
+    query's ranking or judgments (:func:`_twice`), the queries it printed before
+    (``-q``, in its order) are printed, then :class:`Stop` is raised. Ids are
     printed as the bytes the files hold; under ``-Z`` (``s.zscores``) each value as
     its z-score (:mod:`polars_rank._zscores`), as trec_eval prints it.
     """
     s = Settings() if s is None else s
     judgments = _judgments(qrels, a)
-    per = _per_query(run, judgments, a, s, zero_over_zero=True)
+    per, twice = _checked_per_query(run, judgments, a, s, zero_over_zero=True)
     reference = zscore_reference(s)
     if reference is not None:
         per = _standardized(per, reference, a, s)
     z = reference is not None
-    absent = _absent(per, judgments, s)
+    absent = None if twice is not None else _absent(per, judgments, s)
     lines = []
     if per_query:
         printed = [n for n in a.names if n in a.metrics and _per_query_line(a.metrics[n])]
         evaluated = per if absent is None else per.filter(pl.col("qid") < absent)
         for row in evaluated.iter_rows(named=True):
             lines += [_line(n, row["qid"], row[n], a, standardized=z) for n in printed]
-    if absent is None and per.height and summary:
+    if absent is None and twice is None and per.height and summary:
         complete = _complete(per, judgments, s, a if z else None)
         means = _summary(complete, a, _counted(judgments, s.chosen),
                          standardized=z).row(0, named=True)
@@ -625,4 +690,5 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
         lines += [_line(n, "all", meta[n] if n in meta else means[n], a, standardized=z)
                   for n in a.names if n not in a.metrics or not _is_text(a.metrics[n])]
     write_lines(lines)
+    _stop_twice(twice)
     _stop(absent, per)
