@@ -37,6 +37,7 @@ from polars_rank._cli_eval import (
 )
 from polars_rank._cli_getopt import UsageError, spelled_out
 from polars_rank._cli_prefs import PREFS_FORMATS, evaluate_prefs_files, print_prefs, refuse
+from polars_rank._cli_status import exit_status, first_refusal, stop_in_order
 from polars_rank._evaluation import evaluate
 from polars_rank._evaluation.options import EvalTies
 from polars_rank._trec_measures import atol
@@ -82,6 +83,9 @@ z-score against FILE's per-topic mean and standard deviation (trec_eval -Z); -o
 Queries evaluated: those of the run that have judgments. A judged query absent from
 a run stops the evaluation as it stops trec_eval 10 (exit status 4); -c scores such
 queries 0 (as trec_eval -c), --missing skip leaves them out (as trec_eval 9).
+Errors exit with trec_eval's status: 1 an unknown option or measure, 2 a file it
+cannot read or a bad parameter (-m P.0), 255 a -Z file it cannot read, 4 a query it
+cannot evaluate (absent from the run, a document twice, -m utility.1), 7 no query.
 --dialect ir_measures and ranx average over the qrels' queries instead (0 for those a
 run lacks, no stop) unless -c or --missing is given. Equal scores are ordered by
 document id, descending, as trec_eval does, scores compared as 64-bit doubles as
@@ -231,11 +235,22 @@ def _run_names(runs: Sequence[str]) -> list[str]:
 
 def _eval(args: argparse.Namespace) -> None:
     """``polars-rank eval``."""
+    # the -m trec_eval refuses, with its exit status, where it stops (_cli_status)
+    refused = first_refusal(args.metrics or ["official"], args.dialect)
+    if refused is not None and refused.status == 1:  # read with the options
+        raise refused
     _check_formats(args.Rel_info_format, args.Results_format)
     if args.max_ret is not None and args.max_ret < 0:
         msg = (f"-M {args.max_ret}: the number of documents per query is 0 or more "
                "(trec_eval crashes on a negative -M)")
         raise ValueError(msg)
+    level, debug_query = args.Debug_level or (0, None)
+    if debug_query is not None:  # as the files' ids are read: byte for byte
+        debug_query = to_ids(debug_query)
+    if refused is not None:  # after the files
+        with _standard_input(args.runs) as runs:
+            stop_in_order(refused, args.qrels, runs, args.Rel_info_format, args.Zscore,
+                          debug_query)
     measures = asked(args.metrics, args.level, args.dialect, args.num_docs)
     _cli_judgment_groups.check_measures(measures, args.Rel_info_format)
     for note in measures.notes:
@@ -251,9 +266,6 @@ def _eval(args: argparse.Namespace) -> None:
         _check_prefs_options(args)
     if args.bounds:
         measures = measures.with_bounds()
-    level, debug_query = args.Debug_level or (0, None)
-    if debug_query is not None:  # as the files' ids are read: byte for byte
-        debug_query = to_ids(debug_query)
     if level > 0:
         print(f"polars-rank: note: -D {level}: trec_eval's debugging traces are not printed "
               "(polars-rank computes the measures another way)", file=sys.stderr)
@@ -515,7 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stop.status
     except (OSError, TrecFormatError, InvalidDataError, ValueError, ImportError) as exc:
         print(f"polars-rank: error: {exc}", file=sys.stderr)
-        return 2
+        return exit_status(exc)  # trec_eval's, for an error it has too
     return 0
 
 

@@ -27,17 +27,19 @@ from polars_rank._evaluation import evaluate
 from polars_rank._sort_keys import trec_score
 from polars_rank._summaries import GEOMETRIC_FLOOR, summarize
 from polars_rank._unjudged import HIGH, LOW
-from polars_rank.errors import TrecFormatError
+from polars_rank.errors import DuplicateRowsError, TrecFormatError
 from polars_rank.io import last_tag, read_qrels, read_run
 from polars_rank.preferences import PREFS_MEASURES
 from polars_rank.registry import DIALECTS, Convention, Metric, convention, parse_metric
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-__all__ = ["Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
-           "readable", "shown", "to_ids"]
+    from polars_rank._summaries import Summary
+
+__all__ = ["IDS", "Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
+           "readable", "shown", "to_ids", "write_lines", "zscore_reference", "zscored"]
 
 _META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
 _EMPTY = "__polars_rank_nothing_retrieved"
@@ -45,20 +47,20 @@ _R = "__polars_rank_relevant"
 _NO_DOCUMENT = " "
 """The document of each list under ``-M 0``: removed under ``-J`` as unjudged (no
 qrels line can hold a blank id), leaving the empty list trec_eval evaluates."""
-_IDS = "latin-1"
+IDS = "latin-1"
 """How the command line reads ids: each byte one character, so that ids compare as
 bytes, as trec_eval compares them (files need not be UTF-8), and print back as the
-same bytes (:func:`_write`)."""
+same bytes (:func:`write_lines`)."""
 
 
 def to_ids(text: str) -> str:
-    """A command-line argument (``-D level.qid``) as an id read byte for byte (``_IDS``)."""
-    return os.fsencode(text).decode(_IDS)
+    """A command-line argument (``-D level.qid``) as an id read byte for byte (``IDS``)."""
+    return os.fsencode(text).decode(IDS)
 
 
 def shown(qid: str) -> str:
     r"""An id read byte for byte as text to show: its UTF-8, ``\x`` escapes where not UTF-8."""
-    return qid.encode(_IDS).decode("utf-8", "backslashreplace")
+    return qid.encode(IDS).decode("utf-8", "backslashreplace")
 
 
 def readable(message: str) -> str:
@@ -73,9 +75,11 @@ def readable(message: str) -> str:
         return message
 
 
-def _write(text: str) -> None:
-    """trec_eval's lines, ids as the bytes the files hold (text in ``_IDS``)."""
-    data = text.encode(_IDS)
+def write_lines(lines: Sequence[str]) -> None:
+    """trec_eval's lines, ids as the bytes the files hold (text in :data:`IDS`)."""
+    if not lines:
+        return
+    data = ("\n".join(lines) + "\n").encode(IDS)
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text stream (redirect_stdout to a StringIO)
         sys.stdout.write(data.decode("utf-8", "backslashreplace"))
@@ -284,15 +288,18 @@ def _top(run: pl.LazyFrame, max_ret: int, ties: str) -> pl.LazyFrame:
     return order.filter(pl.int_range(pl.len()).over("qid") < max_ret)
 
 
-def _lists(path: Path, qrels: pl.LazyFrame,
-           s: Settings) -> tuple[pl.LazyFrame, pl.LazyFrame, bool]:
+def _lists(path: Path, qrels: pl.LazyFrame, s: Settings,
+           queries: pl.LazyFrame | None = None) -> tuple[pl.LazyFrame, pl.LazyFrame, bool]:
     """The run and the qrels evaluate() reads, and its ``judged_only``.
 
     ``-D level.qid`` keeps one query. ``-M n`` keeps each list's first n documents;
     ``-M 0`` none, yet trec_eval still evaluates the queries (an empty list each), so
-    each list becomes one blank document that ``judged_only`` removes.
+    each list becomes one blank document that ``judged_only`` removes. ``queries``:
+    the run's queries kept (a ``qid`` column), when not all.
     """
-    run = read_run(path, encoding=_IDS).lazy()  # read once: evaluate() reads it twice
+    run = read_run(path, encoding=IDS).lazy()  # read once: evaluate() reads it twice
+    if queries is not None:
+        run = run.join(queries, on="qid", how="semi")
     if s.debug_query is not None:
         run = run.filter(pl.col("qid") == s.debug_query)
         qrels = qrels.filter(pl.col("qid") == s.debug_query)
@@ -309,7 +316,8 @@ def _lists(path: Path, qrels: pl.LazyFrame,
 
 
 def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
-               zero_over_zero: bool = False) -> pl.DataFrame:
+               zero_over_zero: bool = False,
+               queries: pl.LazyFrame | None = None) -> pl.DataFrame:
     """Per-query values, a column per printed name, sorted by query.
 
     ``s.chosen``: the dialect with ``--ties`` and ``-c`` (each metric's tie policy, the
@@ -317,9 +325,9 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
     cuts the list at ``-M`` before it removes the unjudged documents). ``s.unjudged``,
     ``s.unjudged_grade``: :func:`polars_rank.evaluate`'s (``--unjudged``); ``a.ends``
     (``--bounds``): its ``bounds=True``. ``zero_over_zero``: NaN where trec_eval
-    divides 0 by 0 (:meth:`Asked.zero_over_zero`).
+    divides 0 by 0 (:meth:`Asked.zero_over_zero`). ``queries``: :func:`_lists`'.
     """
-    run, judged, judged_only = _lists(path, qrels, s)
+    run, judged, judged_only = _lists(path, qrels, s, queries)
     levels = a.zero_over_zero() if zero_over_zero and judged_only else {}
     hidden: dict[str, Metric] = {}  # read here, not printed
     if levels or not a.metrics:  # with only runid and num_q: the queries evaluated
@@ -362,6 +370,65 @@ def _absent(per: pl.DataFrame, qrels: pl.LazyFrame, s: Settings) -> str | None:
                           .join(per.lazy().select("qid"), on="qid", how="anti")
                           .select(pl.col("qid").min()).collect().item())
     return absent
+
+
+def _twice(path: Path, qrels: pl.LazyFrame,
+           s: Settings) -> tuple[str | None, tuple[str, str, str] | None]:
+    """Where trec_eval stops in a run with a document twice: the query, and why.
+
+    form_res_rels.c checks each query trec_eval evaluates, in turn (the judged
+    queries, by id): its ranking after ``-M`` ("the run"), then its judgments ("the
+    qrels"), and stops at the first with a document twice ("duplicate docs", then
+    "Can't calculate measure", exit status 4). It never evaluates a run query without
+    judgments, nor checks it; without ``-c`` it stops before, at a judged query the
+    run lacks. Returns the query it stops at (None: it does not stop) and, for a
+    document twice, (query, document, where).
+    """
+    run, judged, _ = _lists(path, qrels, s)
+    queries = judged.select("qid").unique()
+    absent = (queries.join(run.select("qid").unique(), on="qid", how="anti")
+              .select(pl.col("qid").min()).collect().item()) if s.stop else None
+    if absent is not None:
+        queries = queries.filter(pl.col("qid") < absent)
+    twice = pl.col("len") > 1
+    found = pl.concat([
+        frame.join(queries, on="qid", how="semi").group_by("qid", "docid").len()
+        .filter(twice).with_columns(pl.lit(w).alias("w"))
+        for w, frame in enumerate((run, judged))
+    ]).sort("qid", "w", "docid").head(1).collect()
+    if found.is_empty():
+        return absent, None
+    q, d, w = found.select("qid", "docid", "w").row(0)
+    return q, (q, d, ("the run", "the qrels")[w])
+
+
+def _checked_per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
+                       zero_over_zero: bool = False
+                       ) -> tuple[pl.DataFrame, tuple[str, str, str] | None]:
+    """:func:`_per_query`, and the document twice trec_eval stops on (:func:`_twice`).
+
+    Given a document twice, the values of the queries trec_eval evaluates before it
+    stops (all, when the document is where trec_eval never looks).
+    """
+    try:
+        return _per_query(path, qrels, a, s, zero_over_zero=zero_over_zero), None
+    except DuplicateRowsError:
+        limit, twice = _twice(path, qrels, s)
+        before = qrels if limit is None else qrels.filter(pl.col("qid") < limit)
+        return _per_query(path, before, a, s, zero_over_zero=zero_over_zero,
+                          queries=before.select("qid").unique()), twice
+
+
+def _stop_twice(twice: tuple[str, str, str] | None, run: str | None = None) -> None:
+    """Stop where trec_eval stops on a document twice (:func:`_twice`), exit status 4."""
+    if twice is None:
+        return
+    q, d, where = shown(twice[0]), shown(twice[1]), twice[2]
+    msg = (f"{'' if run is None else f'{run}: '}duplicate (query, doc) rows in {where}: "
+           f"query '{q}' has document '{d}' twice")
+    raise Stop(msg, 4, "trec_eval stops at that query (\"duplicate docs\", then \"Can't "
+                       "calculate measure\", exit status 4), after the queries before it; a "
+                       "document is ranked and judged once per query")
 
 
 def _stop(absent: str | None, per: pl.DataFrame, run: str | None = None) -> None:
@@ -438,10 +505,10 @@ def _judgments(qrels: Path, a: Asked, s: Settings) -> pl.LazyFrame:
         return read_qrels(qrels, format="qrels_jg").lazy()
     if any(m.definition.subtopics for m in a.metrics.values()):
         try:
-            return read_qrels(qrels, subtopics=True, encoding=_IDS).lazy()
+            return read_qrels(qrels, subtopics=True, encoding=IDS).lazy()
         except TrecFormatError:  # not 4 fields a line (or malformed: raised again below)
             pass
-    return read_qrels(qrels, encoding=_IDS).lazy()
+    return read_qrels(qrels, encoding=IDS).lazy()
 
 
 def _is_text(metric: Metric) -> bool:
@@ -458,7 +525,7 @@ def _counted(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | None
     return judgments if chosen.missing == "zero" and not chosen.dialect.absent else None
 
 
-def _reference(s: Settings) -> pl.DataFrame | None:
+def zscore_reference(s: Settings) -> pl.DataFrame | None:
     """``-Z``: the z-score file, read as trec_eval reads it after the qrels and the run.
 
     A file trec_eval cannot read, or a malformed one, stops as trec_eval stops
@@ -467,7 +534,7 @@ def _reference(s: Settings) -> pl.DataFrame | None:
     if s.zscores is None:
         return None
     try:
-        return zscores.read_zscores(s.zscores, encoding=_IDS)
+        return zscores.read_zscores(s.zscores, encoding=IDS)
     except (OSError, TrecFormatError) as exc:
         msg = f"-Z: cannot read the z-score file: {exc}"
         hint = ("trec_eval stops on a file it cannot read or a line without 4 fields "
@@ -479,13 +546,22 @@ def _reference(s: Settings) -> pl.DataFrame | None:
 
 def _standardized(per: pl.DataFrame, reference: pl.DataFrame, a: Asked,
                   s: Settings) -> pl.DataFrame:
-    """``-Z``: the per-query values as z-scores, with a note where trec_eval misreads.
+    """``-Z``: the per-query values of ``a``'s metrics as z-scores (:func:`zscored`)."""
+    columns = {n: m.definition.over_queries for n, m in a.metrics.items()}
+    return zscored(per, reference, columns, a.names, s)
 
+
+def zscored(per: pl.DataFrame, reference: pl.DataFrame, columns: Mapping[str, Summary],
+            names: Sequence[str], s: Settings) -> pl.DataFrame:
+    """``-Z``: the per-query ``columns`` as z-scores, with a note where trec_eval misreads.
+
+    ``columns``: each measure and how its values are summarised over queries;
+    ``names``: the measures asked (trec_eval converts each but runid, num_q too).
     :func:`polars_rank._zscores.reads_past`: where trec_eval 10 looks a value up past
     the end of its table (a crash, or another query's mean), polars-rank gives
     -1000000 as trec_eval's help says, and a note says so.
     """
-    names = [n for n in a.names if n != "runid"]  # every value trec_eval converts
+    names = [n for n in names if n != "runid"]  # every value trec_eval converts
     past = zscores.reads_past(per, reference, names)
     if past is not None:
         q, measure = past
@@ -494,7 +570,6 @@ def _standardized(per: pl.DataFrame, reference: pl.DataFrame, a: Asked,
               "end of its table (convert_zscores.c's binary search): it then crashes or "
               "uses the next query's mean; polars-rank gives -1000000, as trec_eval's help "
               "says for a measure and query not in the file", file=sys.stderr)
-    columns = {n: m.definition.over_queries for n, m in a.metrics.items()}
     return zscores.standardized(per.lazy(), reference, columns, "qid").collect()
 
 
@@ -519,11 +594,12 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     a = a.numbers_only()
     reference: pl.DataFrame | None = None
     for name, path in zip(names, runs, strict=True):
-        per = _per_query(path, judgments, a, s)
+        per, twice = _checked_per_query(path, judgments, a, s)
         if s.zscores is not None:
-            reference = _reference(s) if reference is None else reference
+            reference = zscore_reference(s) if reference is None else reference
             assert reference is not None  # s.zscores is set
             per = _standardized(per, reference, a, s)
+        _stop_twice(twice, name if len(runs) > 1 else None)
         _stop(_absent(per, judgments, s), per, name if len(runs) > 1 else None)
         queries[name] = set(per["qid"])
         z = reference is not None
@@ -562,7 +638,7 @@ def _line(name: str, qid: str, value: float | str | None, a: Asked, *,
     A count is a metric summed over queries. ``standardized`` (``-Z``): a number
     printed ``Z%-22s\t%s\t%6.4f``, counts too (meas_print_single.c,
     meas_print_final.c); strings (runid, relstring) as without ``-Z``. ``qid`` and a
-    string value as read (``_IDS`` text), the name as given on the command line.
+    string value as read (``IDS`` text), the name as given on the command line.
     """
     metric = a.metrics.get(name)
     count = name == "num_q" or (metric is not None and metric.definition.over_queries == "sum")
@@ -592,34 +668,35 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
                     per_query: bool = False, summary: bool = True) -> None:
     """One run, printed exactly as trec_eval prints it (its -nan included).
 
-    When trec_eval stops on a judged query the run lacks, the queries it printed
-    before (``-q``, in its order) are printed, then :class:`Stop` is raised. Ids are
+    When trec_eval stops on a judged query the run lacks, or on a document twice in a
+    query's ranking or judgments (:func:`_twice`), the queries it printed before
+    (``-q``, in its order) are printed, then :class:`Stop` is raised. Ids are
     printed as the bytes the files hold; under ``-Z`` (``s.zscores``) each value as
     its z-score (:mod:`polars_rank._zscores`), as trec_eval prints it.
     """
     s = Settings() if s is None else s
     judgments = _judgments(qrels, a, s)
-    per = _per_query(run, judgments, a, s, zero_over_zero=True)
-    reference = _reference(s)
+    per, twice = _checked_per_query(run, judgments, a, s, zero_over_zero=True)
+    reference = zscore_reference(s)
     if reference is not None:
         per = _standardized(per, reference, a, s)
     z = reference is not None
-    absent = _absent(per, judgments, s)
+    absent = None if twice is not None else _absent(per, judgments, s)
     lines = []
     if per_query:
         printed = [n for n in a.names if n in a.metrics and _per_query_line(a.metrics[n])]
         evaluated = per if absent is None else per.filter(pl.col("qid") < absent)
         for row in evaluated.iter_rows(named=True):
             lines += [_line(n, row["qid"], row[n], a, standardized=z) for n in printed]
-    if absent is None and per.height and summary:
+    if absent is None and twice is None and per.height and summary:
         complete = _complete(per, judgments, s, a if z else None)
         means = _summary(complete, a, _counted(judgments, s.chosen),
                          standardized=z).row(0, named=True)
         meta: dict[str, float | str] = {"num_q": float(complete.height)}
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
-            meta["runid"] = last_tag(run, encoding=_IDS)
+            meta["runid"] = last_tag(run, encoding=IDS)
         lines += [_line(n, "all", meta[n] if n in meta else means[n], a, standardized=z)
                   for n in a.names if n not in a.metrics or not _is_text(a.metrics[n])]
-    if lines:
-        _write("\n".join(lines) + "\n")
+    write_lines(lines)
+    _stop_twice(twice)
     _stop(absent, per)

@@ -39,7 +39,16 @@ __all__ = ["ORDER", "SETS", "UNSUPPORTED", "Expanded", "MeasureError", "atof", "
 
 
 class MeasureError(ValueError):
-    """A ``-m`` argument trec_eval refuses too; the message says why, in its words."""
+    """A ``-m`` argument trec_eval refuses too; the message says why, in its words.
+
+    ``status``: trec_eval 10's exit status for it (:mod:`polars_rank._cli_status`): 1
+    where it reads the options (``-m P.``), 2 where it initialises the measures
+    (``-m P.0``), 4 where it calculates them (utility without its four weights).
+    """
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -170,7 +179,7 @@ def expand(spec: str, given: Mapping[str, str] | None = None) -> Expanded | None
     if dot and not params:  # trec_eval.c, add_meas_arg_info
         msg = (f"-m {spec}: nothing after the '.' (trec_eval: improper measure in "
                f"parameter '{measure}'); give the parameters or leave the '.' out")
-        raise MeasureError(msg)
+        raise MeasureError(msg, status=1)
     if measure in SETS:
         out = Expanded([])
         for m in SETS[measure]:
@@ -246,7 +255,7 @@ def _values_metric(spec: str, measure: str, params: str) -> str:
         if len(values) != 4:
             msg = (f"-m {spec}: utility takes four weights a,b,c,d (trec_eval: improper "
                    "number of coefficients)")
-            raise MeasureError(msg)
+            raise MeasureError(msg, status=4)  # m_utility.c checks when it calculates
         return f"utility(weights=[{listed}])"
     if values != sorted(values):
         msg = (f"-m {spec}: give 11pt_avg's recall levels in increasing order; trec_eval "

@@ -5,11 +5,19 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["InvalidDataError", "TrecFormatError"]
+__all__ = ["DuplicateRowsError", "InvalidDataError", "TrecFormatError"]
 
 
 class InvalidDataError(ValueError):
     """The data cannot be evaluated; the message names the problem and the query."""
+
+
+class DuplicateRowsError(InvalidDataError):
+    """A (query, document) pair on two rows of a run or of the qrels.
+
+    The message names the first pair. trec_eval stops on one too ("duplicate docs",
+    then "Can't calculate measure", exit status 4), as ``polars-rank eval`` does.
+    """
 
 
 class TrecFormatError(ValueError):

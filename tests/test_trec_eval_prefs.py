@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_trec_eval_binary import build_trec_eval, run_binary
 from test_trec_eval_collection import DATA, parse
+from test_trec_eval_command_line import zscore_file
 
 import polars_rank as pr
 from polars_rank.__main__ import main
@@ -386,3 +387,169 @@ def test_the_api_prints_the_same(trec_eval: Path) -> None:
         for m in PREFS_MEASURES:
             text = str(round(row[m])) if m.startswith("prefs_num") else f"{row[m]:6.4f}".strip()
             assert theirs[m, row["qid"]] == text, (m, row["qid"])
+
+
+# ----------------------------------------------------------------------------- byte ids
+
+# ids that are not UTF-8 (Latin-1 bytes), and UTF-8 that is not ASCII: trec_eval compares
+# and prints bytes; so must polars-rank, under -R prefs as under -R qrels
+BYTE_IDS = {"q3": b"caf\xe9", "Q3": b"caf\xc3\xa9", "d9": b"\xe8", "Z": b"d\xff9",
+            "j9": b"j\xe9", "u2": b"\xc3\xa9", "tag": b"r\xe9"}
+
+
+def _as_bytes(text: str) -> bytes:
+    """A drawn file with some of its ids swapped for :data:`BYTE_IDS`."""
+    lines = []
+    for line in text.splitlines():
+        lines.append(b" ".join(BYTE_IDS.get(f, f.encode()) for f in line.split()))
+    return b"\n".join(lines) + b"\n"
+
+
+def _both(trec_eval: Path, argv: list[bytes], capsysbinary: pytest.CaptureFixture[bytes]
+          ) -> tuple[int, bytes, bytes]:
+    """The binary's and polars-rank's runs on the same bytes: their exit status and stdout
+    must be equal; returns them (and polars-rank's stderr)."""
+    theirs = subprocess.run([bytes(trec_eval), *argv], capture_output=True, check=False)
+    capsysbinary.readouterr()
+    try:
+        code = main(["eval", *(os.fsdecode(a) for a in argv)])
+    except SystemExit as exc:  # pragma: no cover - argparse
+        code = int(exc.code or 0)
+    out, err = capsysbinary.readouterr()
+    assert out == theirs.stdout, (argv, out[:1500], theirs.stdout[:1500])
+    assert code == theirs.returncode, (argv, err, theirs.stderr)
+    return code, out, err
+
+
+@settings(max_examples=examples(25), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data(), fmt=st.sampled_from(["prefs", "qrels_prefs"]),
+       command=st.sampled_from(["-q -m all_prefs", "-q -c -m all_prefs", "-m prefs -m runid",
+                                "-q -M2 -m prefs", "-q -D 0.QID -m all_prefs",
+                                "-q -c -D 0.QID -m prefs"]))
+def test_ids_as_bytes(data: st.DataObject, fmt: str, command: str, trec_eval: Path,
+                      tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """Non-UTF-8 ids in the judgments, the run (its tag too) and -D: compared as bytes
+    (caf\\xe9 and caf\\xc3\\xa9 are two queries, sorted as bytes) and printed as they are."""
+    judgments_text, run_text = data.draw(collections(fmt))
+    judgments, run = tmp_path / "judgments", tmp_path / "run"
+    judgments.write_bytes(_as_bytes(judgments_text))
+    run.write_bytes(_as_bytes(run_text))
+    argv = [b"0." + BYTE_IDS["q3"] if a == "0.QID" else a.encode() for a in shlex.split(command)]
+    _, out, err = _both(trec_eval, [*argv, b"-R", fmt.encode(), bytes(judgments), bytes(run)],
+                        capsysbinary)
+    if b"\tcaf\xe9\t" not in out:  # the query was not printed: why
+        assert b"-q" not in argv or b"caf\xe9 " not in judgments.read_bytes() or err
+
+
+def test_ids_as_bytes_in_messages_and_tables(trec_eval: Path, tmp_path: Path,
+                                            capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """A judged query the run lacks is named as text (\\xe9 where not UTF-8); a table of
+    runs shows the ids as text, and its numbers are the binary's."""
+    judgments, run = tmp_path / "judgments", tmp_path / "run"
+    judgments.write_bytes(b"caf\xe9 j 0 \xe8 2\ncaf\xe9 j 0 d 1\nq j 0 a 1\nq j 0 b 0\n")
+    run.write_bytes(b"q Q0 a 1 2 t\nq Q0 b 1 1 t\n")
+    flags = [b"-q", b"-m", b"prefs", b"-R", b"prefs"]
+    code, out, err = _both(trec_eval, [*flags, bytes(judgments), bytes(run)], capsysbinary)
+    assert (code, out) == (4, b"")
+    assert b"result qid 'caf\\xe9' not found in qrels" in err
+    run.write_bytes(b"q Q0 a 1 2 t\nq Q0 b 1 1 t\ncaf\xe9 Q0 \xe8 1 1 t\ncaf\xe9 Q0 d 1 2 t\n")
+    _, theirs, _ = _both(trec_eval, [*flags, bytes(judgments), bytes(run)], capsysbinary)
+    other = tmp_path / "other"
+    other.write_bytes(run.read_bytes())
+    assert main(["eval", "--format", "csv", *(f.decode() for f in flags), str(judgments),
+                 str(run), str(other)]) == 0
+    table = pl.read_csv(io.BytesIO(capsysbinary.readouterr().out))
+    assert table.filter(pl.col("metric") == "prefs_simp")["qid"].to_list() == [
+        "caf\\xe9", "q", "all"]  # byte order: 0x63 < 0x71
+    values, _ = parse(theirs.decode("latin-1"))
+    for metric, qid, value in table.select("metric", "qid", "run").iter_rows():
+        key = (metric, qid.replace("\\xe9", "\xe9"))
+        assert values[key] == (str(round(value)) if "num" in metric else f"{value:6.4f}")
+
+
+# ----------------------------------------------------------------------------- -Z and -o
+
+
+def _zscores_for(flags: list[str], judgments: Path, run: Path, trec_eval: Path, seed: int,
+                 folder: Path) -> Path:
+    """A random z-score file (test_trec_eval_command_line's) for the values the binary
+    prints per query under ``flags``, its queries and measures kept clear of the end of
+    trec_eval's tables (a last query and measure ``~``, where it would read past them)."""
+    plain = [f for f in flags if f != "-n"]
+    values, _ = parse(run_binary(trec_eval, ["-q", *plain], judgments, run).stdout)
+    path = folder / f"zscores.{seed}"
+    path.write_text(zscore_file(seed, values, extra=("num_q",)))
+    return path
+
+
+@settings(max_examples=examples(30), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data(), fmt=st.sampled_from(["prefs", "qrels_prefs"]),
+       command=st.sampled_from([*RANDOM_FLAGS, "-q -c -D 0.1 -m all_prefs",
+                                "-q -m all_prefs -o", "-m prefs --Output_old_results_format=x"]),
+       seed=st.integers(0, 10**6))
+def test_zscores_on_random_collections(data: st.DataObject, fmt: str, command: str,
+                                       seed: int, trec_eval: Path, tmp_path: Path) -> None:
+    """-Z under -R prefs and -R qrels_prefs: every preference measure converted as trec_eval
+    converts it (counts summed as z-scores, printed Z...%6.4f, num_q too), on random
+    judgments and random z-score files (queries and measures missing, standard deviations
+    of 0 on and off the mean); -o changes nothing."""
+    judgments_text, run_text = data.draw(collections(fmt))
+    judgments, run = tmp_path / "judgments", tmp_path / "run"
+    judgments.write_text(judgments_text)
+    run.write_text(run_text)
+    flags = [*shlex.split(command), "-R", fmt]
+    zfile = _zscores_for(flags, judgments, run, trec_eval, seed, tmp_path)
+    code, out, err = ours([*flags, "-Z", str(zfile), str(judgments), str(run)])
+    assume("trec_eval reads past its data" not in err)  # prefs_avgjg_Rnonrel: see above
+    theirs = run_binary(trec_eval, [*flags, "-Z", str(zfile)], judgments, run)
+    assert (code, out) == (theirs.returncode, theirs.stdout), err
+    if code == 0 and "-n" not in flags:
+        assert "Znum_q                 \tall\t" in out or "num_q" not in command
+
+
+def test_zscores_on_nist_files(trec_eval: Path, tmp_path: Path) -> None:
+    """NIST's prefs files with a z-score file for them: the binary's bytes, -q and -c,
+    the table format naming the measures Z<name>, as trec_eval prints them."""
+    flags = ["-q", "-m", "all_prefs", "-R", "prefs"]
+    zfile = _zscores_for(flags, *PREFS, trec_eval, 7, tmp_path)
+    for more in ([], ["-c"], ["-n"], ["-o"], ["-c", "-D", "0.40.PA.tran"]):
+        code, out = same(trec_eval, [*more, *flags, "-Z", str(zfile)], *PREFS)
+        assert code == 0
+        assert "-n" in more or "Zprefs_num_prefs_poss  \tall\t" in out
+        assert "\tall\t" in out or "-n" in more
+    code, out, err = ours(["--format", "csv", *flags, "-Z", str(zfile), *map(str, PREFS)])
+    assert code == 0, err
+    table = pl.read_csv(io.StringIO(out), schema_overrides={"qid": pl.String})
+    theirs, _ = parse(run_binary(trec_eval, [*flags, "-Z", str(zfile)], *PREFS).stdout)
+    assert set(table["metric"]) == {f"Z{m}" for m in PREFS_MEASURES}
+    for metric, qid, value in table.select("metric", "qid", "prefs.results.test").iter_rows():
+        assert theirs[metric, qid] == f"{value:6.4f}".strip(), (metric, qid)
+
+
+def test_zscores_past_the_table(trec_eval: Path) -> None:
+    """NIST's zscores_file has queries 301-303 only: trec_eval 10 looks query 31.PA.cb up
+    past the end of its table and crashes; polars-rank prints -1000000 there, as for any
+    query the file lacks, and a note says why."""
+    flags = ["-q", "-m", "all_prefs", "-R", "prefs", "-Z", str(DATA / "zscores_file")]
+    theirs = run_binary(trec_eval, flags, *PREFS)
+    assert theirs.returncode == -signal.SIGSEGV
+    code, out, err = ours([*flags, *map(str, PREFS)])
+    assert code == 0
+    assert "Zprefs_simp            \t31.PA.cb\t-1000000.0000\n" in out
+    assert "Zprefs_simp            \tall\t-1000000.0000\n" in out
+    assert "looks query '31.PA.cb' up past the end of its table" in err
+    assert out.startswith(theirs.stdout[: theirs.stdout.rfind("\n") + 1])
+
+
+@pytest.mark.parametrize("problem", ["/nonexistent", "blank"])
+def test_zscore_file_it_cannot_read(problem: str, trec_eval: Path, tmp_path: Path) -> None:
+    """A z-score file trec_eval cannot read stops both (exit status 255) under -R prefs,
+    before the measures and the judgments meet (a qrels measure: exit 4 otherwise)."""
+    zfile = tmp_path / "z"
+    zfile.write_text("1.EC.AB prefs_simp 0 1\n\n")
+    path = problem if problem.startswith("/") else str(zfile)
+    for measure in ("prefs", "map"):
+        code, out = same(trec_eval, ["-m", measure, "-R", "prefs", "-Z", path], *PREFS)
+        assert (code, out) == (255, "")

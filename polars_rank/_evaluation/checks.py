@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._rules import hint, id_rules, label_rules, run_score_rules, score_rules
-from polars_rank.errors import InvalidDataError, user_stacklevel
+from polars_rank.errors import DuplicateRowsError, InvalidDataError, user_stacklevel
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -136,7 +136,7 @@ def check_data(
     for (problem, frame, _, ids, shown), count in zip(duplicates, counts, strict=True):
         if count["hashes"].item() < count["rows"].item():
             _raise_at(problem, _first_offender(frame, pl.struct(ids).is_duplicated(),
-                                               shown).collect())
+                                               shown).collect(), error=DuplicateRowsError)
     return [*collected[len(plans) + 1 :], *beside[len(counted):]], collected[len(plans)]
 
 
@@ -174,9 +174,10 @@ def _warn_split(pairs: pl.DataFrame, spans: pl.DataFrame, run: pl.LazyFrame, que
     )
 
 
-def _raise_at(problem: str, rows: pl.DataFrame, after: str = "") -> None:
+def _raise_at(problem: str, rows: pl.DataFrame, after: str = "", *,
+              error: type[InvalidDataError] = InvalidDataError) -> None:
     if rows.height:
         where = ", ".join(f"{c}={v!r}" for c, v in rows.row(0, named=True).items())
         msg = f"{problem}: first at {where}" + (f". {after[0].upper()}{after[1:]}"
                                                  if after else "")
-        raise InvalidDataError(msg)
+        raise error(msg)
