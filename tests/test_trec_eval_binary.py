@@ -548,9 +548,7 @@ def test_version(flag: str, trec_eval: Path, capsys: pytest.CaptureFixture[str])
 def test_rel_info_and_results_formats(capsys: pytest.CaptureFixture[str]) -> None:
     """-R and -T accept trec_eval's default formats; the others say why not."""
     files_ = (DATA / "qrels.test", DATA / "results.test")
-    for flags, message in ((["-R", "qrels_jg"], "-R qrels_jg: trec_eval's qrels_jg format is "
-                                                "not in polars-rank yet"),
-                           (["-R", "xyz"], "-R xyz: not a qrels format trec_eval knows"),
+    for flags, message in ((["-R", "xyz"], "-R xyz: not a qrels format trec_eval knows"),
                            (["--Results_format", "xyz"], "-T xyz: not a results format")):
         code, out, err = ours_all(flags, *files_, capsys)
         assert (code, out) == (2, "")
