@@ -123,6 +123,10 @@ class _Version(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: object, option_string: str | None = None) -> None:
+        # trec_eval reads its options in order: an unknown -m before -v stops it (exit 1)
+        refused = first_refusal(namespace.metrics or [], namespace.dialect)
+        if refused is not None and refused.status == 1:
+            parser.exit(1, f"polars-rank: error: {refused}\n")
         print(f"polars-rank version {__version__}, trec_eval version 10.0-rc3's measures and "
               "command line", file=sys.stderr)
         parser.exit(0)

@@ -502,7 +502,7 @@ def _judgments(qrels: Path, a: Asked, s: Settings) -> pl.LazyFrame:
     judgment group second.
     """
     if s.rel_info_format == "qrels_jg":
-        return read_qrels(qrels, format="qrels_jg").lazy()
+        return read_qrels(qrels, format="qrels_jg", encoding=IDS).lazy()
     if any(m.definition.subtopics for m in a.metrics.values()):
         try:
             return read_qrels(qrels, subtopics=True, encoding=IDS).lazy()

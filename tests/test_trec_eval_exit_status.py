@@ -67,6 +67,9 @@ CASES = [
     ("-m utility.1 -m foo QRELS RUN", 1, "-m foo"),
     ("-m foo -R bar -Z ZNONE QRELS RUN", 1, "-m foo"),
     ("-m foo QRELS NONE", 1, "-m foo"),
+    ("-m foo -v QRELS RUN", 1, "-m foo"),  # options are read in order: -v after it
+    ("-m P.0 -v QRELS RUN", 0, ""),  # -v before the parameters are read
+    ("-v -m foo QRELS RUN", 0, ""),
     # the files (2), before the measures' parameters (2) or the z-score file (255)
     ("-R bar QRELS RUN", 2, "Illegal rel_format"),
     ("-T bar QRELS RUN", 2, "Illegal retrieval results format"),
@@ -150,6 +153,7 @@ def test_each_error_exits_as_trec_eval_exits(command: str, status: int, says: st
     assert (code, out) == (status, theirs.stdout), err
     assert says in err
     assert "Traceback" not in err
+    assert out or status or "-v" in argv  # the successes print something
     if status:
         assert len([line for line in err.splitlines() if "hint" not in line]) == 1, err
 
