@@ -64,6 +64,26 @@ _RANK_TABLE_MAX = 10_000  # the largest cutoff k whose ranks 1..k are a literal
 
 
 
+class RankColumn(str):
+    """``rank=`` as :func:`polars_rank.evaluate` passes it: its judged rows' rank column.
+
+    Private (the public ``rank=`` is a column name, an expression or a pair). Its rows
+    come in rank order within each list: the retrieved ones by rank, ascending, then
+    the judged rows not retrieved (:func:`polars_rank._evaluation.judged.in_rank_order`),
+    so a metric reads its values in rank order without sorting them (a sort per list
+    and per metric: ``-m all_trec`` sorted each list about a hundred times).
+    ``checked``: the data passed evaluate()'s checks (its ``validate=True``), so no list
+    is unscorable and no metric tests its own list again.
+    """
+
+    checked: bool
+
+    def __new__(cls, name: str, *, checked: bool) -> RankColumn:
+        out = super().__new__(cls, name)
+        out.checked = checked
+        return out
+
+
 @functools.cache
 def _rank_table(k: int) -> pl.Series:
     """The ranks 1..k (Int64), built once per cutoff."""
@@ -117,6 +137,11 @@ class Ranked:
     """``ties`` was not given: ``"expected"`` chosen as the order-free default
     (:func:`default_ties`), which a metric without its closed form replaces
     (:meth:`without_expected`)."""
+    rank_ordered: bool = False
+    """Positions mode: the rows come in rank order, the ones not retrieved last
+    (:class:`RankColumn`): values are in rank order as they are."""
+    checked: bool = False
+    """The data passed :func:`polars_rank.evaluate`'s checks: no list is unscorable."""
 
     @classmethod
     def build(
@@ -159,8 +184,11 @@ class Ranked:
                        "from polars_rank.ranked(..., ties='expected')")
                 raise ValueError(msg)
             first, last = _rank_columns(rank)
+            prepared = rank if isinstance(rank, RankColumn) else None
             return cls(labels, (), (), "expected" if last is not None else "first",
-                       query_exprs, first, last, doc=doc_expr)
+                       query_exprs, first, last, doc=doc_expr,
+                       rank_ordered=prepared is not None,
+                       checked=prepared is not None and prepared.checked)
         keys = () if by is None else to_exprs(by, "by")
         desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
         if ties == "expected" and not keys:
@@ -253,6 +281,8 @@ class Ranked:
         rank=, condensed; group_by, query=, over) at 1M rows moved -4% to +9% in
         medians, +-7% in minima, both ways: the noise of a shared machine.
         """
+        if self.checked and not extra:
+            return pl.lit(False)
         rules = label_rules(self.labels) + id_rules(list(self.query), self.doc)
         if self.score is not None:
             rules += score_rules(self.score)
@@ -328,7 +358,7 @@ class Ranked:
         it no longer does).
         """
         if self.rank is not None:
-            return values.sort_by(self.rank, nulls_last=True, maintain_order=True)
+            return self.in_rank_order(values)
         out = values
         if self.keys:
             keys = list(self.keys)
@@ -347,10 +377,25 @@ class Ranked:
         # test_a_limited_sort_by_a_rank_in_a_group_by_still_goes_wrong tells when not needed)
         return out.head(k) if self.columns_only else out.head(self.depth(k))
 
+    def in_rank_order(self, values: pl.Expr, ranks: pl.Expr | None = None) -> pl.Expr:
+        """Positions mode: ``values`` sorted by rank, the rows not retrieved last.
+
+        ``ranks``: the ranks of ``values`` when they are some of the rows (filtered).
+        """
+        assert self.rank is not None
+        if self.rank_ordered:
+            return values
+        by = self.rank if ranks is None else ranks
+        return values.sort_by(by, nulls_last=True, maintain_order=True)
+
+    def sorted_ranks(self, ranks: pl.Expr) -> pl.Expr:
+        """``ranks`` (the rank column, or part of it filtered) ascending, nulls last."""
+        return ranks if self.rank_ordered else ranks.sort(nulls_last=True)
+
     def positions(self, k: int | None = None) -> pl.Expr:
         """Ranks aligned with ``ordered(values, k)`` (null on rows not retrieved)."""
         if self.rank is not None:
-            return self.rank.sort(nulls_last=True).cast(pl.Int64)
+            return self.sorted_ranks(self.rank).cast(pl.Int64)
         return self.ideal_positions(k)
 
     def retrieved(self, k: int | None = None) -> pl.Expr:
@@ -494,7 +539,11 @@ class Ranked:
         (:mod:`polars_rank._naming`), ``Metric.expr`` after its string.
         """
         flag = self.bad() if bad is None else bad
-        out = pl.when(flag).then(pl.lit(NAN)).otherwise(value.cast(pl.Float64))
+        if self.checked and bad is None:  # evaluate() checked the data: nothing to flag
+            flag = pl.lit(False)
+            out = value.cast(pl.Float64)
+        else:
+            out = pl.when(flag).then(pl.lit(NAN)).otherwise(value.cast(pl.Float64))
         if self.query:  # one value per query ("explode": no broadcast back to rows)
             # a list without a judged row is not a query of the evaluation: trec_eval
             # and evaluate() leave out a run query the qrels do not name, so the full

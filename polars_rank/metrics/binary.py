@@ -70,7 +70,7 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
         inside = r.rank.is_not_null() if k is None else r.rank <= k
         hit = inside & (relevant > 0)
         n_hits = hit.sum()  # counted before the sort (Ranked.ordered says why)
-        ranks = r.rank.filter(hit).sort().cast(pl.Float64)
+        ranks = r.sorted_ranks(r.rank.filter(hit)).cast(pl.Float64)
         terms = pl.int_range(1, n_hits + 1, dtype=pl.Int64).cast(pl.Float64) / ranks
         total = terms.cum_sum().last().fill_null(0.0)
     else:

@@ -72,6 +72,17 @@ class _Walk:
         """Each gain over log2(rank + 1), in rank order."""
         return self.got / (self.rank.cast(pl.Float64) + 1.0).log(2)
 
+    @staticmethod
+    def total(terms: pl.Expr) -> pl.Expr:
+        """The sum of ``terms`` (in rank order) as one list's sum.
+
+        A plain ``sum()`` adds a column's values per list with another kernel than
+        a sorted list's (several partial sums), which can move the last bit: rows
+        already in rank order (:class:`~polars_rank._ranked.RankColumn`) and rows
+        sorted here then differ. As one list, the same bits either way.
+        """
+        return terms.implode().list.sum()
+
     def ideal_dcg(self) -> pl.Expr:
         """[0, IDCG_1, ..., IDCG_P]: the ideal DCG at each ideal position."""
         ranks = pl.int_range(2, self.n_ideal + 2, dtype=pl.Int64).cast(pl.Float64)
@@ -109,7 +120,7 @@ def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Ex
     found = w.retrieved & (w.got > 0)
     at_found = pl.when(found).then(terms.cum_sum() / w.at_ideal(ideal)).otherwise(0.0).sum()
     # a positive-gain row never retrieved scores the whole list's NDCG
-    missed = (w.n_ideal - found.sum()).cast(pl.Float64) * terms.sum() / ideal.last()
+    missed = (w.n_ideal - found.sum()).cast(pl.Float64) * w.total(terms) / ideal.last()
     total = at_found + missed
     return pl.when((w.n_ideal > 0) & (total > 0)).then(total / w.n_ideal).otherwise(0.0)
 
@@ -125,10 +136,10 @@ def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1
     ends = (w.ideal != w.ideal.shift(-1)).fill_null(True)
     weight = pl.when(ends).then(1.0 / ideal.slice(1)).otherwise(0.0)
     from_rank = weight.reverse().cum_sum().reverse().append(pl.lit(0.0))
-    at_levels = (terms * from_rank.gather(pl.min_horizontal(w.rank, w.n_ideal + 1) - 1)).sum()
+    at_levels = w.total(terms * from_rank.gather(pl.min_horizontal(w.rank, w.n_ideal + 1) - 1))
     # trec_eval adds the whole list's NDCG when the list runs past position P + 1
     past = r.n_retrieved().cast(pl.Int64) > w.n_ideal.cast(pl.Int64) + 1
-    tail = pl.when(past).then(terms.sum() / ideal.last()).otherwise(0.0)
+    tail = pl.when(past).then(w.total(terms) / ideal.last()).otherwise(0.0)
     levels = ends.sum().cast(pl.Float64) + past.cast(pl.Float64)
     return (
         pl.when(r.n_relevant(threshold) == 0).then(0.0)

@@ -44,7 +44,7 @@ def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
                            "(a maximum over ranks)")
     if r.rank is not None:
         inside = r.rank.is_not_null() & (r.relevant(threshold) > 0)
-        return r.rank.filter(inside).sort().cast(pl.Float64)
+        return r.sorted_ranks(r.rank.filter(inside)).cast(pl.Float64)
     return r.positions().filter(r.hits(None, threshold) > 0).cast(pl.Float64)
 
 

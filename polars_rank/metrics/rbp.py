@@ -89,8 +89,8 @@ def _in_rank_order(r: Ranked, gains: pl.Expr, p: float, k: int | None) -> pl.Exp
     inside = r.rank.is_not_null() if k is None else r.rank <= k
     take = inside & (gains != 0)
     ranks = r.rank.filter(take)
-    terms = gains.filter(take).sort_by(ranks) * _powers(p, r.n_retrieved()).gather(
-        ranks.sort().cast(pl.Int64) - 1)
+    terms = r.in_rank_order(gains.filter(take), ranks) * _powers(p, r.n_retrieved()).gather(
+        r.sorted_ranks(ranks).cast(pl.Int64) - 1)
     return terms.cum_sum().last().fill_null(0.0)
 
 
