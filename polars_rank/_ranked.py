@@ -53,7 +53,7 @@ from polars_rank._summaries import summarize
 from polars_rank._sums import ordered_sum
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
     from polars_rank._summaries import Summary
@@ -74,13 +74,39 @@ class RankColumn(str):
     and per metric: ``-m all_trec`` sorted each list about a hundred times).
     ``checked``: the data passed evaluate()'s checks (its ``validate=True``), so no list
     is unscorable and no metric tests its own list again.
+
+    The other fields name columns computed once for every metric of the evaluation
+    (:func:`polars_rank._evaluation.scoring.per_list`), from the label column
+    ``labels``: a metric reading those labels reads them instead of computing each
+    its own (Polars shares no sub-expression between the expressions of a
+    ``group_by``): ``relevant``, per threshold, the list's relevant rows (R, on every
+    row: comparing each row with a list's number costs a per-list broadcast, a row's
+    own column does not); ``hits``, per threshold, the relevant retrieved rows at or
+    above each row; ``precision_sums``, per threshold, the sum of the precisions at
+    the relevant retrieved rows at or above each row, added in rank order (trec_eval's
+    average precision, m_map.c); ``ideal``, each list's labels sorted descending,
+    unjudged last (the ideal ranking's labels, row by row).
     """
 
     checked: bool
+    labels: str | None
+    relevant: Mapping[float, str]
+    hits: Mapping[float, str]
+    precision_sums: Mapping[float, str]
+    ideal: str | None
 
-    def __new__(cls, name: str, *, checked: bool) -> RankColumn:
+    def __new__(cls, name: str, *, checked: bool, labels: str | None = None,
+                relevant: Mapping[float, str] | None = None,
+                hits: Mapping[float, str] | None = None,
+                precision_sums: Mapping[float, str] | None = None,
+                ideal: str | None = None) -> RankColumn:
         out = super().__new__(cls, name)
         out.checked = checked
+        out.labels = labels
+        out.relevant = dict(relevant or {})
+        out.hits = dict(hits or {})
+        out.precision_sums = dict(precision_sums or {})
+        out.ideal = ideal
         return out
 
 
@@ -142,6 +168,8 @@ class Ranked:
     (:class:`RankColumn`): values are in rank order as they are."""
     checked: bool = False
     """The data passed :func:`polars_rank.evaluate`'s checks: no list is unscorable."""
+    prepared: RankColumn | None = None
+    """Columns computed for every metric from these labels (:class:`RankColumn`)."""
 
     @classmethod
     def build(
@@ -185,10 +213,14 @@ class Ranked:
                 raise ValueError(msg)
             first, last = _rank_columns(rank)
             prepared = rank if isinstance(rank, RankColumn) else None
+            # its columns hold the labels' numbers: not those of labels rewritten here
+            same = (prepared is not None and prepared.labels is not None
+                    and rel_expr.meta.eq(pl.col(prepared.labels)))
             return cls(labels, (), (), "expected" if last is not None else "first",
                        query_exprs, first, last, doc=doc_expr,
                        rank_ordered=prepared is not None,
-                       checked=prepared is not None and prepared.checked)
+                       checked=prepared is not None and prepared.checked,
+                       prepared=prepared if same else None)
         keys = () if by is None else to_exprs(by, "by")
         desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
         if ties == "expected" and not keys:
@@ -255,7 +287,13 @@ class Ranked:
 
     def n_relevant(self, threshold: float) -> pl.Expr:
         """Number of relevant rows, retrieved or not (R)."""
-        return self.relevant(threshold).sum()
+        by_row = self._prepared_column("relevant", threshold)
+        return self.relevant(threshold).sum() if by_row is None else by_row.first()
+
+    def n_relevant_by_row(self, threshold: float) -> pl.Expr:
+        """R to compare rows with: on every row when prepared, else the list's number."""
+        by_row = self._prepared_column("relevant", threshold)
+        return self.n_relevant(threshold) if by_row is None else by_row
 
     def n_retrieved(self) -> pl.Expr:
         """Length of the ranked list: retrieved rows (keys), the largest rank (positions)."""
@@ -387,6 +425,27 @@ class Ranked:
             return values
         by = self.rank if ranks is None else ranks
         return values.sort_by(by, nulls_last=True, maintain_order=True)
+
+    def _prepared_column(self, kind: str, threshold: float) -> pl.Expr | None:
+        """The :class:`RankColumn` column ``kind`` at ``threshold``, when computed."""
+        if self.prepared is None:
+            return None
+        column = getattr(self.prepared, kind).get(threshold)
+        return None if column is None else pl.col(column)
+
+    def prepared_hits(self, threshold: float) -> pl.Expr | None:
+        """The relevant retrieved rows at or above each row, when computed (RankColumn)."""
+        return self._prepared_column("hits", threshold)
+
+    def prepared_precision_sum(self, threshold: float) -> pl.Expr | None:
+        """The precisions at the relevant rows so far, added in rank order, when computed."""
+        return self._prepared_column("precision_sums", threshold)
+
+    def prepared_ideal(self) -> pl.Expr | None:
+        """The list's labels sorted descending (unjudged last), when computed."""
+        if self.prepared is None or self.prepared.ideal is None:
+            return None
+        return pl.col(self.prepared.ideal).cast(pl.Float64)
 
     def sorted_ranks(self, ranks: pl.Expr) -> pl.Expr:
         """``ranks`` (the rank column, or part of it filtered) ascending, nulls last."""

@@ -64,6 +64,11 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
         whole = hits_value(r, k, threshold)
     if r.ties == "expected":
         total = expected_precision_sum(r, relevant, k)
+    elif r.rank is not None and (so_far := r.prepared_precision_sum(threshold)) is not None:
+        # the running sum below, computed once for every AP of the evaluation: at the
+        # last retrieved row within k (it only grows down the list)
+        inside = r.rank.is_not_null() if k is None else r.rank <= k
+        total = pl.when(inside).then(so_far).max().fill_null(0.0)
     elif r.rank is not None:
         # trec_eval's sum (m_map.c): i / rank_i at the i-th hit, added in rank order, so
         # that the printed digits are trec_eval's even at a half unit (AP = 23/32)

@@ -57,7 +57,11 @@ class _Walk:
         self.rank = r.positions()
         """Ranks aligned with :attr:`got` (null or past the list: not retrieved)."""
         positive = g.filter(g > 0)
-        self.ideal = positive.sort(descending=True)
+        ideal = r.prepared_ideal()
+        if ideal is not None and not gains:  # the labels, sorted once for every metric
+            self.ideal = row_gain(ideal).filter(row_gain(ideal) > 0)
+        else:
+            self.ideal = positive.sort(descending=True)
         """I_1 >= ... >= I_P."""
         # counted and summed before the sort (Ranked.ordered says why)
         self.n_ideal = positive.len()

@@ -51,14 +51,20 @@ def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
 def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1,
                           rounding: str = "nearest") -> pl.Expr:
     """Interpolated precision at ``recall`` of a ranked list (validated parameters)."""
-    ranks = _relevant_ranks(r, threshold)
-    found = pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(pl.Float64)
-    wanted = r.n_relevant(threshold) * recall
+    wanted = r.n_relevant_by_row(threshold) * recall
     if rounding == "trec_eval9":
         c = (wanted + 0.9).floor()  # (long) (x * R + 0.9), x R >= 0
     else:
         c = wanted.floor() + (wanted - wanted.floor() >= 0.5).cast(pl.Float64)  # C's lround
-    best = (found / ranks).filter(found >= pl.max_horizontal(c, pl.lit(1.0))).max()
+    least = pl.max_horizontal(c, pl.lit(1.0))
+    found = r.prepared_hits(threshold)
+    if found is not None and r.rank is not None:  # the i-th relevant row's i, per row
+        hit = (r.relevant(threshold) > 0) & r.rank.is_not_null()
+        rank = r.rank.cast(pl.Float64)
+        return pl.when(hit & (found >= least)).then(found / rank).max().fill_null(0.0)
+    ranks = _relevant_ranks(r, threshold)
+    found = pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(pl.Float64)
+    best = (found / ranks).filter(found >= least).max()
     return best.fill_null(0.0)
 
 
