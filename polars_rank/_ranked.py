@@ -82,31 +82,38 @@ class RankColumn(str):
     ``group_by``): ``relevant``, per threshold, the list's relevant rows (R, on every
     row: comparing each row with a list's number costs a per-list broadcast, a row's
     own column does not); ``hits``, per threshold, the relevant retrieved rows at or
-    above each row; ``precision_sums``, per threshold, the sum of the precisions at
-    the relevant retrieved rows at or above each row, added in rank order (trec_eval's
-    average precision, m_map.c); ``ideal``, each list's labels sorted descending,
-    unjudged last (the ideal ranking's labels, row by row).
+    above each row; ``precisions``, per threshold, the precision i / rank at the i-th
+    relevant retrieved row (null on the others); ``precision_sums``, their sum over the
+    rows at or above each row, added in rank order (trec_eval's average precision,
+    m_map.c); ``ideal``, each list's labels sorted descending,
+    unjudged last (the ideal ranking's labels, row by row); ``longest``, the length of
+    the longest list (a table of powers p^0..p^longest, built once, serves them all).
     """
 
     checked: bool
     labels: str | None
     relevant: Mapping[float, str]
     hits: Mapping[float, str]
+    precisions: Mapping[float, str]
     precision_sums: Mapping[float, str]
     ideal: str | None
+    longest: int | None
 
     def __new__(cls, name: str, *, checked: bool, labels: str | None = None,
                 relevant: Mapping[float, str] | None = None,
                 hits: Mapping[float, str] | None = None,
+                precisions: Mapping[float, str] | None = None,
                 precision_sums: Mapping[float, str] | None = None,
-                ideal: str | None = None) -> RankColumn:
+                ideal: str | None = None, longest: int | None = None) -> RankColumn:
         out = super().__new__(cls, name)
         out.checked = checked
         out.labels = labels
         out.relevant = dict(relevant or {})
         out.hits = dict(hits or {})
+        out.precisions = dict(precisions or {})
         out.precision_sums = dict(precision_sums or {})
         out.ideal = ideal
+        out.longest = longest
         return out
 
 
@@ -170,6 +177,8 @@ class Ranked:
     """The data passed :func:`polars_rank.evaluate`'s checks: no list is unscorable."""
     prepared: RankColumn | None = None
     """Columns computed for every metric from these labels (:class:`RankColumn`)."""
+    longest: int | None = None
+    """Positions mode: no list is longer (:class:`RankColumn`); None: not known."""
 
     @classmethod
     def build(
@@ -220,7 +229,8 @@ class Ranked:
                        query_exprs, first, last, doc=doc_expr,
                        rank_ordered=prepared is not None,
                        checked=prepared is not None and prepared.checked,
-                       prepared=prepared if same else None)
+                       prepared=prepared if same else None,
+                       longest=None if prepared is None else prepared.longest)
         keys = () if by is None else to_exprs(by, "by")
         desc = check_descending(descending, max(len(keys), 1))[: len(keys)]
         if ties == "expected" and not keys:
@@ -436,6 +446,10 @@ class Ranked:
     def prepared_hits(self, threshold: float) -> pl.Expr | None:
         """The relevant retrieved rows at or above each row, when computed (RankColumn)."""
         return self._prepared_column("hits", threshold)
+
+    def prepared_precision(self, threshold: float) -> pl.Expr | None:
+        """The precision i / rank at the i-th relevant retrieved row (null on others)."""
+        return self._prepared_column("precisions", threshold)
 
     def prepared_precision_sum(self, threshold: float) -> pl.Expr | None:
         """The precisions at the relevant rows so far, added in rank order, when computed."""

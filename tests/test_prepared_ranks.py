@@ -2,11 +2,11 @@
 
 evaluate() hands every metric its judged rows sorted by list, then rank, with a
 marked rank column and columns computed once for every metric (the relevant rows so
-far, average precision's running sums, the ideal labels): the metrics then read
-values in rank order without sorting them, read those columns, and skip their own
-data checks (evaluate() ran them). Reading the same frame with a plain
-``rank="rank"`` (which sorts, computes and checks) must give the same bits, for every
-measure of ``-m all_trec`` (at trec_eval's ``-l`` 1 and 2) and the other metric
+far, average precision's running sums, the ideal labels, the longest list's length):
+the metrics then read values in rank order without sorting them, read those columns,
+and skip their own data checks (evaluate() ran them). Reading the same frame with a
+plain ``rank="rank"`` (which sorts, computes and checks) must give the same bits, for
+every measure of ``-m all_trec`` (at trec_eval's ``-l`` 1 and 2) and the other metric
 strings below.
 """
 
@@ -68,7 +68,8 @@ def test_marked_ranks_give_the_same_bits(seed: int, level: int) -> None:
         m.expr("rel", rank="rank").alias(str(m)) for m in metrics)
     for checked in (True, False):
         for thresholds in ([float(level)], None):
-            rank, columns = prepared_ranks("rel", thresholds, checked=checked)
+            longest = None if thresholds is None else int(rows["rank"].max())  # type: ignore[arg-type]
+            rank, columns = prepared_ranks("rel", thresholds, checked=checked, longest=longest)
             marked = rows.with_columns(columns).group_by(LIST, maintain_order=True).agg(
                 m.expr("rel", rank=rank).alias(str(m)) for m in metrics)
             for column in plain.columns[1:]:

@@ -125,8 +125,11 @@ def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Ex
     at_found = pl.when(found).then(terms.cum_sum() / w.at_ideal(ideal)).otherwise(0.0).sum()
     # a positive-gain row never retrieved scores the whole list's NDCG
     missed = (w.n_ideal - found.sum()).cast(pl.Float64) * w.total(terms) / ideal.last()
-    total = at_found + missed
-    return pl.when((w.n_ideal > 0) & (total > 0)).then(total / w.n_ideal).otherwise(0.0)
+    # total named once (in a group_by each name is computed again): a negative total
+    # (a gain table's negative gains) scores 0, as the condition total > 0 did; + 0.0
+    # turns the -0.0 that clip can leave into 0.0
+    mean = ((at_found + missed) / w.n_ideal).clip(lower_bound=0.0) + 0.0
+    return pl.when(w.n_ideal > 0).then(mean).otherwise(0.0)
 
 
 def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1) -> pl.Expr:

@@ -52,16 +52,18 @@ def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1,
                           rounding: str = "nearest") -> pl.Expr:
     """Interpolated precision at ``recall`` of a ranked list (validated parameters)."""
     wanted = r.n_relevant_by_row(threshold) * recall
+    found, precision = r.prepared_hits(threshold), r.prepared_precision(threshold)
+    if found is not None and precision is not None:  # on every row: no list's c to broadcast
+        # the i-th relevant row counts when c <= i, that is wanted < i + 1/2 (nearest:
+        # wanted - floor(wanted) is exact) or wanted + 0.9 < i + 1 (trec_eval 9)
+        counts = (wanted + 0.9 < found + 1.0) if rounding == "trec_eval9" else (
+            wanted < found + 0.5)
+        return pl.when(counts).then(precision).max().fill_null(0.0)
     if rounding == "trec_eval9":
         c = (wanted + 0.9).floor()  # (long) (x * R + 0.9), x R >= 0
     else:
         c = wanted.floor() + (wanted - wanted.floor() >= 0.5).cast(pl.Float64)  # C's lround
     least = pl.max_horizontal(c, pl.lit(1.0))
-    found = r.prepared_hits(threshold)
-    if found is not None and r.rank is not None:  # the i-th relevant row's i, per row
-        hit = (r.relevant(threshold) > 0) & r.rank.is_not_null()
-        rank = r.rank.cast(pl.Float64)
-        return pl.when(hit & (found >= least)).then(found / rank).max().fill_null(0.0)
     ranks = _relevant_ranks(r, threshold)
     found = pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(pl.Float64)
     best = (found / ranks).filter(found >= least).max()
