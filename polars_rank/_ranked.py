@@ -61,6 +61,11 @@ if TYPE_CHECKING:
 NAN = float("nan")
 _SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
 _RANK_TABLE_MAX = 10_000  # the largest cutoff k whose ranks 1..k are a literal
+_TOP_ROWS = int(pl.__version__.split(".")[0]) >= 2
+"""Whether :meth:`Ranked.top_rows` is used (Polars 2): on Polars 1.36 a struct built in
+a ``group_by`` from rows of other groups has bitten before (tests/test_workarounds.py,
+``test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows``); there
+``ties="expected"`` ranks whole lists, as before."""
 
 
 
@@ -512,6 +517,10 @@ class Ranked:
         else prefix sums of the terms over the ranks.
         """
         apply = term if term is not None else (lambda v, _p: v)
+        if self.ties == "expected" and k is not None and self._top_rows_apply():
+            top = self._expected_top_sum(values, k, apply, term_sum)
+            if top is not None:
+                return top
         if self.ties == "expected":
             lo, hi = self.bounds()
             n_ret = self.n_retrieved().cast(pl.Int64)
@@ -530,6 +539,60 @@ class Ranked:
             return pl.when(inside).then(apply(values, rank)).otherwise(0.0).sum()
         ranked = pl.when(self.retrieved(k)).then(self.ordered(values, k)).otherwise(0.0)
         return apply(ranked, self.positions(k)).fill_null(0.0).sum()
+
+    def _top_rows_apply(self) -> bool:
+        """Keys mode, one ranking key: :meth:`top_rows` can cut the list at k."""
+        return _TOP_ROWS and self.rank is None and len(self.keys) == 1
+
+    def top_rows(self, k: int, **fields: pl.Expr) -> pl.Expr:
+        """The rows whose key is at least the k-th best, as one list of structs per list.
+
+        Keys mode, one key. Those rows are every tie group holding a rank <= k (the
+        group at rank k whole, however far it reaches past k), and each keeps its tie
+        bounds when ranked among them alone: they are the rows ranked above any of
+        them. The k-th best key is a ``top_k`` (a selection, no sort); a list without
+        a retrieved row has none. ``fields``: the struct's fields besides ``key``.
+        Ranking these few rows in a ``list.eval`` replaces two ``rank()`` of the whole
+        list (nDCG@10 with ``ties="expected"``: 4.4x ``"first"`` -> 2x,
+        docs/performance.md).
+        """
+        key, down = self.keys[0], self.descending[0]
+        kth = key.top_k(k).min() if down else key.bottom_k(k).max()  # nulls left out
+        inside = key >= kth if down else key <= kth
+        return pl.struct(key.alias("key"), *(e.alias(n) for n, e in fields.items())).filter(
+            inside).implode()
+
+    def _expected_top_sum(self, values: pl.Expr, k: int,
+                          apply: Callable[[pl.Expr, pl.Expr], pl.Expr],
+                          term_sum: Callable[[pl.Expr, pl.Expr], pl.Expr] | None,
+                          ) -> pl.Expr | None:
+        """:meth:`rank_sum` under ``ties="expected"`` within k, over :meth:`top_rows`.
+
+        The same terms as over the whole list (the rows past them add zeros, and the
+        sum of a sorted list adds its values in order, so leaving zeros out changes
+        no bit); the prefix sums of the terms over the ranks 1..k are a literal, built
+        here as the whole list's would be. None when ``apply`` reads a column.
+        """
+        if term_sum is None:
+            ranks = pl.int_range(1, k + 1, dtype=pl.Int64)
+            try:
+                table = pl.select(pl.lit(0.0).append(
+                    pl.when(ranks <= k).then(apply(pl.lit(1.0), ranks)).otherwise(0.0)
+                    .cum_sum())).to_series()
+            except pl.exceptions.PolarsError:  # a term of a column: each list's own
+                return None
+        down = self.descending[0]
+        key, value = pl.element().struct.field("key"), pl.element().struct.field("value")
+        lo = key.rank("min", descending=down).cast(pl.Int64)
+        hi = key.rank("max", descending=down).cast(pl.Int64)
+        last = pl.min_horizontal(hi, pl.lit(k, pl.Int64))  # hi <= the list's length
+        if term_sum is not None:
+            total = pl.when(last >= lo).then(term_sum(lo, last)).otherwise(0.0)
+        else:
+            total = pl.lit(table).gather(last) - pl.lit(table).gather(lo - 1)  # lo <= k
+        mean_term = total / (hi - lo + 1).cast(pl.Float64)
+        summed = order_free_sum((value * mean_term).fill_null(0.0))
+        return self.top_rows(k, value=values).list.eval(summed).list.first().fill_null(0.0)
 
     def prefix_sums(self, term: Callable[[pl.Expr], pl.Expr], limit: pl.Expr) -> pl.Expr:
         """[0, t(1), t(1) + t(2), ...]: prefix sums of ``term`` over the ranks 1..n.
