@@ -517,7 +517,7 @@ class Ranked:
         else prefix sums of the terms over the ranks.
         """
         apply = term if term is not None else (lambda v, _p: v)
-        if self.ties == "expected" and k is not None and self._top_rows_apply():
+        if self.ties == "expected" and k is not None and self.top_rows_apply():
             top = self._expected_top_sum(values, k, apply, term_sum)
             if top is not None:
                 return top
@@ -540,7 +540,7 @@ class Ranked:
         ranked = pl.when(self.retrieved(k)).then(self.ordered(values, k)).otherwise(0.0)
         return apply(ranked, self.positions(k)).fill_null(0.0).sum()
 
-    def _top_rows_apply(self) -> bool:
+    def top_rows_apply(self) -> bool:
         """Keys mode, one ranking key: :meth:`top_rows` can cut the list at k."""
         return _TOP_ROWS and self.rank is None and len(self.keys) == 1
 
@@ -624,14 +624,18 @@ class Ranked:
                 shown = pl.when(self.retrieved(k)).then(self.ordered(indicator, k))
                 first = pl.when(shown > 0).then(self.positions(k)).min()
             return weight(first.cast(pl.Float64)).fill_null(0.0)
-        lo_1, n, m = self._first_hit_group(hit)
-        slot = pl.int_range(1, (n - m + 2).fill_null(1).cast(pl.Int64), dtype=pl.Int64)
-        j = slot.cast(pl.Float64)
-        none_before = ((n - m - j + 1.0) / (n - j + 1.0)).cum_prod().shift(1, fill_value=1.0)
-        rank = (lo_1 + slot - 1).cast(pl.Float64)
-        chance = none_before * m / (n - j + 1.0) * weight(rank)
-        inside = chance if k is None else pl.when(rank <= k).then(chance).otherwise(0.0)
-        return inside.sum()
+        if k is not None and self.top_rows_apply():  # the group lies among the top rows
+            down = self.descending[0]
+            key = pl.element().struct.field("key")
+            hits = pl.element().struct.field("hit") > 0
+            # the counts first, as one list each (read many times below: bound once)
+            counts = pl.concat_list([c.cast(pl.Float64) for c in
+                                     _first_hit_counts(key, down, hits)])
+            lo_1, n, m = (pl.element().get(i) for i in range(3))
+            chance = _first_hit_chance(lo_1.cast(pl.Int64), n, m, k, weight)
+            return (self.top_rows(k, hit=hit.cast(pl.Float64)).list.eval(counts)
+                    .list.first().list.eval(chance).list.first().fill_null(0.0))
+        return _first_hit_chance(*self._first_hit_group(hit), k, weight)
 
     def _first_hit_group(self, hit: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         """(first rank, rows, hits) of the first tie group holding a hit; null without one.
@@ -641,15 +645,8 @@ class Ranked:
         ``mrr@10`` under ``ties="expected"`` about 100x ``"first"`` (docs/performance.md).
         """
         if self.rank is None and len(self.keys) == 1:
-            key, down = self.keys[0], self.descending[0]
-            hits = hit & key.is_not_null()
-            shown = key.filter(hits)
-            best = shown.max() if down else shown.min()  # the score of the first hit
-            above = ((key > best) if down else (key < best)).sum()
-            lo_1 = pl.when(best.is_not_null()).then(above + 1).cast(pl.Int64)
-            n = pl.when(best.is_not_null()).then((key == best).sum()).cast(pl.Float64)
-            m = (hits & (key == best)).sum().cast(pl.Float64)
-            return lo_1, n, m
+            key = self.keys[0]
+            return _first_hit_counts(key, self.descending[0], hit & key.is_not_null())
         lo, hi = self.bounds()
         hits = hit & lo.is_not_null()
         lo_1 = lo.filter(hits).min()
@@ -694,6 +691,37 @@ class Ranked:
             per_query = out.over(list(self.query), mapping_strategy="explode")
             out = summarize(per_query, summary).median()
         return out.cast(pl.Float64)
+
+
+def _first_hit_counts(key: pl.Expr, down: bool,
+                      hits: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(first rank, rows, hits) of the first tie group of ``key`` holding a hit.
+
+    Read from counts against the best key of a hit (rows above it, rows equal to it):
+    no rank per row. Null without a hit. ``hits``: true on the retrieved hits.
+    """
+    shown = key.filter(hits)
+    best = shown.max() if down else shown.min()  # the score of the first hit
+    above = ((key > best) if down else (key < best)).sum()
+    lo_1 = pl.when(best.is_not_null()).then(above + 1).cast(pl.Int64)
+    n = pl.when(best.is_not_null()).then((key == best).sum()).cast(pl.Float64)
+    m = (hits & (key == best)).sum().cast(pl.Float64)
+    return lo_1, n, m
+
+
+def _first_hit_chance(lo_1: pl.Expr, n: pl.Expr, m: pl.Expr, k: int | None,
+                      weight: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """E[weight(p)] over the first hit's rank p within k, its group at lo_1, n rows, m hits.
+
+    :meth:`Ranked.first_hit`'s sum over the slots of the group (0 without a hit).
+    """
+    slot = pl.int_range(1, (n - m + 2).fill_null(1).cast(pl.Int64), dtype=pl.Int64)
+    j = slot.cast(pl.Float64)
+    none_before = ((n - m - j + 1.0) / (n - j + 1.0)).cum_prod().shift(1, fill_value=1.0)
+    rank = (lo_1 + slot - 1).cast(pl.Float64)
+    chance = none_before * m / (n - j + 1.0) * weight(rank)
+    inside = chance if k is None else pl.when(rank <= k).then(chance).otherwise(0.0)
+    return inside.sum()
 
 
 def order_free_sum(values: pl.Expr) -> pl.Expr:
