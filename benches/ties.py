@@ -1,10 +1,13 @@
 """The card's one-liner under the default tie policy against ``ties="first"`` (issue 36).
 
 The same frame, the same expression, the policies in turn, round after round (paired,
-interleaved), medians; in-process after one warm-up run. Scores are rounded to three
-decimals, so that lists have ties (about one row in four shares its score):
+interleaved), medians of wall and of CPU time (all threads); in-process after one
+warm-up run. Scores are rounded to three decimals, so that lists have ties (about one
+row in four shares its score). Two forms: the card's ``group_by("qid").agg(metric)``
+(``--form qid``) and ``group_by("arm", "segment").agg(metric(query="qid"))``
+(``--form arm``):
 
-    python benches/ties.py 1m 10m [--repeat 5]
+    python benches/ties.py 1m 10m [--repeat 5] [--form qid arm]
 """
 
 from __future__ import annotations
@@ -41,11 +44,13 @@ FORMS = {
 }
 
 
-def one_liner(df: pl.DataFrame, metric: str, options: dict) -> pl.DataFrame:
+def one_liner(df: pl.DataFrame, metric: str, options: dict, form: str) -> pl.DataFrame:
     function = {"ndcg@10": lambda **kw: pr.ndcg("rel", k=10, **kw),
                 "mrr@10": lambda **kw: pr.mrr("rel", 10, **kw),
                 "map@10": lambda **kw: pr.map("rel", 10, **kw),
                 "p@10": lambda **kw: pr.precision("rel", 10, **kw)}[metric]
+    if form == "qid":  # the card's: one value per query
+        return df.group_by("qid").agg(function(by="score", **options))
     return df.group_by("arm", "segment").agg(function(by="score", query="qid", **options))
 
 
@@ -54,23 +59,35 @@ def main() -> None:
     parser.add_argument("sizes", nargs="+", choices=list(SIZES))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--metrics", default="ndcg@10,mrr@10,p@10,map@10")
+    parser.add_argument("--form", nargs="+", default=["qid", "arm"], choices=["qid", "arm"])
     args = parser.parse_args()
     for size in args.sizes:
         df = frame(SIZES[size])
-        for metric in args.metrics.split(","):
-            times: dict[str, list[float]] = {form: [] for form in FORMS}
-            for options in FORMS.values():  # warm-up
-                one_liner(df, metric, options)
-            for _ in range(args.repeat):
-                for form, options in FORMS.items():
-                    start = time.perf_counter()
-                    one_liner(df, metric, options)
-                    times[form].append(time.perf_counter() - start)
-            first = statistics.median(times["ties='first'"])
-            for form in FORMS:
-                median = statistics.median(times[form])
-                print(f"{size:>4} {metric:8} {form:20} {median:7.3f} s  "
-                      f"{median / first:5.2f}x first")
+        for shape in args.form:
+            for metric in args.metrics.split(","):
+                run(df, size, shape, metric, args.repeat)
+
+
+def run(df: pl.DataFrame, size: str, shape: str, metric: str, repeat: int) -> None:
+    """``repeat`` paired rounds of the policies on one metric; medians and ratios."""
+    wall: dict[str, list[float]] = {form: [] for form in FORMS}
+    cpu: dict[str, list[float]] = {form: [] for form in FORMS}
+    for options in FORMS.values():  # warm-up
+        one_liner(df, metric, options, shape)
+    for _ in range(repeat):
+        for form, options in FORMS.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            one_liner(df, metric, options, shape)
+            wall[form].append(time.perf_counter() - start)
+            cpu[form].append(time.process_time() - start_cpu)
+    pairs = {form: statistics.median(w / f for w, f in zip(wall[form], wall["ties='first'"],
+                                                            strict=True)) for form in FORMS}
+    first_cpu = statistics.median(cpu["ties='first'"])
+    for form in FORMS:
+        median, median_cpu = statistics.median(wall[form]), statistics.median(cpu[form])
+        print(f"{size:>4} {shape:4} {metric:8} {form:20} {median:7.3f} s "
+              f"(CPU {median_cpu:6.3f} s)  {pairs[form]:5.2f}x first (paired wall), "
+              f"{median_cpu / first_cpu:5.2f}x (CPU)")
 
 
 if __name__ == "__main__":

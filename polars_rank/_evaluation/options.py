@@ -47,6 +47,13 @@ RETRIEVED = "__polars_rank_retrieved"
 POOLED = "__polars_rank_pooled"
 """True on the rows of the qrels (judged or pooled but not judged), false on the
 list ends: the ``pooled=`` of the metrics that read it (``MetricDef.reads_pool``)."""
+RELEVANT = "__polars_rank_relevant_"
+HITS = "__polars_rank_hits_"
+PRECISION = "__polars_rank_precision_"
+PRECISION_SUM = "__polars_rank_precision_sum_"
+IDEAL = "__polars_rank_ideal"
+"""Columns computed once for every metric (:class:`polars_rank._ranked.RankColumn`),
+all but the last numbered per relevance threshold."""
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,29 @@ def expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None,
     times, each reading ranked the list again in a ``group_by`` (MAP@10 took about
     30x ``ties="first"``; docs/performance.md).
     """
+    if k is not None and not whole_groups and r.top_rows_apply():
+        # within k only the rows at least the k-th best count (Ranked.top_rows): their
+        # tie bounds among themselves, then the same terms (limit: hi <= the length)
+        down = r.descending[0]
+        key = pl.element().struct.field("key")
+        relevant = pl.element().struct.field("hit") > 0
+        # the relevant rows' bounds, packed as let() packs them (a list of two lists)
+        bounds = pl.concat_list([
+            key.rank(how, descending=down).cast(pl.Float64).filter(relevant).implode()
+            .implode() for how in ("min", "max")])
+        packed = r.top_rows(k, hit=hits.cast(pl.Float64)).list.eval(bounds).list.first()
+
+        def get(name: str) -> pl.Expr:
+            if name == "limit":
+                return pl.lit(float(k))
+            return pl.element().get(("lo", "hi").index(name)).explode()
+
+        # Polars sums an empty list to -0.0; the whole list's terms sum to 0.0 when it
+        # retrieved a relevant row below these (each term 0.0): a signed zero added
+        # (not a literal, which Polars would simplify away) keeps the sign of before
+        found = ((hits > 0) & r.keys[0].is_not_null()).sum() > 0
+        zero = pl.when(found).then(pl.lit(0.0)).otherwise(pl.lit(-0.0))
+        return packed.list.eval(_precision_terms(get)).list.first() + zero
     lo, hi = r.bounds()
     limit = _limit(r, k)
     mask = (hits > 0) & lo.is_not_null()

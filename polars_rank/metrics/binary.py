@@ -73,13 +73,18 @@ def precision_sum(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
     relevant = r.relevant(threshold)
     if r.ties == "expected":
         return expected_precision_sum(r, relevant, k)
+    if r.rank is not None and (so_far := r.prepared_precision_sum(threshold)) is not None:
+        # the running sum below, computed once for every AP of the evaluation: at the
+        # last retrieved row within k (it only grows down the list)
+        inside = r.rank.is_not_null() if k is None else r.rank <= k
+        return pl.when(inside).then(so_far).max().fill_null(0.0)
     if r.rank is not None:
         # trec_eval's sum (m_map.c): i / rank_i at the i-th hit, added in rank order, so
         # that the printed digits are trec_eval's even at a half unit (AP = 23/32)
         inside = r.rank.is_not_null() if k is None else r.rank <= k
         hit = inside & (relevant > 0)
         n_hits = hit.sum()  # counted before the sort (Ranked.ordered says why)
-        ranks = r.rank.filter(hit).sort().cast(pl.Float64)
+        ranks = r.sorted_ranks(r.rank.filter(hit)).cast(pl.Float64)
         terms = pl.int_range(1, n_hits + 1, dtype=pl.Int64).cast(pl.Float64) / ranks
         return terms.cum_sum().last().fill_null(0.0)
     return _dense_precision_sum(r.hits(k, threshold), k)

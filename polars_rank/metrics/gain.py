@@ -75,7 +75,11 @@ def _dcg_parts(r: Ranked, k: int | None, gain: str, threshold: float | None = No
     actual = r.by_gain(g).rank_sum(g, k, discount)
     if gains and min(gains.values()) < 0:
         g = g.clip(lower_bound=0.0)
-    ideal_gains = g.sort(descending=True)
+    ideal = r.prepared_ideal()
+    if ideal is not None and not gains:  # a gain that grows with the label: sorted labels
+        ideal_gains = row_gain(ideal, gain, threshold)
+    else:
+        ideal_gains = g.sort(descending=True)
     ideal_gains = ideal_gains if k is None else ideal_gains.head(k)
     return actual, discount(ideal_gains, Ranked.ideal_positions(k)).sum()
 

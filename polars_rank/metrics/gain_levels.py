@@ -57,7 +57,11 @@ class _Walk:
         self.rank = r.positions()
         """Ranks aligned with :attr:`got` (null or past the list: not retrieved)."""
         positive = g.filter(g > 0)
-        self.ideal = positive.sort(descending=True)
+        ideal = r.prepared_ideal()
+        if ideal is not None and not gains:  # the labels, sorted once for every metric
+            self.ideal = row_gain(ideal).filter(row_gain(ideal) > 0)
+        else:
+            self.ideal = positive.sort(descending=True)
         """I_1 >= ... >= I_P."""
         # counted and summed before the sort (Ranked.ordered says why)
         self.n_ideal = positive.len()
@@ -71,6 +75,17 @@ class _Walk:
     def dcg_terms(self) -> pl.Expr:
         """Each gain over log2(rank + 1), in rank order."""
         return self.got / (self.rank.cast(pl.Float64) + 1.0).log(2)
+
+    @staticmethod
+    def total(terms: pl.Expr) -> pl.Expr:
+        """The sum of ``terms`` (in rank order) as one list's sum.
+
+        A plain ``sum()`` adds a column's values per list with another kernel than
+        a sorted list's (several partial sums), which can move the last bit: rows
+        already in rank order (:class:`~polars_rank._ranked.RankColumn`) and rows
+        sorted here then differ. As one list, the same bits either way.
+        """
+        return terms.implode().list.sum()
 
     def ideal_dcg(self) -> pl.Expr:
         """[0, IDCG_1, ..., IDCG_P]: the ideal DCG at each ideal position."""
@@ -109,9 +124,12 @@ def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Ex
     found = w.retrieved & (w.got > 0)
     at_found = pl.when(found).then(terms.cum_sum() / w.at_ideal(ideal)).otherwise(0.0).sum()
     # a positive-gain row never retrieved scores the whole list's NDCG
-    missed = (w.n_ideal - found.sum()).cast(pl.Float64) * terms.sum() / ideal.last()
-    total = at_found + missed
-    return pl.when((w.n_ideal > 0) & (total > 0)).then(total / w.n_ideal).otherwise(0.0)
+    missed = (w.n_ideal - found.sum()).cast(pl.Float64) * w.total(terms) / ideal.last()
+    # total named once (in a group_by each name is computed again): a negative total
+    # (a gain table's negative gains) scores 0, as the condition total > 0 did; + 0.0
+    # turns the -0.0 that clip can leave into 0.0
+    mean = ((at_found + missed) / w.n_ideal).clip(lower_bound=0.0) + 0.0
+    return pl.when(w.n_ideal > 0).then(mean).otherwise(0.0)
 
 
 def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1) -> pl.Expr:
@@ -125,10 +143,10 @@ def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1
     ends = (w.ideal != w.ideal.shift(-1)).fill_null(True)
     weight = pl.when(ends).then(1.0 / ideal.slice(1)).otherwise(0.0)
     from_rank = weight.reverse().cum_sum().reverse().append(pl.lit(0.0))
-    at_levels = (terms * from_rank.gather(pl.min_horizontal(w.rank, w.n_ideal + 1) - 1)).sum()
+    at_levels = w.total(terms * from_rank.gather(pl.min_horizontal(w.rank, w.n_ideal + 1) - 1))
     # trec_eval adds the whole list's NDCG when the list runs past position P + 1
     past = r.n_retrieved().cast(pl.Int64) > w.n_ideal.cast(pl.Int64) + 1
-    tail = pl.when(past).then(terms.sum() / ideal.last()).otherwise(0.0)
+    tail = pl.when(past).then(w.total(terms) / ideal.last()).otherwise(0.0)
     levels = ends.sum().cast(pl.Float64) + past.cast(pl.Float64)
     return (
         pl.when(r.n_relevant(threshold) == 0).then(0.0)

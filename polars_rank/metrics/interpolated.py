@@ -44,21 +44,29 @@ def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
                            "(a maximum over ranks)")
     if r.rank is not None:
         inside = r.rank.is_not_null() & (r.relevant(threshold) > 0)
-        return r.rank.filter(inside).sort().cast(pl.Float64)
+        return r.sorted_ranks(r.rank.filter(inside)).cast(pl.Float64)
     return r.positions().filter(r.hits(None, threshold) > 0).cast(pl.Float64)
 
 
 def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1,
                           rounding: str = "nearest") -> pl.Expr:
     """Interpolated precision at ``recall`` of a ranked list (validated parameters)."""
-    ranks = _relevant_ranks(r, threshold)
-    found = pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(pl.Float64)
-    wanted = r.n_relevant(threshold) * recall
+    wanted = r.n_relevant_by_row(threshold) * recall
+    found, precision = r.prepared_hits(threshold), r.prepared_precision(threshold)
+    if found is not None and precision is not None:  # on every row: no list's c to broadcast
+        # the i-th relevant row counts when c <= i, that is wanted < i + 1/2 (nearest:
+        # wanted - floor(wanted) is exact) or wanted + 0.9 < i + 1 (trec_eval 9)
+        counts = (wanted + 0.9 < found + 1.0) if rounding == "trec_eval9" else (
+            wanted < found + 0.5)
+        return pl.when(counts).then(precision).max().fill_null(0.0)
     if rounding == "trec_eval9":
         c = (wanted + 0.9).floor()  # (long) (x * R + 0.9), x R >= 0
     else:
         c = wanted.floor() + (wanted - wanted.floor() >= 0.5).cast(pl.Float64)  # C's lround
-    best = (found / ranks).filter(found >= pl.max_horizontal(c, pl.lit(1.0))).max()
+    least = pl.max_horizontal(c, pl.lit(1.0))
+    ranks = _relevant_ranks(r, threshold)
+    found = pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(pl.Float64)
+    best = (found / ranks).filter(found >= least).max()
     return best.fill_null(0.0)
 
 

@@ -9,6 +9,7 @@ the second, ``dialect="ranx"`` (and ranx's own spelling ``rbp.95``) the third.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -80,6 +81,23 @@ def _powers(p: float, n: pl.Expr) -> pl.Expr:
     return pl.lit(1.0).append((pl.int_range(0, n).cast(pl.Float64) * 0.0 + p).cum_prod())
 
 
+@functools.cache
+def _power_table(p: float, longest: int) -> pl.Series:
+    """:func:`_powers` up to p^longest, computed once (the same products, in order)."""
+    return pl.select(_powers(p, pl.lit(longest, pl.Int64))).to_series()
+
+
+def _powers_at(r: Ranked, p: float, at: pl.Expr) -> pl.Expr:
+    """p^at (``at`` = 0, 1, ... up to the list's length), each as :func:`_powers` has it.
+
+    A table built once when the longest list is known (evaluate(): lists of 1000 built
+    their tables, one each, in most of ``rbp_resid``'s time), else each list's own.
+    """
+    if r.longest:
+        return pl.lit(_power_table(p, r.longest)).gather(at)
+    return _powers(p, r.n_retrieved()).gather(at)
+
+
 def _in_rank_order(r: Ranked, gains: pl.Expr, p: float, k: int | None) -> pl.Expr:
     """Sum of gain x p^(rank - 1) over the retrieved rows within k, as m_rbp.c adds it.
 
@@ -89,8 +107,8 @@ def _in_rank_order(r: Ranked, gains: pl.Expr, p: float, k: int | None) -> pl.Exp
     inside = r.rank.is_not_null() if k is None else r.rank <= k
     take = inside & (gains != 0)
     ranks = r.rank.filter(take)
-    terms = gains.filter(take).sort_by(ranks) * _powers(p, r.n_retrieved()).gather(
-        ranks.sort().cast(pl.Int64) - 1)
+    terms = r.in_rank_order(gains.filter(take), ranks) * _powers_at(
+        r, p, r.sorted_ranks(ranks).cast(pl.Int64) - 1)
     return terms.cum_sum().last().fill_null(0.0)
 
 
@@ -254,13 +272,13 @@ def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
         # m_rbp_resid.c's arithmetic: p^n and the powers at the unjudged ranks, added
         # in rank order
         n = r.n_retrieved()
-        powers = _powers(p, n)
         ranks = pl.int_range(1, n + 1, dtype=pl.Int64)
         judged = r.rank.filter(r.rank.is_not_null() & r.labels.is_not_null()).cast(pl.Int64)
         n_judged = (r.rank.is_not_null() & r.labels.is_not_null()).sum()
         unjudged = ranks.filter(~ranks.is_in(judged.implode()))
-        total = powers.gather(unjudged - 1).cum_sum().last().fill_null(0.0)
-        return pl.when(n_judged < n).then(powers.last() + (1.0 - p) * total).otherwise(0.0)
+        total = _powers_at(r, p, unjudged - 1).cum_sum().last().fill_null(0.0)
+        last = _powers_at(r, p, n.cast(pl.Int64)).first()  # p^n
+        return pl.when(n_judged < n).then(last + (1.0 - p) * total).otherwise(0.0)
     term, term_sum = _discount(p)
     judged = r.labels.is_not_null().cast(pl.Float64)
     n_judged = r.rank_sum(judged, None, term_sum=count)

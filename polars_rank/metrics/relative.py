@@ -38,8 +38,11 @@ def relative_precision_value(r: Ranked, k: int | None = None, threshold: float =
 
 def r_precision_multiple_value(r: Ranked, multiple: float, threshold: float = 1) -> pl.Expr:
     """P at depth (long)(multiple * R + 0.9), 0 at depth 0 (m_Rprec_mult.c:66)."""
-    depth = (r.n_relevant(threshold) * multiple + 0.9).floor()
-    return safe_div(relevant_within(r, depth, threshold), depth)
+    def depth(n_relevant: pl.Expr) -> pl.Expr:
+        return (n_relevant * multiple + 0.9).floor()
+
+    found = relevant_within(r, depth(r.n_relevant_by_row(threshold)), threshold)
+    return safe_div(found, depth(r.n_relevant(threshold)))
 
 
 def set_map_value(r: Ranked, threshold: float = 1) -> pl.Expr:

@@ -60,7 +60,10 @@ def f1_value(r: Ranked, k: int | None = None, threshold: float = 1,
 
 
 def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
-    """Relevant rows ranked within a depth computed per list (R, or a multiple of it)."""
+    """Relevant rows ranked within a depth computed per list (R, or a multiple of it).
+
+    ``depth`` may be on every row (from :meth:`Ranked.n_relevant_by_row`).
+    """
     hits = r.relevant(threshold)
     if r.ties == "expected":  # the share of each row's tie group within the depth
         lo, hi = r.bounds()
@@ -75,9 +78,11 @@ def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
 
 def r_precision_value(r: Ranked, threshold: float = 1, k: int | None = None) -> pl.Expr:
     """R-precision of a ranked list (validated parameters), the depth capped at k."""
-    n_rel = r.n_relevant(threshold)
-    depth = n_rel if k is None else pl.min_horizontal(n_rel, pl.lit(float(k)))
-    return safe_div(relevant_within(r, depth, threshold), n_rel)
+    def depth(n_rel: pl.Expr) -> pl.Expr:
+        return n_rel if k is None else pl.min_horizontal(n_rel, pl.lit(float(k)))
+
+    found = relevant_within(r, depth(r.n_relevant_by_row(threshold)), threshold)
+    return safe_div(found, r.n_relevant(threshold))
 
 
 @shared_parameters
