@@ -15,10 +15,12 @@ memory (``wait4``'s ``ru_maxrss``). ``polars-rank eval`` runs as ``python -m pol
 from this checkout, byte-compiled first as ``pip install`` leaves it. Their outputs are
 compared line for line.
 
-Then where polars-rank's time goes, in one more fresh process per size: the
-interpreter's start, ``import polars``, ``import polars_rank``, reading the two files
-(``read_run`` + ``read_qrels``), and the rest of the command (evaluation and printing:
-five lines); and the floors: Polars' own CSV reader on the run file alone.
+Then where polars-rank's time goes, in fresh processes per size: the interpreter's
+start, ``import polars``, ``import polars_rank``, reading the two files (``read_run`` +
+``read_qrels``), ``evaluate()`` of each measure set on the frames read (the ranking
+step, the data checks, the metrics), and the whole command for each set (reading,
+evaluation, the CLI's own steps and printing); and the floor of reading: Polars' own
+CSV reader on the run file alone.
 """
 
 from __future__ import annotations
@@ -146,8 +148,13 @@ def paired(binary: Path, size: str, flags: list[str], repeat: int,
 
 
 # ---------------------------------------------------------------------------- breakdown
-def breakdown_child(size: str) -> None:
-    """Where one ``polars-rank eval`` (five measures) spends its time, printed as JSON."""
+def breakdown_child(size: str, measures: str) -> None:
+    """Where one ``polars-rank eval`` spends its time, printed as JSON.
+
+    The command runs whole first (as a user runs it), then ``read_run`` +
+    ``read_qrels`` and ``evaluate()`` on the frames read, with the CLI's metrics and
+    convention (warm: the command paid the first call's costs).
+    """
     start = time.perf_counter()
     import polars as pl
 
@@ -157,27 +164,33 @@ def breakdown_child(size: str) -> None:
 
     import polars_rank as pr
     from polars_rank.__main__ import main
+    from polars_rank._cli_eval import asked
 
     imported = time.perf_counter()
     run, qrels = text_files(size)
-    pr.read_run(run)
-    pr.read_qrels(qrels)
-    read = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()) as printed:
-        code = main(["eval", *MEASURES["5 measures"], str(qrels), str(run)])
+        code = main(["eval", *MEASURES[measures], str(qrels), str(run)])
     assert code == 0
     whole = time.perf_counter()
+    run_frame = pr.read_run(run)
+    qrels_frame = pr.read_qrels(qrels)
+    read = time.perf_counter()
+    metrics = [str(m) for m in asked([f for f in MEASURES[measures] if f != "-m"]).unique()]
+    pr.evaluate(run_frame, qrels_frame, metrics, per_query=True, ties="trec_eval",
+                dialect="trec_eval", missing="skip")
+    evaluated = time.perf_counter()
     pl.read_csv(run, separator=" ", has_header=False)
     floor = time.perf_counter()
     print(json.dumps({"import polars": polars_imported - start,
                       "import polars_rank": imported - polars_imported,
-                      "read_run + read_qrels": read - imported,
-                      "eval command": whole - read,
-                      "pl.read_csv(run) alone": floor - whole,
+                      "eval command": whole - imported,
+                      "read_run + read_qrels": read - whole,
+                      "evaluate()": evaluated - read,
+                      "pl.read_csv(run) alone": floor - evaluated,
                       "lines": printed.getvalue().count("\n")}))
 
 
-def breakdown(size: str, repeat: int) -> dict[str, float]:
+def breakdown(size: str, measures: str, repeat: int) -> dict[str, float]:
     """Medians over ``repeat`` fresh processes, with the interpreter's own start."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     parts: list[dict[str, float]] = []
@@ -185,15 +198,16 @@ def breakdown(size: str, repeat: int) -> dict[str, float]:
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True, env=env)
         bare = time.perf_counter() - start
-        done = subprocess.run([sys.executable, __file__, "--child", size], check=True,
-                              capture_output=True, text=True, env=env)
+        done = subprocess.run([sys.executable, __file__, "--child", size, measures],
+                              check=True, capture_output=True, text=True, env=env)
         parts.append({"python start": bare} | json.loads(done.stdout.splitlines()[-1]))
     return {key: statistics.median(p[key] for p in parts) for key in parts[0]}
 
 
 # --------------------------------------------------------------------------------- main
 def report(results: dict[str, dict[str, dict[str, object]]],
-           parts: dict[str, dict[str, float]], repeat: int, load: tuple[float, float]) -> str:
+           parts: dict[str, dict[str, dict[str, float]]], repeat: int,
+           load: tuple[float, float]) -> str:
     lines = [
         f"# polars-rank eval against trec_eval 10.0 ({date.today()})",
         "",
@@ -219,18 +233,23 @@ def report(results: dict[str, dict[str, dict[str, object]]],
                 f"{res['paired_ratio']:.2f}x | {te['cpu']:.2f}, {ours['cpu']:.2f} | "
                 f"{res['cpu_ratio']:.2f}x | {te['peak_mib']:.0f}, {ours['peak_mib']:.0f} | "
                 f"{res['outputs']} |")
-    lines += ["", "Where polars-rank's time goes (five measures; medians of fresh processes; "
-              "`eval command` is the whole command after the imports, reading included, "
-              "so evaluation and printing = eval command - reading):", "",
-              "| rows | python start | import polars | import polars_rank | read_run + "
-              "read_qrels | eval command | evaluation + printing | floor: pl.read_csv(run) |",
-              "|---|---|---|---|---|---|---|---|"]
-    for size, p in parts.items():
-        lines.append(
-            f"| {size.upper()} | {p['python start']:.2f} | {p['import polars']:.2f} | "
-            f"{p['import polars_rank']:.2f} | {p['read_run + read_qrels']:.2f} | "
-            f"{p['eval command']:.2f} | {p['eval command'] - p['read_run + read_qrels']:.2f} "
-            f"| {p['pl.read_csv(run) alone']:.2f} |")
+    lines += ["", "Where polars-rank's time goes (wall seconds, medians of fresh processes; "
+              "`eval command` is the whole command after the imports, run first; then, "
+              "warm, the reading and `evaluate()` on the frames read with the CLI's "
+              "metrics; the rest = eval command - reading - evaluate(): the CLI's own "
+              "steps, printing and first-call costs):", "",
+              "| rows | measures | python start | import polars | import polars_rank | "
+              "read_run + read_qrels | evaluate() | eval command | the rest | floor: "
+              "pl.read_csv(run) |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for size, by_flags in parts.items():
+        for name, p in by_flags.items():
+            rest = p["eval command"] - p["read_run + read_qrels"] - p["evaluate()"]
+            lines.append(
+                f"| {size.upper()} | {name} | {p['python start']:.2f} | "
+                f"{p['import polars']:.2f} | {p['import polars_rank']:.2f} | "
+                f"{p['read_run + read_qrels']:.2f} | {p['evaluate()']:.2f} | "
+                f"{p['eval command']:.2f} | {rest:.2f} | {p['pl.read_csv(run) alone']:.2f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -240,22 +259,22 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--trec-eval", type=Path, default=None)
     parser.add_argument("--measures", nargs="*", default=list(MEASURES), choices=list(MEASURES))
-    parser.add_argument("--child", metavar="SIZE")
+    parser.add_argument("--child", nargs=2, metavar=("SIZE", "MEASURES"))
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS_cli.md")
     args = parser.parse_args()
     if args.child:
-        breakdown_child(args.child)
+        breakdown_child(*args.child)
         return
     byte_compile()
     binary = trec_eval_binary(args.trec_eval)
     load_start = os.getloadavg()[0]
     results: dict[str, dict[str, dict[str, object]]] = {}
-    parts: dict[str, dict[str, float]] = {}
+    parts: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for size in args.sizes:
             results[size] = {name: paired(binary, size, MEASURES[name], args.repeat,
                                           Path(scratch)) for name in args.measures}
-            parts[size] = breakdown(size, args.repeat)
+            parts[size] = {name: breakdown(size, name, args.repeat) for name in args.measures}
     text = report(results, parts, args.repeat, (load_start, os.getloadavg()[0]))
     args.out.write_text(text)
     print(text)

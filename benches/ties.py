@@ -8,6 +8,12 @@ row in four shares its score). Two forms: the card's ``group_by("qid").agg(metri
 (``--form arm``):
 
     python benches/ties.py 1m 10m [--repeat 5] [--form qid arm]
+    python benches/ties.py 1m 10m --floor   # plain-Polars floors of the card's nDCG@10
+
+``--floor`` times, in the card's ``group_by("qid")`` form, nDCG@10 written directly in
+Polars (exponential gain, no data checks): under ``"first"`` (the top 10 by a limited
+sort) and exactly under ``"expected"`` (the rows at least the 10th best score, ranked
+among themselves), beside the building blocks each needs per list.
 """
 
 from __future__ import annotations
@@ -54,15 +60,69 @@ def one_liner(df: pl.DataFrame, metric: str, options: dict, form: str) -> pl.Dat
     return df.group_by("arm", "segment").agg(function(by="score", query="qid", **options))
 
 
+def floors(df: pl.DataFrame, size: str, repeat: int) -> None:
+    """Plain-Polars nDCG@10 under each policy, and their building blocks, per list."""
+    k = 10
+    score, rel = pl.col("score"), pl.col("rel")
+    gain = pl.lit(2.0).pow(rel.cast(pl.Float64)) - 1.0
+    positions = pl.lit(pl.Series(range(1, k + 1), dtype=pl.Float64)).head(
+        pl.min_horizontal(pl.len(), pl.lit(k, pl.UInt32)))
+    discount = (positions + 1.0).log(2)
+    ideal = (gain.sort(descending=True).head(k) / discount).sum()
+    first = (gain.sort_by(score, descending=True).head(k) / discount).sum()
+    # exact expected DCG@10: the rows scoring at least the 10th best, their tie bounds
+    # among themselves, each row's gain times the mean discount over its bounds
+    table = pl.select(pl.lit(0.0).append(
+        (1.0 / (pl.int_range(1, k + 1) + 1.0).log(2)).cum_sum())).to_series()
+    top = pl.struct(score.alias("s"), gain.alias("g")).filter(
+        score >= score.top_k(k).min()).implode()
+    s, g = pl.element().struct.field("s"), pl.element().struct.field("g")
+    lo, hi = (s.rank(how, descending=True).cast(pl.Int64) for how in ("min", "max"))
+    mean = (pl.lit(table).gather(pl.min_horizontal(hi, k)) - pl.lit(table).gather(lo - 1)) / (
+        hi - lo + 1).cast(pl.Float64)
+    expected = top.list.eval((g * mean).sum()).list.first()
+    forms = {
+        "group_by overhead (len)": pl.len(),
+        "polars-rank ties='first'": pr.ndcg("rel", k=10, by="score", ties="first"),
+        "polars-rank default (expected)": pr.ndcg("rel", k=10, by="score"),
+        "plain Polars, first": first / ideal,
+        "plain Polars, expected (exact)": expected / ideal,
+        "block: top 10 by a limited sort_by": gain.sort_by(score, descending=True).head(k).sum(),
+        "block: 10th best score (top_k)": score.top_k(k).min(),
+        "block: rows >= 10th best, as structs": top.list.len(),
+        "block: one rank() per list": score.rank("min", descending=True).sum(),
+        "block: two rank() per list": score.rank("min", descending=True).sum()
+        + score.rank("max", descending=True).sum(),
+        "block: full sort_by + cum_sum": gain.sort_by(score, descending=True).cum_sum().last(),
+    }
+    cpu: dict[str, list[float]] = {name: [] for name in forms}
+    for expr in forms.values():  # warm-up
+        df.group_by("qid").agg(expr)
+    for _ in range(repeat):
+        for name, expr in forms.items():
+            start = time.process_time()
+            df.group_by("qid").agg(expr)
+            cpu[name].append(time.process_time() - start)
+    first_cpu = statistics.median(cpu["polars-rank ties='first'"])
+    for name in forms:
+        median = statistics.median(cpu[name])
+        print(f"{size:>4} floor {name:40} CPU {median:6.3f} s  {median / first_cpu:5.2f}x "
+              "polars-rank's ties='first'")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("sizes", nargs="+", choices=list(SIZES))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--metrics", default="ndcg@10,mrr@10,p@10,map@10")
     parser.add_argument("--form", nargs="+", default=["qid", "arm"], choices=["qid", "arm"])
+    parser.add_argument("--floor", action="store_true")
     args = parser.parse_args()
     for size in args.sizes:
         df = frame(SIZES[size])
+        if args.floor:
+            floors(df, size, args.repeat)
+            continue
         for shape in args.form:
             for metric in args.metrics.split(","):
                 run(df, size, shape, metric, args.repeat)

@@ -126,10 +126,10 @@ def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Ex
     # a positive-gain row never retrieved scores the whole list's NDCG
     missed = (w.n_ideal - found.sum()).cast(pl.Float64) * w.total(terms) / ideal.last()
     # total named once (in a group_by each name is computed again): a negative total
-    # (a gain table's negative gains) scores 0, as the condition total > 0 did; + 0.0
-    # turns the -0.0 that clip can leave into 0.0
-    mean = ((at_found + missed) / w.n_ideal).clip(lower_bound=0.0) + 0.0
-    return pl.when(w.n_ideal > 0).then(mean).otherwise(0.0)
+    # (a gain table's negative gains) scores 0, as the condition total > 0 did; a zero
+    # that is not a literal (Polars drops "+ 0.0") turns the -0.0 clip leaves into 0.0
+    mean = ((at_found + missed) / w.n_ideal).clip(lower_bound=0.0)
+    return pl.when(w.n_ideal > 0).then(mean + pl.len().cast(pl.Float64) * 0.0).otherwise(0.0)
 
 
 def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1) -> pl.Expr:
