@@ -17,6 +17,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
+import polars as pl
 import pytest
 from budget import examples
 from hypothesis import HealthCheck, given, settings
@@ -207,6 +208,9 @@ def _with_twice(text: str, rng: random.Random, fields: int) -> str:
     return text + "".join(f"{line}\n" for line in extra)
 
 
+@pytest.mark.xfail(  # the open Polars 1.x defect of test_trec_eval_binary.py
+    pl.__version__.startswith("1."), strict=False,
+    reason="Polars 1.x: a one-query list's null-typed column reaches a cum_sum (open)")
 @settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6),
