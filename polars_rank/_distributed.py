@@ -18,7 +18,7 @@ import polars as pl
 from polars_rank._evaluation.means import warn_unjudged as warn_about
 from polars_rank._evaluation.options import names
 from polars_rank._evaluation.pipeline import PerQuery, per_query_values
-from polars_rank.errors import InvalidDataError
+from polars_rank.errors import DuplicateRowsError, InvalidDataError
 from polars_rank.registry import Metric
 
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ ORDER = "__polars_rank_row"
 UNJUDGED = "__polars_rank_unjudged"
 """Non-null on the rows naming unjudged run queries (for the driver's warning)."""
 
-_INVALID = re.compile(r"InvalidDataError: ([^\n]*)")
+# A worker's exception reaches us as text; the class name picks the class again.
+_INVALID = re.compile(r"(InvalidDataError|DuplicateRowsError): ([^\n]*)")
 
 
 @dataclass(frozen=True)
@@ -194,4 +195,7 @@ def warn_unjudged(rows: Sequence[dict[str, object]], plan: Plan) -> None:
 def data_error(error: BaseException) -> InvalidDataError | None:
     """The :class:`InvalidDataError` a worker raised, from the error that reached us."""
     found = _INVALID.search(str(error))
-    return None if found is None else InvalidDataError(found.group(1).strip())
+    if found is None:
+        return None
+    kind = DuplicateRowsError if found.group(1) == "DuplicateRowsError" else InvalidDataError
+    return kind(found.group(2).strip())
