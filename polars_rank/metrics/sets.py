@@ -16,7 +16,7 @@ import polars as pl
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Empty, Ties, check_real, check_threshold
-from polars_rank._ranked import Ranked, count, cutoff, per_list, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, order_free_sum, per_list, safe_div
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -68,11 +68,10 @@ def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
     if r.ties == "expected":  # the share of each row's tie group within the depth
         lo, hi = r.bounds()
         share = (pl.min_horizontal(hi, depth) - lo + 1).clip(lower_bound=0) / (hi - lo + 1)
-        inside = (hits * share).fill_null(0.0)
-    elif r.rank is not None:
-        inside = pl.when(r.rank <= depth).then(hits).otherwise(0.0)
-    else:
-        inside = pl.when(r.positions() <= depth).then(r.hits(None, threshold)).otherwise(0.0)
+        return order_free_sum((hits * share).fill_null(0.0))  # fractions: order-free
+    if r.rank is not None:
+        return pl.when(r.rank <= depth).then(hits).otherwise(0.0).sum()  # whole counts
+    inside = pl.when(r.positions() <= depth).then(r.hits(None, threshold)).otherwise(0.0)
     return inside.sum()
 
 
