@@ -17,7 +17,8 @@ from polars_rank._gain_table import GainTable, parse_gain_table, parse_trec_pair
 
 __all__ = ["split_options", "parse_numbers", "parse_structured", "trec_parameters"]
 
-_TREC_GAINS = re.compile(r"^(?P<name>ndcg|dcg|g|ndcg_rel|rndcg)[._](?P<pairs>[-+]?\d+=.*)$")
+_TREC_GAINS = re.compile(
+    r"^(?P<name>ndcg|dcg|ideal_dcg|g|ndcg_rel|rndcg)[._](?P<pairs>[-+]?\d+=.*)$")
 _TREC_NUMBERS = re.compile(r"^(?P<name>utility|11pt_avg)[._](?P<values>[-+.\d][-+.\de,]*)$")
 
 
@@ -57,7 +58,8 @@ def parse_structured(kind: type, name: str, raw: str,
 def trec_parameters(spec: str, text: str) -> tuple[str, dict[str, Any]] | None:
     """trec_eval's parameters after a measure's name: (metric, options), or None.
 
-    ``ndcg.1=3,2=9`` / ``ndcg_1=3,2=9`` (also ``G``, ``ndcg_rel``, ``Rndcg``, ``dcg``),
+    ``ndcg.1=3,2=9`` / ``ndcg_1=3,2=9`` (also ``G``, ``ndcg_rel``, ``Rndcg``, ``dcg``,
+    ``ideal_dcg``),
     ``utility.2,-1,0,0`` and ``11pt_avg.0.2,0.5,0.8``: the ``-m`` argument or the
     name trec_eval prints for it; ``text`` is ``spec`` lower case, without spaces.
     """

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._column_types import checked_keys, checked_label
+from polars_rank._compat import PREPARED_RANKS, TOP_ROWS, group_sum
 from polars_rank._params import (
     EMPTY,
     TIES,
@@ -61,12 +62,6 @@ if TYPE_CHECKING:
 NAN = float("nan")
 _SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
 _RANK_TABLE_MAX = 10_000  # the largest cutoff k whose ranks 1..k are a literal
-_POLARS_2 = int(pl.__version__.split(".")[0]) >= 2
-_TOP_ROWS = _POLARS_2
-"""Whether :meth:`Ranked.top_rows` is used (Polars 2). On Polars 1.36 a struct of rows
-filtered in a ``group_by`` took rows of other groups (tests/test_workarounds.py,
-``test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows``), and these
-structs were not tried there: ``ties="expected"`` ranks whole lists, as before."""
 
 
 class RankColumn(str):
@@ -229,7 +224,7 @@ class Ranked:
             # Polars 1.x: the marked column gave wrong numbers there (an nDCG@5 of
             # 0.52 for 0.89, tests/test_evaluate.py::test_run_with_labels_and_no_qrels),
             # so it is read as a plain rank column, as before RankColumn
-            prepared = rank if isinstance(rank, RankColumn) and _POLARS_2 else None
+            prepared = rank if isinstance(rank, RankColumn) and PREPARED_RANKS else None
             # its columns hold the labels' numbers: not those of labels rewritten here
             same = (prepared is not None and prepared.labels is not None
                     and rel_expr.meta.eq(pl.col(prepared.labels)))
@@ -539,13 +534,13 @@ class Ranked:
         if self.rank is not None:
             rank = self.rank
             inside = rank.is_not_null() if k is None else rank <= k
-            return pl.when(inside).then(apply(values, rank)).otherwise(0.0).sum()
+            return group_sum(pl.when(inside).then(apply(values, rank)).otherwise(0.0))
         ranked = pl.when(self.retrieved(k)).then(self.ordered(values, k)).otherwise(0.0)
-        return apply(ranked, self.positions(k)).fill_null(0.0).sum()
+        return group_sum(apply(ranked, self.positions(k)).fill_null(0.0))
 
     def top_rows_apply(self) -> bool:
         """Keys mode, one ranking key: :meth:`top_rows` can cut the list at k."""
-        return _TOP_ROWS and self.rank is None and len(self.keys) == 1
+        return TOP_ROWS and self.rank is None and len(self.keys) == 1
 
     def top_rows(self, k: int, **fields: pl.Expr) -> pl.Expr:
         """The rows whose key is at least the k-th best, as one list of structs per list.
@@ -724,7 +719,7 @@ def _first_hit_chance(lo_1: pl.Expr, n: pl.Expr, m: pl.Expr, k: int | None,
     rank = (lo_1 + slot - 1).cast(pl.Float64)
     chance = none_before * m / (n - j + 1.0) * weight(rank)
     inside = chance if k is None else pl.when(rank <= k).then(chance).otherwise(0.0)
-    return inside.sum()
+    return group_sum(inside)
 
 
 def order_free_sum(values: pl.Expr) -> pl.Expr:

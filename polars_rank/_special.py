@@ -16,7 +16,12 @@ them an x that is cheap to compute again, such as a field of ``pl.element()`` in
 
 from __future__ import annotations
 
-import polars as pl
+from typing import TYPE_CHECKING
+
+from polars_rank._compat import row_sum
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["digamma", "trigamma"]
 
@@ -25,7 +30,7 @@ _SHIFT = 10
 
 def trigamma(x: pl.Expr) -> pl.Expr:
     """psi_1(x) = sum_(j>=0) 1 / (x + j)^2, for x > 0 (Float64)."""
-    near = pl.sum_horizontal(1.0 / (x + float(j)) ** 2 for j in range(_SHIFT))
+    near = row_sum(1.0 / (x + float(j)) ** 2 for j in range(_SHIFT))
     y = x + float(_SHIFT)
     inv = 1.0 / y
     inv2 = inv * inv
@@ -38,7 +43,7 @@ def trigamma(x: pl.Expr) -> pl.Expr:
 
 def digamma(x: pl.Expr) -> pl.Expr:
     """psi(x), the logarithmic derivative of the gamma function, for x > 0 (Float64)."""
-    near = pl.sum_horizontal(1.0 / (x + float(j)) for j in range(_SHIFT))
+    near = row_sum(1.0 / (x + float(j)) for j in range(_SHIFT))
     y = x + float(_SHIFT)
     inv2 = 1.0 / (y * y)
     # ln y - 1/(2y) - 1/(12y^2) + 1/(120y^4) - 1/(252y^6) + 1/(240y^8) - 1/(132y^10)

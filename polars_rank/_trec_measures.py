@@ -123,8 +123,8 @@ SETS["all_trec"] = (*SETS["official"], "relstring", "recall", "unj", "rbp", "rbp
                     "set_F", "num_nonrel_judged_ret")
 SETS.update({name: ("runid", "num_q", *measures) for name, measures in PREFS_SETS.items()})
 
-UNSUPPORTED: frozenset[str] = frozenset({"ideal_dcg"})
-"""trec_eval measures polars-rank does not compute yet: left out with a note."""
+UNSUPPORTED: frozenset[str] = frozenset()
+"""trec_eval measures polars-rank does not compute: left out with a note (none now)."""
 
 
 class Expanded(NamedTuple):

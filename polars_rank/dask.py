@@ -120,6 +120,17 @@ def evaluate(
     :func:`polars_rank.evaluate`'s own checks on empty frames with the same schemas.
     Polars reads ``POLARS_MAX_THREADS`` when it is imported: give the workers
     ``env={"POLARS_MAX_THREADS": "<threads per worker>"}``.
+
+    Examples
+    --------
+    With dask's dataframes (tests/test_scale_out.py runs these against
+    :func:`polars_rank.evaluate`)::
+
+    >>> import dask.dataframe as dd  # doctest: +SKIP
+    >>> import polars_rank.dask as prd
+    >>> run = dd.read_parquet("run/*.parquet")  # doctest: +SKIP
+    >>> qrels = dd.read_parquet("qrels.parquet")  # doctest: +SKIP
+    >>> prd.evaluate(run, qrels, ["ndcg@10", "map"], group_by="arm").compute()  # doctest: +SKIP
     """
     run_empty = from_pandas(run._meta)
     qrels_empty = None if qrels is None else from_pandas(qrels._meta)

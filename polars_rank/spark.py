@@ -129,6 +129,16 @@ def evaluate(
     Polars threads as its ``POLARS_MAX_THREADS``: set
     ``spark.executorEnv.POLARS_MAX_THREADS`` to ``spark.task.cpus`` (1 by
     default), since Polars reads it once, when it is imported.
+
+    Examples
+    --------
+    A Spark session is needed (tests/test_scale_out.py runs these against
+    :func:`polars_rank.evaluate`)::
+
+    >>> import polars_rank.spark as prs
+    >>> run = spark.read.parquet("run.parquet")  # doctest: +SKIP
+    >>> qrels = spark.read.parquet("qrels.parquet")  # doctest: +SKIP
+    >>> prs.evaluate(run, qrels, ["ndcg@10", "map"], group_by="arm").show()  # doctest: +SKIP
     """
     F = _functions(run)  # PySpark's own spelling
     _col = functools.partial(_column, F)
@@ -251,7 +261,9 @@ def _map_partition(batches: Iterator[pa.RecordBatch], plan: Plan) -> Iterator[pa
 def _summary(F: Any, column: Column, how: str) -> Column:
     """Spark's form of :func:`polars_rank._summaries.summarize`."""
     if how == "sum":
-        return F.sum(column)
-    if how == "geometric":
-        return F.exp(F.avg(F.log(F.greatest(column, F.lit(GEOMETRIC_FLOOR)))))
-    return F.avg(column)
+        out: Column = F.sum(column)
+    elif how == "geometric":
+        out = F.exp(F.avg(F.log(F.greatest(column, F.lit(GEOMETRIC_FLOOR)))))
+    else:
+        out = F.avg(column)
+    return out

@@ -111,8 +111,8 @@ class _IdealWalk:
 
 def ndcg(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
          gains: Mapping[int, float] | None = None, order: Order = "gain",
-         dcg: bool = False) -> float:
-    """m_ndcg.c (``dcg=True``: its ``dcg`` measure)."""
+         dcg: bool = False, ideal: bool = False) -> float:
+    """m_ndcg.c (``dcg=True``: its ``dcg`` measure; ``ideal=True``: ``ideal_dcg``)."""
     results = _results(ranked)
     table = setup_gains(ranked, unretrieved, gains, order)
     results_dcg = ideal_dcg = 0.0
@@ -136,8 +136,8 @@ def ndcg(ranked: Sequence[Label], unretrieved: Sequence[Label] = (),
         if ideal_gain > 0.0:
             ideal_dcg += ideal_gain / math.log2(i + 2)
         i += 1
-    if dcg:
-        return results_dcg
+    if dcg or ideal:
+        return ideal_dcg if ideal else results_dcg
     return results_dcg / ideal_dcg if ideal_dcg > 0.0 else 0.0
 
 

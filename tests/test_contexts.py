@@ -26,6 +26,7 @@ INTENT = {"subtopic": pl.col("pos") % 2, "doc": "doc", "by": "score"}
 
 METRICS: dict[str, Build] = {
     "dcg": lambda **kw: pr.dcg("rel", 3, by="score", **kw),
+    "ideal_dcg": lambda **kw: pr.ideal_dcg("rel", 3, by="score", **kw),
     "ndcg": lambda **kw: pr.ndcg("rel", 3, by="score", **kw),
     "ndcg_linear": lambda **kw: pr.ndcg("rel", by="score", gain="linear", **kw),
     "err": lambda **kw: pr.err("rel", 4, max_grade=3, by="score", **kw),

@@ -59,6 +59,8 @@ METRICS: dict[str, tuple[Build, Oracle]] = {
              lambda r, u, g, t: ref.ndcg(r, u, g)),
     "dcg": (lambda g, t, by: pr.dcg("rel", gain="linear", gains=g, **by),
             lambda r, u, g, t: ref.ndcg(r, u, g, dcg=True)),
+    "ideal_dcg": (lambda g, t, by: pr.ideal_dcg("rel", gain="linear", gains=g, **by),
+                  lambda r, u, g, t: ref.ndcg(r, u, g, ideal=True)),
     "ndcg@3": (lambda g, t, by: pr.ndcg("rel", 3, gain="linear", gains=g, **by),
                lambda r, u, g, t: ref.ndcg_cut(r, u, 3, g)),
     "dcg@2": (lambda g, t, by: pr.dcg("rel", 2, gain="linear", gains=g, **by),
@@ -154,7 +156,8 @@ def test_label_tie_policies(ties: str, rows: list[Row], gains: Gains, t: float) 
 
 
 TABLE_STRINGS = {"G": "g", "ndcg_rel": "ndcg_rel", "Rndcg": "rndcg", "ndcg": "ndcg",
-                 "dcg": "dcg", "ndcg@3": "ndcg@3", "dcg@2": "dcg@2"}  # METRICS with gains=
+                 "dcg": "dcg", "ideal_dcg": "ideal_dcg", "ndcg@3": "ndcg@3",
+                 "dcg@2": "dcg@2"}  # METRICS with gains=
 
 
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
@@ -290,6 +293,7 @@ NAMES = {  # spelling -> canonical metric string
     "nDCG(gains={0:0,1:1,2:3})@10": "ndcg@10(gains={0:0,1:1,2:3})",  # ir_measures
     "ndcg@10(gains={1:3},gain=exponential)": "ndcg@10(gain=exponential,gains={1:3})",
     "dcg.1=-2": "dcg(gains={1:-2})",
+    "ideal_dcg.1=-2,2=9": "ideal_dcg(gains={1:-2,2:9})",
     "G": "g", "G.2=9": "g(gains={2:9})", "normalized_gain": "g",
     "binG": "bing", "binary_normalized_gain(rel=2)": "bing(threshold=2)",
     "ndcg_rel_0=1": "ndcg_rel(gains={0:1})", "Rndcg.1=0.5": "rndcg(gains={1:0.5})",

@@ -26,8 +26,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_rank as pr
+from polars_rank._compat import SLICES_BY_MANY_OFFSETS
 from polars_rank._distributed import UNJUDGED
-from polars_rank.metrics._expected_err import SLICES_BY_MANY_OFFSETS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

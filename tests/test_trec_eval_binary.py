@@ -70,7 +70,7 @@ PENDING: set[str] = set()
 """What polars-rank's command line does not do as trec_eval 10 yet (test_trec_eval_9.py
 reads it too): add an item while a feature is missing, remove it when it lands."""
 
-LOG2 = {"ndcg", "ndcg_cut", "dcg", "G", "binG", "ndcg_rel", "Rndcg"}
+LOG2 = {"ndcg", "ndcg_cut", "dcg", "ideal_dcg", "G", "binG", "ndcg_rel", "Rndcg"}
 """Measures whose discounts take Polars' log(x, 2), not the C library's log2: their
 unrounded values may be a few units in the last place from trec_eval's."""
 ULPS = 8  # how far, at most, in units of the last place
@@ -132,6 +132,8 @@ COMMANDS = (
     "-q -m map.5 -m set_P.2 -m binG.3",  # parameters trec_eval ignores
     "-q -m dcg -m ndcg",
     "-q -m dcg.1=3,2=-1",  # not with ndcg: trec_eval shares their gains, then crashes
+    "-q -m ideal_dcg -m map",
+    "-q -m ideal_dcg.1=3,2=-1,0=0.5",
     "-q -m P.5x,010 -m iprec_at_recall.0.25,1e-1",  # C's atol and atof
     "-q -m official.5 -m all_trec.x",  # a set's parameters are ignored
     "-q -m G.1=0,2=3 -m Rndcg.1=2 -m ndcg_rel.3=1",
@@ -237,7 +239,11 @@ def test_cli_prints_what_trec_eval_prints(command: str, trec_eval: Path, tmp_pat
     """The same bytes on stdout and the same exit status, on random files."""
     flags = shlex.split(command)
     for i in range(CASES):
-        case = trec_files(1000 + 10 * COMMANDS.index(command) + i, qrels_only=_complete(flags))
+        # ideal_dcg prints trec_eval's undefined read on a query whose judgments are all
+        # -1: setup_gains walks the previous query's label levels (num_rel_levels is
+        # not reset, form_res_rels.c:234-240) in a buffer of none (docs/migration.md)
+        case = trec_files(1000 + 10 * COMMANDS.index(command) + i, qrels_only=_complete(flags),
+                          pooled_only="ideal_dcg" not in command)
         qrels, run, their_run = files(case, tmp_path)
         theirs = run_binary(trec_eval, flags, qrels, their_run)
         assert theirs.returncode == 0, f"trec_eval {command}: {theirs.stderr.strip()}"
@@ -254,6 +260,7 @@ def test_cli_prints_what_trec_eval_prints(command: str, trec_eval: Path, tmp_pat
     pytest.param("-c -q -D 0.302 -m all_trec", marks=POLARS_1_ONE_QUERY_ALL_TREC),
     "-q -D.302 -m official",
     "-q -m set_F.2 -m rbp.p=0.5,1=2 -m dcg.1=0,2=4",
+    "-q -c -m ideal_dcg -m ndcg", "-q -m ideal_dcg.1=3,2=-1,0=0.5",
 ])
 def test_trec_eval_test_collection(command: str, trec_eval: Path,
                                    capsys: pytest.CaptureFixture[str]) -> None:
@@ -595,7 +602,6 @@ def test_errors_in_command_line_words(capsys: pytest.CaptureFixture[str]) -> Non
     """The command line's own errors name its options, never a Python value."""
     files_ = (DATA / "qrels.test", DATA / "results.test")
     cases = {  # and trec_eval's exit status (test_trec_eval_exit_status.py)
-        ("-m", "ideal_dcg"): ("no measure left to compute", 2),
         ("-m", "P."): ("-m P.: nothing after the '.'", 1),
         ("-m", "P.0,5"): ("-m P.0,5: cutoffs are positive integers", 2),
         ("-m", "P.5,5"): ("-m P.5,5: a cutoff is given twice", 2),

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import polars as pl
 
+from polars_rank._compat import HAS_BIT_CAST
 from polars_rank._evaluation.checks import check_data, row_hash
 from polars_rank._evaluation.lists import list_code
 from polars_rank._evaluation.options import (
@@ -31,7 +32,7 @@ from polars_rank._evaluation.options import (
     RANK_LAST,
     Options,
 )
-from polars_rank._evaluation.sorted_key import HAS_BIT_CAST, HASH, rank_by_sorted_key
+from polars_rank._evaluation.sorted_key import HASH, rank_by_sorted_key
 from polars_rank._ranked import tie_key
 from polars_rank._sort_keys import LABEL_TIES, TREC_TIES, rank_key, trec_score
 

@@ -4,7 +4,8 @@ trec_eval evaluates the run's queries that have judgments and something retrieve
 ``missing="zero"`` (``trec_eval -c``) adds, with every metric 0, the judged queries a
 list did not retrieve anything for and the qrels queries absent from the run (a
 dialect may give them other values: :attr:`Options.absent`; yaap scores trec_eval's
-value on an empty list, ln(1 / (1 + R)), and num_rel the qrels' R).
+value on an empty list, ln(1 / (1 + R)), ideal_dcg the ideal of the qrels' labels,
+and num_rel the qrels' R).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
     from polars_rank.registry import Metric
 
 __all__ = ["counted_queries", "means", "raise_empty", "warn_unjudged"]
+
+_OF_THE_JUDGMENTS = ("ideal_dcg",)
+"""Metrics whose value on an empty list is the judgments' (trec_eval -c evaluates an
+absent query on an empty ranking): computed from the qrels, not 0."""
 
 
 def counted_queries(per: pl.LazyFrame, run: pl.LazyFrame, qrels: pl.LazyFrame | None,
@@ -60,6 +65,13 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
               if name not in o.absent and (
                   m.definition.name in ("num_rel", "yaap")
                   or (m.definition.name == "utility" and "weights" in m.options))}
+    ideals = [(name, m) for name, m in o.named
+              if name not in o.absent and m.definition.name in _OF_THE_JUDGMENTS]
+    if ideals:  # the list empty: no row ranked (rank null), the judged rows all there
+        nothing = pl.lit(None, pl.Int64)
+        values = qrels.group_by(query).agg(m.expr(o.rel, rank=nothing).alias(name)
+                                           for name, m in ideals)
+        absent = absent.join(values, on=query, how="left")
     if counts:
         relevant = qrels.group_by(query).agg(
             (pl.col(o.rel) >= t).sum().cast(pl.Float64).alias(name)
@@ -67,8 +79,9 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
         absent = absent.join(relevant, on=query, how="left").with_columns(
             _stand_in(pl.col(name), m).alias(name)
             for name, m in o.named if name in counts and m.definition.name != "num_rel")
+    computed = set(counts) | {name for name, _ in ideals}
     return absent.with_columns(
-        *(_zero(m, o, name).alias(name) for name, m in o.named if name not in counts),
+        *(_zero(m, o, name).alias(name) for name, m in o.named if name not in computed),
         pl.lit(True).alias(JUDGED),
         pl.lit(False).alias(RETRIEVED),
     ).select(pl.col(name).cast(dtype) for name, dtype in schema.items())
@@ -113,8 +126,8 @@ def _zero(metric: Metric, o: Options, name: str) -> pl.Expr:
     if name in o.absent:
         value = o.absent[name]
         return pl.lit(None, pl.Float64) if value is None else pl.lit(float(value))
-    if metric.definition.name == "yaap":  # an empty list's value, ln(1 / (1 + R)), not 0
-        return pl.col(name)
+    if metric.definition.name in ("yaap", *_OF_THE_JUDGMENTS):  # an empty list's value
+        return pl.col(name)  # ln(1 / (1 + R)); the ideal DCG of the judgments: not 0
     return pl.lit("") if metric.definition.over_queries == "none" else pl.lit(0.0)
 
 

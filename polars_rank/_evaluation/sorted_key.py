@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from polars_rank._evaluation.judged import Judged
     from polars_rank._evaluation.lists import ListCode
 
-__all__ = ["HASH", "HAS_BIT_CAST", "rank_by_sorted_key"]
+__all__ = ["HASH", "rank_by_sorted_key"]
 
 HASH = "__polars_rank_hash"
 _KEY = "__polars_rank_sort_key"
@@ -42,19 +42,6 @@ _TIE_FIRST = "__polars_rank_tie_offset_first"
 _TIE_LAST = "__polars_rank_tie_offset_last"
 _DOUBLE = "__polars_rank_double"
 _QROW = "__polars_rank_qrels_row"
-
-
-def _bit_cast_available() -> bool:
-    """Whether this Polars reinterprets a float's bits (``reinterpret(dtype=)``, 2.x)."""
-    try:
-        pl.lit(0.0, pl.Float32).reinterpret(dtype=pl.Int32)
-    except TypeError:
-        return False
-    return True
-
-
-HAS_BIT_CAST = _bit_cast_available()
-"""Polars 1.x cannot reinterpret a float's bits: there trec_eval ties use the window ranking."""
 
 
 def _sort_key(code: pl.Expr, score: str) -> pl.Expr:

@@ -18,7 +18,7 @@ from polars_rank.metrics.counts import (
     utility,
 )
 from polars_rank.metrics.dwell import mean_dwell
-from polars_rank.metrics.gain import dcg, err, ndcg
+from polars_rank.metrics.gain import dcg, err, ideal_dcg, ndcg
 from polars_rank.metrics.gain_levels import (
     binary_normalized_gain,
     ndcg_over_relevant,
@@ -45,6 +45,7 @@ mrr = reciprocal_rank
 
 __all__ = [
     "dcg",
+    "ideal_dcg",
     "ndcg",
     "err",
     "normalized_gain",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import group_sum
 from polars_rank._ranked import order_free_sum
 from polars_rank.metrics._let import Get, let
 
@@ -135,11 +136,11 @@ def expected_ap_over_hits(r: Ranked, hits: pl.Expr, k: int) -> pl.Expr:
     j = pl.int_range(pl.max_horizontal(s - (n - m), 0), pl.min_horizontal(m, s) + 1,
                      dtype=pl.Int64)
     chance = (_log_choose(m, j) + _log_choose(n - m, s - j) - _log_choose(n, s)).exp()
-    h = (1.0 / pl.int_range(first, limit + 1, dtype=pl.Int64).cast(pl.Float64)).sum()
+    h = group_sum(1.0 / pl.int_range(first, limit + 1, dtype=pl.Int64).cast(pl.Float64))
     jf, sf = j.cast(pl.Float64), s.cast(pl.Float64)
     slots = sf.clip(lower_bound=1.0)
     pairs = (slots * (slots - 1.0)).clip(lower_bound=1.0)  # s <= 1: J <= 1, no pair
     group = jf / slots * (c + 1.0) * h + jf * (jf - 1.0) / pairs * (sf - first * h)
     denominator = c + jf
     terms = chance * (inside + group) / denominator.clip(lower_bound=1.0)
-    return pl.when(denominator > 0).then(terms).otherwise(0.0).sum()
+    return group_sum(pl.when(denominator > 0).then(terms).otherwise(0.0))

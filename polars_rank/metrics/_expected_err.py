@@ -59,19 +59,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import SLICES_BY_MANY_OFFSETS
 from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
     from polars_rank._ranked import Ranked
 
-__all__ = ["SLICES_BY_MANY_OFFSETS", "expected_err"]
-
-SLICES_BY_MANY_OFFSETS = int(pl.__version__.split(".")[0]) >= 2
-"""Whether ``list.slice`` cuts one list at many offsets (Polars 2): the segment sums
-below need it, exactly. Polars 1.x wants one offset per list and has no exact
-alternative in ``list.eval`` (no ``over``, no dynamic ``reshape``; differences of
-running sums lose digits), so ERR under ``ties="expected"`` raises there (canary
-``test_a_list_is_still_sliced_at_one_offset_on_polars_1``)."""
+__all__ = ["expected_err"]
 
 _ALIAS_LOG = 41.0  # ln(2e17): the aliased coefficients weigh at most 1e-17
 

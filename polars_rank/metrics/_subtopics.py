@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 import polars as pl
 
 from polars_rank._column_types import checked_key, checked_label
+from polars_rank._compat import group_sum
 from polars_rank._params import check_choice, check_real, check_threshold, to_expr, to_exprs
 from polars_rank._ranked import NAN
 from polars_rank._rules import id_rules, label_rules, score_rules
@@ -194,7 +195,7 @@ class Intents:
 
     def rank_sum(self, values: pl.Expr, weight: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
         """Sum of ``values * weight(rank)`` (``values`` 0 where not shown)."""
-        return (values * weight(self.rank.cast(pl.Float64))).fill_null(0.0).sum()
+        return group_sum((values * weight(self.rank.cast(pl.Float64))).fill_null(0.0))
 
     # ------------------------------------------------------------------ the ideal
     def ideal(self, alpha: float, depth: int, weight: Callable[[int], float]) -> pl.Expr:

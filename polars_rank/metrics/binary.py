@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import group_sum
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import (
@@ -110,7 +111,7 @@ def _dense_precision_sum(hits: pl.Expr, k: int | None) -> pl.Expr:
     T(z) is exact for z < 2^26.
     """
     triangle = ((hits.cum_sum() + 0.5).pow(2) - 0.25) * 0.5
-    return (triangle * by_parts_weights(k, Ranked.depth(k))).sum()
+    return group_sum(triangle * by_parts_weights(k, Ranked.depth(k)))
 
 
 def reciprocal_rank_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import SLICES_BY_MANY_OFFSETS, group_sum
 from polars_rank._docs import shared_parameters
 from polars_rank._gain_table import check_gains, gain_of
 from polars_rank._naming import named_after_metric
@@ -20,7 +21,7 @@ from polars_rank._params import (
     check_real,
 )
 from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div, when_empty
-from polars_rank.metrics._expected_err import SLICES_BY_MANY_OFFSETS, expected_err
+from polars_rank.metrics._expected_err import expected_err
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from polars_rank._naming import UnjudgedOptions
     from polars_rank._params import By, IntoExpr, Query, Rank, Unset
 
-__all__ = ["dcg", "ndcg", "err"]
+__all__ = ["dcg", "ideal_dcg", "ndcg", "err"]
 
 
 def _gain(labels: pl.Expr, gain: str, threshold: float | None = None) -> pl.Expr:
@@ -81,7 +82,7 @@ def _dcg_parts(r: Ranked, k: int | None, gain: str, threshold: float | None = No
     else:
         ideal_gains = g.sort(descending=True)
     ideal_gains = ideal_gains if k is None else ideal_gains.head(k)
-    return actual, discount(ideal_gains, Ranked.ideal_positions(k)).sum()
+    return actual, group_sum(discount(ideal_gains, Ranked.ideal_positions(k)))
 
 
 def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
@@ -89,6 +90,13 @@ def dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
               gains: GainTable | None = None) -> pl.Expr:
     """DCG@k of a ranked list (validated parameters)."""
     return _dcg_parts(r, k, gain, threshold, log_base, gains)[0]
+
+
+def ideal_dcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
+                    threshold: float | None = None, log_base: float = 2,
+                    gains: GainTable | None = None) -> pl.Expr:
+    """The ideal DCG@k of a list's judged rows (validated parameters)."""
+    return _dcg_parts(r, k, gain, threshold, log_base, gains)[1]
 
 
 def ndcg_value(r: Ranked, k: int | None = None, gain: str = "exponential",
@@ -123,7 +131,7 @@ def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
         return _dense_err(stop, r, k)
     reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
     contrib = stop * reach / r.positions(k).cast(pl.Float64)
-    return pl.when(r.retrieved(k)).then(contrib).otherwise(0.0).sum()
+    return group_sum(pl.when(r.retrieved(k)).then(contrib).otherwise(0.0))
 
 
 def _dense_err(stop: pl.Expr, r: Ranked, k: int | None) -> pl.Expr:
@@ -137,7 +145,7 @@ def _dense_err(stop: pl.Expr, r: Ranked, k: int | None) -> pl.Expr:
     m = pl.min_horizontal(r.n_retrieved().cast(pl.Int64), pl.len().cast(pl.Int64))
     if k is not None:
         m = pl.min_horizontal(m, pl.lit(k, pl.Int64))
-    reached = ((1.0 - stop).cum_prod() * by_parts_weights(k, m)).sum()
+    reached = group_sum((1.0 - stop).cum_prod() * by_parts_weights(k, m))
     return pl.when(m > 0).then(1.0 - reached).otherwise(0.0)
 
 
@@ -225,6 +233,91 @@ def dcg(
     level = _check_gain_options(gain, threshold)
     base = check_real(log_base, "log_base", low=1, low_open=True, allowed="a number > 1")
     return r.finish(dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
+
+
+@shared_parameters
+@named_after_metric
+def ideal_dcg(
+    rel: IntoExpr,
+    k: int | None = None,
+    *,
+    by: By | Unset = UNSET,
+    rank: Rank = None,
+    doc: IntoExpr | None = None,
+    descending: bool | Sequence[bool] = True,
+    gain: Gain = "exponential",
+    threshold: float | None = None,
+    log_base: float = 2,
+    gains: Mapping[int, float] | None = None,
+    query: Query = None,
+    ties: Ties | None = None,
+    **unjudged: Unpack[UnjudgedOptions],
+) -> pl.Expr:
+    r"""The ideal DCG: :func:`dcg` of the list's judged rows ranked by gain, largest first.
+
+    .. math:: \mathrm{IDCG@k} = \sum_{r=1}^{k} \frac{g(l^*_r)}{\log_b(1 + r)}
+
+    where :math:`l^*` are the list's labels (retrieved or not) ordered by gain,
+    largest first, and only positive gains count: the denominator of :func:`ndcg`
+    (Järvelin & Kekäläinen, TOIS 2002).
+    trec_eval 10's ``ideal_dcg`` (m_ndcg.c) is ``gain="linear"`` without a cutoff,
+    a gain table as ``-m ideal_dcg.1=3,2=9`` (``gains={1: 3, 2: 9}``). The ranking
+    (``by``, ``rank``) decides only which lists are scored: the value does not
+    depend on it.
+
+    Parameters
+    ----------
+    rel
+        Graded relevance label (>= 0; null = unjudged, gain 0).
+    k
+        Cutoff: only ideal ranks 1..k count. ``None`` = every judged row.
+    by
+        ...
+    rank
+        ...
+    doc
+        ...
+    descending
+        ...
+    gain
+        ``"exponential"`` (2^l - 1), ``"linear"`` (l) or ``"binary"`` (1).
+    threshold
+        Labels below it gain 0; ``None``: none.
+    log_base
+        Base b of the discount's logarithm, > 1.
+    gains
+        ...
+    query
+        ...
+    ties
+        ...
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 scalar per context; NaN for a list that cannot be scored
+        (negative or non-finite relevance, NaN score).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank as pr
+    >>> df = pl.DataFrame({"rel": [1, 3, 2], "score": [0.9, 0.8, None]})
+    >>> df.select(pr.ideal_dcg("rel", by="score", gain="linear"))  # 3 + 2/log2(3) + 1/2
+    shape: (1, 1)
+    ┌───────────┐
+    │ ideal_dcg │
+    │ ---       │
+    │ f64       │
+    ╞═══════════╡
+    │ 4.76186   │
+    └───────────┘
+    """
+    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                     doc=doc)
+    level = _check_gain_options(gain, threshold)
+    base = check_real(log_base, "log_base", low=1, low_open=True, allowed="a number > 1")
+    return r.finish(ideal_dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
 
 
 @shared_parameters

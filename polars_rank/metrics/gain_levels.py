@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import group_sum
 from polars_rank._docs import shared_parameters
 from polars_rank._gain_table import check_gains
 from polars_rank._naming import named_after_metric
@@ -102,7 +103,7 @@ def normalized_gain_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
     within = pl.min_horizontal(w.rank, w.n_ideal)
     so_far = w.at_ideal(cost) + (w.rank - within).cast(pl.Float64)
     term = w.got / ((2.0 + so_far) - w.got.cum_sum()).log(2)
-    total = pl.when(w.retrieved & (w.got != 0)).then(term).otherwise(0.0).sum()
+    total = group_sum(pl.when(w.retrieved & (w.got != 0)).then(term).otherwise(0.0))
     return pl.when(w.best > 0).then(total / w.best).otherwise(0.0)
 
 
@@ -112,7 +113,7 @@ def binary_normalized_gain_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     hit = r.hits(None, threshold)
     non_relevant_before = r.positions().cast(pl.Float64) - hit.cum_sum()
     term = pl.when(hit > 0).then(1.0 / (2.0 + non_relevant_before).log(2)).otherwise(0.0)
-    return safe_div(term.sum(), r.n_relevant(threshold))
+    return safe_div(group_sum(term), r.n_relevant(threshold))
 
 
 def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
@@ -122,7 +123,8 @@ def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Ex
     terms = w.dcg_terms()
     ideal = w.ideal_dcg()
     found = w.retrieved & (w.got > 0)
-    at_found = pl.when(found).then(terms.cum_sum() / w.at_ideal(ideal)).otherwise(0.0).sum()
+    at_found = group_sum(
+        pl.when(found).then(terms.cum_sum() / w.at_ideal(ideal)).otherwise(0.0))
     # a positive-gain row never retrieved scores the whole list's NDCG
     missed = (w.n_ideal - found.sum()).cast(pl.Float64) * w.total(terms) / ideal.last()
     # total named once (in a group_by each name is computed again): a negative total

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import group_sum
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._ranked import cutoff, safe_div
@@ -43,7 +44,8 @@ def ap_ia_value(r: Intents, k: int | None) -> pl.Expr:
     """Mean over the S subtopics of each one's average precision."""
     per_subtopic = r.subtopic_total(r.relevant())
     terms = r.found(k) * (r.seen() + 1.0) / r.rank.cast(pl.Float64) / per_subtopic
-    return safe_div(terms.fill_null(0.0).fill_nan(0.0).sum(), r.n_intents().cast(pl.Float64))
+    return safe_div(group_sum(terms.fill_null(0.0).fill_nan(0.0)),
+                    r.n_intents().cast(pl.Float64))
 
 
 @shared_parameters

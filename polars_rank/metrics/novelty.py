@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import group_sum
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._ranked import cutoff, safe_div
@@ -56,7 +57,7 @@ def _by_ideal_ideal(r: Intents, raw: pl.Expr, alpha: float, k: int | None,
     ranks = pl.int_range(1, r.n_retrieved() + 1, dtype=pl.Int64).cast(pl.Float64)
     column = (ranks + 1.0).log(2).pow(-1) if weight is _log_discount else ranks.pow(-1)
     terms = pl.lit(1.0 - alpha).pow(ranks - 1.0) * column
-    whole = r.n_intents().cast(pl.Float64) * terms.sum()
+    whole = r.n_intents().cast(pl.Float64) * group_sum(terms)
     return pl.when(r.n_retrieved() == 1).then(raw).otherwise(safe_div(raw, whole))
 
 

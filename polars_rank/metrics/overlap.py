@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import group_sum
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_real
@@ -48,11 +49,11 @@ def compat_value(r: Ranked, p: float, normalize: bool) -> pl.Expr:
     weights = pl.lit(p).pow(ranks - 1.0)
     prefix = pl.lit(0.0).append((weights / ranks).cum_sum())  # [F(0), F(1), ..., F(D)]
     total = prefix.last()
-    found = (total - prefix.gather(deeper - 1)).sum()
+    found = group_sum(total - prefix.gather(deeper - 1))
     if normalize:  # over the ideal's own overlap, sum_(j <= |ideal|) T(j)
-        best = n_ideal.cast(pl.Float64) * total - prefix.head(n_ideal).sum()
+        best = n_ideal.cast(pl.Float64) * total - group_sum(prefix.head(n_ideal))
         return safe_div(found, best)
-    return safe_div(found, weights.sum())
+    return safe_div(found, group_sum(weights))
 
 
 @shared_parameters

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import group_sum
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_threshold, to_expr
@@ -57,7 +58,7 @@ def infap_value(r: Ranked, pooled: IntoExpr | None = None, threshold: float = 1)
             * ((rel_above + INFAP_EPSILON) / (rel_above + non_above + 2 * INFAP_EPSILON)))
     hit = r.retrieved() & (ranked[0] > 0)
     contrib = pl.when(hit & (j == 0)).then(1.0).when(hit).then(term).otherwise(0.0)
-    return safe_div(contrib.sum(), r.n_relevant(threshold))
+    return safe_div(group_sum(contrib), r.n_relevant(threshold))
 
 
 def judged_value(r: Ranked, k: int | None = None, pooled: IntoExpr | None = None) -> pl.Expr:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import row_sum
 from polars_rank._docs import shared_parameters
 from polars_rank._params import check_k, to_expr
 from polars_rank._sums import ordered_sum
@@ -62,9 +63,9 @@ def _similarity(features: IntoExpr | Sequence[IntoExpr] | None, category: IntoEx
         same = (counts * (counts - 1.0)).sum()
         return pl.when(n >= 2).then(same / (n * (n - 1.0)))
     parts = [only(c, mask) for c in _components(features, dim)]
-    norm = pl.sum_horizontal([c * c for c in parts]).sqrt()
+    norm = row_sum(c * c for c in parts).sqrt()
     n = norm.len().cast(pl.Float64)
-    summed = pl.sum_horizontal([ordered_sum(c / norm) ** 2 for c in parts])
+    summed = row_sum(ordered_sum(c / norm) ** 2 for c in parts)
     return pl.when(n >= 2).then((summed - n) / (n * (n - 1.0)))
 
 

@@ -1,0 +1,92 @@
+"""What differs between the Polars versions we support (1.36 to 2.x), in one place.
+
+Each fact names the test that watches it (tests/test_workarounds.py and the canaries
+beside the code they guard): a canary fails when Polars changes, and the workaround
+can then go.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = ["HAS_BIT_CAST", "POLARS_2", "PREPARED_RANKS", "SLICES_BY_MANY_OFFSETS",
+           "TOP_ROWS", "group_sum", "row_sum", "times_reciprocal"]
+
+POLARS_2 = int(pl.__version__.split(".")[0]) >= 2
+"""Polars 2.x (the newest we test) rather than 1.x (the oldest we support)."""
+
+PREPARED_RANKS = POLARS_2
+"""Whether ``evaluate()`` passes its metrics a marked rank column
+(:class:`polars_rank._ranked.RankColumn`) whose rows come in rank order. On Polars 1.x
+the marked path gave a wrong nDCG (the floor pass found it): there it is read as a
+plain rank column."""
+
+TOP_ROWS = POLARS_2
+"""Whether :meth:`polars_rank._ranked.Ranked.top_rows` is used. On Polars 1.36 a
+struct of rows filtered in a ``group_by`` took rows of other groups
+(``test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows``), and
+these structs were not tried there: ``ties="expected"`` ranks whole lists, as before."""
+
+SLICES_BY_MANY_OFFSETS = POLARS_2
+"""Whether ``list.slice`` cuts one list at many offsets (Polars 2): the segment sums of
+ERR under ``ties="expected"`` need it, exactly. Polars 1.x wants one offset per list
+and has no exact alternative in ``list.eval`` (no ``over``, no dynamic ``reshape``;
+differences of running sums lose digits), so ERR under ``ties="expected"`` raises
+there (canary ``test_a_list_is_still_sliced_at_one_offset_on_polars_1``)."""
+
+
+def _bit_cast_available() -> bool:
+    """Whether this Polars reinterprets a float's bits (``reinterpret(dtype=)``, 2.x)."""
+    try:
+        pl.lit(0.0, pl.Float32).reinterpret(dtype=pl.Int32)
+    except TypeError:
+        return False
+    return True
+
+
+HAS_BIT_CAST = _bit_cast_available()
+"""Polars 1.x cannot reinterpret a float's bits: there trec_eval ties use the window ranking."""
+
+
+def group_sum(values: pl.Expr) -> pl.Expr:
+    """The sum of ``values`` over a group, added in the group's row order (nulls: 0).
+
+    Polars 2.1's lazy ``group_by`` adds a group's float values so that the last bit
+    depends on where the group sits in the frame: the same rows in the same order sum
+    differently when other groups come before them (the canary
+    ``test_canary_polars_group_sums_follow_the_groups_position``; Polars 1.36 gives
+    one sum). A query's value must not depend on which queries precede it, so a
+    metric adds its float terms with this: the group as one list, summed. Measured
+    (1M rows, 100k groups of 10, lazy): no slower than ``sum()``.
+    """
+    return values.implode().list.sum()
+
+
+def row_sum(terms: Iterable[pl.Expr]) -> pl.Expr:
+    """The terms added left to right, row by row (``((t0 + t1) + t2) + ...``).
+
+    ``pl.sum_horizontal`` of float columns adds them in an order that differs between
+    the eager and the lazy engine, and over many columns on Polars 2.1 with the row's
+    position in the frame (the canary
+    ``test_canary_polars_sum_horizontal_follows_the_rows_position``): a chain of
+    ``+`` adds them in one order.
+    """
+    return functools.reduce(operator.add, terms)
+
+
+def times_reciprocal(value: pl.Expr, constant: float) -> pl.Expr:
+    """``value / constant`` as ``value * (1 / constant)``, in every plan.
+
+    Polars 2.1 computes a per-group value divided by a float literal sometimes as a
+    division and sometimes as a product with the reciprocal, by how the groups are
+    held (a ``group_by`` on a key flagged sorted, or not): INSQ's last bit followed
+    the list's position (tests/test_list_position.py). One spelling, one value.
+    """
+    return value * (1.0 / constant)
