@@ -256,7 +256,12 @@ def _eval(args: argparse.Namespace) -> None:
             stop_in_order(refused, args.qrels, runs, args.Rel_info_format, args.Zscore,
                           debug_query)
     measures = asked(args.metrics, args.level, args.dialect, args.num_docs)
-    _cli_judgment_groups.check_measures(measures, args.Rel_info_format)
+    try:
+        _cli_judgment_groups.check_measures(measures, args.Rel_info_format)
+    except Stop as stop:  # trec_eval finds it when it calculates: after reading the files
+        with _standard_input(args.runs) as runs:
+            stop_in_order(stop, args.qrels, runs, args.Rel_info_format, args.Zscore,
+                          debug_query)
     for note in measures.notes:
         print(f"polars-rank: note: {note}", file=sys.stderr)
     if measures.skipped:

@@ -97,7 +97,7 @@ def first_refusal(specs: Sequence[str], dialect: str) -> trec.MeasureError | Non
     return min(found, key=lambda error: order[error.status], default=None)
 
 
-def stop_in_order(error: trec.MeasureError, qrels: Path, runs: Sequence[Path],
+def stop_in_order(error: trec.MeasureError | Stop, qrels: Path, runs: Sequence[Path],
                   rel_format: str, zscores: Path | None, debug_query: str | None) -> NoReturn:
     """Raise ``error`` where trec_eval stops on it: after the files it reads first.
 

@@ -103,6 +103,13 @@ def make_plan(
                "Spark or Dask yet (their qrels pieces hold no subtopic column); use "
                "polars_rank.evaluate on each part of the data holding whole queries")
         raise NotImplementedError(msg)
+    grouped = [name for name, m in per.options.named
+               if m.definition.per_judgment_group is not None]
+    if grouped:  # the pieces carry (query, doc, rel) qrels rows only: 1.0 for 0.75 before
+        msg = (f"{grouped[0]}: the judgment-group metrics are not computed on Spark or Dask "
+               "yet (their qrels pieces hold no judgment-group column); use "
+               "polars_rank.evaluate on each part of the data holding whole queries")
+        raise NotImplementedError(msg)
     text = [name for name, m in per.options.named if m.definition.over_queries == "none"]
     if text:  # every metric column of a piece is Float64
         msg = (f"{', '.join(text)}: a string per query, which the Spark and Dask front ends "

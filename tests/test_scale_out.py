@@ -401,6 +401,11 @@ def test_dask_parameter_errors_before_compute(dask_client: Any) -> None:
         prd.evaluate(to_dask(RUN), to_dask(QRELS), ["ndgc@10"])
     with pytest.raises(pr.InvalidDataError, match="qrels has no column 'rel'"):
         prd.evaluate(to_dask(RUN), to_dask(QRELS.rename({"rel": "grade"})))
+    grouped = QRELS.with_columns(jg=pl.col("docid").hash() % 2)  # evaluate() computes it
+    with pytest.warns(UserWarning, match="no judgments"):  # the experiment's unjudged queries
+        assert pr.evaluate(RUN, grouped, ["map_avgjg"], group_by="arm").height > 0
+    with pytest.raises(NotImplementedError, match="judgment-group"):  # was 1.0 for 0.75
+        prd.evaluate(to_dask(RUN), to_dask(grouped), ["map_avgjg"], group_by="arm")
 
 
 @pytest.mark.dask

@@ -113,6 +113,22 @@ def test_where_trec_eval_stops(command: str, qrels: Path, measure: str, trec_eva
     _stops(flags, qrels, measure, capsys)
 
 
+@pytest.mark.parametrize("qrels", ["malformed", "missing"])
+@pytest.mark.parametrize("command", ["-R qrels_jg -m map", "-m map_avgjg"])
+def test_a_file_it_cannot_read_stops_it_first(command: str, qrels: str, trec_eval: Path,
+                                              tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval reads the files before it finds a measure the format cannot give: a
+    qrels file it cannot read is exit status 2, not the measure's 4."""
+    path = tmp_path / "qrels"
+    if qrels == "malformed":
+        path.write_text("1 0 d1\n")
+    flags = shlex.split(command)
+    theirs = run_binary(trec_eval, flags, path, RUN)
+    code, out, _ = _cli(flags, path, RUN, capsys)
+    assert (code, out) == (theirs.returncode, theirs.stdout) == (2, "")
+
+
 def _stops(flags: list[str], qrels: Path, measure: str,
            capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _cli(flags, qrels, RUN, capsys)
