@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -50,13 +50,21 @@ class Plan:
     groups: tuple[str, ...]
     run_columns: tuple[str, ...]
     with_qrels: bool
-    ties: EvalTies
-    missing: Missing
+    ties: EvalTies | None
+    missing: Missing | None
+    """``ties`` and ``missing`` as given (None: the dialect's, resolved by each piece)."""
     validate: bool
     columns: tuple[str, ...]
     summaries: tuple[Summary, ...]
     """How each column's per-query values become one number (the registry's)."""
     all_groups: pl.DataFrame | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+    """The rest of :func:`evaluate`'s options (dialect, judged_only, unjudged, ...)."""
+    row_order: bool = False
+    """The run's row order ranks ties (``ties="first"``, or a dialect's): the front end
+    carries it through the shuffle as :data:`ORDER`."""
+    fills_absent: bool = False
+    """Absent qrels queries score (``missing="zero"``, or a dialect's)."""
 
     @property
     def keys(self) -> list[str]:
@@ -69,7 +77,7 @@ class Plan:
         return per_query_values(
             run, qrels, list(self.metrics), query=self.query, doc=self.doc, score=self.score,
             rel=self.rel, group_by=list(self.groups), ties=self.ties, missing=self.missing,
-            validate=self.validate, all_groups=self.all_groups,
+            validate=self.validate, all_groups=self.all_groups, **dict(self.options),
         )
 
 
@@ -83,19 +91,27 @@ def make_plan(
     score: str,
     rel: str,
     group_by: str | Sequence[str] | None,
-    ties: EvalTies,
-    missing: Missing,
+    ties: EvalTies | None,
+    missing: Missing | None,
     validate: bool,
+    zscores: object = None,
+    **options: Any,
 ) -> Plan:
     """Check every argument on the driver, on empty frames with the inputs' schemas.
 
     ``run`` and ``qrels`` are empty frames with the distributed frames' columns; the
     check is :func:`evaluate`'s own, so a bad metric string, option or column raises
-    here exactly as in one process, before any job starts.
+    here exactly as in one process, before any job starts. ``options``: the rest of
+    :func:`evaluate`'s (``dialect``, ``subtopic``, ``judged_only``, ``unjudged``,
+    ``unjudged_grade``, ``bounds``), given to every piece.
     """
+    if zscores is not None:  # standardised per query against a reference: not yet
+        msg = ("zscores: Spark and Dask do not standardise per-query values yet; use "
+               "polars_rank.evaluate (or evaluate per query here and join the reference)")
+        raise NotImplementedError(msg)
     per = per_query_values(
         run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
-        ties=ties, missing=missing, validate=validate,
+        ties=ties, missing=missing, validate=validate, **options,
     )
     per.frame.collect()  # plan-time errors too (types the checks let through)
     if per.options.intents:  # the pieces carry (query, doc, rel) qrels rows only
@@ -128,6 +144,8 @@ def make_plan(
         run_columns=tuple(dict.fromkeys(wanted)), with_qrels=qrels is not None, ties=ties,
         missing=missing, validate=validate, columns=tuple(per.options.columns),
         summaries=tuple(m.definition.over_queries for _, m in per.options.named),
+        options=tuple(options.items()), row_order=per.options.ties == "first",
+        fills_absent=per.options.missing == "zero",
     )
 
 
@@ -140,7 +158,7 @@ def key_casts(run: pl.DataFrame, qrels: pl.DataFrame | None, plan: Plan) -> list
 
 def needs_all_groups(plan: Plan) -> bool:
     """``missing="zero"`` with groups: each piece needs every group of the run."""
-    return plan.missing == "zero" and bool(plan.groups) and plan.with_qrels
+    return plan.fills_absent and bool(plan.groups) and plan.with_qrels
 
 
 def output_schema(run: pl.DataFrame, plan: Plan, casts: Sequence[str]) -> pl.Schema:

@@ -35,6 +35,7 @@ from polars_rank._distributed import (
     needs_all_groups,
     warn_unjudged,
 )
+from polars_rank._evaluation.judgment_groups import JUDGMENT_GROUP
 from polars_rank._frames import from_pandas
 from polars_rank._summaries import GEOMETRIC_FLOOR
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from polars_rank._evaluation.options import EvalTies, Missing
+    from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate"]
@@ -67,9 +69,17 @@ def evaluate(
     rel: str = "rel",
     group_by: str | Sequence[str] | None = None,
     per_query: bool = False,
-    ties: EvalTies = "trec_eval",
-    missing: Missing = "skip",
+    ties: EvalTies | None = None,
+    missing: Missing | None = None,
     validate: bool = True,
+    dialect: str = "polars-rank",
+    subtopic: str = "subtopic",
+    judged_only: bool = False,
+    unjudged: Unjudged = "low",
+    unjudged_grade: float | None = None,
+    bounds: bool = False,
+    zscores: pl.DataFrame | pl.LazyFrame | None = None,
+    judgment_group: str = JUDGMENT_GROUP,
     partitions: int | None = None,
 ) -> dd.DataFrame:
     """Evaluate a Dask run against relevance judgments, as :func:`polars_rank.evaluate`.
@@ -92,7 +102,14 @@ def evaluate(
     per_query
         ``True``: one row per (group..., query) instead of means.
     ties, missing
-        As :func:`polars_rank.evaluate`; ``ties="first"`` follows the run's row order.
+        As :func:`polars_rank.evaluate` (None: the dialect's); ``ties="first"`` (or a
+        dialect's) follows the run's row order.
+    dialect, subtopic, judged_only, unjudged, unjudged_grade, bounds, zscores, judgment_group
+        As :func:`polars_rank.evaluate`, with the same numbers (tests/test_scale_out.py
+        compares them). Not computed here yet, and refused on the driver with
+        ``NotImplementedError``: the intent-aware metrics (the qrels pieces carry no
+        subtopic column), the judgment-group metrics (nor a ``jg`` column) and
+        ``zscores``.
     validate
         Check the data as :func:`polars_rank.evaluate` does: the per-query values are
         then computed (``persist``) when ``evaluate`` is called, a data error raises
@@ -134,12 +151,16 @@ def evaluate(
     """
     run_empty = from_pandas(run._meta)
     qrels_empty = None if qrels is None else from_pandas(qrels._meta)
+    del judgment_group  # the judgment-group metrics are refused (make_plan)
     plan = make_plan(run_empty, qrels_empty, metrics, query=query, doc=doc, score=score,
-                     rel=rel, group_by=group_by, ties=ties, missing=missing, validate=validate)
+                     rel=rel, group_by=group_by, ties=ties, missing=missing, validate=validate,
+                     zscores=zscores, dialect=dialect, subtopic=subtopic,
+                     judged_only=judged_only, unjudged=unjudged,
+                     unjudged_grade=unjudged_grade, bounds=bounds)
     casts = key_casts(run_empty, qrels_empty, plan)
 
     run_columns = list(plan.run_columns)
-    if ties == "first":  # the run's row order survives the shuffle as a column
+    if plan.row_order:  # the run's row order survives the shuffle as a column
         run = run.assign(**{ORDER: 1})
         run = run.assign(**{ORDER: run[ORDER].cumsum()})
         run_columns.append(ORDER)

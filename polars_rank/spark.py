@@ -31,6 +31,7 @@ from polars_rank._distributed import (
     needs_all_groups,
     warn_unjudged,
 )
+from polars_rank._evaluation.judgment_groups import JUDGMENT_GROUP
 from polars_rank._summaries import GEOMETRIC_FLOOR
 
 try:
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
     from polars_rank._evaluation.options import EvalTies, Missing
+    from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate"]
@@ -64,9 +66,17 @@ def evaluate(
     rel: str = "rel",
     group_by: str | Sequence[str] | None = None,
     per_query: bool = False,
-    ties: EvalTies = "trec_eval",
-    missing: Missing = "skip",
+    ties: EvalTies | None = None,
+    missing: Missing | None = None,
     validate: bool = True,
+    dialect: str = "polars-rank",
+    subtopic: str = "subtopic",
+    judged_only: bool = False,
+    unjudged: Unjudged = "low",
+    unjudged_grade: float | None = None,
+    bounds: bool = False,
+    zscores: pl.DataFrame | pl.LazyFrame | None = None,
+    judgment_group: str = JUDGMENT_GROUP,
     partitions: int | None = None,
 ) -> DataFrame:
     """Evaluate a Spark run against relevance judgments, as :func:`polars_rank.evaluate`.
@@ -96,8 +106,15 @@ def evaluate(
     per_query
         ``True``: one row per (group..., query) instead of means.
     ties, missing
-        As :func:`polars_rank.evaluate`. ``ties="first"`` follows the run
-        DataFrame's row order (``monotonically_increasing_id``).
+        As :func:`polars_rank.evaluate` (None: the dialect's). ``ties="first"`` (or a
+        dialect's) follows the run DataFrame's row order
+        (``monotonically_increasing_id``).
+    dialect, subtopic, judged_only, unjudged, unjudged_grade, bounds, zscores, judgment_group
+        As :func:`polars_rank.evaluate`, with the same numbers (tests/test_scale_out.py
+        compares them). Not computed here yet, and refused on the driver with
+        ``NotImplementedError``: the intent-aware metrics (the qrels pieces carry no
+        subtopic column), the judgment-group metrics (nor a ``jg`` column) and
+        ``zscores``.
     validate
         Check the data as :func:`polars_rank.evaluate` does. The per-query values are
         then computed when ``evaluate`` is called (and kept with ``persist``, so the
@@ -144,14 +161,18 @@ def evaluate(
     _col = functools.partial(_column, F)
     qrels_empty = None if qrels is None else _empty(qrels.schema)
     run_empty = _empty(run.schema)
+    del judgment_group  # the judgment-group metrics are refused (make_plan)
     plan = make_plan(run_empty, qrels_empty, metrics, query=query, doc=doc, score=score,
-                     rel=rel, group_by=group_by, ties=ties, missing=missing, validate=validate)
+                     rel=rel, group_by=group_by, ties=ties, missing=missing, validate=validate,
+                     zscores=zscores, dialect=dialect, subtopic=subtopic,
+                     judged_only=judged_only, unjudged=unjudged,
+                     unjudged_grade=unjudged_grade, bounds=bounds)
     casts = key_casts(run_empty, qrels_empty, plan)
 
     combined = run.select(*(_col(c) for c in plan.run_columns))
     for key in casts:
         combined = combined.withColumn(key, _col(key).cast(StringType()))
-    if ties == "first":
+    if plan.row_order:
         combined = combined.withColumn(ORDER, F.monotonically_increasing_id())
     if qrels is not None:
         judged = qrels.select(_col(query), _col(doc), _col(rel))

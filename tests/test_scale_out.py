@@ -13,6 +13,7 @@ missing dependency into a failure.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import shutil
 import socket
@@ -145,7 +146,38 @@ CASES: dict[str, tuple[pl.DataFrame, pl.DataFrame | None, list[str], dict[str, A
     "int-ids": (RUN.with_columns(pl.col("qid").str.slice(1).cast(pl.Int32)),
                 QRELS.with_columns(pl.col("qid").str.slice(1).cast(pl.Int64)),
                 ["ndcg@10", "map"], {"group_by": "arm", "per_query": True}),
+    # evaluate()'s other options (issue 38: the front ends take all of them)
+    "dialect-ir_measures": (RUN, QRELS, ["nDCG@10", "AP", "RR@10", "P@5"],
+                            {"group_by": "arm", "dialect": "ir_measures"}),
+    "dialect-recommenders": (RUN, QRELS, ["ndcg@10", "map@10"],  # row order, two means
+                             {"group_by": "arm", "per_query": True,
+                              "dialect": "recommenders"}),
+    "unjudged-high": (RUN, QRELS, ["ndcg@10", "map", "P@5"],
+                      {"group_by": "arm", "per_query": True, "unjudged": "high"}),
+    "bounds": (RUN, QRELS, ["ndcg@10", "map"], {"group_by": "arm", "bounds": True}),
+    "judged-only": (RUN, QRELS, ["ndcg@10", "map", "P@5"],
+                    {"group_by": "arm", "per_query": True, "judged_only": True}),
 }
+
+
+@pytest.mark.spark
+@pytest.mark.dask
+def test_the_front_ends_take_every_option_of_evaluate() -> None:
+    """spark.evaluate and dask.evaluate take evaluate()'s parameters, with its defaults:
+    ``memory`` aside (a cluster partitions by construction), ``partitions`` added."""
+    need("pyspark")
+    need("dask.dataframe")
+    from polars_rank import dask as prd
+    from polars_rank import spark as prs
+
+    def parameters(function: Any) -> dict[str, object]:
+        return {name: p.default for name, p in inspect.signature(function).parameters.items()}
+
+    want = {k: v for k, v in parameters(pr.evaluate).items() if k != "memory"}
+    for front in (prs.evaluate, prd.evaluate):
+        got = parameters(front)
+        assert got.pop("partitions") is None
+        assert got == want, front.__module__
 
 
 # --------------------------------------------------------------------------- Spark
