@@ -95,6 +95,13 @@ def dcg(ranked: Sequence[Label], k: int | None = None, gain: Gain = "exponential
     return total
 
 
+def ideal_dcg(labels: Sequence[Label], k: int | None = None, gain: Gain = "exponential",
+              threshold: float | None = None) -> float:
+    """IDCG@k: the DCG@k of every known label (retrieved or not) sorted by gain."""
+    ideal_labels = sorted(labels, key=lambda label: _gain(label, gain, threshold), reverse=True)
+    return dcg(ideal_labels, k=k, gain=gain, threshold=threshold)
+
+
 def ndcg(
     ranked: Sequence[Label],
     unretrieved: Sequence[Label] = (),

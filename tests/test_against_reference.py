@@ -160,6 +160,10 @@ METRICS: dict[str, tuple[ExprFn, OracleFn]] = {
         lambda p, by: pr.dcg("rel", p.k, gain=p.gain, **by),
         lambda c, p: ref.dcg(c.ranked, k=p.k, gain=p.gain),
     ),
+    "ideal_dcg": (
+        lambda p, by: pr.ideal_dcg("rel", p.k, gain=p.gain, **by),
+        lambda c, p: ref.ideal_dcg([*c.ranked, *c.unretrieved], k=p.k, gain=p.gain),
+    ),
     "ndcg": (
         lambda p, by: pr.ndcg("rel", p.k, gain=p.gain, **by),
         lambda c, p: ref.ndcg(c.ranked, c.unretrieved, k=p.k, gain=p.gain),
