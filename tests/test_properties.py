@@ -137,6 +137,7 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
     k, t = params.k, params.threshold
     exprs: dict[str, pl.Expr] = {
         "dcg": pr.dcg("rel", k, gain=params.gain, **ranking),
+        "ideal_dcg": pr.ideal_dcg("rel", k, gain=params.gain, **ranking),
         "ndcg": pr.ndcg("rel", k, gain=params.gain, **ranking),
         "err": pr.err("rel", k, max_grade=4, **ranking),
         "precision": pr.precision("rel", k, threshold=t, **ranking),
@@ -195,7 +196,7 @@ def metrics(params: Params, **ranking: object) -> dict[str, pl.Expr]:
 
 
 NAMES = list(metrics(Params(None, "exponential", 1, 0.8), by=None))
-UNBOUNDED = ("dcg", "clicks_per_query", "mean_dwell", "hits", "num_ret", "num_rel",
+UNBOUNDED = ("dcg", "ideal_dcg", "clicks_per_query", "mean_dwell", "hits", "num_ret", "num_rel",
              "num_rel_ret", "num_nonrel_judged_ret", "utility", "num_q")
 # yaap is ln((1 + S) / (1 + R - S)): negative below AP = 1/2, up to ln(1 + R) above
 SIGNED = ("yaap",)
