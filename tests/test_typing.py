@@ -51,6 +51,9 @@ typo = pr.ndcg("rel", k=10, by="score", unjudgd="high")  # line 11
 flag = pr.recall("rel", 10, by="score", bounds="yes")  # line 12
 grade = pr.dcg("rel", 10, by="score", unjudged_grade="2")  # line 13
 namespace = pl.col("rel").rank.ndcg(k=10, by="score", unjudged="high")  # line 14
+typed: pl.Expr = pr.rank(pl.col("rel")).ndcg(k=10, by="score", unjudged="high")  # line 15
+typed_typo = pr.rank("rel").ndcg(k=10, by="score", unjudgd="high")  # line 16
+typed_type = pr.rank("rel").precision(k="10", by="score")  # line 17
 """
 
 
@@ -102,14 +105,30 @@ def test_mypy_checks_the_types_of_bounds_and_grade(mypy_errors: dict[int, str]) 
             'expected "float | None"') in mypy_errors[13]
 
 
-def test_mypy_cannot_see_the_namespace(mypy_errors: dict[int, str]) -> None:
+def test_mypy_cannot_see_the_namespace_on_polars_expressions(mypy_errors: dict[int, str]
+                                                             ) -> None:
     """Polars types ``Expr.rank`` as its method (docs/reference/namespace.md says so).
 
-    When this fails, type checkers see the ``rank`` namespace: add it to the lines
-    above that must type-check.
+    When this fails, type checkers see ``pl.col(...).rank``'s metrics: add the line to
+    those that must type-check.
     """
     assert 'has no attribute "ndcg"  [attr-defined]' in mypy_errors[14]
-    assert set(mypy_errors) == {10, 11, 12, 13, 14}, mypy_errors
+    assert set(mypy_errors) == {10, 11, 12, 13, 14, 16, 17}, mypy_errors
+
+
+def test_mypy_reads_the_namespace_through_pr_rank(mypy_errors: dict[int, str]) -> None:
+    """``pr.rank(expr).ndcg(...)``: the metric's own signature, the relevance bound."""
+    assert 15 not in mypy_errors, mypy_errors[15]
+    assert 'Unexpected keyword argument "unjudgd"' in mypy_errors[16]
+    assert 'incompatible type "str"; expected "int | None"' in mypy_errors[17]
+
+
+def test_every_metric_is_a_typed_method_of_the_namespace() -> None:
+    """The class body lists each metric once (a ``_Method``): none missing, none extra."""
+    from polars_rank._namespace import _Method
+
+    declared = {n for n, v in vars(RankNameSpace).items() if isinstance(v, _Method)}
+    assert declared == set(metrics.__all__)
 
 
 # ---------------------------------------------------------------------------- run time
