@@ -179,8 +179,8 @@ def rank(rel: str | pl.Expr) -> RankNameSpace:
     ``pl.col("rel").rank.ndcg(k=10, by="score")``. Type checkers type the second as
     Polars' ``Expr.rank`` method (the package cannot change Polars' types), and so
     they reject ``.ndcg``. mypy reads the first as the metric's own signature, and it
-    flags a misspelt keyword or a wrong type (tests/test_typing.py). The functions (``pr.ndcg("rel", ...)``)
-    are typed too. A string is a column name.
+    flags a misspelt keyword or a wrong type (tests/test_typing.py). The functions
+    (``pr.ndcg("rel", ...)``) are typed too. A string is a column name.
 
     Examples
     --------

@@ -38,8 +38,8 @@ ID_TYPES = ["str", "int", "categorical", "enum"]
 POLARS_1 = pl.__version__.startswith("1.")
 # every registered metric, with options and cutoffs; ERR, bpref and the interpolated
 # precisions have no closed form under ties="expected"
-SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "ideal_dcg@2", "map", "map@2", "mrr", "mrr@2", "p@2",
-         "p", "recall@3", "f1@2", "err@3(max_grade=3)", "hit_rate@1", "rprec", "bpref",
+SPECS = ["ndcg@3", "ndcg(gain=linear)", "dcg@2", "ideal_dcg@2", "map", "map@2", "mrr", "mrr@2",
+         "p@2", "p", "recall@3", "f1@2", "err@3(max_grade=3)", "hit_rate@1", "rprec", "bpref",
          "rbp(p=0.5)", "rank_correlation", "auc", "ctr@2", "abandonment@2",
          "first_click_rr", "clicks_per_query@3", "rbp(p=0.9,gain=graded)", "gm_map", "yaap",
          "hits@2",
