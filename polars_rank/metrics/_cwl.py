@@ -134,15 +134,6 @@ class GainRows:
         """
         return self._guarded().list.eval(aggregate).list.first().fill_null(0.0)
 
-    def total(self, term: pl.Expr) -> pl.Expr:
-        """The sum over the rows of ``term`` (an expression of the fields, one per row).
-
-        Added by ``list.sum`` outside ``list.eval``: a sum inside it is a group sum,
-        whose last bit Polars 2.1 makes depend on where the list sits among the others
-        (:func:`polars_rank._compat.group_sum`).
-        """
-        return self._guarded().list.eval(term).list.sum()
-
     def _guarded(self) -> pl.Expr:
         # an empty list becomes [0.0] (every field of it empty: n = 1 // the number of
         # fields is 0): Polars 1.36 gives the aggregate of an empty list no value, and
@@ -173,11 +164,11 @@ class GainRows:
                     run=weight_sum(f("before"), f("rank")),
                     after=weight_sum(f("rank"), depth))
         kept_before = f("kept").shift(1, fill_value=1.0)
-        num = self.total(f("gain") * kept_before * f("at_row"))
-        runs = self.total(kept_before * f("run"))
+        num = (f("gain") * kept_before * f("at_row")).sum()
+        runs = (kept_before * f("run")).sum()
         alone = math.fsum(weight(i) for i in range(1, int(self.depth) + 1))
-        tail = self.value((f("kept") * f("after")).last().fill_null(alone))
-        return num / (runs + tail)
+        tail = (f("kept") * f("after")).last().fill_null(alone)
+        return self.value(num / (runs + tail))
 
 
 def sdcg_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
@@ -186,7 +177,7 @@ def sdcg_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
     rows = GainRows(r, cwl_gains(r, min_rel, max_rel), depth)
     f = rows.field
     ideal = sum(1.0 / math.log2(i + 1) for i in range(1, depth + 1))
-    return times_reciprocal(rows.total(f("gain") / (f("rank") + 1.0).log(2)), ideal)
+    return rows.value(times_reciprocal((f("gain") / (f("rank") + 1.0).log(2)).sum(), ideal))
 
 
 def insq_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.Expr:
@@ -199,7 +190,7 @@ def insq_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.E
     twice = 2.0 * target
     total = math.fsum((twice / (i - 1 + twice)) ** 2 for i in range(1, CWL_DEPTH + 1))
     weight = (twice / (f("rank") - 1.0 + twice)) ** 2
-    return times_reciprocal(rows.total(f("gain") * weight), total)
+    return rows.value(times_reciprocal((f("gain") * weight).sum(), total))
 
 
 def inst_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.Expr:
@@ -225,11 +216,11 @@ def inst_value(r: Ranked, target: float, min_rel: float, max_rel: float) -> pl.E
                 run=f("start") ** 2 * (trigamma(f("start")) - trigamma(f("end"))),
                 after=(f("rank") + f("b")) ** 2 * (  # the run from the row to rank 1000
                     trigamma(f("rank") + f("b")) - trigamma(f("b") + float(CWL_DEPTH))))
-    num = rows.total(f("gain") * f("at_before") * f("reach"))
-    runs = rows.total(f("at_before") * f("run"))
+    num = (f("gain") * f("at_before") * f("reach")).sum()
+    runs = (f("at_before") * f("run")).sum()
     alone = twice**2 * math.fsum(1.0 / (x + twice) ** 2 for x in range(CWL_DEPTH))
-    tail = rows.value((f("at_row") * f("after")).last().fill_null(alone))  # alone: no row
-    return num / (runs + tail)
+    tail = (f("at_row") * f("after")).last().fill_null(alone)  # alone: no row
+    return rows.value(num / (runs + tail))
 
 
 def bpm_value(r: Ranked, k: int, target: float, min_rel: float, max_rel: float) -> pl.Expr:
@@ -244,8 +235,7 @@ def bpm_value(r: Ranked, k: int, target: float, min_rel: float, max_rel: float) 
     f = rows.field
     reached = f("rank").filter(f("gain").cum_sum() >= target).first()
     stop = pl.min_horizontal(reached.fill_null(float(depth)), pl.lit(float(depth)))
-    stop_value = rows.value(stop).clip(lower_bound=1.0)  # 1 when the list is empty: 0 / 1
-    return rows.total(pl.when(f("rank") <= stop).then(f("gain")).otherwise(0.0)) / stop_value
+    return rows.value(f("gain").filter(f("rank") <= stop).sum() / stop)
 
 
 def nerr8_value(r: Ranked, k: int, min_rel: float, max_rel: float) -> pl.Expr:
