@@ -35,7 +35,8 @@ UNJUDGED = "__polars_rank_unjudged"
 """Non-null on the rows naming unjudged run queries (for the driver's warning)."""
 
 # A worker's exception reaches us as text; the class name picks the class again.
-_INVALID = re.compile(r"(InvalidDataError|DuplicateRowsError): ([^\n]*)")
+_DATA_ERRORS = {kind.__name__: kind for kind in (InvalidDataError, DuplicateRowsError)}
+_INVALID = re.compile(rf"({'|'.join(_DATA_ERRORS)}): ([^\n]*)")
 
 
 @dataclass(frozen=True)
@@ -222,5 +223,4 @@ def data_error(error: BaseException) -> InvalidDataError | None:
     found = _INVALID.search(str(error))
     if found is None:
         return None
-    kind = DuplicateRowsError if found.group(1) == "DuplicateRowsError" else InvalidDataError
-    return kind(found.group(2).strip())
+    return _DATA_ERRORS[found.group(1)](found.group(2).strip())

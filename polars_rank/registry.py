@@ -177,6 +177,9 @@ ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
                   "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
 GAIN_TABLE = Option("gains", GainTable, None,
                     description="gain of each listed label, {1:3,2:9} (others: the label)")
+# dcg's and ideal_dcg's: one discount, one gain
+_DCG_OPTIONS = (LINEAR, GAIN_THRESHOLD,
+                Option("log_base", float, 2, description="the discount's log base"), GAIN_TABLE)
 
 MULTIPLE = Option("multiple", float, 1.0, description="x: depth x R")
 
@@ -205,17 +208,13 @@ METRICS: dict[str, MetricDef] = {
                   paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005",
                   row_gain=_dcg_gain),
         MetricDef("dcg", metrics.dcg,
-                  options=(LINEAR, GAIN_THRESHOLD,
-                           Option("log_base", float, 2, description="the discount's log base"),
-                           GAIN_TABLE),
+                  options=_DCG_OPTIONS,
                   trec_eval="dcg (trec_eval 10, gain=linear)",
                   summary="sum of gain(l_r) / log2(1 + r)",
                   paper="Järvelin & Kekäläinen, TOIS 2002",
                   row_gain=_dcg_gain),
         MetricDef("ideal_dcg", metrics.ideal_dcg, ("idcg",),
-                  options=(LINEAR, GAIN_THRESHOLD,
-                           Option("log_base", float, 2, description="the discount's log base"),
-                           GAIN_TABLE),
+                  options=_DCG_OPTIONS,
                   trec_eval="ideal_dcg (trec_eval 10, gain=linear)",
                   summary="DCG of the judged rows ranked by gain: nDCG's denominator",
                   paper="Järvelin & Kekäläinen, TOIS 2002",

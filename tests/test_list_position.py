@@ -13,14 +13,13 @@ in a lazy ``group_by``.
 from __future__ import annotations
 
 import random
-import struct
 import warnings
 
 import numpy as np
 import polars as pl
 import pytest
 from test_against_reference import METRICS, Params, Row, frame
-from test_ties import DEFAULT_METRICS
+from test_ties import DEFAULT_METRICS, bits
 
 import polars_rank as pr
 from polars_rank._compat import POLARS_2
@@ -28,7 +27,7 @@ from polars_rank._trec_measures import SETS, expand
 
 
 def _bits(values: list[float | None]) -> list[object]:
-    return [struct.pack("<d", v) if isinstance(v, float) else v for v in values]
+    return [bits(v) for v in values]
 
 
 def _lists(seed: int, n_lists: int = 8) -> list[pl.DataFrame]:

@@ -132,15 +132,13 @@ class GainRows:
         A list without rows within the depth has no gain: 0 (Polars 1.36 gives an
         aggregate of an empty list no value at all, 2.x evaluates it).
         """
-        return self._guarded().list.eval(aggregate).list.first().fill_null(0.0)
-
-    def _guarded(self) -> pl.Expr:
         # an empty list becomes [0.0] (every field of it empty: n = 1 // the number of
         # fields is 0): Polars 1.36 gives the aggregate of an empty list no value, and
         # the values of the lists after it move up one list (a wrong number, canary
         # in tests/test_workarounds.py)
-        return pl.when(self._rows.list.len() > 0).then(self._rows).otherwise(
+        rows = pl.when(self._rows.list.len() > 0).then(self._rows).otherwise(
             pl.lit([0.0], pl.List(pl.Float64)))
+        return rows.list.eval(aggregate).list.first().fill_null(0.0)
 
     @property
     def last_rank(self) -> pl.Expr:
