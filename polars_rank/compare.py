@@ -14,26 +14,26 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import polars as pl
 
 from polars_rank._compare import cuped
-from polars_rank._compare.comparison import _one, _rng_key, _tukey
+from polars_rank._compare.comparison import compare_pair, rng_key, tukey_rows
 from polars_rank._compare.data import (
+    Notes,
     Values,
-    _check_arms,
-    _check_finite,
-    _check_unique,
-    _describe,
-    _long,
-    _Notes,
-    _paired_arrays,
-    _unpaired_arrays,
-)
-from polars_rank._compare.options import (
-    _COUNTS,
-    _FLOATS,
-    _check_options,
-    _metric_columns,
-    _names,
+    check_arms,
+    check_finite,
+    check_unique,
+    describe_key,
+    paired_arrays,
+    to_long,
+    unpaired_arrays,
 )
 from polars_rank._compare.options import CORRECTIONS as CORRECTIONS
+from polars_rank._compare.options import (
+    COUNT_COLUMNS,
+    FLOAT_COLUMNS,
+    check_options,
+    metric_columns,
+    name_list,
+)
 from polars_rank._compare.options import RESULT_COLUMNS as RESULT_COLUMNS
 from polars_rank._compare.options import TESTS as TESTS
 from polars_rank._compare.robust import BOUNDS, ROBUST_COLUMNS, band, bound_columns
@@ -264,9 +264,9 @@ def compare(
     """
     if isinstance(correction, Unset):
         correction = None if test == "tukey" else "holm"
-    _check_options(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples,
-                   seed=seed, paired=paired, interval=interval, zero_method=zero_method,
-                   simultaneous=simultaneous, alternative=alternative)
+    check_options(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples,
+                  seed=seed, paired=paired, interval=interval, zero_method=zero_method,
+                  simultaneous=simultaneous, alternative=alternative)
     require("numpy", f"compare(test={test!r})")
     if test not in ("randomization", "bootstrap"):
         require("scipy", f"compare(test={test!r})")
@@ -275,8 +275,8 @@ def compare(
     if not isinstance(arm, str):
         msg = f"arm must be a column name, got {arm!r}"
         raise TypeError(msg)
-    queries = _names(query, "query")
-    groups = _names(group_by, "group_by")
+    queries = name_list(query, "query")
+    groups = name_list(group_by, "group_by")
     if paired and not queries:
         msg = "paired=True needs query= (the column(s) that pair the arms' values)"
         raise ValueError(msg)
@@ -295,7 +295,7 @@ def compare(
         msg = f"arm, query and group_by must name different columns, got {keys}"
         raise ValueError(msg)
     extra = _covariate_column(covariate, schema, keys, paired)
-    metric_names = _metric_columns(schema, metrics, [*keys, *extra])
+    metric_names = metric_columns(schema, metrics, [*keys, *extra])
     if not isinstance(robust, bool):
         msg = f"robust must be True or False, got {robust!r}"
         raise TypeError(msg)
@@ -312,16 +312,16 @@ def compare(
     frame = per_query.lazy().select(*keys, *extra, *metric_names, *bounds).collect()
     # one row order for any input order: CUPED's sums and every array follow it
     frame = frame.sort(frame.columns, nulls_last=True)
-    arms = _check_arms(frame, arm, baseline)
+    arms = check_arms(frame, arm, baseline)
     pairs = _pairs(arms, baseline)
     for q in queries:
         if frame[q].null_count():
             msg = f"query column {q!r} has null values"
             raise InvalidDataError(msg)
     if queries:
-        _check_unique(frame, [*groups, arm, *queries])
-    long = _long(frame, [*keys, *extra], metric_names, BOUNDS if robust else None)
-    _check_finite(long, arm, queries)
+        check_unique(frame, [*groups, arm, *queries])
+    long = to_long(frame, [*keys, *extra], metric_names, BOUNDS if robust else None)
+    check_finite(long, arm, queries)
     thetas: dict[tuple[Any, ...], float] = {}
     if covariate is not None:
         cuped.check_covariate(frame, covariate)
@@ -329,15 +329,15 @@ def compare(
 
     slices = (frame.select(groups).unique().sort(groups, nulls_last=True).rows()
               if groups else [()])
-    notes = _Notes([], [], [])
+    notes = Notes([], [], [])
     bases = list(dict.fromkeys(base for _, base in pairs))
     if test == "tukey":
-        arrays = {None: _unpaired_arrays(long, arm, None, groups)}
+        arrays = {None: unpaired_arrays(long, arm, None, groups)}
     elif paired:
-        arrays = {base: _paired_arrays(long, arm, base, [o for o, b in pairs if b == base],
-                                       queries, groups, notes) for base in bases}
+        arrays = {base: paired_arrays(long, arm, base, [o for o, b in pairs if b == base],
+                                      queries, groups, notes) for base in bases}
     else:
-        arrays = {base: _unpaired_arrays(long, arm, base, groups) for base in bases}
+        arrays = {base: unpaired_arrays(long, arm, base, groups) for base in bases}
     family = len(metric_names) * len(pairs)
     interval_alpha = alpha / family if simultaneous and test != "tukey" else alpha
     options = {"test": test, "alternative": alternative, "alpha": alpha,
@@ -348,20 +348,20 @@ def compare(
     for key in slices:
         in_slice: list[dict[str, Any]] = []
         for metric in metric_names:
-            where = f"[{_describe(groups, key)}] metric {metric!r}"
+            where = f"[{describe_key(groups, key)}] metric {metric!r}"
             if test == "tukey":
                 each = {a: arrays[None](key, metric, a) for a in arms}
-                results = _tukey({a: v.a for a, v in each.items()}, pairs, alpha, where, notes)
+                results = tukey_rows({a: v.a for a, v in each.items()}, pairs, alpha, where, notes)
                 bands = [_tukey_bounds(each[other], each[base]) for other, base in pairs]
             else:
                 found = [arrays[base](key, metric, other) for other, base in pairs]
                 results = [
-                    _one(v.a, v.b, paired=paired, test=test,
-                         alpha=interval_alpha, n_resamples=n_resamples, interval=interval,
-                         zero_method=zero_method, alternative=alternative,
-                         seed=(_rng_key(seed, (key, metric, other))
-                               if test in ("randomization", "bootstrap") else None),
-                         where=f"{where}, arm {other!r} vs {base!r}", notes=notes)
+                    compare_pair(v.a, v.b, paired=paired, test=test,
+                                 alpha=interval_alpha, n_resamples=n_resamples, interval=interval,
+                                 zero_method=zero_method, alternative=alternative,
+                                 seed=(rng_key(seed, (key, metric, other))
+                                       if test in ("randomization", "bootstrap") else None),
+                                 where=f"{where}, arm {other!r} vs {base!r}", notes=notes)
                     for (other, base), v in zip(pairs, found, strict=True)
                 ]
                 bands = [v.bounds for v in found]
@@ -382,8 +382,8 @@ def compare(
     arm_type = frame.schema[arm]
     out_schema: dict[str, pl.DataType | type[pl.DataType]] = {
         **{g: frame.schema[g] for g in groups}, "metric": pl.String, arm: arm_type,
-        "baseline": arm_type, **dict.fromkeys(_COUNTS, pl.Int64),
-        **dict.fromkeys(_FLOATS, pl.Float64), "test": pl.String, "alternative": pl.String,
+        "baseline": arm_type, **dict.fromkeys(COUNT_COLUMNS, pl.Int64),
+        **dict.fromkeys(FLOAT_COLUMNS, pl.Float64), "test": pl.String, "alternative": pl.String,
         "alpha": pl.Float64, "correction": pl.String, "significant": pl.Boolean,
         cuped.THETA: pl.Float64,
         **({"delta_low": pl.Float64, "delta_high": pl.Float64, "robust": pl.Boolean}

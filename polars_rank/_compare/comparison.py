@@ -9,7 +9,7 @@ import math
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from polars_rank._compare.options import _FLOATS
+from polars_rank._compare.options import FLOAT_COLUMNS
 from polars_rank._stats.bootstrap import MIN_BOOTSTRAP_N
 from polars_rank.stats import (
     TestResult,
@@ -26,13 +26,13 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from polars_rank._compare.data import _Notes
+    from polars_rank._compare.data import Notes
     from polars_rank.stats import Alternative, Interval
 
     Array = npt.NDArray[np.float64]
 
 
-def _rng_key(seed: int | None, key: tuple[Any, ...]) -> np.random.SeedSequence:
+def rng_key(seed: int | None, key: tuple[Any, ...]) -> np.random.SeedSequence:
     """A seed per comparison, from the seed and the comparison's (slice, metric, arm).
 
     The same comparison gets the same resamples whatever else is compared.
@@ -70,14 +70,15 @@ def _p_floor(test: str, n: int, n_resamples: int, *, paired: bool, n_b: int,
     return sides / total if total <= n_resamples else sides / (n_resamples + 1)
 
 
-def _one(a: Array, b: Array, *, paired: bool, test: str, alpha: float, n_resamples: int,
-         interval: Interval, zero_method: str, seed: np.random.SeedSequence | None,
-         where: str, notes: _Notes, alternative: Alternative = "two-sided") -> dict[str, Any]:
+def compare_pair(a: Array, b: Array, *, paired: bool, test: str, alpha: float, n_resamples: int,
+                 interval: Interval, zero_method: str, seed: np.random.SeedSequence | None,
+                 where: str, notes: Notes,
+                 alternative: Alternative = "two-sided") -> dict[str, Any]:
     """The statistics of one comparison as a row (without the keys and the options).
 
     ``alpha`` here is the intervals' (``1 - alpha``): adjusted when they are simultaneous.
     """
-    row: dict[str, Any] = dict.fromkeys(_FLOATS)
+    row: dict[str, Any] = dict.fromkeys(FLOAT_COLUMNS)
     row.update(n=int(a.size), significant=None, wins=None, ties=None, losses=None)
     if a.size == 0 or b.size == 0:
         if not paired:
@@ -126,8 +127,8 @@ def _one(a: Array, b: Array, *, paired: bool, test: str, alpha: float, n_resampl
     return row
 
 
-def _tukey(values: dict[Any, Array], pairs: Sequence[tuple[Any, Any]], alpha: float,
-           where: str, notes: _Notes) -> list[dict[str, Any]]:
+def tukey_rows(values: dict[Any, Array], pairs: Sequence[tuple[Any, Any]], alpha: float,
+               where: str, notes: Notes) -> list[dict[str, Any]]:
     """Tukey's HSD over every arm with values: one row per (arm, baseline) pair asked.
 
     ``scipy.stats.tukey_hsd`` on each arm's values as independent groups (the pairing
@@ -144,7 +145,7 @@ def _tukey(values: dict[Any, Array], pairs: Sequence[tuple[Any, Any]], alpha: fl
         ci = result.confidence_interval(confidence_level=1 - alpha)
     for other, base in pairs:
         a, b = values.get(other), values.get(base)
-        row: dict[str, Any] = dict.fromkeys(_FLOATS)
+        row: dict[str, Any] = dict.fromkeys(FLOAT_COLUMNS)
         row.update(n=0 if a is None else int(a.size), significant=None, wins=None,
                    ties=None, losses=None)
         if a is not None and a.size and b is not None and b.size:

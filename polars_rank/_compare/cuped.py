@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank._compare.data import _METRIC, _VALUE
+from polars_rank._compare.data import METRIC, VALUE
 from polars_rank._compare.options import CUPED_THETA
 from polars_rank.errors import InvalidDataError
 
@@ -45,8 +45,8 @@ def check_covariate(frame: pl.DataFrame, covariate: str) -> None:
 def adjust(long: pl.DataFrame, covariate: str, groups: list[str],
            ) -> tuple[pl.DataFrame, dict[tuple[Any, ...], float]]:
     """The values adjusted (nulls stay null) and theta per (slice..., metric)."""
-    by = [*groups, _METRIC]
-    y = pl.col(_VALUE)
+    by = [*groups, METRIC]
+    y = pl.col(VALUE)
     x = pl.when(y.is_not_null()).then(pl.col(covariate).cast(pl.Float64))
     x_centred = x - x.mean().over(by)
     y_centred = y - y.mean().over(by)
@@ -54,7 +54,7 @@ def adjust(long: pl.DataFrame, covariate: str, groups: list[str],
     var = (x_centred * x_centred).sum().over(by)
     theta = pl.when(var > 0).then(cov / var).otherwise(0.0)
     out = long.with_columns(theta.alias(THETA), x_centred.alias("__x")).with_columns(
-        (y - pl.col(THETA) * pl.col("__x")).alias(_VALUE))
+        (y - pl.col(THETA) * pl.col("__x")).alias(VALUE))
     thetas = out.group_by(by).agg(pl.col(THETA).first())
     lookup = {tuple(row[:-1]): row[-1] for row in thetas.iter_rows()}
     return out.drop(THETA, "__x", covariate), lookup

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-_METRIC = "__polars_rank_metric"
-_VALUE = "__polars_rank_value"
+METRIC = "__polars_rank_metric"
+VALUE = "__polars_rank_value"
 _LOW = "__polars_rank_low"
 _HIGH = "__polars_rank_high"
 _ARM_VALUE = "__polars_rank_a"
@@ -28,7 +28,7 @@ _BOUNDS = (_LOW, _HIGH)
 _EXAMPLES = 3
 
 
-def _describe(groups: list[str], key: tuple[Any, ...]) -> str:
+def describe_key(groups: list[str], key: tuple[Any, ...]) -> str:
     if not groups:
         return "all rows"
     return ", ".join(f"{g}={v!r}" for g, v in zip(groups, key, strict=True))
@@ -40,7 +40,7 @@ def _examples(values: list[Any]) -> str:
 
 
 @dataclass
-class _Notes:
+class Notes:
     """What compare() reports in warnings, gathered over all comparisons."""
 
     dropped: list[str]
@@ -73,7 +73,7 @@ class _Notes:
             warnings.warn(msg, UserWarning, stacklevel=3)
 
 
-def _check_arms(frame: pl.DataFrame, arm: str, baseline: Any) -> list[Any]:
+def check_arms(frame: pl.DataFrame, arm: str, baseline: Any) -> list[Any]:
     """The arms, sorted; each baseline asked (one, a list, or None: all pairs) among them."""
     if frame[arm].null_count():
         msg = f"arm column {arm!r} has null values"
@@ -95,7 +95,7 @@ def _check_arms(frame: pl.DataFrame, arm: str, baseline: Any) -> list[Any]:
     return arms
 
 
-def _check_unique(frame: pl.DataFrame, keys: list[str]) -> None:
+def check_unique(frame: pl.DataFrame, keys: list[str]) -> None:
     duplicated = frame.filter(pl.struct(keys).is_duplicated()).select(keys)
     if duplicated.height:
         first = duplicated.row(0, named=True)
@@ -104,18 +104,18 @@ def _check_unique(frame: pl.DataFrame, keys: list[str]) -> None:
         raise InvalidDataError(msg)
 
 
-def _long(frame: pl.DataFrame, keys: list[str], metrics: list[str],
-          bounds: tuple[str, str] | None = None) -> pl.DataFrame:
+def to_long(frame: pl.DataFrame, keys: list[str], metrics: list[str],
+            bounds: tuple[str, str] | None = None) -> pl.DataFrame:
     """One row per (key..., metric): the value as Float64, nulls kept.
 
     ``bounds``: the suffixes of each metric's two bound columns (``("low", "high")``):
     their smaller and larger value per row beside it, as ``_LOW`` and ``_HIGH``.
     """
     def unpivot(columns: list[pl.Expr], name: str) -> pl.DataFrame:
-        return frame.select(*keys, *columns).unpivot(index=keys, variable_name=_METRIC,
+        return frame.select(*keys, *columns).unpivot(index=keys, variable_name=METRIC,
                                                      value_name=name)
 
-    long = unpivot([pl.col(m).cast(pl.Float64) for m in metrics], _VALUE)
+    long = unpivot([pl.col(m).cast(pl.Float64) for m in metrics], VALUE)
     if bounds is None:
         return long
     ends = [[pl.col(f"{m}_{end}").cast(pl.Float64) for end in bounds] for m in metrics]
@@ -132,22 +132,22 @@ def _long(frame: pl.DataFrame, keys: list[str], metrics: list[str],
     return long.with_columns(low[_LOW], high[_HIGH])
 
 
-def _check_finite(long: pl.DataFrame, arm: str, queries: list[str]) -> None:
-    bad = long.filter(~pl.col(_VALUE).is_finite())
+def check_finite(long: pl.DataFrame, arm: str, queries: list[str]) -> None:
+    bad = long.filter(~pl.col(VALUE).is_finite())
     if bad.height:
         row = bad.row(0, named=True)
-        msg = (f"metric {row[_METRIC]!r} has {bad.height} non-finite values (NaN or inf: "
+        msg = (f"metric {row[METRIC]!r} has {bad.height} non-finite values (NaN or inf: "
                f"data the metric could not score), first at {_at(row, arm, queries)}"
                "; find the offending rows with polars_rank.validate()")
         raise InvalidDataError(msg)
     if _LOW not in long.columns:
         return
     # a value needs both bounds (robust=True reads them where the delta reads the value)
-    bad = long.filter(pl.col(_VALUE).is_not_null()
+    bad = long.filter(pl.col(VALUE).is_not_null()
                       & ~(pl.col(_LOW).is_finite() & pl.col(_HIGH).is_finite()).fill_null(False))
     if bad.height:
         row = bad.row(0, named=True)
-        metric = row[_METRIC]
+        metric = row[METRIC]
         msg = (f"robust=True: metric {metric!r} has {bad.height} values whose bounds "
                f"({metric}_low, {metric}_high) are null, NaN or infinite, first at "
                f"{_at(row, arm, queries)}")
@@ -174,19 +174,19 @@ Lookup: TypeAlias = "Callable[[tuple[Any, ...], str, Any], Values]"
 """(slice key, metric, arm) -> the arm's and the baseline's values."""
 
 
-def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any],
-                   queries: list[str], groups: list[str], notes: _Notes) -> Lookup:
+def paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any],
+                  queries: list[str], groups: list[str], notes: Notes) -> Lookup:
     """(slice, metric, arm) -> aligned (arm, baseline) values over the shared queries."""
     import numpy as np
 
     sides = {side: {c: f"{side}{c}" for c in _BOUNDS if c in long.columns}
              for side in (_ARM_VALUE, _BASE_VALUE)}
     base = (long.filter(pl.col(arm) == baseline).drop(arm)
-            .rename({_VALUE: _BASE_VALUE, **sides[_BASE_VALUE]})
+            .rename({VALUE: _BASE_VALUE, **sides[_BASE_VALUE]})
             .join(pl.DataFrame({arm: others}, schema={arm: long.schema[arm]}), how="cross"))
-    arm_rows = long.filter(pl.col(arm) != baseline).rename({_VALUE: _ARM_VALUE,
+    arm_rows = long.filter(pl.col(arm) != baseline).rename({VALUE: _ARM_VALUE,
                                                            **sides[_ARM_VALUE]})
-    on = [*groups, arm, _METRIC, *queries]
+    on = [*groups, arm, METRIC, *queries]
     joined = arm_rows.join(base, on=on, how="full", coalesce=True, nulls_equal=True)
     a_null, b_null = pl.col(_ARM_VALUE).is_null(), pl.col(_BASE_VALUE).is_null()
     # per (slice, arm): the queries that lack a value on one side only (for some metric),
@@ -225,7 +225,7 @@ def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any
         if row["no_base"]:
             parts.append(f"{len(row['no_base'])} without a value for the baseline "
                          f"{baseline!r} ({_examples(row['no_base'])})")
-        notes.dropped.append(f"[{_describe(groups, key)}] {row[arm]!r} vs {baseline!r}: "
+        notes.dropped.append(f"[{describe_key(groups, key)}] {row[arm]!r} vs {baseline!r}: "
                              f"{row['n_lost']} of {row['n_total']} queries, "
                              f"{' and '.join(parts)}")
 
@@ -234,7 +234,7 @@ def _paired_arrays(long: pl.DataFrame, arm: str, baseline: Any, others: list[Any
     ends = [f"{side}{end}" for side in (_ARM_VALUE, _BASE_VALUE) for end in _BOUNDS
             if f"{side}{end}" in joined.columns]
     pairs = joined.filter(~a_null & ~b_null).sort(_ARM_VALUE, _BASE_VALUE, *ends)
-    parts_by_key = pairs.partition_by([*groups, _METRIC, arm], as_dict=True,
+    parts_by_key = pairs.partition_by([*groups, METRIC, arm], as_dict=True,
                                       include_key=False)
     empty = np.empty(0, dtype=np.float64)
 
@@ -254,15 +254,15 @@ def _array(values: pl.Series) -> npt.NDArray[np.float64]:
     return values.to_numpy().astype(np.float64)
 
 
-def _unpaired_arrays(long: pl.DataFrame, arm: str, baseline: Any,
-                     groups: list[str]) -> Lookup:
+def unpaired_arrays(long: pl.DataFrame, arm: str, baseline: Any,
+                    groups: list[str]) -> Lookup:
     """(slice, metric, arm) -> (arm values, baseline values), nulls dropped."""
     import numpy as np
 
     # sorted by value (then bounds): resamples, hence results, do not depend on row order
     ends = [c for c in _BOUNDS if c in long.columns]
-    values = long.filter(pl.col(_VALUE).is_not_null()).sort(_VALUE, *ends)
-    parts_by_key = values.partition_by([*groups, _METRIC, arm], as_dict=True,
+    values = long.filter(pl.col(VALUE).is_not_null()).sort(VALUE, *ends)
+    parts_by_key = values.partition_by([*groups, METRIC, arm], as_dict=True,
                                        include_key=False)
     empty = np.empty(0, dtype=np.float64)
 
@@ -273,6 +273,6 @@ def _unpaired_arrays(long: pl.DataFrame, arm: str, baseline: Any,
     def lookup(key: tuple[Any, ...], metric: str, other: Any) -> Values:
         mine, theirs = (*key, metric, other), (*key, metric, baseline)
         bounds = (tuple(get(k, c) for k in (mine, theirs) for c in ends) if ends else None)
-        return Values(get(mine, _VALUE), get(theirs, _VALUE), bounds)
+        return Values(get(mine, VALUE), get(theirs, VALUE), bounds)
 
     return lookup

@@ -20,12 +20,12 @@ RESULT_COLUMNS = ("metric", "baseline", "n", "mean", "baseline_mean", "delta",
 CUPED_THETA = "cuped_theta"
 OPTIONAL_COLUMNS = (CUPED_THETA,)
 """Columns compare() adds after those when an option asks (``covariate=``)."""
-_FLOATS = ("mean", "baseline_mean", "delta", "delta_ci_low", "delta_ci_high", "lift",
-           "lift_ci_low", "lift_ci_high", "effect_size", "p_value", "p_adjusted", "p_floor")
-_COUNTS = ("n", "wins", "ties", "losses", "n_resamples")
+FLOAT_COLUMNS = ("mean", "baseline_mean", "delta", "delta_ci_low", "delta_ci_high", "lift",
+                 "lift_ci_low", "lift_ci_high", "effect_size", "p_value", "p_adjusted", "p_floor")
+COUNT_COLUMNS = ("n", "wins", "ties", "losses", "n_resamples")
 
 
-def _names(value: str | Sequence[str] | None, param: str) -> list[str]:
+def name_list(value: str | Sequence[str] | None, param: str) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
@@ -36,9 +36,9 @@ def _names(value: str | Sequence[str] | None, param: str) -> list[str]:
     raise TypeError(msg)
 
 
-def _check_options(*, test: object, correction: object, alpha: object, n_resamples: object,
-                   seed: object, paired: object, interval: object, zero_method: object,
-                   simultaneous: object, alternative: object = "two-sided") -> None:
+def check_options(*, test: object, correction: object, alpha: object, n_resamples: object,
+                  seed: object, paired: object, interval: object, zero_method: object,
+                  simultaneous: object, alternative: object = "two-sided") -> None:
     if test not in TESTS:
         msg = f"test must be one of {', '.join(map(repr, TESTS))}, got {test!r}"
         raise ValueError(msg)
@@ -88,8 +88,8 @@ def _check_options(*, test: object, correction: object, alpha: object, n_resampl
         raise ValueError(msg)
 
 
-def _metric_columns(schema: pl.Schema, metrics: str | Sequence[str] | None,
-                    keys: list[str]) -> list[str]:
+def metric_columns(schema: pl.Schema, metrics: str | Sequence[str] | None,
+                   keys: list[str]) -> list[str]:
     if metrics is None:
         names = [c for c, t in schema.items()
                  if c not in keys and (t.is_numeric() or t == pl.Boolean)]
@@ -98,7 +98,7 @@ def _metric_columns(schema: pl.Schema, metrics: str | Sequence[str] | None,
                    f"columns: {list(schema)}")
             raise ValueError(msg)
         return names
-    names = _names(metrics, "metrics")
+    names = name_list(metrics, "metrics")
     if len(set(names)) != len(names):
         msg = f"metrics has duplicate names: {names}"
         raise ValueError(msg)

@@ -236,10 +236,10 @@ def _latex(t: _Table, arm: str, digits: int, caption: str | None, label: str) ->
 
 def _chart(frame: pl.DataFrame, arm: str, title: str | None) -> alt.FacetChart:
     """Each pair's delta and interval, a line per pair (:func:`polars_rank.plot.forest`'s look)."""
-    from polars_rank._plot.common import _WIDTH, _altair
+    from polars_rank._plot.common import WIDTH, import_altair
     from polars_rank._plot.forest import forest_data
 
-    alt = _altair("report(format='chart')")
+    alt = import_altair("report(format='chart')")
     slices = [c for c in frame.columns
               if c not in RESULT_COLUMNS and c not in OPTIONAL_COLUMNS and c != arm]
     pair = pl.concat_str(pl.col(arm).cast(pl.String), pl.lit(f" {_MINUS} "),
@@ -264,7 +264,7 @@ def _chart(frame: pl.DataFrame, arm: str, title: str | None) -> alt.FacetChart:
     filled = alt.Chart().transform_filter("datum.significant").mark_point(
         size=90, strokeWidth=2, opacity=1, filled=True).encode(x, y, color, tooltip=tooltip)
     chart = alt.layer(zero, bars, hollow, filled, data=data).properties(
-        width=_WIDTH + 100, height=alt.Step(22))
+        width=WIDTH + 100, height=alt.Step(22))
     chart = chart.facet(row=alt.Row(
         "metric:N", title=None, sort=data["metric"].unique(maintain_order=True).to_list(),
         header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=13,

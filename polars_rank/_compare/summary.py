@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank._compare.data import _METRIC, _VALUE, _check_unique, _long
-from polars_rank._compare.options import _metric_columns, _names
+from polars_rank._compare.data import METRIC, VALUE, check_unique, to_long
+from polars_rank._compare.options import metric_columns, name_list
 from polars_rank._frames import as_polars
 from polars_rank.stats import require
 
@@ -108,16 +108,16 @@ def summarize(
         raise ValueError(msg)
     frame = as_polars(per_query, "per_query",
                       query=query if isinstance(query, str) else "qid").lazy().collect()
-    keys, queries = _names(by, "by"), _names(query, "query")
+    keys, queries = name_list(by, "by"), name_list(query, "query")
     for column in (*keys, *queries):
         if column not in frame.columns:
             msg = f"per_query has no column {column!r}; columns: {frame.columns}"
             raise ValueError(msg)
-    names = _metric_columns(frame.schema, metrics, [*keys, *queries])
+    names = metric_columns(frame.schema, metrics, [*keys, *queries])
     if queries:
-        _check_unique(frame, [*keys, *queries])
-    long = _long(frame, [*keys, *queries], names).rename({_METRIC: "metric"})
-    value = pl.col(_VALUE)
+        check_unique(frame, [*keys, *queries])
+    long = to_long(frame, [*keys, *queries], names).rename({METRIC: "metric"})
+    value = pl.col(VALUE)
     grouped = (
         long.group_by(*keys, "metric")
         .agg(value.count().alias("n"), value.mean().alias("mean"), value.std().alias("sd"))

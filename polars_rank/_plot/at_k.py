@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from polars_rank._compare.options import _names
+from polars_rank._compare.options import name_list
 from polars_rank._compare.summary import mean_intervals
 from polars_rank._plot.common import (
-    _HEIGHT,
-    _SEP,
-    _WIDTH,
-    _altair,
-    _collect,
-    _label,
-    _require_columns,
-    _z,
+    HEIGHT,
+    SEP,
+    WIDTH,
+    collected,
+    import_altair,
+    key_label,
+    require_columns,
+    z_value,
 )
 from polars_rank.registry import Metric, parse_metric
 
@@ -75,7 +75,7 @@ def _at_k_columns(schema: pl.Schema, metrics: str | Sequence[str] | None,
             raise ValueError(msg)
         return found
     out = {}
-    for column in _names(metrics, "metrics"):
+    for column in name_list(metrics, "metrics"):
         if column not in schema:
             msg = f"results has no metric column {column!r}; its columns are {list(schema)}"
             raise ValueError(msg)
@@ -154,15 +154,15 @@ def metric_at_k_data(
 
     ``map`` has no cutoff, so it is not a point of a curve.
     """
-    frame = _collect(results, "results")
-    queries = _names(query, "query")
-    _require_columns(frame, queries, "results")
-    _z(level)  # checked
+    frame = collected(results, "results")
+    queries = name_list(query, "query")
+    require_columns(frame, queries, "results")
+    z_value(level)  # checked
     chosen = _at_k_columns(frame.schema, metrics, exclude=queries)
-    keys = (_names(series, "series") if series is not None
+    keys = (name_list(series, "series") if series is not None
             else [c for c in frame.columns
                   if c not in chosen and c not in queries and not _is_metric(c)])
-    _require_columns(frame, keys, "results")
+    require_columns(frame, keys, "results")
     clash = sorted(set(keys) & {"metric", "k", "value", "ci_low", "ci_high", "n"})
     if clash:
         msg = f"series columns may not be named like the output columns: {clash}"
@@ -193,7 +193,7 @@ def metric_at_k_data(
                           pl.lit(None, pl.Float64).alias("ci_low"),
                           pl.lit(None, pl.Float64).alias("ci_high"),
                           pl.lit(None, pl.UInt32).alias("n"))
-    out = out.with_columns(_label(keys).alias("series"), pl.col("n").cast(pl.UInt32))
+    out = out.with_columns(key_label(keys).alias("series"), pl.col("n").cast(pl.UInt32))
     columns = [*(k for k in keys if k != "series"), "series", "metric", "k", "value",
                "ci_low", "ci_high", "n"]
     return out.select(columns).sort("series", "metric", "k")
@@ -254,11 +254,11 @@ def metric_at_k(
     ('FacetChart', 'metric')
     >>> chart.save("ndcg_at_k.png")  # doctest: +SKIP
     """
-    alt = _altair("metric_at_k")
+    alt = import_altair("metric_at_k")
     data = metric_at_k_data(results, series=series, query=query, metrics=metrics, level=level)
     series_columns = [c for c in data.columns
                       if c not in ("series", "metric", "k", "value", "ci_low", "ci_high", "n")]
-    legend = _SEP.join(series_columns) if series_columns else "series"
+    legend = SEP.join(series_columns) if series_columns else "series"
     ks = sorted(data["k"].unique().to_list())
     many = data["metric"].n_unique() > 1
     y_title = "mean over queries" if many else data["metric"][0]
@@ -285,7 +285,7 @@ def metric_at_k(
     layers.append(alt.Chart().mark_line(strokeWidth=2).encode(x, y, unlabelled))
     layers.append(alt.Chart().mark_point(size=50, filled=True, opacity=1).encode(
         x, y, color, alt.Shape("series:N", title=legend), tooltip=tooltip))
-    chart = alt.layer(*layers, data=data).properties(width=_WIDTH, height=_HEIGHT)
+    chart = alt.layer(*layers, data=data).properties(width=WIDTH, height=HEIGHT)
     if many:
         chart = chart.facet(column=alt.Column("metric:N", title=None,
                                               header=alt.Header(labelFontSize=13)))

@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 INSTALL_HINT = 'pip install "polars-rank[plot]"'
 """How to install the optional plotting dependencies (Altair and vl-convert-python)."""
 
-_SEP = " / "
-_WIDTH = 300
-_HEIGHT = 200
+SEP = " / "
+WIDTH = 300
+HEIGHT = 200
 
 
-def _altair(purpose: str) -> Any:
+def import_altair(purpose: str) -> Any:
     """Import Altair or raise an ``ImportError`` saying how to install it."""
     try:
         import altair
@@ -33,28 +33,28 @@ def _altair(purpose: str) -> Any:
     return altair
 
 
-def _collect(frame: Frame, param: str) -> pl.DataFrame:
+def collected(frame: Frame, param: str) -> pl.DataFrame:
     """``frame`` (any input :func:`polars_rank._frames.as_polars` reads) as a DataFrame."""
     polars = as_polars(frame, param)
     return polars.collect() if isinstance(polars, pl.LazyFrame) else polars
 
 
-def _require_columns(frame: pl.DataFrame, columns: Sequence[str], param: str) -> None:
+def require_columns(frame: pl.DataFrame, columns: Sequence[str], param: str) -> None:
     for column in columns:
         if column not in frame.columns:
             msg = f"{param} has no column {column!r}; its columns are {frame.columns}"
             raise ValueError(msg)
 
 
-def _label(columns: list[str]) -> pl.Expr:
+def key_label(columns: list[str]) -> pl.Expr:
     """One text label from one or several key columns: ``"mobile / treatment"``."""
     if not columns:
         return pl.lit("all")
     return pl.concat_str([pl.col(c).cast(pl.String).fill_null("null") for c in columns],
-                         separator=_SEP)
+                         separator=SEP)
 
 
-def _z(level: float) -> float:
+def z_value(level: float) -> float:
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         msg = f"level must be a number strictly between 0 and 1, got {level!r}"
         raise ValueError(msg)

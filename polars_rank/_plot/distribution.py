@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank._compare.options import _names
+from polars_rank._compare.options import name_list
 from polars_rank._plot.common import (
-    _HEIGHT,
-    _WIDTH,
-    _altair,
-    _collect,
-    _require_columns,
+    HEIGHT,
+    WIDTH,
+    collected,
+    import_altair,
+    require_columns,
 )
 
 if TYPE_CHECKING:
@@ -90,9 +90,9 @@ def distribution_data(
     │ B   ┆ 0.166667  ┆ 0.5       ┆ 1       ┆ 0.25  ┆ 0.125 │
     └─────┴───────────┴───────────┴─────────┴───────┴───────┘
     """
-    frame = _collect(per_query, "per_query")
-    queries = _names(query, "query")
-    _require_columns(frame, [arm, metric, *queries], "per_query")
+    frame = collected(per_query, "per_query")
+    queries = name_list(query, "query")
+    require_columns(frame, [arm, metric, *queries], "per_query")
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         msg = f"bins must be a positive int, got {bins!r}"
         raise ValueError(msg)
@@ -212,7 +212,7 @@ def distribution(
     >>> chart.to_dict()["facet"]["row"]["field"]
     'panel'
     """
-    alt = _altair("distribution")
+    alt = import_altair("distribution")
     data = distribution_data(per_query, metric, arm=arm, baseline=baseline, query=query,
                              bins=bins)
     what = f"per-query {metric}" if baseline is None else f"per-query difference in {metric}"
@@ -233,7 +233,7 @@ def distribution(
     if baseline is not None:
         layers.insert(1, alt.Chart().mark_rule(strokeDash=[4, 3], color="#555555")
                       .encode(x=alt.datum(0)))
-    chart = alt.layer(*layers, data=data).properties(width=_WIDTH + 150, height=_HEIGHT - 60)
+    chart = alt.layer(*layers, data=data).properties(width=WIDTH + 150, height=HEIGHT - 60)
     chart = chart.facet(row=alt.Row("panel:N", title=None,
                                     sort=data["panel"].unique(maintain_order=True).to_list(),
                                     header=alt.Header(labelAngle=0, labelAlign="left",

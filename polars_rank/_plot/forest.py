@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._compare.options import OPTIONAL_COLUMNS, RESULT_COLUMNS
-from polars_rank._plot.common import _WIDTH, _altair, _collect, _label, _require_columns
+from polars_rank._plot.common import WIDTH, collected, import_altair, key_label, require_columns
 
 if TYPE_CHECKING:
     import altair as alt
@@ -67,13 +67,13 @@ def forest_data(
     │ mobile  ┆ ndcg@10 ┆ 0.0      ┆ -0.02 ┆ 0.02 │
     └─────────┴─────────┴──────────┴───────┴──────┘
     """
-    frame = _collect(comparison, "comparison")
+    frame = collected(comparison, "comparison")
     if value not in ("delta", "lift"):
         msg = f"value must be 'delta' or 'lift', got {value!r}"
         raise ValueError(msg)
     estimate, low, high = ("delta", "delta_ci_low", "delta_ci_high") if value == "delta" else (
         "lift", "lift_ci_low", "lift_ci_high")
-    _require_columns(frame, ["metric", arm, estimate, low, high], "comparison")
+    require_columns(frame, ["metric", arm, estimate, low, high], "comparison")
     slices = [c for c in frame.columns
               if c not in RESULT_COLUMNS and c not in OPTIONAL_COLUMNS and c != arm]
     optional = {"significant": pl.Boolean, "n": pl.Int64, "mean": pl.Float64,
@@ -82,7 +82,7 @@ def forest_data(
               for c, name in ((low, "low"), (high, "high"))]
     return frame.select(
         *slices,
-        _label(slices).alias("slice"),
+        key_label(slices).alias("slice"),
         pl.col("metric").cast(pl.String),
         pl.col(arm).cast(pl.String).alias("arm"),
         pl.col(estimate).cast(pl.Float64).alias("estimate"),
@@ -133,7 +133,7 @@ def forest(
     >>> chart.to_dict()["facet"]["row"]["field"]
     'metric'
     """
-    alt = _altair("forest")
+    alt = import_altair("forest")
     data = forest_data(comparison, arm=arm, value=value)
     arms = data["arm"].unique(maintain_order=True).to_list()
     x_title = ("delta vs baseline (arm - baseline)" if value == "delta"
@@ -161,7 +161,7 @@ def forest(
         size=90, strokeWidth=2, opacity=1, filled=True).encode(x, y, color, *offset,
                                                                tooltip=tooltip)
     chart = alt.layer(zero, bars, hollow, filled, data=data).properties(
-        width=_WIDTH + 100, height=alt.Step(26))
+        width=WIDTH + 100, height=alt.Step(26))
     chart = chart.facet(row=alt.Row("metric:N", title=None,
                                     sort=data["metric"].unique(maintain_order=True).to_list(),
                                     header=alt.Header(labelAngle=0, labelAlign="left",

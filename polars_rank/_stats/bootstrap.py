@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 from polars_rank._stats.common import (
     TestResult,
-    _arrays,
-    _batches,
-    _check_alpha,
-    _check_resamples,
-    _lift,
+    as_arrays,
+    batch_sizes,
+    check_alpha,
+    check_resamples,
+    relative_lift,
     require,
 )
 
@@ -156,12 +156,12 @@ def bootstrap_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     require("numpy", "the bootstrap")
     import numpy as np
 
-    alpha = _check_alpha(alpha)
-    n_resamples = _check_resamples(n_resamples)
+    alpha = check_alpha(alpha)
+    n_resamples = check_resamples(n_resamples)
     if interval not in ("bca", "percentile"):
         msg = f"interval must be one of 'bca', 'percentile', got {interval!r}"
         raise ValueError(msg)
-    a, b = _arrays(arm, baseline, paired)
+    a, b = as_arrays(arm, baseline, paired)
     smallest = min(a.size, b.size)
     if smallest < MIN_BOOTSTRAP_N:
         what = "pairs" if paired else "values in each arm"
@@ -176,7 +176,7 @@ def bootstrap_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     mean_b: list[Array] = []
     if paired:
         n = a.size
-        for size in _batches(n_resamples, n):
+        for size in batch_sizes(n_resamples, n):
             idx = rng.integers(0, n, size=(size, n))
             mean_a.append(a[idx].mean(axis=1))
             mean_b.append(b[idx].mean(axis=1))
@@ -187,7 +187,7 @@ def bootstrap_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
             jack_lift = [loo_a[0] / loo_b[0] - 1]
     else:
         n = a.size
-        for size in _batches(n_resamples, a.size + b.size):
+        for size in batch_sizes(n_resamples, a.size + b.size):
             mean_a.append(a[rng.integers(0, a.size, size=(size, a.size))].mean(axis=1))
             mean_b.append(b[rng.integers(0, b.size, size=(size, b.size))].mean(axis=1))
         loo_a1 = (a.sum() - a) / (a.size - 1)
@@ -199,7 +199,7 @@ def bootstrap_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     delta = ma - mb
     (low, high), p_of = _bootstrap_interval(delta, boot_a - boot_b, jack_delta, alpha,
                                             interval)
-    lift = _lift(delta, mb)
+    lift = relative_lift(delta, mb)
     lift_low = lift_high = None
     if lift is not None:
         with np.errstate(divide="ignore", invalid="ignore"):

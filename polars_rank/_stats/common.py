@@ -52,7 +52,7 @@ class TestResult:
 
 
 # ---------------------------------------------------------------------------- input
-def _arrays(arm: ArrayLike, baseline: ArrayLike, paired: bool) -> tuple[Array, Array]:
+def as_arrays(arm: ArrayLike, baseline: ArrayLike, paired: bool) -> tuple[Array, Array]:
     import numpy as np
 
     a = np.asarray(arm, dtype=np.float64)
@@ -74,7 +74,7 @@ def _arrays(arm: ArrayLike, baseline: ArrayLike, paired: bool) -> tuple[Array, A
     return a, b
 
 
-def _check_alpha(alpha: float) -> float:
+def check_alpha(alpha: float) -> float:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         msg = f"alpha must be a number strictly between 0 and 1, got {alpha!r}"
         raise ValueError(msg)
@@ -84,7 +84,7 @@ def _check_alpha(alpha: float) -> float:
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
-def _check_alternative(alternative: str) -> str:
+def check_alternative(alternative: str) -> str:
     if alternative not in ALTERNATIVES:
         msg = (f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, "
                f"got {alternative!r}")
@@ -92,18 +92,18 @@ def _check_alternative(alternative: str) -> str:
     return alternative
 
 
-def _check_resamples(n_resamples: int) -> int:
+def check_resamples(n_resamples: int) -> int:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         msg = f"n_resamples must be a positive int, got {n_resamples!r}"
         raise ValueError(msg)
     return n_resamples
 
 
-def _lift(delta: float, baseline_mean: float) -> float | None:
+def relative_lift(delta: float, baseline_mean: float) -> float | None:
     return delta / baseline_mean if baseline_mean != 0 else None
 
 
-def _batches(n_resamples: int, cells_per_resample: int) -> list[int]:
+def batch_sizes(n_resamples: int, cells_per_resample: int) -> list[int]:
     size = max(1, _BATCH_CELLS // max(cells_per_resample, 1))
     full, rest = divmod(n_resamples, size)
     return [size] * full + ([rest] if rest else [])

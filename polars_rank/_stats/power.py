@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank._compare.data import _check_arms, _long, _Notes, _paired_arrays
-from polars_rank._compare.options import _metric_columns, _names
+from polars_rank._compare.data import Notes, check_arms, paired_arrays, to_long
+from polars_rank._compare.options import metric_columns, name_list
 from polars_rank._frames import as_polars
 from polars_rank._stats.common import require
 
@@ -108,7 +108,7 @@ def _pilots(per_query: FrameLike, metrics: str | Sequence[str] | None, *, arm: s
             paired: bool) -> dict[str, _Pilot]:
     frame = as_polars(per_query, "per_query",
                       query=query if isinstance(query, str) else "qid").lazy().collect()
-    queries = _names(query, "query")
+    queries = name_list(query, "query")
     if paired and not queries:
         msg = "paired=True needs query= (the column(s) that pair the arms' values)"
         raise ValueError(msg)
@@ -117,7 +117,7 @@ def _pilots(per_query: FrameLike, metrics: str | Sequence[str] | None, *, arm: s
         if column not in frame.columns:
             msg = f"per_query has no column {column!r}; columns: {frame.columns}"
             raise ValueError(msg)
-    names = _metric_columns(frame.schema, metrics, keys)
+    names = metric_columns(frame.schema, metrics, keys)
     arms = frame[arm].unique().sort().to_list()
     if paired:
         if len(arms) != 2 and baseline is None:
@@ -126,10 +126,10 @@ def _pilots(per_query: FrameLike, metrics: str | Sequence[str] | None, *, arm: s
                    "arms, or paired=False for one arm's spread")
             raise ValueError(msg)
         base = arms[0] if baseline is None else baseline
-        _check_arms(frame, arm, base)
+        check_arms(frame, arm, base)
         other = next(a for a in arms if a != base)
-        lookup = _paired_arrays(_long(frame, keys, names), arm, base, [other], queries, [],
-                                _Notes([], [], []))
+        lookup = paired_arrays(to_long(frame, keys, names), arm, base, [other], queries, [],
+                               Notes([], [], []))
         pairs = {m: (lookup((), m, other).a, lookup((), m, other).b) for m in names}
     else:
         base = baseline if baseline is not None else arms[0]

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from polars_rank._stats.common import (
     TestResult,
-    _arrays,
-    _batches,
-    _check_alpha,
-    _check_alternative,
-    _check_resamples,
-    _lift,
+    as_arrays,
+    batch_sizes,
+    check_alpha,
+    check_alternative,
+    check_resamples,
+    relative_lift,
     require,
 )
 
@@ -105,13 +105,13 @@ def _sign_flip_means(x: Array, n_resamples: int, rng: np.random.Generator,
     if 2**n <= n_resamples:
         out = []
         start = 0
-        for size in _batches(2**n, n):
+        for size in batch_sizes(2**n, n):
             codes = np.arange(start, start + size, dtype=np.int64)[:, None]
             out.append(((1.0 - 2.0 * ((codes >> np.arange(n)) & 1)) @ x) / n)
             start += size
         return np.concatenate(out), True
     out = [((1.0 - 2.0 * rng.integers(0, 2, size=(size, n))) @ x) / n
-           for size in _batches(n_resamples, n)]
+           for size in batch_sizes(n_resamples, n)]
     return np.concatenate(out), False
 
 
@@ -130,12 +130,12 @@ def _relabelled_sums(x: Array, n_a: int, n_resamples: int, rng: np.random.Genera
     out = []
     if count <= n_resamples:
         combos = itertools.combinations(range(n), n_a)
-        for size in _batches(count, n_a * x.shape[1]):
+        for size in batch_sizes(count, n_a * x.shape[1]):
             chunk = itertools.chain.from_iterable(itertools.islice(combos, size))
             idx = np.fromiter(chunk, dtype=np.int64, count=size * n_a).reshape(size, n_a)
             out.append(x[idx].sum(axis=1))
         return np.concatenate(out), True
-    for size in _batches(n_resamples, n * x.shape[1]):
+    for size in batch_sizes(n_resamples, n * x.shape[1]):
         idx = np.argpartition(rng.random((size, n)), n_a - 1, axis=1)[:, :n_a]
         out.append(x[idx].sum(axis=1))
     return np.concatenate(out), False
@@ -201,10 +201,10 @@ def randomization_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = Tr
     require("numpy", "the randomization test")
     import numpy as np
 
-    alpha = _check_alpha(alpha)
-    n_resamples = _check_resamples(n_resamples)
-    _check_alternative(alternative)
-    a, b = _arrays(arm, baseline, paired)
+    alpha = check_alpha(alpha)
+    n_resamples = check_resamples(n_resamples)
+    check_alternative(alternative)
+    a, b = as_arrays(arm, baseline, paired)
     rng = np.random.default_rng(seed)
     ma, mb = float(a.mean()), float(b.mean())
     if paired:
@@ -231,7 +231,7 @@ def randomization_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = Tr
     scaled = _NullFamily(u, v_base, u_obs, -mb, exact, scale, alternative)
     p = shift.p_value(0.0)
     ci = shift.interval(alpha)
-    lift = _lift(ma - mb, mb)
+    lift = relative_lift(ma - mb, mb)
     lift_ci = scaled.interval(alpha) if lift is not None else None
     delta = u_obs
     return TestResult(

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from polars_rank._stats.common import TestResult, _arrays, _check_alternative, _lift, require
+from polars_rank._stats.common import (
+    TestResult,
+    as_arrays,
+    check_alternative,
+    relative_lift,
+    require,
+)
 
 if TYPE_CHECKING:
     from polars_rank.stats import Alternative, ArrayLike
@@ -26,7 +32,7 @@ def _no_interval(a: ArrayLike, b: ArrayLike, p: float) -> TestResult:
 
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     ma, mb = float(x.mean()), float(y.mean())
-    return TestResult(int(x.size), ma, mb, ma - mb, _lift(ma - mb, mb),
+    return TestResult(int(x.size), ma, mb, ma - mb, relative_lift(ma - mb, mb),
                       None, None, None, None, p)
 
 
@@ -61,8 +67,8 @@ def wilcoxon_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     import numpy as np
     from scipy import stats as sps
 
-    _check_alternative(alternative)
-    a, b = _arrays(arm, baseline, paired)
+    check_alternative(alternative)
+    a, b = as_arrays(arm, baseline, paired)
     if not paired:
         p = float(sps.mannwhitneyu(a, b, alternative=alternative, method="auto").pvalue)
         return _no_interval(a, b, p)
@@ -94,8 +100,8 @@ def sign_test(arm: ArrayLike, baseline: ArrayLike, *,
     import numpy as np
     from scipy import stats as sps
 
-    _check_alternative(alternative)
-    a, b = _arrays(arm, baseline, paired=True)
+    check_alternative(alternative)
+    a, b = as_arrays(arm, baseline, paired=True)
     wins, losses = int(np.count_nonzero(a > b)), int(np.count_nonzero(a < b))
     p = 1.0 if wins + losses == 0 else float(
         sps.binomtest(wins, wins + losses, alternative=alternative).pvalue)

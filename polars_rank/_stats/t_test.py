@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from polars_rank._stats.common import (
     TestResult,
-    _arrays,
-    _check_alpha,
-    _check_alternative,
-    _lift,
+    as_arrays,
+    check_alpha,
+    check_alternative,
+    relative_lift,
     require,
 )
 
@@ -107,11 +107,11 @@ def t_test(arm: ArrayLike, baseline: ArrayLike, *, paired: bool = True,
     """
     require("numpy", "the t-test")
     require("scipy", "the t-test")
-    alpha = _check_alpha(alpha)
-    _check_alternative(alternative)
-    a, b = _arrays(arm, baseline, paired)
+    alpha = check_alpha(alpha)
+    check_alternative(alternative)
+    a, b = as_arrays(arm, baseline, paired)
     ma, mb = float(a.mean()), float(b.mean())
-    lift = _lift(ma - mb, mb)
+    lift = relative_lift(ma - mb, mb)
     if paired:
         n = a.size
         d = a - b
