@@ -32,10 +32,13 @@ NumPy (and SciPy for the t-tests) are optional dependencies:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING
 
 from polars_rank._stats.bootstrap import MIN_BOOTSTRAP_N, bootstrap_test
 from polars_rank._stats.common import INSTALL_HINT, TestResult
+from polars_rank._stats.common import Alternative as Alternative
+from polars_rank._stats.common import Correction as Correction
+from polars_rank._stats.common import Interval as Interval
 from polars_rank._stats.common import require as require
 from polars_rank._stats.correction import (
     CORRECTIONS,
@@ -50,12 +53,9 @@ from polars_rank._stats.rank_tests import sign_test, wilcoxon_test
 from polars_rank._stats.t_test import t_test
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    Array: TypeAlias = npt.NDArray[np.float64]
-    ArrayLike: TypeAlias = "npt.ArrayLike"
-    SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
+    from polars_rank._stats.common import Array as Array
+    from polars_rank._stats.common import ArrayLike as ArrayLike
+    from polars_rank._stats.common import SeedLike as SeedLike
 
 __all__ = [
     "TestResult",
@@ -73,11 +73,6 @@ __all__ = [
     "INSTALL_HINT",
     "MIN_BOOTSTRAP_N",
 ]
-
-Interval: TypeAlias = Literal["bca", "percentile"]
-Correction: TypeAlias = Literal["holm", "bonferroni", "holm-sidak", "bh"]
-Alternative: TypeAlias = Literal["two-sided", "greater", "less"]
-"""SciPy's ``alternative``: ``"greater"`` tests whether the arm is above the baseline."""
 
 # Defined in polars_rank._stats; help(), pickle and the API reference know them by this
 # module's name, where they were defined before it was split.

@@ -19,7 +19,7 @@ from polars_rank._stats.common import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from polars_rank.stats import Array, ArrayLike, Interval, SeedLike
+    from polars_rank._stats.common import Array, ArrayLike, Interval, SeedLike
 
 _NORMAL = statistics.NormalDist()
 

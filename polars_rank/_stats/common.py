@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
+# The statistics' types, here rather than in polars_rank.stats (which re-exports them)
+# so that the test modules below it need not import it back (tests/test_imports.py).
 if TYPE_CHECKING:
-    from polars_rank.stats import Array, ArrayLike
+    import numpy as np
+    import numpy.typing as npt
+
+    Array: TypeAlias = npt.NDArray[np.float64]
+    ArrayLike: TypeAlias = "npt.ArrayLike"
+    SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
+
+Interval: TypeAlias = Literal["bca", "percentile"]
+Correction: TypeAlias = Literal["holm", "bonferroni", "holm-sidak", "bh"]
+Alternative: TypeAlias = Literal["two-sided", "greater", "less"]
+"""SciPy's ``alternative``: ``"greater"`` tests whether the arm is above the baseline."""
 
 INSTALL_HINT = 'pip install "polars-rank[stats]"'
 """How to install the optional statistics dependencies (NumPy and SciPy)."""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from polars_rank.stats import Correction
+    from polars_rank._stats.common import Correction
 
 
 # ---------------------------------------------------------------------------- correction

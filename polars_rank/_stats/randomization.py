@@ -20,7 +20,7 @@ from polars_rank._stats.common import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from polars_rank.stats import Alternative, Array, ArrayLike, SeedLike
+    from polars_rank._stats.common import Alternative, Array, ArrayLike, SeedLike
 
 
 # ---------------------------------------------------------------------------- randomization

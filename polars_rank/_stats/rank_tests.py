@@ -19,7 +19,7 @@ from polars_rank._stats.common import (
 )
 
 if TYPE_CHECKING:
-    from polars_rank.stats import Alternative, ArrayLike
+    from polars_rank._stats.common import Alternative, ArrayLike
 
 ZeroMethod: TypeAlias = Literal["wilcox", "pratt", "zsplit"]
 """What the signed-rank test does with zero differences (``scipy.stats.wilcoxon``):

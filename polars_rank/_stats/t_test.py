@@ -15,7 +15,7 @@ from polars_rank._stats.common import (
 )
 
 if TYPE_CHECKING:
-    from polars_rank.stats import Alternative, ArrayLike
+    from polars_rank._stats.common import Alternative, ArrayLike
 
 
 # ---------------------------------------------------------------------------- t-tests
