@@ -22,15 +22,12 @@ the numbers behind a chart can be printed, tested or plotted with another librar
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, TypeAlias
-
 from polars_rank._plot.at_k import metric_at_k, metric_at_k_data
 from polars_rank._plot.common import INSTALL_HINT
+from polars_rank._plot.common import Frame as Frame
+from polars_rank._plot.common import Value as Value
 from polars_rank._plot.distribution import distribution, distribution_data
 from polars_rank._plot.forest import forest, forest_data
-
-if TYPE_CHECKING:
-    import polars as pl
 
 __all__ = [
     "metric_at_k",
@@ -41,9 +38,6 @@ __all__ = [
     "distribution_data",
     "INSTALL_HINT",
 ]
-
-Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
-Value = Literal["delta", "lift"]
 
 # Defined in polars_rank._plot; help(), pickle and the API reference know them by this
 # module's name, where they were defined before it was split.

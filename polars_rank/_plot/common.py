@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
@@ -12,7 +12,10 @@ from polars_rank._frames import as_polars
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank.plot import Frame
+# The charts' types, here rather than in polars_rank.plot (which re-exports them) so
+# that the chart modules below it need not import it back (tests/test_imports.py).
+Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
+Value = Literal["delta", "lift"]
 
 INSTALL_HINT = 'pip install "polars-rank[plot]"'
 """How to install the optional plotting dependencies (Altair and vl-convert-python)."""

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     import altair as alt
 
-    from polars_rank.plot import Frame
+    from polars_rank._plot.common import Frame
 
 
 # ---------------------------------------------------------------------------- distribution

@@ -12,7 +12,7 @@ from polars_rank._plot.common import WIDTH, collected, import_altair, key_label,
 if TYPE_CHECKING:
     import altair as alt
 
-    from polars_rank.plot import Frame, Value
+    from polars_rank._plot.common import Frame, Value
 
 
 # ---------------------------------------------------------------------------- forest
