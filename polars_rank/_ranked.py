@@ -69,7 +69,7 @@ class RankColumn(str):
 
     Private (the public ``rank=`` is a column name, an expression or a pair). Its rows
     come in rank order within each list: the retrieved ones by rank, ascending, then
-    the judged rows not retrieved (:func:`polars_rank._evaluation.judged.in_rank_order`),
+    the judged rows not retrieved (:func:`polars_rank._evaluation.judged_frame.in_rank_order`),
     so a metric reads its values in rank order without sorting them (a sort per list
     and per metric: ``-m all_trec`` sorted each list about a hundred times).
     ``checked``: the data passed evaluate()'s checks (its ``validate=True``), so no list

@@ -34,7 +34,7 @@ from polars_rank._ranked import RankColumn
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._evaluation.judged import Judged
+    from polars_rank._evaluation.judged_frame import Judged
 
 __all__ = ["per_list", "prepared_ranks"]
 
@@ -72,7 +72,7 @@ def prepared_ranks(rel: str, thresholds: Sequence[float] | None, *, checked: boo
                    longest: int | None = None) -> tuple[RankColumn, list[pl.Expr]]:
     """:data:`RANK` marked for judged rows sorted by :data:`LIST`, then rank, and its columns.
 
-    The rows come sorted by list, then rank (:func:`~polars_rank._evaluation.judged.
+    The rows come sorted by list, then rank (:func:`~polars_rank._evaluation.judged_frame.
     in_rank_order`): a metric reading :data:`RANK` reads its values in rank order as
     they come (checked when ``checked``), and the running sums over the rows of a list
     are sums in rank order (``cum_sum`` in a window per list, once). ``thresholds``:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank._condensed import judged_only_ranking
-from polars_rank._evaluation.judged import rank_columns
+from polars_rank._evaluation.judged_frame import rank_columns
 from polars_rank._unjudged import HIGH, LOW, check_unjudged
 from polars_rank.registry import UNJUDGED_GRADE, UNJUDGED_POLICY, Metric
 
