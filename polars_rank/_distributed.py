@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank._evaluation.means import warn_unjudged as warn_about
-from polars_rank._evaluation.options import names
-from polars_rank._evaluation.pipeline import PerQuery, per_query_values
+from polars_rank._evaluation.options import PerQuery, names
+from polars_rank._evaluation.pipeline import per_query_values
 from polars_rank.errors import DuplicateRowsError, InvalidDataError
 from polars_rank.registry import Metric
 

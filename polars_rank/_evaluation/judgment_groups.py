@@ -35,8 +35,7 @@ from polars_rank.registry import METRICS, Metric, convention
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from polars_rank._evaluation.options import Frame
-    from polars_rank._evaluation.pipeline import PerQuery
+    from polars_rank._evaluation.options import Frame, PerQuery
 
 __all__ = ["JUDGMENT_GROUP", "evaluate_groups"]
 

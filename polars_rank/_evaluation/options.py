@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, Literal, NamedTuple, TypeAlias, get_args
 
 import polars as pl
 
@@ -21,7 +21,7 @@ from polars_rank.errors import InvalidDataError
 from polars_rank.metrics.incomplete import check_unjudged_order
 from polars_rank.registry import Metric, parse_metric
 
-__all__ = ["Options", "check_arguments", "inputs", "names"]
+__all__ = ["Options", "PerQuery", "check_arguments", "inputs", "names"]
 
 EvalTies = Literal["trec_eval", "trec_eval9", "doc_ascending", "first", "optimistic",
                    "pessimistic", "expected"]
@@ -145,6 +145,16 @@ class Options:
         if gain is not None and self.ties in LABEL_TIES:
             return next(name for name, g in self.gain_ranks.items() if g.meta.eq(gain))
         return RANK
+
+
+class PerQuery(NamedTuple):
+    """:func:`~polars_rank._evaluation.pipeline.per_query_values`' result."""
+
+    frame: pl.LazyFrame
+    """One row per evaluated (group..., query): the keys, then the metrics."""
+    options: Options
+    unjudged: list[pl.DataFrame]
+    """Validation's one-row summaries: count, example keys."""
 
 
 def names(value: str | Sequence[str] | None, what: str) -> list[str]:

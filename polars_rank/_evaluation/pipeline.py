@@ -13,13 +13,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
 from polars_rank._evaluation.buckets import buckets
 from polars_rank._evaluation.intents import check_subtopics, collapsed, intent_values
-from polars_rank._evaluation.judged import in_rank_order, judged_rows, rank_columns
+from polars_rank._evaluation.judged import judged_rows
+from polars_rank._evaluation.judged_frame import in_rank_order, rank_columns
 from polars_rank._evaluation.judgment_groups import JUDGMENT_GROUP, evaluate_groups
 from polars_rank._evaluation.means import counted_queries, means, raise_empty, warn_unjudged
 from polars_rank._evaluation.options import (
@@ -28,6 +29,7 @@ from polars_rank._evaluation.options import (
     Memory,
     Missing,
     Options,
+    PerQuery,
     check_arguments,
     inputs,
     metric_list,
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Convention, Metric
 
-__all__ = ["evaluate", "ranked", "per_query_values", "PerQuery"]
+__all__ = ["evaluate", "ranked", "per_query_values"]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 _ORDER = "__polars_rank_key_order"
@@ -411,16 +413,6 @@ def ranked(
     if len(keys) == 1:
         out_df = out_df.with_columns(pl.col(keys[0]).set_sorted())
     return out_df.lazy() if isinstance(run, pl.LazyFrame) else out_df
-
-
-class PerQuery(NamedTuple):
-    """:func:`per_query_values`' result."""
-
-    frame: pl.LazyFrame
-    """One row per evaluated (group..., query): the keys, then the metrics."""
-    options: Options
-    unjudged: list[pl.DataFrame]
-    """Validation's one-row summaries: count, example keys."""
 
 
 def per_query_values(
