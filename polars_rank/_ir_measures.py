@@ -13,12 +13,12 @@ metric as its provider does (:func:`provider_ties`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from polars_rank._option_text import split_options
 
 if TYPE_CHECKING:
-    from polars_rank.registry import Metric
+    from collections.abc import Mapping
 
 __all__ = ["PROVIDER_TIES", "chosen_metric", "provider", "provider_ties"]
 
@@ -89,7 +89,29 @@ PROVIDER_TIES: dict[str, str] = {
 """Each ir_measures 0.4.3 provider's order among equal scores, as an evaluate() policy."""
 
 
-def provider(metric: Metric) -> str:
+class _Definition(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def subtopics(self) -> bool: ...
+
+
+class MetricLike(Protocol):
+    """What :func:`provider` reads of a parsed metric (:class:`polars_rank.registry.Metric`).
+
+    A protocol rather than the registry's class: the registry imports this module
+    (tests/test_imports.py forbids the cycle).
+    """
+
+    @property
+    def definition(self) -> _Definition: ...
+    @property
+    def k(self) -> int | None: ...
+    @property
+    def options(self) -> Mapping[str, Any]: ...
+
+
+def provider(metric: MetricLike) -> str:
     """The ir_measures provider that computes ``metric``'s spelling (``PROVIDER_TIES``).
 
     ``RR@k`` is msmarco's (pytrec_eval's RR takes no cutoff), ``ERR@k`` and
@@ -111,6 +133,6 @@ def provider(metric: Metric) -> str:
     return "pytrec_eval"
 
 
-def provider_ties(metric: Metric) -> str:
+def provider_ties(metric: MetricLike) -> str:
     """The tie policy of the ir_measures provider that computes ``metric``."""
     return PROVIDER_TIES[provider(metric)]
