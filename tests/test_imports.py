@@ -75,10 +75,12 @@ def _import_nodes(body: list[ast.stmt], kind: str,
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out.extend((n, "deferred") for n in ast.walk(node)
                        if isinstance(n, (ast.Import, ast.ImportFrom)))
-        else:
+        else:  # try/except, with, for, class bodies...: the same kind of place
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.stmt):
                     _import_nodes([child], kind, out)
+                elif isinstance(child, (ast.excepthandler, ast.match_case)):
+                    _import_nodes(child.body, kind, out)
 
 
 def _source_module(importer: str, is_package: bool, node: ast.ImportFrom) -> str:
@@ -258,12 +260,15 @@ def test_a_private_import_is_found(tmp_path: Path) -> None:
         "sub/inner.py": "_mine = 1\n",
         "e.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                 "    from pkg.sub.inner import _mine\n",
+        "f.py": "try:\n    import numpy\nexcept ImportError:\n"
+                "    from pkg._low import _hidden\n",
     })
     _, private = imports(root)
     assert private == ["pkg/b.py:2: _hidden from pkg._low",
                        "pkg/c.py:2: _hidden of pkg._low",
                        "pkg/d.py:1: _hidden from pkg._low",
-                       "pkg/e.py:3: _mine from pkg.sub.inner"]
+                       "pkg/e.py:3: _mine from pkg.sub.inner",
+                       "pkg/f.py:4: _hidden from pkg._low"]
 
 
 @pytest.mark.parametrize("kind", ["module", "deferred", "typing"])
