@@ -79,7 +79,7 @@ def _import_nodes(body: list[ast.stmt], kind: str,
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.stmt):
                     _import_nodes([child], kind, out)
-                elif isinstance(child, (ast.excepthandler, ast.match_case)):
+                elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
                     _import_nodes(child.body, kind, out)
 
 
@@ -124,12 +124,12 @@ def imports(root: Path) -> tuple[list[Import], list[str]]:
                 if _is_private(alias.name) and not own:
                     private.append(f"{path.relative_to(root.parent)}:{node.lineno}: "
                                    f"{alias.name} from {source}")
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and node.value.id in aliases and _is_private(node.attr)
-                    and aliases[node.value.id] != importer):
-                private.append(f"{path.relative_to(root.parent)}:{node.lineno}: "
-                               f"{node.attr} of {aliases[node.value.id]}")
+        for used in ast.walk(tree):
+            if (isinstance(used, ast.Attribute) and isinstance(used.value, ast.Name)
+                    and used.value.id in aliases and _is_private(used.attr)
+                    and aliases[used.value.id] != importer):
+                private.append(f"{path.relative_to(root.parent)}:{used.lineno}: "
+                               f"{used.attr} of {aliases[used.value.id]}")
     return edges, private
 
 
