@@ -32,6 +32,7 @@ from polars_rank._distributed import (
     warn_unjudged,
 )
 from polars_rank._evaluation.judgment_groups import JUDGMENT_GROUP
+from polars_rank._evaluation.spec import resolve
 from polars_rank._summaries import GEOMETRIC_FLOOR
 
 try:
@@ -161,12 +162,12 @@ def evaluate(
     _col = functools.partial(_column, F)
     qrels_empty = None if qrels is None else _empty(qrels.schema)
     run_empty = _empty(run.schema)
-    del judgment_group  # the judgment-group metrics are refused (make_plan)
-    plan = make_plan(run_empty, qrels_empty, metrics, query=query, doc=doc, score=score,
-                     rel=rel, group_by=group_by, ties=ties, missing=missing, validate=validate,
-                     zscores=zscores, dialect=dialect, subtopic=subtopic,
-                     judged_only=judged_only, unjudged=unjudged,
-                     unjudged_grade=unjudged_grade, bounds=bounds)
+    spec = resolve(metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+                   per_query=per_query, ties=ties, missing=missing, validate=validate,
+                   dialect=dialect, subtopic=subtopic, judged_only=judged_only,
+                   unjudged=unjudged, unjudged_grade=unjudged_grade, bounds=bounds,
+                   judgment_group=judgment_group)
+    plan = make_plan(run_empty, qrels_empty, spec, zscores=zscores)
     casts = key_casts(run_empty, qrels_empty, plan)
 
     combined = run.select(*(_col(c) for c in plan.run_columns))

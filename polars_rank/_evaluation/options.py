@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args
 
 import polars as pl
 
@@ -20,6 +20,9 @@ from polars_rank._sort_keys import LABEL_TIES, TREC_TIES
 from polars_rank.errors import InvalidDataError
 from polars_rank.metrics.incomplete import check_unjudged_order
 from polars_rank.registry import Metric, parse_metric
+
+if TYPE_CHECKING:
+    from polars_rank._evaluation.spec import EvaluationSpec
 
 __all__ = ["Options", "check_arguments", "inputs", "names"]
 
@@ -205,59 +208,46 @@ def _check_numeric(schema: pl.Schema, column: str, what: str) -> None:
 Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
 
 
-def inputs(run: Any, qrels: Any, *, query: str, doc: str, score: str,
-           rel: str) -> tuple[Frame, Frame | None]:
+def inputs(run: Any, qrels: Any, spec: EvaluationSpec) -> tuple[Frame, Frame | None]:
     """The run and the qrels as Polars frames: the one conversion of an evaluation.
 
     Any input :func:`polars_rank._frames.as_polars` reads (pandas, Arrow, dicts) is
     read here once; every later step, :func:`check_arguments` first, takes the
-    Polars frames. The column names are checked first: they name a dict's columns.
+    Polars frames.
     """
-    for column, param in ((query, "query"), (doc, "doc"), (score, "score"), (rel, "rel")):
-        if not isinstance(column, str):
-            msg = f"{param} must be a column name, got {column!r}"
-            raise TypeError(msg)
-    return (as_polars(run, "run", query=query, doc=doc, value=score),
-            None if qrels is None else as_polars(qrels, "qrels", query=query, doc=doc,
-                                                 value=rel))
+    return (as_polars(run, "run", query=spec.query, doc=spec.doc, value=spec.score),
+            None if qrels is None else as_polars(qrels, "qrels", query=spec.query,
+                                                 doc=spec.doc, value=spec.rel))
 
 
 def check_arguments(
     run: Frame,
     qrels: Frame | None,
     named: list[tuple[str, Metric]],
+    spec: EvaluationSpec,
     *,
-    query: str,
-    doc: str,
-    score: str,
-    rel: str,
-    group_by: str | Sequence[str] | None,
     ties: str,
     missing: str,
     validate: bool,
-    memory: str = "high",
     all_groups: pl.DataFrame | None = None,
-    subtopic: str = "subtopic",
     absent: Mapping[str, float | None] | None = None,
 ) -> tuple[Options, pl.LazyFrame, pl.LazyFrame | None]:
-    """Check the arguments and the columns; the options and the inputs as lazy frames.
+    """Check the columns for one pass of ``spec``; its options and the inputs as lazy frames.
 
-    The inputs are Polars frames, from :func:`inputs`.
-
-    ``subtopic``: the qrels' subtopic column, kept when the qrels have it (see
-    :func:`_check_intents`).
-
-    ``named``: the metrics, from :func:`metric_list` (none for ``ranked()``). Join keys
-    whose types differ between run and qrels are cast to text on both sides.
-    ``absent``: :attr:`Options.absent`.
+    The inputs are Polars frames, from :func:`inputs`. ``named``: the pass's metrics
+    (none for ``ranked()``), ranked under ``ties`` and averaged over ``missing``'s
+    queries (:meth:`EvaluationSpec.passes`); ``validate``: whether this pass checks the
+    data. The spec's subtopic column is kept when the qrels have it (see
+    :func:`_check_intents`). Join keys whose types differ between run and qrels are
+    cast to text on both sides. ``absent``: :attr:`Options.absent`.
     """
     check_choice(ties, "ties", get_args(EvalTies))
     for _, metric in named:  # the ranking step decides ties: the metrics cannot check
         if metric.definition.of_unjudged:
             check_unjudged_order(ties, str(metric))
     check_choice(missing, "missing", ["skip", "zero"])
-    check_choice(memory, "memory", ["high", "low"])
-    groups = names(group_by, "group_by")
+    query, doc, score, rel, subtopic = spec.query, spec.doc, spec.score, spec.rel, spec.subtopic
+    groups = list(spec.groups)
     max_grades = [m.max_grade for _, m in named if m.max_grade is not None]
 
     lazy_run = run.lazy()
@@ -275,7 +265,7 @@ def check_arguments(
         qrels_schema = _check_columns(lazy_qrels, "qrels",
                                       {query: "query", doc: "doc", rel: "rel"})
         _check_numeric(qrels_schema, rel, "qrels")
-        has_subtopic = isinstance(subtopic, str) and subtopic in qrels_schema
+        has_subtopic = subtopic in qrels_schema
         lazy_qrels = lazy_qrels.select(query, doc, rel, *([subtopic] if has_subtopic else []))
         for key in (query, doc):  # join keys: make differing id types agree
             if run_schema[key] != qrels_schema[key]:
@@ -305,9 +295,6 @@ def _check_intents(named: list[tuple[str, Metric]], has_subtopic: bool, subtopic
     warning, here too).
     """
     asked = [name for name, m in named if m.definition.subtopics]
-    if not isinstance(subtopic, str):
-        msg = f"subtopic must be a column name, got {subtopic!r}"
-        raise TypeError(msg)
     if not asked:
         return has_subtopic
     if not has_qrels:

@@ -18,7 +18,7 @@ among its judged rows under ``"condensed"`` (:func:`condensed_ranks`).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import polars as pl
 
@@ -28,9 +28,7 @@ from polars_rank._unjudged import HIGH, LOW, check_unjudged
 from polars_rank.registry import UNJUDGED_GRADE, UNJUDGED_POLICY, Metric
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from polars_rank._evaluation.options import Options
+    from polars_rank._evaluation.options import Frame, Options
 
 __all__ = ["with_policy", "evaluate_variants", "high_run", "condensed_ranks"]
 
@@ -73,16 +71,22 @@ def _grade(metric: Metric) -> float | None:
     return None if grade is None else float(grade)
 
 
+class OneVariant(Protocol):
+    """The pipeline on one data variant: ``high`` for the relabelled run of ``"high"``."""
+
+    def __call__(self, named: list[tuple[str, Metric]], run: Frame, qrels: Frame | None, *,
+                 high: bool) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]: ...
+
+
 def evaluate_variants(
     named: list[tuple[str, Metric]],
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame | None,
-    evaluate: Callable[..., tuple[pl.LazyFrame, Options, list[pl.DataFrame]]],
-    **kwargs: Any,
+    run: Frame,
+    qrels: Frame | None,
+    evaluate: OneVariant,
 ) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]:
     """The per-query values of ``named``: one evaluation per data variant, joined.
 
-    ``evaluate(named, run, qrels, **kwargs)`` is the pipeline on one variant. Metrics
+    ``evaluate(named, run, qrels, high=...)`` is the pipeline on one variant. Metrics
     asked twice (``<name>`` and ``<name>_low``) are computed once.
     """
     distinct: dict[Metric, str] = {}
@@ -104,7 +108,7 @@ def evaluate_variants(
             distinct[low] = f"{_TWIN}{i}"
             main.append((distinct[low], low))
         twins[name] = distinct[low]
-    frame, options, unjudged = evaluate(main, run, qrels, **kwargs)
+    frame, options, unjudged = evaluate(main, run, qrels, high=False)
     keys = options.keys
     for grade, group in highs.items():
         stripped = [(name, Metric(m.definition, m.k,
@@ -112,8 +116,7 @@ def evaluate_variants(
                                    if k not in (UNJUDGED_POLICY.name, UNJUDGED_GRADE.name)}))
                     for name, m in group]
         high, _, _ = evaluate(stripped, high_run(run, qrels, options, grade), None,
-                              **{**kwargs, "validate": False, "missing": "skip",
-                                 "all_groups": None})
+                              high=True)
         frame = frame.join(high.select(*keys, pl.lit(True).alias(_TOP),
                                        *(pl.col(n).alias(f"{n}{_TOP}") for n, _ in group)),
                            on=keys, how="left", nulls_equal=True)
