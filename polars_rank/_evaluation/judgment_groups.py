@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank._evaluation.options import inputs
+from polars_rank._evaluation.options import inputs, read_once
 from polars_rank._summaries import summarize
 from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import InvalidDataError, user_stacklevel
@@ -108,9 +108,10 @@ def evaluate_groups(
         return None
     _refuse_plain(named, judgment_group)
     groups = list(spec.groups)
-    run_lazy, qrels_lazy = _same_query_type(run_in.lazy(), qrels_in.lazy(), query)
-    if spec.validate:  # the checks read the inputs now (as evaluate()'s do): read them once
-        run_lazy, qrels_lazy = run_lazy.collect().lazy(), qrels_lazy.collect().lazy()
+    run_read, qrels_read = read_once(run_in, qrels_in, spec)  # as evaluate()'s one pass
+    assert qrels_read is not None
+    run_lazy, qrels_lazy = _same_query_type(run_read.lazy(), qrels_read.lazy(), query)
+    if spec.validate:
         _check_groups(qrels_lazy, query, judgment_group)
     pairs = qrels_lazy.select(query, pl.col(judgment_group).cast(pl.String)).unique()
     pairs = pairs.with_columns(

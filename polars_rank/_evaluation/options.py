@@ -24,7 +24,7 @@ from polars_rank.registry import Metric, parse_metric
 if TYPE_CHECKING:
     from polars_rank._evaluation.spec import EvaluationSpec
 
-__all__ = ["Options", "check_arguments", "inputs", "names"]
+__all__ = ["Options", "check_arguments", "inputs", "names", "read_once"]
 
 EvalTies = Literal["trec_eval", "trec_eval9", "doc_ascending", "first", "optimistic",
                    "pessimistic", "expected"]
@@ -218,6 +218,29 @@ def inputs(run: Any, qrels: Any, spec: EvaluationSpec) -> tuple[Frame, Frame | N
     return (as_polars(run, "run", query=spec.query, doc=spec.doc, value=spec.score),
             None if qrels is None else as_polars(qrels, "qrels", query=spec.query,
                                                  doc=spec.doc, value=spec.rel))
+
+
+def read_once(run: Frame, qrels: Frame | None,
+              spec: EvaluationSpec) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The inputs in memory, each read once, with the columns an evaluation reads.
+
+    The checks of the data and the ranking need every row before any metric; reading a
+    LazyFrame here once (both inputs in one ``collect_all``, the columns projected, so
+    a Parquet scan reads only those) is the evaluation's one pass over the data, and
+    every later step (each tie-policy pass, each ``unjudged`` variant, the absent
+    queries of ``missing="zero"``) reads memory. A column the spec names that the
+    input lacks is left to :func:`check_arguments`' error.
+    """
+    run_schema = run.collect_schema()
+    wanted = [*spec.groups, spec.query, spec.score, spec.doc,
+              *([spec.rel] if qrels is None else [])]
+    frames = [run.lazy().select([c for c in dict.fromkeys(wanted) if c in run_schema])]
+    if qrels is not None:
+        qrels_schema = qrels.collect_schema()
+        judged = [spec.query, spec.doc, spec.rel, spec.subtopic, spec.judgment_group]
+        frames.append(qrels.lazy().select([c for c in judged if c in qrels_schema]))
+    read = pl.collect_all(frames)
+    return read[0], (read[1] if qrels is not None else None)
 
 
 def check_arguments(

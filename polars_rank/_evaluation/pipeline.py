@@ -30,6 +30,7 @@ from polars_rank._evaluation.options import (
     Options,
     check_arguments,
     inputs,
+    read_once,
 )
 from polars_rank._evaluation.scoring import per_list
 from polars_rank._evaluation.spec import EvaluationSpec, resolve
@@ -122,11 +123,9 @@ def evaluate(
     validate
         Check the data first and raise :class:`InvalidDataError` naming the problem
         and the query (negative or non-finite relevance, NaN scores, null query
-        ids, duplicate (query, doc) rows, labels above ERR's ``max_grade``). The
-        checks share one pass over the data with the ranking of the run, which
-        therefore runs when ``evaluate`` is called (a LazyFrame result then only
-        holds the per-query arithmetic on the judged rows). ``validate=False`` skips
-        the checks; use it only for data you already checked.
+        ids, duplicate (query, doc) rows, labels above ERR's ``max_grade``), in the
+        one pass over the data (see Returns). ``validate=False`` skips the checks;
+        use it only for data you already checked.
     memory
         ``"high"`` (default): one pass over the data; the ranking is a window over
         each query, which Polars computes in memory (the streaming engine falls back
@@ -196,7 +195,13 @@ def evaluate(
     DataFrame or LazyFrame
         The group columns (and the query column with ``per_query=True``), then one
         Float64 column per metric, named as given (``relstring``: a String column
-        per query, null over queries). Lazy in, lazy out.
+        per query, null over queries). Lazy in, lazy out: a LazyFrame input is read
+        once, when ``evaluate`` is called, because the checks and the ranking need
+        every row before any metric (the columns it needs, both inputs in one
+        ``collect_all``: a Parquet scan reads only those); every later step reads
+        memory, and the result is the plan of the rest (``explain()`` shows the
+        metrics), computed when collected. ``memory="low"`` reads the inputs once
+        per bucket instead.
 
     Warns
     -----
@@ -440,6 +445,8 @@ def per_query_values(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSp
     query another metric's queries have and its own lack).
     """
     run, qrels = inputs(run, qrels, spec)
+    if spec.memory == "high" and any(isinstance(f, pl.LazyFrame) for f in (run, qrels)):
+        run, qrels = read_once(run, qrels, spec)
     parts = []
     for (policy, queries), group in spec.passes().items():
         def one(named: list[tuple[str, Metric]], run: FrameLike, qrels: FrameLike | None, *,
