@@ -39,7 +39,7 @@ from polars_rank._cli_getopt import UsageError, spelled_out
 from polars_rank._cli_prefs import PREFS_FORMATS, evaluate_prefs_files, print_prefs, refuse
 from polars_rank._cli_status import exit_status, first_refusal, stop_in_order
 from polars_rank._evaluation import evaluate
-from polars_rank._evaluation.options import EvalTies
+from polars_rank._evaluation.spec import EvalTies
 from polars_rank._trec_measures import atol
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError

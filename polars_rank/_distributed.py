@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank._evaluation.means import warn_unjudged as warn_about
-from polars_rank._evaluation.options import PerQuery, names
 from polars_rank._evaluation.pipeline import per_query_values
 from polars_rank.errors import DuplicateRowsError, InvalidDataError
-from polars_rank.registry import Metric
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._evaluation.options import EvalTies, Missing
+    from polars_rank._evaluation.options import Options, PerQuery
+    from polars_rank._evaluation.spec import EvaluationSpec
     from polars_rank._summaries import Summary
 
 SIDE = "__polars_rank_is_qrels"
@@ -41,26 +40,16 @@ _INVALID = re.compile(rf"({'|'.join(_DATA_ERRORS)}): ([^\n]*)")
 
 @dataclass(frozen=True)
 class Plan:
-    """How to evaluate each piece: :func:`evaluate`'s arguments, checked on the driver."""
+    """How to evaluate each piece: the resolved spec, checked on the driver's schemas."""
 
-    metrics: tuple[str | Metric, ...]
-    query: str
-    doc: str
-    score: str
-    rel: str
-    groups: tuple[str, ...]
+    spec: EvaluationSpec
+    """:func:`evaluate`'s arguments, resolved on the driver: every piece reads it."""
     run_columns: tuple[str, ...]
     with_qrels: bool
-    ties: EvalTies | None
-    missing: Missing | None
-    """``ties`` and ``missing`` as given (None: the dialect's, resolved by each piece)."""
-    validate: bool
     columns: tuple[str, ...]
     summaries: tuple[Summary, ...]
     """How each column's per-query values become one number (the registry's)."""
     all_groups: pl.DataFrame | None = None
-    options: tuple[tuple[str, Any], ...] = ()
-    """The rest of :func:`evaluate`'s options (dialect, judged_only, unjudged, ...)."""
     row_order: bool = False
     """The run's row order ranks ties (``ties="first"``, or a dialect's): the front end
     carries it through the shuffle as :data:`ORDER`."""
@@ -68,93 +57,81 @@ class Plan:
     """Absent qrels queries score (``missing="zero"``, or a dialect's)."""
 
     @property
+    def query(self) -> str:
+        """The query column."""
+        return self.spec.query
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The ``group_by`` columns."""
+        return self.spec.groups
+
+    @property
     def keys(self) -> list[str]:
         """The output's key columns: the groups, then the query."""
-        return [*self.groups, self.query]
+        return self.spec.keys
 
     def evaluate(self, run: pl.DataFrame | pl.LazyFrame,
                  qrels: pl.DataFrame | pl.LazyFrame | None) -> PerQuery:
-        """``per_query_values`` with these arguments."""
-        return per_query_values(
-            run, qrels, list(self.metrics), query=self.query, doc=self.doc, score=self.score,
-            rel=self.rel, group_by=list(self.groups), ties=self.ties, missing=self.missing,
-            validate=self.validate, all_groups=self.all_groups, **dict(self.options),
-        )
+        """``per_query_values`` of this plan's spec."""
+        return per_query_values(run, qrels, self.spec, all_groups=self.all_groups)
 
 
-def make_plan(
-    run: pl.DataFrame,
-    qrels: pl.DataFrame | None,
-    metrics: str | Metric | Sequence[str | Metric],
-    *,
-    query: str,
-    doc: str,
-    score: str,
-    rel: str,
-    group_by: str | Sequence[str] | None,
-    ties: EvalTies | None,
-    missing: Missing | None,
-    validate: bool,
-    zscores: object = None,
-    **options: Any,
-) -> Plan:
-    """Check every argument on the driver, on empty frames with the inputs' schemas.
+def make_plan(run: pl.DataFrame, qrels: pl.DataFrame | None, spec: EvaluationSpec, *,
+              zscores: object = None) -> Plan:
+    """Check the spec on the driver, on empty frames with the inputs' schemas.
 
     ``run`` and ``qrels`` are empty frames with the distributed frames' columns; the
-    check is :func:`evaluate`'s own, so a bad metric string, option or column raises
-    here exactly as in one process, before any job starts. ``options``: the rest of
-    :func:`evaluate`'s (``dialect``, ``subtopic``, ``judged_only``, ``unjudged``,
-    ``unjudged_grade``, ``bounds``), given to every piece.
+    check is :func:`evaluate`'s own, so a bad column raises here exactly as in one
+    process, before any job starts (a bad metric string or option raised already, in
+    :func:`~polars_rank._evaluation.spec.resolve`). What the pieces cannot compute
+    yet is refused here.
     """
     if zscores is not None:  # standardised per query against a reference: not yet
         msg = ("zscores: Spark and Dask do not standardise per-query values yet; use "
                "polars_rank.evaluate (or evaluate per query here and join the reference)")
         raise NotImplementedError(msg)
-    per = per_query_values(
-        run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
-        ties=ties, missing=missing, validate=validate, **options,
-    )
+    per = per_query_values(run, qrels, spec)
     per.frame.collect()  # plan-time errors too (types the checks let through)
-    if per.options.intents:  # the pieces carry (query, doc, rel) qrels rows only
-        msg = (f"{per.options.intents[0][0]}: the intent-aware metrics are not computed on "
-               "Spark or Dask yet (their qrels pieces hold no subtopic column); use "
-               "polars_rank.evaluate on each part of the data holding whole queries")
-        raise NotImplementedError(msg)
-    grouped = [name for name, m in per.options.named
-               if m.definition.per_judgment_group is not None]
-    if grouped:  # the pieces carry (query, doc, rel) qrels rows only: 1.0 for 0.75 before
-        msg = (f"{grouped[0]}: the judgment-group metrics are not computed on Spark or Dask "
-               "yet (their qrels pieces hold no judgment-group column); use "
-               "polars_rank.evaluate on each part of the data holding whole queries")
-        raise NotImplementedError(msg)
-    text = [name for name, m in per.options.named if m.definition.over_queries == "none"]
+    _refuse(spec, per.options)
+    wanted = [*spec.groups, spec.query, spec.score]
+    if spec.doc in run.columns:
+        wanted.append(spec.doc)
+    if qrels is None:
+        wanted.append(spec.rel)
+    return Plan(
+        spec=spec, run_columns=tuple(dict.fromkeys(wanted)), with_qrels=qrels is not None,
+        columns=tuple(per.options.columns),
+        summaries=tuple(m.definition.over_queries for _, m in per.options.named),
+        row_order=per.options.ties == "first", fills_absent=per.options.missing == "zero",
+    )
+
+
+def _refuse(spec: EvaluationSpec, options: Options) -> None:
+    """What a piece cannot compute: a qrels column the pieces lack, a string per query."""
+    for kind, column, needs in (
+            ("intent-aware", spec.subtopic, lambda m: m.definition.subtopics),
+            ("judgment-group", spec.judgment_group,
+             lambda m: m.definition.per_judgment_group is not None)):
+        refused = [name for name, m in options.named if needs(m)]
+        if refused:
+            msg = (f"{refused[0]}: the {kind} metrics are not computed on Spark or Dask "
+                   f"yet (their qrels pieces hold no {column!r} column); use "
+                   "polars_rank.evaluate on each part of the data holding whole queries")
+            raise NotImplementedError(msg)
+    text = [name for name, m in options.named if m.definition.over_queries == "none"]
     if text:  # every metric column of a piece is Float64
         msg = (f"{', '.join(text)}: a string per query, which the Spark and Dask front ends "
                "do not return (they give numbers); use polars_rank.evaluate for it")
         raise ValueError(msg)
-    groups = names(group_by, "group_by")
-    wanted = [*groups, query, score]
-    if doc in run.columns:
-        wanted.append(doc)
-    if qrels is None:
-        wanted.append(rel)
-    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
-    return Plan(
-        metrics=tuple(items),
-        query=query, doc=doc, score=score, rel=rel, groups=tuple(groups),
-        run_columns=tuple(dict.fromkeys(wanted)), with_qrels=qrels is not None, ties=ties,
-        missing=missing, validate=validate, columns=tuple(per.options.columns),
-        summaries=tuple(m.definition.over_queries for _, m in per.options.named),
-        options=tuple(options.items()), row_order=per.options.ties == "first",
-        fills_absent=per.options.missing == "zero",
-    )
 
 
 def key_casts(run: pl.DataFrame, qrels: pl.DataFrame | None, plan: Plan) -> list[str]:
     """The join keys :func:`evaluate` casts to strings: their types differ in run and qrels."""
     if qrels is None:
         return []
-    return [key for key in (plan.query, plan.doc) if run.schema[key] != qrels.schema[key]]
+    return [key for key in (plan.spec.query, plan.spec.doc)
+            if run.schema[key] != qrels.schema[key]]
 
 
 def needs_all_groups(plan: Plan) -> bool:
@@ -182,7 +159,7 @@ def evaluate_piece(piece: pl.DataFrame, plan: Plan) -> pl.DataFrame:
     if plan.with_qrels:
         run = piece.filter(~pl.col(SIDE))
         qrels: pl.DataFrame | None = piece.filter(pl.col(SIDE)).select(
-            plan.query, plan.doc, plan.rel
+            plan.spec.query, plan.spec.doc, plan.spec.rel
         )
     else:
         run, qrels = piece, None

@@ -35,7 +35,7 @@ from polars_rank._distributed import (
     needs_all_groups,
     warn_unjudged,
 )
-from polars_rank._evaluation.judgment_groups import JUDGMENT_GROUP
+from polars_rank._evaluation.spec import JUDGMENT_GROUP, resolve
 from polars_rank._frames import from_pandas
 from polars_rank._summaries import GEOMETRIC_FLOOR
 
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-    from polars_rank._evaluation.options import EvalTies, Missing
+    from polars_rank._evaluation.spec import EvalTies, Missing
     from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Metric
 
@@ -151,12 +151,12 @@ def evaluate(
     """
     run_empty = from_pandas(run._meta)
     qrels_empty = None if qrels is None else from_pandas(qrels._meta)
-    del judgment_group  # the judgment-group metrics are refused (make_plan)
-    plan = make_plan(run_empty, qrels_empty, metrics, query=query, doc=doc, score=score,
-                     rel=rel, group_by=group_by, ties=ties, missing=missing, validate=validate,
-                     zscores=zscores, dialect=dialect, subtopic=subtopic,
-                     judged_only=judged_only, unjudged=unjudged,
-                     unjudged_grade=unjudged_grade, bounds=bounds)
+    spec = resolve(metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+                   per_query=per_query, ties=ties, missing=missing, validate=validate,
+                   dialect=dialect, subtopic=subtopic, judged_only=judged_only,
+                   unjudged=unjudged, unjudged_grade=unjudged_grade, bounds=bounds,
+                   judgment_group=judgment_group)
+    plan = make_plan(run_empty, qrels_empty, spec, zscores=zscores)
     casts = key_casts(run_empty, qrels_empty, plan)
 
     run_columns = list(plan.run_columns)

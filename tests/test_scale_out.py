@@ -472,12 +472,12 @@ def test_dask_numpy_nan_is_nan_as_in_evaluate(dask_client: Any) -> None:
 def test_piece_flags_unjudged_queries() -> None:
     """Each piece names up to three unjudged queries, the count on the first."""
     from polars_rank._distributed import SIDE, evaluate_piece, make_plan
+    from polars_rank._evaluation.spec import resolve
 
     combined = pl.concat([RUN.with_columns(pl.lit(False).alias(SIDE)),
                           QRELS.with_columns(pl.lit(True).alias(SIDE))], how="diagonal")
-    plan = make_plan(RUN.clear(), QRELS.clear(), ["map"], query="qid", doc="docid",
-                     score="score", rel="rel", group_by="arm", ties="trec_eval",
-                     missing="skip", validate=True)
+    spec = resolve(["map"], group_by="arm", ties="trec_eval", missing="skip")
+    plan = make_plan(RUN.clear(), QRELS.clear(), spec)
     out = evaluate_piece(combined, plan)
     flagged = out.filter(pl.col(UNJUDGED).is_not_null())
     want, messages = local(RUN, QRELS, ["map"], group_by="arm", per_query=True)

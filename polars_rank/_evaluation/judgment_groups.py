@@ -22,25 +22,26 @@ scores them on a stand-in ranking of one unjudged document: 0 for these measures
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank._evaluation.options import inputs, metric_list
+from polars_rank._evaluation.options import inputs, read_once
+from polars_rank._evaluation.spec import JUDGMENT_GROUP
 from polars_rank._summaries import summarize
 from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import InvalidDataError, user_stacklevel
-from polars_rank.registry import METRICS, Metric, convention
+from polars_rank.registry import METRICS, Metric
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
-    from polars_rank._evaluation.options import Frame, PerQuery
+    from polars_rank._evaluation.options import PerQuery
+    from polars_rank._evaluation.spec import EvaluationSpec
 
 __all__ = ["JUDGMENT_GROUP", "evaluate_groups"]
 
-JUDGMENT_GROUP = "jg"
-"""The judgment-group column of qrels read with ``format="qrels_jg"``."""
 _COUNT = "__polars_rank_judgment_groups"
 _LIST = "__polars_rank_query_and_group"
 """A list's key: the query id, NUL and the judgment group (no TREC id holds a NUL)."""
@@ -67,26 +68,9 @@ def _base(metric: Metric) -> Metric:
 
 def evaluate_groups(
     evaluate: Callable[..., PerQuery],
-    run: Frame,
+    run: Any,
     qrels: Any,
-    metrics: str | Metric | Sequence[str | Metric],
-    *,
-    query: str,
-    doc: str,
-    score: str,
-    rel: str,
-    judgment_group: str,
-    group_by: str | Sequence[str] | None,
-    per_query: bool,
-    ties: str | None,
-    missing: str | None,
-    validate: bool,
-    memory: str,
-    dialect: str,
-    judged_only: bool,
-    unjudged: str,
-    unjudged_grade: float | None,
-    bounds: bool,
+    spec: EvaluationSpec,
 ) -> pl.LazyFrame | None:
     """:func:`polars_rank.evaluate` of the judgment-group measures, or None for the others.
 
@@ -94,13 +78,14 @@ def evaluate_groups(
     per-list values of the (group, query) lists.
 
     None when no measure asked is one (``map_avgjg``, ``P_avgjg@k``,
-    ``Rprec_mult_avgjg@x``) and the qrels have no ``judgment_group`` column: the
+    ``Rprec_mult_avgjg@x``) and the qrels have no judgment-group column: the
     usual evaluation then runs. With the column, every measure must be one (the
     others read one judgment per document: ValueError); without it, they see one
     group per query, with a warning, and the usual evaluation computes them (one
     group is the plain metric).
     """
-    named = metric_list(metrics, dialect, judged_only=judged_only)
+    named = list(spec.asked)
+    query, doc, score, judgment_group = spec.query, spec.doc, spec.score, spec.judgment_group
     wanted = _wanted(named)
     if not wanted:
         if _has_column(qrels, judgment_group):
@@ -111,7 +96,7 @@ def evaluate_groups(
                f"pass qrels= with a {judgment_group!r} column (read_qrels(path, "
                "format='qrels_jg'))")
         raise ValueError(msg)
-    run_in, qrels_in = inputs(run, qrels, query=query, doc=doc, score=score, rel=rel)
+    run_in, qrels_in = inputs(run, qrels, spec)
     assert qrels_in is not None  # qrels were given
     if judgment_group not in qrels_in.collect_schema():
         warnings.warn(
@@ -121,11 +106,11 @@ def evaluate_groups(
             UserWarning, stacklevel=user_stacklevel())
         return None
     _refuse_plain(named, judgment_group)
-    groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
-    chosen = convention(dialect, ties=ties, missing=missing)
-    run_lazy, qrels_lazy = _same_query_type(run_in.lazy(), qrels_in.lazy(), query)
-    if validate:  # the checks read the inputs now (as evaluate()'s do): read them once
-        run_lazy, qrels_lazy = run_lazy.collect().lazy(), qrels_lazy.collect().lazy()
+    groups = list(spec.groups)
+    run_read, qrels_read = read_once(run_in, qrels_in, spec)  # as evaluate()'s one pass
+    assert qrels_read is not None
+    run_lazy, qrels_lazy = _same_query_type(run_read.lazy(), qrels_read.lazy(), query)
+    if spec.validate:
         _check_groups(qrels_lazy, query, judgment_group)
     pairs = qrels_lazy.select(query, pl.col(judgment_group).cast(pl.String)).unique()
     pairs = pairs.with_columns(
@@ -136,29 +121,28 @@ def evaluate_groups(
     lists = run_lazy.join(pairs.select(query, _LIST), on=query, how="inner")
     judged = qrels_lazy.select(pl.concat_str([pl.col(query).cast(pl.String), pl.lit(_NUL),
                                               pl.col(judgment_group).cast(pl.String)])
-                               .alias(_LIST), doc, rel)
+                               .alias(_LIST), doc, spec.rel)
     bases = list(dict.fromkeys(_base(m) for _, m in named))
-    try:  # its unjudged lists: a group without a judged document scores 0 below
-        per = evaluate(
-            lists, judged, bases, query=_LIST, doc=doc, score=score, rel=rel,
-            group_by=groups, ties=ties, missing="skip", validate=validate, memory=memory,
-            dialect=dialect, unjudged=unjudged, unjudged_grade=unjudged_grade,
-            bounds=bounds)
+    # the bases' values per list, their absent queries scoring 0 below
+    base_spec = spec.with_metrics([(str(m), m) for m in bases], query=_LIST,
+                                  convention=replace(spec.convention, given_missing="skip"))
+    try:
+        per = evaluate(lists, judged, base_spec)
     except InvalidDataError as exc:  # the list's key named as its query and group
         text = str(exc).replace(_LIST, query)
         raise InvalidDataError(text.replace("\\x00", f"', {judgment_group}='")) from None
-    ends = ["", f"_{LOW}", f"_{HIGH}"] if bounds else [""]
+    ends = ["", f"_{LOW}", f"_{HIGH}"] if spec.bounds else [""]
     columns = {f"{name}{end}": f"{_base(m)}{end}" for name, m in named for end in ends}
     values = per.frame.join(pairs, on=_LIST, how="inner").drop(_LIST)
     averaged = _averaged(values, qrels_lazy, list(dict.fromkeys(columns.values())),
                          keys=[*groups, query], judgment_group=judgment_group)
     counted = _queries(run_lazy, qrels_lazy, score=score, query=query, groups=groups,
-                       every=chosen.missing == "zero")
+                       every=spec.convention.missing == "zero")
     _warn_unjudged(run_lazy, qrels_lazy, query=query, score=score)
     keys = [*groups, query]
     out = counted.join(averaged, on=keys, how="left", nulls_equal=True).select(
         *keys, *(pl.col(base).fill_null(0.0).alias(name) for name, base in columns.items()))
-    if per_query:
+    if spec.per_query:
         return out.sort(keys, nulls_last=False)
     means = [summarize(pl.col(name), "mean") for name in columns]
     if groups:

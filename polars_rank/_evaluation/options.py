@@ -7,28 +7,28 @@ frames are defined here, once.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple, TypeAlias, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, get_args
 
 import polars as pl
 
+from polars_rank._evaluation.spec import EvalTies, EvaluationSpec
 from polars_rank._frames import as_polars
 from polars_rank._params import check_choice
 from polars_rank._rules import is_number
 from polars_rank._sort_keys import LABEL_TIES, TREC_TIES
 from polars_rank.errors import InvalidDataError
 from polars_rank.metrics.incomplete import check_unjudged_order
-from polars_rank.registry import Metric, parse_metric
 
-__all__ = ["Options", "PerQuery", "check_arguments", "inputs", "names"]
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-EvalTies = Literal["trec_eval", "trec_eval9", "doc_ascending", "first", "optimistic",
-                   "pessimistic", "expected"]
+    from polars_rank.registry import Metric
+
+__all__ = ["Options", "PerQuery", "check_arguments", "inputs", "read_once"]
+
 DOC_TIES = (*TREC_TIES, "doc_ascending")
 """The policies that order equal scores by document id (and so need the ``doc`` column)."""
-Missing = Literal["skip", "zero"]
-Memory = Literal["high", "low"]
 
 # columns the steps add; the public ones (RANK, RANK_LAST) are ranked()'s output
 RANK = "rank"
@@ -157,43 +157,6 @@ class PerQuery(NamedTuple):
     """Validation's one-row summaries: count, example keys."""
 
 
-def names(value: str | Sequence[str] | None, what: str) -> list[str]:
-    """Column names given as one name, a list of them, or None."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
-        return list(value)
-    msg = f"{what} must be a column name or a list of column names, got {value!r}"
-    raise TypeError(msg)
-
-
-def metric_list(metrics: str | Metric | Sequence[str | Metric],
-                dialect: str = "polars-rank", *,
-                judged_only: bool = False) -> list[tuple[str, Metric]]:
-    """(output name, parsed metric) for each metric asked, names unique.
-
-    ``judged_only``: every metric ranks the judged rows only (trec_eval's ``-J``).
-    """
-    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
-    if not items:
-        msg = "metrics must name at least one metric, e.g. ('ndcg@10', 'map')"
-        raise ValueError(msg)
-    out = [(str(m), parse_metric(m, dialect)) for m in items]
-    if not isinstance(judged_only, bool):
-        msg = f"judged_only must be True or False, got {judged_only!r}"
-        raise TypeError(msg)
-    if judged_only:
-        out = [(name, Metric(m.definition, m.k, {**m.options, "judged_only": True}))
-               for name, m in out]
-    given = [name for name, _ in out]
-    if len(set(given)) != len(given):
-        msg = f"metrics has duplicate names: {given}"
-        raise ValueError(msg)
-    return out
-
-
 def _check_columns(frame: pl.LazyFrame, what: str, needed: dict[str, str]) -> pl.Schema:
     """``needed``: column -> the evaluate() parameter that names it."""
     schema = frame.collect_schema()
@@ -215,59 +178,69 @@ def _check_numeric(schema: pl.Schema, column: str, what: str) -> None:
 Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
 
 
-def inputs(run: Any, qrels: Any, *, query: str, doc: str, score: str,
-           rel: str) -> tuple[Frame, Frame | None]:
+def inputs(run: Any, qrels: Any, spec: EvaluationSpec) -> tuple[Frame, Frame | None]:
     """The run and the qrels as Polars frames: the one conversion of an evaluation.
 
     Any input :func:`polars_rank._frames.as_polars` reads (pandas, Arrow, dicts) is
     read here once; every later step, :func:`check_arguments` first, takes the
-    Polars frames. The column names are checked first: they name a dict's columns.
+    Polars frames.
     """
-    for column, param in ((query, "query"), (doc, "doc"), (score, "score"), (rel, "rel")):
-        if not isinstance(column, str):
-            msg = f"{param} must be a column name, got {column!r}"
-            raise TypeError(msg)
-    return (as_polars(run, "run", query=query, doc=doc, value=score),
-            None if qrels is None else as_polars(qrels, "qrels", query=query, doc=doc,
-                                                 value=rel))
+    return (as_polars(run, "run", query=spec.query, doc=spec.doc, value=spec.score),
+            None if qrels is None else as_polars(qrels, "qrels", query=spec.query,
+                                                 doc=spec.doc, value=spec.rel))
+
+
+def read_once(run: Frame, qrels: Frame | None,
+              spec: EvaluationSpec) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The inputs in memory, each read once, with the columns an evaluation reads.
+
+    The checks of the data and the ranking need every row before any metric; reading a
+    LazyFrame here once (both inputs in one ``collect_all``, the columns projected, so
+    a Parquet scan reads only those) is the evaluation's one pass over the data, and
+    every later step (each tie-policy pass, each ``unjudged`` variant, the absent
+    queries of ``missing="zero"``) reads memory. A column the spec names that the
+    input lacks is left to :func:`check_arguments`' error.
+    """
+    run_schema = run.collect_schema()
+    wanted = [*spec.groups, spec.query, spec.score, spec.doc,
+              *([spec.rel] if qrels is None else [])]
+    frames = [run.lazy().select([c for c in dict.fromkeys(wanted) if c in run_schema])]
+    if qrels is not None:
+        qrels_schema = qrels.collect_schema()
+        judged = [spec.query, spec.doc, spec.rel, spec.subtopic, spec.judgment_group]
+        frames.append(qrels.lazy().select([c for c in judged if c in qrels_schema]))
+    read = pl.collect_all(frames)
+    return read[0], (read[1] if qrels is not None else None)
 
 
 def check_arguments(
     run: Frame,
     qrels: Frame | None,
     named: list[tuple[str, Metric]],
+    spec: EvaluationSpec,
     *,
-    query: str,
-    doc: str,
-    score: str,
-    rel: str,
-    group_by: str | Sequence[str] | None,
     ties: str,
     missing: str,
     validate: bool,
-    memory: str = "high",
     all_groups: pl.DataFrame | None = None,
-    subtopic: str = "subtopic",
     absent: Mapping[str, float | None] | None = None,
 ) -> tuple[Options, pl.LazyFrame, pl.LazyFrame | None]:
-    """Check the arguments and the columns; the options and the inputs as lazy frames.
+    """Check the columns for one pass of ``spec``; its options and the inputs as lazy frames.
 
-    The inputs are Polars frames, from :func:`inputs`.
-
-    ``subtopic``: the qrels' subtopic column, kept when the qrels have it (see
-    :func:`_check_intents`).
-
-    ``named``: the metrics, from :func:`metric_list` (none for ``ranked()``). Join keys
-    whose types differ between run and qrels are cast to text on both sides.
-    ``absent``: :attr:`Options.absent`.
+    The inputs are Polars frames, from :func:`inputs`. ``named``: the pass's metrics
+    (none for ``ranked()``), ranked under ``ties`` and averaged over ``missing``'s
+    queries (:meth:`EvaluationSpec.passes`); ``validate``: whether this pass checks the
+    data. The spec's subtopic column is kept when the qrels have it (see
+    :func:`_check_intents`). Join keys whose types differ between run and qrels are
+    cast to text on both sides. ``absent``: :attr:`Options.absent`.
     """
     check_choice(ties, "ties", get_args(EvalTies))
     for _, metric in named:  # the ranking step decides ties: the metrics cannot check
         if metric.definition.of_unjudged:
             check_unjudged_order(ties, str(metric))
     check_choice(missing, "missing", ["skip", "zero"])
-    check_choice(memory, "memory", ["high", "low"])
-    groups = names(group_by, "group_by")
+    query, doc, score, rel, subtopic = spec.query, spec.doc, spec.score, spec.rel, spec.subtopic
+    groups = list(spec.groups)
     max_grades = [m.max_grade for _, m in named if m.max_grade is not None]
 
     lazy_run = run.lazy()
@@ -285,7 +258,7 @@ def check_arguments(
         qrels_schema = _check_columns(lazy_qrels, "qrels",
                                       {query: "query", doc: "doc", rel: "rel"})
         _check_numeric(qrels_schema, rel, "qrels")
-        has_subtopic = isinstance(subtopic, str) and subtopic in qrels_schema
+        has_subtopic = subtopic in qrels_schema
         lazy_qrels = lazy_qrels.select(query, doc, rel, *([subtopic] if has_subtopic else []))
         for key in (query, doc):  # join keys: make differing id types agree
             if run_schema[key] != qrels_schema[key]:
@@ -315,9 +288,6 @@ def _check_intents(named: list[tuple[str, Metric]], has_subtopic: bool, subtopic
     warning, here too).
     """
     asked = [name for name, m in named if m.definition.subtopics]
-    if not isinstance(subtopic, str):
-        msg = f"subtopic must be a column name, got {subtopic!r}"
-        raise TypeError(msg)
     if not asked:
         return has_subtopic
     if not has_qrels:

@@ -21,38 +21,37 @@ from polars_rank._evaluation.buckets import buckets
 from polars_rank._evaluation.intents import check_subtopics, collapsed, intent_values
 from polars_rank._evaluation.judged import judged_rows
 from polars_rank._evaluation.judged_frame import in_rank_order, rank_columns
-from polars_rank._evaluation.judgment_groups import JUDGMENT_GROUP, evaluate_groups
+from polars_rank._evaluation.judgment_groups import evaluate_groups
 from polars_rank._evaluation.means import counted_queries, means, raise_empty, warn_unjudged
 from polars_rank._evaluation.options import (
     LIST,
-    EvalTies,
-    Memory,
-    Missing,
     Options,
     PerQuery,
     check_arguments,
     inputs,
-    metric_list,
+    read_once,
 )
 from polars_rank._evaluation.scoring import per_list
-from polars_rank._evaluation.unjudged import (
-    condensed_ranks,
-    evaluate_variants,
-    high_run,
-    with_policy,
+from polars_rank._evaluation.spec import (
+    JUDGMENT_GROUP,
+    EvalTies,
+    EvaluationSpec,
+    Memory,
+    Missing,
+    resolve,
 )
-from polars_rank._unjudged import HIGH, check_unjudged
+from polars_rank._evaluation.unjudged import condensed_ranks, evaluate_variants, high_run
+from polars_rank._unjudged import HIGH
 from polars_rank._zscores import checked_reference, standardized
-from polars_rank.registry import convention
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._frames import FrameLike
     from polars_rank._unjudged import Unjudged
-    from polars_rank.registry import Convention, Metric
+    from polars_rank.registry import Metric
 
-__all__ = ["evaluate", "ranked", "per_query_values"]
+__all__ = ["evaluate", "evaluate_spec", "ranked", "per_query_values"]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 _ORDER = "__polars_rank_key_order"
@@ -130,11 +129,9 @@ def evaluate(
     validate
         Check the data first and raise :class:`InvalidDataError` naming the problem
         and the query (negative or non-finite relevance, NaN scores, null query
-        ids, duplicate (query, doc) rows, labels above ERR's ``max_grade``). The
-        checks share one pass over the data with the ranking of the run, which
-        therefore runs when ``evaluate`` is called (a LazyFrame result then only
-        holds the per-query arithmetic on the judged rows). ``validate=False`` skips
-        the checks; use it only for data you already checked.
+        ids, duplicate (query, doc) rows, labels above ERR's ``max_grade``), in the
+        one pass over the data (see Returns). ``validate=False`` skips the checks;
+        use it only for data you already checked.
     memory
         ``"high"`` (default): one pass over the data; the ranking is a window over
         each query, which Polars computes in memory (the streaming engine falls back
@@ -204,7 +201,13 @@ def evaluate(
     DataFrame or LazyFrame
         The group columns (and the query column with ``per_query=True``), then one
         Float64 column per metric, named as given (``relstring``: a String column
-        per query, null over queries). Lazy in, lazy out.
+        per query, null over queries). Lazy in, lazy out: a LazyFrame input is read
+        once, when ``evaluate`` is called, because the checks and the ranking need
+        every row before any metric (the columns it needs, both inputs in one
+        ``collect_all``: a Parquet scan reads only those); every later step reads
+        memory, and the result is the plan of the rest (``explain()`` shows the
+        metrics), computed when collected. ``memory="low"`` reads the inputs once
+        per bucket instead.
 
     Warns
     -----
@@ -246,33 +249,33 @@ def evaluate(
     │ q2  ┆ 1.0      │
     └─────┴──────────┘
     """
-    reference = None if zscores is None else checked_reference(zscores, query)
-    grouped = evaluate_groups(
-        per_query_values, run, qrels, metrics, query=query, doc=doc, score=score, rel=rel,
-        judgment_group=judgment_group, group_by=group_by, per_query=per_query, ties=ties,
-        missing=missing, validate=validate, memory=memory, dialect=dialect,
-        judged_only=judged_only, unjudged=unjudged, unjudged_grade=unjudged_grade,
-        bounds=bounds)
+    spec = resolve(
+        metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+        per_query=per_query, ties=ties, missing=missing, validate=validate, memory=memory,
+        dialect=dialect, subtopic=subtopic, judged_only=judged_only, unjudged=unjudged,
+        unjudged_grade=unjudged_grade, bounds=bounds, judgment_group=judgment_group)
+    out = evaluate_spec(run, qrels, spec, zscores=zscores)
+    return out if isinstance(run, pl.LazyFrame) else out.collect()
+
+
+def evaluate_spec(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSpec, *,
+                  zscores: pl.DataFrame | pl.LazyFrame | None = None) -> pl.LazyFrame:
+    """:func:`evaluate` of a resolved spec: the entry points' one path after :func:`resolve`."""
+    reference = None if zscores is None else checked_reference(zscores, spec.query)
+    grouped = evaluate_groups(per_query_values, run, qrels, spec)
     if grouped is not None:  # trec_eval's judgment-group measures
         if reference is not None:
             msg = ("zscores= with the judgment-group measures (map_avgjg, P_avgjg, "
                    "Rprec_mult_avgjg) is not in polars-rank")
             raise ValueError(msg)
-        return grouped if isinstance(run, pl.LazyFrame) else grouped.collect()
-    per = per_query_values(
-        run, qrels, metrics, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
-        ties=ties, missing=missing, validate=validate, memory=memory, dialect=dialect,
-        subtopic=subtopic,
-        judged_only=judged_only, unjudged=unjudged, unjudged_grade=unjudged_grade,
-        bounds=bounds,
-    )
-    warn_unjudged(per.unjudged, query, per.options.groups)
+        return grouped
+    per = per_query_values(run, qrels, spec)
+    warn_unjudged(per.unjudged, spec.query, per.options.groups)
     frame = per.frame
     if reference is not None:
         kinds = {name: m.definition.over_queries for name, m in per.options.named}
-        frame = standardized(frame, reference, kinds, query)
-    out = means(frame, per.options, per_query=per_query, zscores=reference is not None)
-    return out if isinstance(run, pl.LazyFrame) else out.collect()
+        frame = standardized(frame, reference, kinds, spec.query)
+    return means(frame, per.options, per_query=spec.per_query, zscores=reference is not None)
 
 
 def ranked(
@@ -386,12 +389,13 @@ def ranked(
     │ q1  ┆ 0.5 ┆ 0.666667 ┆ 0.388889 │
     └─────┴─────┴──────────┴──────────┘
     """
-    check_unjudged(unjudged, unjudged_grade)
-    run_in, qrels_in = inputs(run, qrels, query=query, doc=doc, score=score, rel=rel)
+    spec = resolve(None, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
+                   ties=ties, missing="skip", validate=validate, unjudged=unjudged,
+                   unjudged_grade=unjudged_grade)
+    run_in, qrels_in = inputs(run, qrels, spec)
     options, lazy_run, lazy_qrels = check_arguments(
-        run_in, qrels_in, [], query=query, doc=doc, score=score, rel=rel, group_by=group_by,
-        ties=ties, missing="skip", validate=validate,
-    )
+        run_in, qrels_in, [], spec, ties=spec.convention.ties, missing="skip",
+        validate=validate)
     if unjudged == HIGH:  # the relabelled run (with its labels), ranked as it is
         high = ranked(high_run(lazy_run, lazy_qrels, options, unjudged_grade), None,
                       query=query, doc=doc, score=score, rel=rel, group_by=group_by,
@@ -415,95 +419,71 @@ def ranked(
     return out_df.lazy() if isinstance(run, pl.LazyFrame) else out_df
 
 
-def per_query_values(
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame | None,
-    metrics: str | Metric | Sequence[str | Metric],
-    *,
-    query: str,
-    doc: str,
-    score: str,
-    rel: str,
-    group_by: str | Sequence[str] | None,
-    ties: EvalTies | None,
-    missing: Missing | None,
-    validate: bool,
-    memory: Memory = "high",
-    all_groups: pl.DataFrame | None = None,
-    dialect: str = "polars-rank",
-    subtopic: str = "subtopic",
-    judged_only: bool = False,
-    unjudged: Unjudged = "low",
-    unjudged_grade: float | None = None,
-    bounds: bool = False,
-) -> PerQuery:
+def per_query_values(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSpec, *,
+                     all_groups: pl.DataFrame | None = None) -> PerQuery:
     """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
 
     The one code path behind :func:`evaluate` and the distributed front ends
     (:mod:`polars_rank.spark`, :mod:`polars_rank.dask`), which call it on each piece
     of data holding every run and qrels row of its queries, so local and distributed
-    numbers cannot drift. It checks the arguments and columns (the front ends call it
-    on empty frames with their schemas to raise those errors on the driver), validates
-    the data (raising :class:`~polars_rank.InvalidDataError`), and returns the
-    per-query values (not sorted) with the unjudged-query summaries, without warning.
+    numbers cannot drift. It checks the columns (the front ends call it on empty
+    frames with their schemas to raise those errors on the driver), validates the
+    data (raising :class:`~polars_rank.InvalidDataError`), and returns the per-query
+    values (not sorted) with the unjudged-query summaries, without warning.
     ``all_groups``: the ``group_by`` combinations of the whole run's retrieved rows,
     for ``missing="zero"`` when the piece holds only part of the run (default: the
-    piece's own). ``unjudged``, ``unjudged_grade``, ``bounds``: see
-    :mod:`~polars_rank._evaluation.unjudged`.
+    piece's own).
 
-    The dialect is resolved here, once (:func:`polars_rank.registry.convention`): the
-    metrics are evaluated once per (tie policy, queries averaged) they need (once,
-    unless the dialect ranks or averages metrics apart, as ``"ir_measures"``'
-    providers rank), each pass validating the data, and their per-query values
-    joined (a metric is null on a query another metric's queries have and its own
-    lack).
+    The metrics are evaluated once per (tie policy, queries averaged) the spec's
+    dialect gives them (:meth:`EvaluationSpec.passes`: once, unless the dialect ranks
+    or averages metrics apart, as ``"ir_measures"``' providers rank), each pass
+    validating the data, and their per-query values joined (a metric is null on a
+    query another metric's queries have and its own lack).
     """
-    chosen = convention(dialect, ties=ties, missing=missing)
-    named = with_policy(metric_list(metrics, dialect, judged_only=judged_only), unjudged,
-                        unjudged_grade, bounds=bounds)
-    run, qrels = inputs(run, qrels, query=query, doc=doc, score=score, rel=rel)
+    run, qrels = inputs(run, qrels, spec)
+    if spec.memory == "high" and any(isinstance(f, pl.LazyFrame) for f in (run, qrels)):
+        run, qrels = read_once(run, qrels, spec)
     parts = []
-    for (policy, queries), group in chosen.passes(named).items():
-        parts.append(evaluate_variants(
-            group, run, qrels, _per_query_named, query=query, doc=doc, score=score, rel=rel,
-            group_by=group_by, ties=policy, missing=queries, validate=validate,
-            memory=memory, all_groups=all_groups, subtopic=subtopic, chosen=chosen))
+    for (policy, queries), group in spec.passes().items():
+        def one(named: list[tuple[str, Metric]], run: FrameLike, qrels: FrameLike | None, *,
+                high: bool, policy: str = policy, queries: str = queries,
+                ) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]:
+            # high: the relabelled run of unjudged="high", already checked and carrying
+            # its labels; its absent queries are the main variant's
+            return _per_query_named(named, run, qrels, spec, ties=policy,
+                                    missing="skip" if high else queries,
+                                    validate=spec.validate and not high,
+                                    all_groups=None if high else all_groups)
+        parts.append(evaluate_variants(group, run, qrels, one))
     frame, options, summaries = parts[0]  # the unjudged queries: the same in every part
     if len(parts) > 1:
         keys = options.keys
         for other, _, _ in parts[1:]:
             frame = frame.join(other, on=keys, how="full", coalesce=True, nulls_equal=True)
+        named = list(spec.named)
         frame = frame.select(*keys, *(name for name, _ in named)).sort(keys, nulls_last=False)
-        options = replace(options, named=named, absent=chosen.absent(named))
+        options = replace(options, named=named, absent=spec.convention.absent(named))
     return PerQuery(frame, options, summaries)
 
 
 def _per_query_named(
     named: list[tuple[str, Metric]],
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame | None,
+    run: FrameLike,
+    qrels: FrameLike | None,
+    spec: EvaluationSpec,
     *,
-    query: str,
-    doc: str,
-    score: str,
-    rel: str,
-    group_by: str | Sequence[str] | None,
     ties: str,
     missing: str,
     validate: bool,
-    memory: str,
     all_groups: pl.DataFrame | None,
-    subtopic: str,
-    chosen: Convention,
 ) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]:
-    """:func:`per_query_values` for metrics already parsed and named: one data variant."""
+    """:func:`per_query_values` of one pass (tie policy, queries) on one data variant."""
     options, lazy_run, lazy_qrels = check_arguments(
-        run, qrels, named, query=query, doc=doc, score=score, rel=rel, group_by=group_by,
-        ties=ties, missing=missing, validate=validate, memory=memory,
-        all_groups=all_groups, subtopic=subtopic, absent=chosen.absent(named),
+        run, qrels, named, spec, ties=ties, missing=missing, validate=validate,
+        all_groups=all_groups, absent=spec.convention.absent(named),
     )
     unjudged: list[pl.DataFrame] = []
-    if memory == "low":
+    if spec.memory == "low":
         frame = _bucketed(lazy_run, lazy_qrels, options, unjudged)
     else:
         frame = _evaluated(lazy_run, lazy_qrels, options, unjudged)

@@ -19,7 +19,7 @@ from polars_rank.registry import Metric
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._evaluation.options import Missing
+    from polars_rank._evaluation.spec import Missing
 
 __all__ = ["tie_spread", "TIED_WARNING_SHARE"]
 

@@ -18,50 +18,23 @@ among its judged rows under ``"condensed"`` (:func:`condensed_ranks`).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import polars as pl
 
 from polars_rank._condensed import judged_only_ranking
 from polars_rank._evaluation.judged_frame import rank_columns
-from polars_rank._unjudged import HIGH, LOW, check_unjudged
+from polars_rank._evaluation.spec import under_policy
+from polars_rank._unjudged import HIGH, LOW
 from polars_rank.registry import UNJUDGED_GRADE, UNJUDGED_POLICY, Metric
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from polars_rank._evaluation.options import Frame, Options
 
-    from polars_rank._evaluation.options import Options
-
-__all__ = ["with_policy", "evaluate_variants", "high_run", "condensed_ranks"]
+__all__ = ["evaluate_variants", "high_run", "condensed_ranks"]
 
 _TOP = "__polars_rank_top_label"
 _TWIN = "__polars_rank_low_twin_"
-
-
-def with_policy(named: list[tuple[str, Metric]], unjudged: str, grade: float | None, *,
-                bounds: bool) -> list[tuple[str, Metric]]:
-    """Every metric under ``unjudged`` (a metric string's own option wins).
-
-    ``bounds``: ``<name>_low`` and ``<name>_high`` beside each ``<name>``.
-    """
-    check_unjudged(unjudged, grade, bounds)
-    given = {UNJUDGED_POLICY.name: unjudged}
-    if grade is not None:
-        given[UNJUDGED_GRADE.name] = grade  # type: ignore[assignment]
-    out = []
-    for name, m in named:
-        metric = m
-        if unjudged != "low" or grade is not None:
-            metric = Metric(m.definition, m.k, {**given, **m.options})
-        out.append((name, metric))
-        if bounds:
-            out += [(f"{name}_{LOW}", _policy(metric, LOW)), (f"{name}_{HIGH}",
-                                                             _policy(metric, HIGH))]
-    return out
-
-
-def _policy(metric: Metric, unjudged: str) -> Metric:
-    return Metric(metric.definition, metric.k, {**metric.options, UNJUDGED_POLICY.name: unjudged})
 
 
 def _is_high(metric: Metric) -> bool:
@@ -73,16 +46,22 @@ def _grade(metric: Metric) -> float | None:
     return None if grade is None else float(grade)
 
 
+class OneVariant(Protocol):
+    """The pipeline on one data variant: ``high`` for the relabelled run of ``"high"``."""
+
+    def __call__(self, named: list[tuple[str, Metric]], run: Frame, qrels: Frame | None, *,
+                 high: bool) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]: ...
+
+
 def evaluate_variants(
     named: list[tuple[str, Metric]],
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame | None,
-    evaluate: Callable[..., tuple[pl.LazyFrame, Options, list[pl.DataFrame]]],
-    **kwargs: Any,
+    run: Frame,
+    qrels: Frame | None,
+    evaluate: OneVariant,
 ) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]:
     """The per-query values of ``named``: one evaluation per data variant, joined.
 
-    ``evaluate(named, run, qrels, **kwargs)`` is the pipeline on one variant. Metrics
+    ``evaluate(named, run, qrels, high=...)`` is the pipeline on one variant. Metrics
     asked twice (``<name>`` and ``<name>_low``) are computed once.
     """
     distinct: dict[Metric, str] = {}
@@ -99,12 +78,12 @@ def evaluate_variants(
             highs.setdefault(_grade(m), []).append((name, m))
     twins: dict[str, str] = {}  # high column -> its low twin's column (lists not retrieved)
     for i, (name, m) in enumerate(v for group in highs.values() for v in group):
-        low = _policy(m, LOW)
+        low = under_policy(m, LOW)
         if low not in distinct:
             distinct[low] = f"{_TWIN}{i}"
             main.append((distinct[low], low))
         twins[name] = distinct[low]
-    frame, options, unjudged = evaluate(main, run, qrels, **kwargs)
+    frame, options, unjudged = evaluate(main, run, qrels, high=False)
     keys = options.keys
     for grade, group in highs.items():
         stripped = [(name, Metric(m.definition, m.k,
@@ -112,8 +91,7 @@ def evaluate_variants(
                                    if k not in (UNJUDGED_POLICY.name, UNJUDGED_GRADE.name)}))
                     for name, m in group]
         high, _, _ = evaluate(stripped, high_run(run, qrels, options, grade), None,
-                              **{**kwargs, "validate": False, "missing": "skip",
-                                 "all_groups": None})
+                              high=True)
         frame = frame.join(high.select(*keys, pl.lit(True).alias(_TOP),
                                        *(pl.col(n).alias(f"{n}{_TOP}") for n, _ in group)),
                            on=keys, how="left", nulls_equal=True)

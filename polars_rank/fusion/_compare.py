@@ -15,7 +15,7 @@ from polars_rank.fusion._runs import Runs
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from polars_rank._evaluation.options import EvalTies, Missing
+    from polars_rank._evaluation.spec import EvalTies, Missing
     from polars_rank._frames import FrameLike
     from polars_rank.fusion._fuse import FusionMethod
     from polars_rank.fusion._runs import Norm

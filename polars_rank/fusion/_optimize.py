@@ -25,7 +25,7 @@ from polars_rank.fusion._runs import Runs, check_norm, normalized, positions
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from polars_rank._evaluation.options import EvalTies
+    from polars_rank._evaluation.spec import EvalTies
     from polars_rank._frames import FrameLike
     from polars_rank.fusion._runs import Norm
 
