@@ -411,14 +411,13 @@ def test_the_command_line_reads_the_subtopics(tmp_path: Path,
 def test_spark_and_dask_say_they_cannot() -> None:
     """The distributed front ends check their arguments on the driver (make_plan)."""
     from polars_rank._distributed import make_plan
+    from polars_rank._evaluation.spec import resolve
 
     q, r = frames(*diversity_case(1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(NotImplementedError, match="not computed on Spark or Dask"):
-            make_plan(r.clear(), q.clear(), ["alpha_nDCG@5"], query="qid", doc="docid",
-                      score="score", rel="rel", group_by=None, ties="trec_eval",
-                      missing="skip", validate=True)
+            make_plan(r.clear(), q.clear(), resolve(["alpha_nDCG@5"], ties="trec_eval"))
 
 
 def test_empty_inputs() -> None:

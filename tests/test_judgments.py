@@ -581,15 +581,14 @@ def test_pieces_of_the_distributed_front_ends() -> None:
     """Spark and Dask evaluate pieces through evaluate()'s own path: infAP reads the
     pool there too; a string per query is refused on the driver."""
     from polars_rank._distributed import SIDE, UNJUDGED, evaluate_piece, make_plan
+    from polars_rank._evaluation.spec import resolve
 
     run = pl.DataFrame({"qid": ["q1"] * 4, "docid": ["a", "b", "c", "d"],
                         "score": [4.0, 3.0, 2.0, 1.0]})
     qrels = pl.DataFrame({"qid": ["q1"] * 3, "docid": ["a", "b", "d"], "rel": [1, None, 1]})
-    options = {"query": "qid", "doc": "docid", "score": "score", "rel": "rel",
-               "group_by": None, "ties": "trec_eval", "missing": "skip", "validate": True}
     with pytest.raises(ValueError, match="relstring: a string per query"):
-        make_plan(run.clear(), qrels.clear(), ["infAP", "relstring"], **options)  # type: ignore[arg-type]
-    plan = make_plan(run.clear(), qrels.clear(), ["infAP"], **options)  # type: ignore[arg-type]
+        make_plan(run.clear(), qrels.clear(), resolve(["infAP", "relstring"], missing="skip"))
+    plan = make_plan(run.clear(), qrels.clear(), resolve(["infAP"], missing="skip"))
     piece = pl.concat([run.with_columns(pl.lit(False).alias(SIDE)),
                        qrels.with_columns(pl.lit(True).alias(SIDE))], how="diagonal")
     out = evaluate_piece(piece, plan).filter(pl.col(UNJUDGED).is_null())
