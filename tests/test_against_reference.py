@@ -488,7 +488,7 @@ def pinned(test: Callable[..., None]) -> Callable[..., None]:
 
 # ---------------------------------------------------------------------------- tests
 @pytest.mark.parametrize("name", list(METRICS))
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_metric_matches_reference(name: str, rows: list[Row], params: Params) -> None:
@@ -508,7 +508,7 @@ def test_every_public_metric_is_covered() -> None:
     assert public == set(METRICS) - set(VARIANTS)
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_ascending_rank_column_equals_score(rows: list[Row], params: Params) -> None:
@@ -527,7 +527,7 @@ def test_ascending_rank_column_equals_score(rows: list[Row], params: Params) -> 
         assert same(by_rank[name], expected), (name, by_rank[name], expected)
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_row_order_ranking(rows: list[Row], params: Params) -> None:
@@ -559,7 +559,7 @@ def _key_order(values: list[float | int | None], descending: bool) -> list[int]:
     return present + [i for i, v in enumerate(values) if v is None]
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     rows=st.lists(st.tuples(labels_st, scores_st, secondary_st, secondary_st), max_size=12),
     params=params_st,
@@ -660,7 +660,7 @@ queries_st = st.lists(st.tuples(st.integers(0, 3), labels_st, scores_st), max_si
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(rows=queries_st, params=params_st)
 def test_namespace_equals_function(
     family: str, rows: list[tuple[int, Label, float | None]], params: Params
@@ -701,7 +701,7 @@ def positioned(rows: list[Row], params: Params, *, sparse: bool) -> pl.DataFrame
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["every row", "judged rows"])
 @pytest.mark.parametrize("name", list(METRICS))
-@settings(max_examples=examples(50), deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_positions_mode_matches_reference(name: str, sparse: bool, rows: list[Row],

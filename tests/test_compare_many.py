@@ -188,11 +188,11 @@ def test_null_rejection_rates_of_every_test_and_correction(
     rejects at alpha (the sign test, discrete, at most); Holm, Holm-Šidák, Bonferroni and
     BH (whose FDR is the family-wise rate when every null is true) keep the chance of
     any rejection in an experiment at most alpha; Tukey's HSD holds it at about alpha.
-    Within 4 binomial standard errors over 400 experiments (Tukey: 200)."""
+    Within 4 binomial standard errors over 400 experiments (Tukey: 100)."""
     if test == "tukey" and correction is not None:
         pytest.skip("Tukey's HSD is its own correction")
     # scipy's Tukey HSD integrates the studentized range per experiment: fewer of them
-    n_sims, alpha = (200 if test == "tukey" else 400), 0.1
+    n_sims, alpha = (100 if test == "tukey" else 400), 0.1
     df = simulated(n_sims, 30, lift=0.0, paired=paired, arms=("A", "B", "C"),
                    seed=CORRECTIONS.index(correction) + 7 * len(test))
     kwargs = {} if test == "tukey" else {"correction": correction}

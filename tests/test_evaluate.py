@@ -49,7 +49,7 @@ MEASURES = {
     "success.1",
 }
 SETTINGS = settings(
-    max_examples=examples(60),
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

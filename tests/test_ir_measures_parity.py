@@ -304,7 +304,7 @@ IN_CHILD = [s for s in ALL_SPECS if in_child(ir_measures.parse_measure(s))]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", IN_PROCESS)
-@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_per_query_values_equal_ir_measures(spec: str, data: st.DataObject) -> None:
     run, qrels = data.draw(collections(positive_scores=provider(spec) == "compat"))
@@ -314,7 +314,7 @@ def test_per_query_values_equal_ir_measures(spec: str, data: st.DataObject) -> N
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", IN_CHILD)
-@settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_pytrec_eval_ndcg_equals_ir_measures(spec: str, data: st.DataObject) -> None:
     """pytrec_eval's nDCG, which ir_measures computes in a child process (a second

@@ -250,7 +250,7 @@ def test_metric_table_is_complete() -> None:
 
 
 # ---------------------------------------------------------------------------- bounds
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(rows=rows_st(), params=params_st)
 def test_normalised_metrics_are_in_unit_interval(rows: Rows, params: Params) -> None:
     df = rows.frame()
@@ -275,7 +275,7 @@ def test_normalised_metrics_are_in_unit_interval(rows: Rows, params: Params) -> 
 
 
 # ---------------------------------------------------------------------------- perfect ranking
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(rows=rows_st(perfect=True), params=params_st)
 def test_perfect_ranking_scores_one(rows: Rows, params: Params) -> None:
     """Score = label, every judged row retrieved (ties only among equal labels)."""
@@ -304,7 +304,7 @@ def test_perfect_ranking_scores_one(rows: Rows, params: Params) -> None:
             assert close(row["hit_rate"], 1.0), row
 
 
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(
     pair=shuffled_st(perfect=True),
     k=st.sampled_from([None, 1, 2, 3, 5, 20]),
@@ -323,7 +323,7 @@ def test_perfect_ranking_ignores_row_order(
 
 
 # ---------------------------------------------------------------------------- invariance
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(pair=shuffled_st(distinct=True), params=params_st)
 def test_row_order_is_irrelevant_without_ties(pair: tuple[Rows, Rows], params: Params) -> None:
     before, after = (rows.frame() for rows in pair)
@@ -341,7 +341,7 @@ def test_row_order_is_irrelevant_without_ties(pair: tuple[Rows, Rows], params: P
         assert close(a[name], b[name]), (name, a[name], b[name])
 
 
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(rows=rows_st(), params=params_st)
 def test_query_mean_is_mean_of_per_query_values(rows: Rows, params: Params) -> None:
     df = rows.frame()
@@ -353,7 +353,7 @@ def test_query_mean_is_mean_of_per_query_values(rows: Rows, params: Params) -> N
         assert close(mean[name], expected), (name, mean[name], expected)
 
 
-@settings(max_examples=examples(10), deadline=None)
+@settings(max_examples=examples(5), deadline=None)
 @given(rows=rows_st(), params=params_st, data=st.data())
 def test_query_mean_within_groups_and_windows(
     rows: Rows, params: Params, data: st.DataObject
@@ -378,7 +378,7 @@ def test_query_mean_within_groups_and_windows(
             assert close(row[name], row[f"{name}_group"]), (name, row)
 
 
-@settings(max_examples=examples(12), deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(rows=rows_st(), params=params_st, data=st.data())
 def test_relabelled_query_ids_change_nothing(
     rows: Rows, params: Params, data: st.DataObject
@@ -407,7 +407,7 @@ def test_relabelled_query_ids_change_nothing(
 KS = list(range(1, 13))
 
 
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(
     rows=rows_st(),
     gain=st.sampled_from(["exponential", "linear"]),
@@ -439,7 +439,7 @@ TIE_SENSITIVE = ["ndcg", "average_precision", "reciprocal_rank", "precision", "r
 
 
 @pytest.mark.parametrize("query", [None, "qid"])
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(rows=rows_st(), params=params_st)
 def test_optimistic_is_at_least_pessimistic(query: str | None, rows: Rows, params: Params) -> None:
     df = rows.frame()

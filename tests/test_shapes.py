@@ -71,7 +71,7 @@ def per_query(run: pl.DataFrame, qrels: pl.DataFrame, specs: list[str],
 
 @pytest.mark.slow
 @pytest.mark.parametrize("ties", TIES)
-@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), text_ids=st.booleans())
 def test_lists_with_scores_give_the_row_numbers(ties: str, case: tuple[pl.DataFrame, pl.DataFrame],
                                                 text_ids: bool) -> None:
@@ -94,7 +94,7 @@ def test_lists_with_scores_give_the_row_numbers(ties: str, case: tuple[pl.DataFr
 
 
 @pytest.mark.slow
-@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 def test_lists_in_rank_order_give_the_row_numbers(case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     """Without scores the list order ranks: the row shape with the positions as scores."""

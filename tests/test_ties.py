@@ -117,7 +117,7 @@ PINNED = [
 ]
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(rows=rows_st, params=params_st)
 @example(rows=PINNED[0][0], params=PINNED[0][1])
 @example(rows=PINNED[1][0], params=PINNED[1][1])
@@ -131,7 +131,7 @@ def test_expected_is_the_mean_over_tie_orderings(rows: list[Row], params: Params
         assert math.isclose(got[name], want, rel_tol=TOL, abs_tol=TOL), (name, got[name], want)
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(rows=rows_st, params=params_st)
 def test_expected_lies_between_the_bounds(rows: list[Row], params: Params) -> None:
     best = select(rows, params, "optimistic", EXPECTED_METRICS)
@@ -142,7 +142,7 @@ def test_expected_lies_between_the_bounds(rows: list[Row], params: Params) -> No
         assert high[name] + TOL >= mean[name] >= low[name] - TOL, name
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     rows=st.lists(st.tuples(labels_st, st.one_of(st.none(), st.floats(-5, 5))), max_size=8,
                   unique_by=lambda row: row[1] if row[1] is not None else object()),
@@ -205,7 +205,7 @@ def test_expected_needs_a_ranking_key() -> None:
 @pytest.mark.parametrize("ties", ["first", "optimistic", "pessimistic", "expected"])
 # few examples: whether two keys of one name build a struct does not depend on the rows
 # (each example evaluates every metric four times: 2.5 s each on CI's machine)
-@settings(max_examples=examples(6), deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(rows=rows_st, params=params_st, descending=st.booleans())
 def test_keys_sharing_a_name(rows: list[Row], params: Params, ties: str,
                              descending: bool) -> None:
@@ -315,7 +315,7 @@ def experiment_frame(queries: list[list[Row]]) -> pl.DataFrame:
 @pytest.mark.parametrize("name", [
     pytest.param(name, marks=[needs_polars_2] if name in NEEDS_POLARS_2 else [])
     for name in sorted(CASCADE)])
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(queries=st.lists(st.lists(st.tuples(labels_st, scores_st), min_size=1, max_size=8),
                        min_size=1, max_size=4), params=params_st)
 @example(queries=[PINNED[0][0], PINNED[1][0]], params=PINNED[0][1])
@@ -413,7 +413,7 @@ def expected_err_by_recurrence(groups: list[list[Label]], k: int | None) -> floa
     return total
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(case=trec_case(), arms=st.booleans())
 def test_evaluate_expected_fast_path_equals_the_expressions(
     case: tuple[dict, dict], arms: bool
@@ -457,7 +457,7 @@ def test_evaluate_expected_fast_path_equals_the_expressions(
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["every row", "judged rows"])
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(rows=rows_st, params=params_st)
 @example(rows=PINNED[0][0], params=PINNED[0][1])
 @example(rows=PINNED[1][0], params=PINNED[1][1])
@@ -513,7 +513,7 @@ BOUNDED = {name: fns for name, fns in {**METRICS, **GAIN_TABLES}.items()
            if name not in NOT_BOUNDED | NOT_MONOTONE | NOT_RELEVANCE_ORDERED | {"auc"}}
 
 
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(rows=st.lists(st.tuples(st.sampled_from([None, 0, 1, 2, 3, 1.5]), scores_st), max_size=6),
        params=params_st)
 @example(rows=[(0, 1.0), (None, 1.0), (3, 1.0), (2, 1.0)], params=Params(k=2))  # {0: -1, 2: 9}
@@ -557,7 +557,7 @@ def default_policy(name: str, params: Params) -> str | None:
     return "expected"
 
 
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(rows=rows_st, params=params_st, seed=st.integers(0, 2**16))
 @example(rows=PINNED[0][0], params=PINNED[0][1], seed=1)
 @example(rows=PINNED[2][0], params=PINNED[2][1], seed=2)
@@ -629,7 +629,7 @@ def test_an_explicit_expected_still_raises_without_a_closed_form() -> None:
         pr.relstring("rel", by="score")
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(seed=st.integers(0, 2**16))
 def test_the_cards_one_liner_ignores_row_order(seed: int) -> None:
     """The README's forms on a run with tied scores, shuffled: one number, bit for bit."""

@@ -96,7 +96,7 @@ def value(frame: pl.DataFrame, spec: str, **kwargs: object) -> object:
 
 
 @pytest.mark.parametrize("spec", PLAIN)
-@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frame=frames())
 def test_every_policy_is_the_metric_on_the_rewritten_data(spec: str,
                                                           frame: pl.DataFrame) -> None:
@@ -172,7 +172,7 @@ def by_query(frame: pl.DataFrame, column: str) -> dict[object, object]:
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "expected"])
-@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=cases())
 def test_evaluate_bounds_are_evaluate_on_the_judged_qrels(
         ties: str, data: tuple[pl.DataFrame, pl.DataFrame]) -> None:
@@ -244,7 +244,7 @@ MONOTONE = [s for s in PLAIN if parse_metric(s).definition.name not in NOT_MONOT
 
 
 @pytest.mark.parametrize("spec", MONOTONE)
-@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frame=frames(), seed=st.integers(0, 99))
 def test_low_value_high(spec: str, frame: pl.DataFrame, seed: int) -> None:
     # a query without a judged row is no query of a query= mean (trec_eval: no qrels
