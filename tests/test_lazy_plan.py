@@ -115,3 +115,17 @@ def test_judgment_group_qrels_are_read_once(validate: bool) -> None:
     assert (run.reads, qrels.reads) == (1, 1)
     assert_frame_equal(out.collect(), want)
     assert (run.reads, qrels.reads) == (1, 1)
+
+
+@pytest.mark.parametrize("side", ["run", "qrels"])
+def test_a_missing_column_is_named_with_the_inputs_columns(side: str) -> None:
+    """The error lists the input's columns, not those of the one read's projection."""
+    run = RUN.rename({"score": "scores"}) if side == "run" else RUN
+    qrels = QRELS.rename({"rel": "label"}) if side == "qrels" else QRELS
+    messages = []
+    for r, q in ((run, qrels), (run.lazy(), qrels.lazy())):
+        with pytest.raises(pr.InvalidDataError) as error:
+            pr.evaluate(r, q, ["map"], group_by="arm")
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+    assert ("scores" if side == "run" else "label") in messages[1]

@@ -191,24 +191,30 @@ def inputs(run: Any, qrels: Any, spec: EvaluationSpec) -> tuple[Frame, Frame | N
 
 
 def read_once(run: Frame, qrels: Frame | None,
-              spec: EvaluationSpec) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+              spec: EvaluationSpec) -> tuple[Frame, Frame | None]:
     """The inputs in memory, each read once, with the columns an evaluation reads.
 
     The checks of the data and the ranking need every row before any metric; reading a
     LazyFrame here once (both inputs in one ``collect_all``, the columns projected, so
     a Parquet scan reads only those) is the evaluation's one pass over the data, and
     every later step (each tie-policy pass, each ``unjudged`` variant, the absent
-    queries of ``missing="zero"``) reads memory. A column the spec names that the
-    input lacks is left to :func:`check_arguments`' error.
+    queries of ``missing="zero"``) reads memory. Inputs lacking a column the spec
+    needs come back as they are: :func:`check_arguments`' error then lists their
+    columns, not the projection's.
     """
     run_schema = run.collect_schema()
-    wanted = [*spec.groups, spec.query, spec.score, spec.doc,
-              *([spec.rel] if qrels is None else [])]
+    needed = [*spec.groups, spec.query, spec.score,
+              *([spec.doc] if qrels is not None else [spec.rel])]
+    wanted = [*needed, spec.doc]
     frames = [run.lazy().select([c for c in dict.fromkeys(wanted) if c in run_schema])]
+    complete = all(c in run_schema for c in needed)
     if qrels is not None:
         qrels_schema = qrels.collect_schema()
+        complete = complete and all(c in qrels_schema for c in (spec.query, spec.doc, spec.rel))
         judged = [spec.query, spec.doc, spec.rel, spec.subtopic, spec.judgment_group]
         frames.append(qrels.lazy().select([c for c in judged if c in qrels_schema]))
+    if not complete:
+        return run, qrels
     read = pl.collect_all(frames)
     return read[0], (read[1] if qrels is not None else None)
 
