@@ -325,12 +325,7 @@ class Ranked:
         values in list order instead of the rows' when the mask comes from a per-list
         expression: a ``rank()`` (``unjudged="condensed"`` re-ranks ``rank=`` with one;
         a user's ``rank=pl.col("s").rank()`` or ``by=``) or an ``is_duplicated()``.
-        On Polars 2.1 it costs nothing measurable: with one thread, 2M rows in 100k
-        interleaved lists, ``group_by(q).agg(when(flag).then(NaN).otherwise(sum))``
-        took 0.19-0.33 s with either (medians of 21 runs, within 0.02 s of each other,
-        either ahead), and the 5-metric battery (nDCG@10, AP, P@10, RR, R@10; by=,
-        rank=, condensed; group_by, query=, over) at 1M rows moved -4% to +9% in
-        medians, +-7% in minima, both ways: the noise of a shared machine.
+        It costs nothing measurable (docs/performance.md, "Behind the code").
         """
         if self.checked and not extra:
             return pl.lit(False)
@@ -492,8 +487,8 @@ class Ranked:
         """Ranks 1..min(n, k) of the context's rows (the ideal ordering).
 
         With a cutoff, the first min(n, k) of a literal 1..k: in a ``group_by`` or
-        window, ``int_range`` builds a range per list (0.065 s for 100k lists, where
-        the slice of the literal took 0.010 s).
+        window, ``int_range`` builds a range per list, several times slower
+        (docs/performance.md, "Behind the code").
         """
         if k is not None and k <= _RANK_TABLE_MAX:
             return pl.lit(_rank_table(k)).head(Ranked.depth(k))

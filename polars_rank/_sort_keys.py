@@ -54,13 +54,10 @@ def sort_by(values: pl.Expr, keys: list[pl.Expr], descending: list[bool]) -> pl.
 
     Several keys sorted in one direction become one struct key. In a ``group_by`` or
     window context, a sort by a list of keys slows down with the number of chunks the
-    frame comes in (the streaming engine's morsels; a single key does not). Sorting
-    [score, docid] in the 100k windows of a 10M-row frame of 165 chunks took 1.55 s
-    as a list of keys and 0.98 s as a struct (rechunked: 0.95 and 0.88 s); in the 7k
-    windows of 7M rows, 0.98 and 0.39 s. The five-metric battery over 2M rows (in
-    memory): 22-29% faster in a ``group_by`` with lists of 100-1000 rows, 4-8% slower
-    with lists of 10 rows, and 1.8x slower for one list of all 2M rows in a
-    ``select``: metrics are mostly evaluated per group (:func:`_nulls_last_struct`).
+    frame comes in (the streaming engine's morsels; a single key does not). A struct
+    key is faster in the ``group_by`` and windows metrics mostly run in, slower in
+    one ``select`` over one long list (docs/performance.md, "Behind the code";
+    :func:`_nulls_last_struct`).
     """
     if len(keys) < 2 or len(set(descending)) > 1:
         return values.sort_by(keys, descending=descending, nulls_last=True,

@@ -122,8 +122,8 @@ def sampled_correction(metric: SampledMetric, k: int | None = None, *, n_items: 
     (Krichene & Rendle, KDD 2020; the estimators and the model in
     :mod:`polars_rank.sampled`). ``"bias_variance"`` and ``"minimal_bias"`` sum
     exactly over the n full ranks: :math:`A^\top P A` depends on (i, j) through
-    i + j only, so it costs 2m + 1 sums over the n ranks (n = 10^6, m = 100: about
-    10 s, once per parameter set: the table is cached). Needs NumPy (and SciPy for
+    i + j only, so it costs 2m + 1 sums over the n ranks, once per parameter set (the
+    table is cached; docs/performance.md, "Behind the code"). Needs NumPy (and SciPy for
     ``"minimal_bias"``; ``polars-rank[stats]``).
 
     Parameters

@@ -121,9 +121,8 @@ def check_data(
     # a query in several groups: (pair counts beside, lists and queries with the rest)
     spread = [] if doc is None or not groups else [_distinct_count(run, pair)]
     spans = [] if not spread else [lists.select(pl.len(), pl.col(query).n_unique())]
-    # the hash counts run about twice as fast on the in-memory engine as on the
-    # streaming one (Polars 2.1: 0.14 s against 0.31 s for 7M rows); the rest the
-    # other way round
+    # the hash counts run faster on the in-memory engine, the rest on the streaming
+    # one (docs/performance.md, "Behind the code")
     counted = [_distinct_count(f, key) for _, f, key, _, _ in duplicates]
     beside = pl.collect_all([*counted, *spread, *beside_counts], engine="in-memory")
     counts = beside[: len(counted)]

@@ -57,8 +57,8 @@ def with_list_ends(rows: pl.LazyFrame, lists: pl.LazyFrame, o: Options, *,
     ``rows`` has a qrels line (or a label, without qrels) and no end row has: that is
     ``POOLED``, added when a metric reads it (``o.needs_pooled``). Then the
     rows sorted by list, so that each list is a slice of the frame (a ``group_by``
-    on a column Polars knows is sorted slices instead of gathering: 0.42 against
-    0.30 s for 100k lists), and by rank within it.
+    on a column Polars knows is sorted slices instead of gathering; docs/performance.md,
+    "Behind the code"), and by rank within it.
 
     The ranks by a metric's gain (:attr:`Options.gain_ranks`) put the last retrieved
     row elsewhere than ``RANK`` may: the end row is there when any ranking misses

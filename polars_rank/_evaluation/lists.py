@@ -91,8 +91,8 @@ def _category_lists(anchor: pl.Series, run: pl.DataFrame, key: str) -> pl.DataFr
     """The lists of one string query column numbered by the codes of ``anchor``'s type.
 
     Code i is the i-th category (those of this one cast, all of them in the run), and
-    a null query id is number 2**32 - 1: no pass over the rows (``arg_unique`` over
-    10M numbers took 0.08 s). ``anchor``, an empty Series of the categorical type,
+    a null query id is number 2**32 - 1: no pass over the rows (docs/performance.md,
+    "Behind the code"). ``anchor``, an empty Series of the categorical type,
     keeps the names alive (:func:`list_code`).
     """
     dtype = anchor.dtype
@@ -113,8 +113,9 @@ def _grouped_code(frame: pl.LazyFrame,
 
     With the numbers, their lists: one row (``LIST``, keys...) per block.
 
-    A block is a run of consecutive rows with equal keys (``rle_id``: 0.05 s for 10M
-    rows, where a categorical cast of the query ids takes 0.25 s). The blocks are the
+    A block is a run of consecutive rows with equal keys (``rle_id``, several times
+    cheaper than a categorical cast of the ids: docs/performance.md, "Behind the
+    code"). The blocks are the
     lists when no two blocks share their keys, checked on the first row of each.
     Blocks averaging fewer than 4 rows, in the first 2**16 rows or in all, mean the
     rows are not grouped: ``None`` without checking.

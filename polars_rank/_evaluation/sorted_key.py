@@ -140,9 +140,8 @@ def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options
     sorted keys), not a group_by on the id strings.
     """
     query, rel, keys = o.query, o.rel, o.keys
-    # the numbers collected before the key: one plan of both took 0.36 s for 10M
-    # rows against 0.25 s for two (Polars 2.1, medians of 9); the whole evaluate()
-    # 2.16 against 2.21 s (fresh processes, medians of 9), 1M rows unchanged
+    # the numbers collected before the key: two plans are faster than one
+    # (docs/performance.md, "Behind the code")
     numbered = run.with_columns(code.code.alias(LIST)).collect().lazy()
     run_df = numbered.with_columns(
         _sort_key(pl.col(LIST), o.score).alias(_KEY)).with_row_index(_ORDER).collect()

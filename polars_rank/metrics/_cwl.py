@@ -92,7 +92,7 @@ class GainRows:
     (``list.eval``, where every name is a cheap slice of ``pl.element()``). Spelled
     out as one expression, INST named the sorted gains some hundred times, and a
     ``group_by`` (where Polars does not share sub-expressions) sorted the list each
-    time: 160 ms for a 6-row list, against about 2 ms this way. The fields are
+    time (docs/performance.md, "Behind the code"). The fields are
     concatenated in one Float64 list, not a list of structs: Polars 2.1 panics
     ("assertion left == right failed") on a struct imploded beside another metric of
     the same ``select`` that shares a cutoff's ranks, when it eliminates their common

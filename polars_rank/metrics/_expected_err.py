@@ -38,8 +38,8 @@ exactly (the other coefficients cancel), and the product over the rows is a sum 
 their logarithms (modulus and argument): a sum per (group, j, s) over the group's
 rows, pure Polars (no recurrence, no loop), J x N/2 x m terms for a group of n rows
 with m gaining ones (O(n^2 m) while N = n + 1, O(n^1.5 m sqrt(log n)) above; the
-recurrence e_j += q e_(j-1), O(n m), has no vectorised form). A 1,000-row tie group
-takes ~0.5 s without a cutoff and ~0.07 s at k = 20 (measured, one list).
+recurrence e_j += q e_(j-1), O(n m), has no vectorised form): docs/performance.md,
+"Behind the code", for its cost on a long tie group.
 Only the gaining rows (R > 0) are summed one by one; the
 others (q = 1, including the rows a ``rank=`` list leaves out) are one factor
 (1 + z)^(n - m). The radius rho = (j + 1/2) / (n - j + 1/2) puts the mode of

@@ -144,7 +144,7 @@ def nnrbp(
     dependent). The ideal is followed to the depth d where what it could still add,
     at most S beta^d / (1 - beta), is below 10^-12 of its value for up to 16
     subtopics (d = 45 for beta = 0.5; the expression grows with d, so beta close to
-    1 is slow to plan: ~1 s at 0.5). A list
+    1 is slow to plan: docs/performance.md, "Behind the code"). A list
     with nothing relevant scores 0, where ndeval divides 0 by 0 (NaN).
     ir_measures' ``nNRBP``; trec_eval has no diversity metric.
 

@@ -155,9 +155,8 @@ def _by_rank_then_label(gains: pl.Expr, lo: pl.Expr, *, optimistic: bool) -> pl.
     judged); one struct key of the filtered fields (or of a ``rank()``, as before)
     sorts, in the lists after one the filter shortened, rows of other lists, so
     ``evaluate()`` varied between runs with the lists' order. Canaries in
-    tests/test_workarounds.py. On Polars 2.1 the metric takes as long as with the list
-    of keys, within noise (50k lists of 5 rows: 0.64 against 0.63 s; the quadratic
-    count of discordant pairs costs more than the sorts).
+    tests/test_workarounds.py. It costs nothing measurable (docs/performance.md,
+    "Behind the code").
     """
     lo_by_gain = lo.sort_by(gains, descending=optimistic, maintain_order=True)
     return gains.sort(descending=optimistic).sort_by(lo_by_gain, maintain_order=True)
