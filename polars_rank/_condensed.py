@@ -42,7 +42,7 @@ def judged_only_ranking(rel: IntoExpr, kwargs: dict[str, Any]) -> dict[str, Any]
     judged = to_expr(rel, "rel").is_not_null()
     rank = kwargs.get("rank")
     if rank is not None:
-        if isinstance(rank, tuple) and len(rank) == 2:  # tie bounds: each block re-ranked
+        if isinstance(rank, tuple) and len(rank) == 2:  # tie spans: each block re-ranked
             first = pl.when(judged).then(to_expr(rank[0], "rank"))
             return {**kwargs, "rank": (first.rank("min"), first.rank("max"))}
         if isinstance(rank, (str, pl.Expr)):

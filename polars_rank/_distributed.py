@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._evaluation.means import warn_unjudged as warn_about
+from polars_rank._evaluation.means import warn_without_judgments as warn_about
 from polars_rank._evaluation.pipeline import per_query_values
 from polars_rank.errors import DuplicateRowsError, InvalidDataError
 
@@ -30,7 +30,7 @@ SIDE = "__polars_rank_is_qrels"
 """True on the qrels rows of a combined piece, false on the run's."""
 ORDER = "__polars_rank_row"
 """The run's row order, carried through the shuffle for ``ties="first"``."""
-UNJUDGED = "__polars_rank_unjudged"
+WITHOUT_JUDGMENTS = "__polars_rank_without_judgments"
 """Non-null on the rows naming unjudged run queries (for the driver's warning)."""
 
 # A worker's exception reaches us as text; the class name picks the class again.
@@ -144,7 +144,7 @@ def output_schema(run: pl.DataFrame, plan: Plan, casts: Sequence[str]) -> pl.Sch
     schema = {g: run.schema[g] for g in plan.groups}
     schema[plan.query] = pl.String() if plan.query in casts else run.schema[plan.query]
     schema.update(dict.fromkeys(plan.columns, pl.Float64()))
-    schema[UNJUDGED] = pl.Int64()
+    schema[WITHOUT_JUDGMENTS] = pl.Int64()
     return pl.Schema(schema)
 
 
@@ -152,7 +152,7 @@ def evaluate_piece(piece: pl.DataFrame, plan: Plan) -> pl.DataFrame:
     """Per-query values of one piece, then rows naming its unjudged queries.
 
     The result has the key columns, one Float64 column per metric and
-    :data:`UNJUDGED`: null on the per-query rows; on up to three example rows of the
+    :data:`WITHOUT_JUDGMENTS`: null on the per-query rows; on up to three example rows of the
     piece's unjudged run queries (metrics null), their count on the first, 0 on the
     others. Raises :class:`InvalidDataError` as :func:`evaluate` does.
     """
@@ -172,8 +172,9 @@ def evaluate_piece(piece: pl.DataFrame, plan: Plan) -> pl.DataFrame:
     per = plan.evaluate(run, qrels)
     values = per.frame.collect()
     keys, columns = plan.keys, list(plan.columns)
-    parts = [values.select(*keys, *columns).with_columns(pl.lit(None, pl.Int64).alias(UNJUDGED))]
-    for summary in per.unjudged:
+    parts = [values.select(*keys, *columns)
+             .with_columns(pl.lit(None, pl.Int64).alias(WITHOUT_JUDGMENTS))]
+    for summary in per.without_judgments:
         count = int(summary.item(0, 0))
         if count:
             examples = summary.select(pl.col(summary.columns[1]).explode()).unnest(
@@ -182,14 +183,14 @@ def evaluate_piece(piece: pl.DataFrame, plan: Plan) -> pl.DataFrame:
             flags = [count] + [0] * (examples.height - 1)
             parts.append(examples.with_columns(
                 *(pl.lit(None, pl.Float64).alias(c) for c in columns),
-                pl.Series(UNJUDGED, flags, pl.Int64),
+                pl.Series(WITHOUT_JUDGMENTS, flags, pl.Int64),
             ).select(parts[0].columns))
     return pl.concat(parts, how="vertical_relaxed") if len(parts) > 1 else parts[0]
 
 
-def warn_unjudged(rows: Sequence[dict[str, object]], plan: Plan) -> None:
-    """The warning :func:`evaluate` gives, from the pieces' :data:`UNJUDGED` rows."""
-    count = sum(int(row[UNJUDGED]) for row in rows)  # type: ignore[call-overload]
+def warn_without_judgments(rows: Sequence[dict[str, object]], plan: Plan) -> None:
+    """The warning :func:`evaluate` gives, from the pieces' :data:`WITHOUT_JUDGMENTS` rows."""
+    count = sum(int(row[WITHOUT_JUDGMENTS]) for row in rows)  # type: ignore[call-overload]
     examples = [{k: row[k] for k in plan.keys} for row in rows]
     summary = pl.DataFrame({"len": [count], "e": [examples]})
     warn_about([summary], plan.query, list(plan.groups))

@@ -29,7 +29,7 @@ do (``ties="trec_eval"``, the default with ``doc``).""",
     "rank": """\
 Instead of ``by``: positions from a ranking step run once for every metric,
 a column of 1-based ranks (null = not retrieved), or the pair (first, last)
-of tie bounds; see :func:`polars_rank.ranked`.""",
+of tie spans; see :func:`polars_rank.ranked`.""",
     "descending": "Sort direction, one bool or one per key of ``by``.",
     "pooled": """\
 Whether each row's document is in the judgment pool (a qrels line, maybe with a

@@ -29,7 +29,7 @@ By: TypeAlias = "str | pl.Expr | Sequence[str | pl.Expr] | None"
 Query: TypeAlias = "str | pl.Expr | Sequence[str | pl.Expr] | None"
 """Column(s) identifying a query."""
 Rank: TypeAlias = "str | pl.Expr | tuple[str | pl.Expr, str | pl.Expr] | None"
-"""Positions given by a ranking step: a column of 1-based ranks, or (first, last) tie bounds."""
+"""Positions given by a ranking step: a column of 1-based ranks, or (first, last) tie spans."""
 
 
 

@@ -217,7 +217,7 @@ class Ranked:
                 raise ValueError(msg)
             if ties != "first":
                 msg = (f"ties={ties!r} with rank=: the ranking step decides ties; for "
-                       "ties='expected' pass its tie bounds, rank=('rank', 'rank_last') "
+                       "ties='expected' pass its tie spans, rank=('rank', 'rank_last') "
                        "from polars_rank.ranked(..., ties='expected')")
                 raise ValueError(msg)
             first, last = _rank_columns(rank)
@@ -746,12 +746,12 @@ def default_ties(*, by: object, rank: object, doc: object) -> str:
 
 
 def _rank_columns(rank: Rank) -> tuple[pl.Expr, pl.Expr | None]:
-    """``rank=``: a column (positions), or a pair (first, last) of tie bounds."""
+    """``rank=``: a column (positions), or a tie span (first, last)."""
     if isinstance(rank, (str, pl.Expr)):
         return to_expr(rank, "rank"), None
     if isinstance(rank, tuple) and len(rank) == 2:
         return to_expr(rank[0], "rank"), to_expr(rank[1], "rank")
-    msg = ("rank must be a column of positions or a pair (first, last) of tie bounds, "
+    msg = ("rank must be a column of positions or a tie span (first, last), "
            f"got {rank!r}")
     raise TypeError(msg)
 

@@ -26,14 +26,14 @@ import polars as pl
 from polars_rank._distributed import (
     ORDER,
     SIDE,
-    UNJUDGED,
+    WITHOUT_JUDGMENTS,
     Plan,
     data_error,
     evaluate_piece,
     key_casts,
     make_plan,
     needs_all_groups,
-    warn_unjudged,
+    warn_without_judgments,
 )
 from polars_rank._evaluation.spec import JUDGMENT_GROUP, resolve
 from polars_rank._frames import from_pandas
@@ -183,21 +183,21 @@ def evaluate(
 
     run_keys = run_rows.select(plan.keys)
     out_schema = {**run_keys.schema, **dict.fromkeys(plan.columns, pl.Float64()),
-                  UNJUDGED: pl.Int64()}
+                  WITHOUT_JUDGMENTS: pl.Int64()}
     per = pieces.map_partitions(_evaluate_partition, plan=plan,
                                 meta=_pandas(pl.DataFrame(schema=out_schema)))
     if validate:
         per = per.persist()
         try:
-            flagged = per[per[UNJUDGED].notnull()].compute()
+            flagged = per[per[WITHOUT_JUDGMENTS].notnull()].compute()
         except Exception as error:
             invalid = data_error(error)
             if invalid is None or type(error) is type(invalid):
                 raise
             raise invalid from error
         if len(flagged):
-            warn_unjudged(flagged.to_dict("records"), plan)
-    per = per[per[UNJUDGED].isnull()].drop(columns=UNJUDGED)
+            warn_without_judgments(flagged.to_dict("records"), plan)
+    per = per[per[WITHOUT_JUDGMENTS].isnull()].drop(columns=WITHOUT_JUDGMENTS)
 
     keys = plan.keys
     if per_query:

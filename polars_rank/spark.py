@@ -22,14 +22,14 @@ import pyarrow as pa
 from polars_rank._distributed import (
     ORDER,
     SIDE,
-    UNJUDGED,
+    WITHOUT_JUDGMENTS,
     Plan,
     data_error,
     evaluate_piece,
     key_casts,
     make_plan,
     needs_all_groups,
-    warn_unjudged,
+    warn_without_judgments,
 )
 from polars_rank._evaluation.spec import JUDGMENT_GROUP, resolve
 from polars_rank._summaries import GEOMETRIC_FLOOR
@@ -194,22 +194,22 @@ def evaluate(
     schema = StructType([
         *(StructField(k, types[k], True) for k in plan.keys),
         *(StructField(c, DoubleType(), True) for c in plan.columns),
-        StructField(UNJUDGED, LongType(), True),
+        StructField(WITHOUT_JUDGMENTS, LongType(), True),
     ])
     per = combined.mapInArrow(functools.partial(_map_partition, plan=plan), schema)
 
     if validate:
         per = per.persist()
         try:
-            flagged = per.where(F.col(UNJUDGED).isNotNull()).collect()
+            flagged = per.where(F.col(WITHOUT_JUDGMENTS).isNotNull()).collect()
         except Exception as error:
             invalid = data_error(error)
             if invalid is None:
                 raise
             raise invalid from error
         if flagged:
-            warn_unjudged([row.asDict() for row in flagged], plan)
-    per = per.where(F.col(UNJUDGED).isNull()).drop(UNJUDGED)
+            warn_without_judgments([row.asDict() for row in flagged], plan)
+    per = per.where(F.col(WITHOUT_JUDGMENTS).isNull()).drop(WITHOUT_JUDGMENTS)
 
     keys = [_col(k) for k in plan.keys]
     if per_query:
@@ -274,7 +274,7 @@ def _map_partition(batches: Iterator[pa.RecordBatch], plan: Plan) -> Iterator[pa
     schema = pa.schema([
         *(pa.field(k, table.schema.field(k).type) for k in plan.keys),
         *(pa.field(c, pa.float64()) for c in plan.columns),
-        pa.field(UNJUDGED, pa.int64()),
+        pa.field(WITHOUT_JUDGMENTS, pa.int64()),
     ])
     yield from out.to_arrow().cast(schema).to_batches()
 

@@ -684,7 +684,7 @@ def test_namespace_equals_function(
 
 # ---------------------------------------------------------------------------- positions mode
 def positioned(rows: list[Row], params: Params, *, sparse: bool) -> pl.DataFrame:
-    """``frame`` with each row's position (``ties="first"``) and its score's tie bounds.
+    """``frame`` with each row's position (``ties="first"``) and its score's tie spans.
 
     ``sparse``: as :func:`polars_rank.ranked` keeps them, only the judged rows and the
     last retrieved row (positions mode reads a list's length as its largest rank).
@@ -707,7 +707,7 @@ def positioned(rows: list[Row], params: Params, *, sparse: bool) -> pl.DataFrame
 def test_positions_mode_matches_reference(name: str, sparse: bool, rows: list[Row],
                                           params: Params) -> None:
     """``rank=`` (positions from a ranking step) gives the oracle's values, also from
-    the judged rows alone; AUC reads tie bounds (a tied pair counts one half)."""
+    the judged rows alone; AUC reads tie spans (a tied pair counts one half)."""
     build, oracle = METRICS[name]
     ranking: Ranking = {"rank": ("first", "last") if name == "auc" else "pos"}
     got = positioned(rows, params, sparse=sparse).select(build(params, ranking)).item()

@@ -281,7 +281,7 @@ def test_every_registered_metric_is_covered() -> None:
 @pytest.mark.parametrize("rank", ["rank", ("lo", "hi")])
 def test_rank_correlation_from_positions_in_groups_with_an_unretrieved_list(
         rank: str | tuple[str, str]) -> None:
-    """Positions and tie bounds, lists not contiguous, one list with no retrieved row
+    """Positions and tie spans, lists not contiguous, one list with no retrieved row
     (Polars 1.36 raised or sorted other lists' rows there: tests/test_workarounds.py)."""
     frame = pl.DataFrame({
         "q": [1, 2, 3, 1, 2, 3, 1, 3, 2, 3],

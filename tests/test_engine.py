@@ -216,7 +216,7 @@ def test_every_path_gives_the_same_numbers(ties: str, case: tuple[pl.DataFrame, 
         lists = pr.ranked(run, qrels, ties=ties)  # type: ignore[arg-type]
     assert_same_values(low, want, names)
 
-    # AUC counts a score tie one half; strict positions have no ties (tie bounds do)
+    # AUC counts a score tie one half; strict positions have no ties (tie spans do)
     rank = ("rank", "rank_last") if ties == "expected" else "rank"
     # ranked() ranks once, by label (unjudged lowest), for every metric: under the label
     # tie policies a metric with a gain table orders its ties by its gain and evaluate()

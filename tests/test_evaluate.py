@@ -507,7 +507,7 @@ def test_any_float_scores_rank_as_in_trec_eval(case: tuple[dict, dict], data: st
 def test_window_ranking_equals_the_sorted_key(case: tuple[dict, dict], data: st.DataObject,
                                               ties: str) -> None:
     """Polars 1.x ranks trec_eval's order with a window per list: the same ranks, and
-    the same tie bounds (AUC), as the sorted key, under both score widths."""
+    the same tie spans (AUC), as the sorted key, under both score widths."""
     run, qrels = case
     run = {q: {d: data.draw(ANY_SCORES) for d in docs} for q, docs in run.items()}
     run_df, qrels_df = frames(run, qrels)

@@ -195,7 +195,7 @@ def test_judged_only_is_the_metric_on_the_judged_rows(rows: list[Row], spec: str
     want = judged_rows.select(metric.expr("rel", by="score", **pool, **ties)).item()
     assert close(got, want), (spec, got, want)
     # positions: the full list's ranks, condensed, against the judged rows ranked alone
-    if metric.definition.name != "auc":  # AUC reads tie bounds, not positions
+    if metric.definition.name != "auc":  # AUC reads tie spans, not positions
         got = positions(frame).select(condensed.expr("rel", rank="rank", **pool)).item()
         want = positions(judged_rows).select(metric.expr("rel", rank="rank", **pool)).item()
         assert close(got, want), (spec, got, want)
@@ -580,7 +580,7 @@ def test_registry_entries() -> None:
 def test_pieces_of_the_distributed_front_ends() -> None:
     """Spark and Dask evaluate pieces through evaluate()'s own path: infAP reads the
     pool there too; a string per query is refused on the driver."""
-    from polars_rank._distributed import SIDE, UNJUDGED, evaluate_piece, make_plan
+    from polars_rank._distributed import SIDE, WITHOUT_JUDGMENTS, evaluate_piece, make_plan
     from polars_rank._evaluation.spec import resolve
 
     run = pl.DataFrame({"qid": ["q1"] * 4, "docid": ["a", "b", "c", "d"],
@@ -591,6 +591,6 @@ def test_pieces_of_the_distributed_front_ends() -> None:
     plan = make_plan(run.clear(), qrels.clear(), resolve(["infAP"], missing="skip"))
     piece = pl.concat([run.with_columns(pl.lit(False).alias(SIDE)),
                        qrels.with_columns(pl.lit(True).alias(SIDE))], how="diagonal")
-    out = evaluate_piece(piece, plan).filter(pl.col(UNJUDGED).is_null())
+    out = evaluate_piece(piece, plan).filter(pl.col(WITHOUT_JUDGMENTS).is_null())
     want = pr.evaluate(run, qrels, ["infAP"], per_query=True)
     assert out["infAP"].to_list() == want["infAP"].to_list() != [0.75]  # AP: 0.75

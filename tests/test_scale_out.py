@@ -28,7 +28,7 @@ from polars.testing import assert_frame_equal
 
 import polars_rank as pr
 from polars_rank._compat import SLICES_BY_MANY_OFFSETS
-from polars_rank._distributed import UNJUDGED
+from polars_rank._distributed import WITHOUT_JUDGMENTS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -479,11 +479,11 @@ def test_piece_flags_unjudged_queries() -> None:
     spec = resolve(["map"], group_by="arm", ties="trec_eval", missing="skip")
     plan = make_plan(RUN.clear(), QRELS.clear(), spec)
     out = evaluate_piece(combined, plan)
-    flagged = out.filter(pl.col(UNJUDGED).is_not_null())
+    flagged = out.filter(pl.col(WITHOUT_JUDGMENTS).is_not_null())
     want, messages = local(RUN, QRELS, ["map"], group_by="arm", per_query=True)
     assert flagged.height == 3
-    assert str(flagged[UNJUDGED].sum()) in messages[0]
-    assert_same(out.filter(pl.col(UNJUDGED).is_null()).drop(UNJUDGED), want)
+    assert str(flagged[WITHOUT_JUDGMENTS].sum()) in messages[0]
+    assert_same(out.filter(pl.col(WITHOUT_JUDGMENTS).is_null()).drop(WITHOUT_JUDGMENTS), want)
 
 
 def test_import_does_not_import_spark_or_dask() -> None:

@@ -463,7 +463,7 @@ def test_evaluate_expected_fast_path_equals_the_expressions(
 @example(rows=PINNED[1][0], params=PINNED[1][1])
 def test_tie_bounds_give_the_expected_value(sparse: bool, rows: list[Row],
                                             params: Params) -> None:
-    """``rank=(first, last)``, each row's tie bounds, is ``ties="expected"``: the brute
+    """``rank=(first, last)``, each row's tie spans, is ``ties="expected"``: the brute
     force mean, also from the judged rows alone (the last retrieved row kept)."""
     df = frame(rows, params).with_columns(
         first=pl.col("score").rank("min", descending=True).cast(pl.Int64),

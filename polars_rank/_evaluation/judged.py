@@ -22,12 +22,12 @@ from polars_rank._evaluation.checks import check_data, row_hash
 from polars_rank._evaluation.judged_frame import Judged, rank_columns, with_list_ends
 from polars_rank._evaluation.lists import list_code
 from polars_rank._evaluation.options import (
-    BOUND_FIRST,
-    BOUND_LAST,
     LIST,
     N_RET,
     RANK,
     RANK_LAST,
+    TIE_FIRST,
+    TIE_LAST,
     Options,
 )
 from polars_rank._evaluation.sorted_key import HASH, rank_by_sorted_key
@@ -41,10 +41,10 @@ _MATCHED = "__polars_rank_matched"
 
 
 def judged_rows(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
-                unjudged: list[pl.DataFrame], *, doc: bool = False) -> Judged:
+                without_judgments: list[pl.DataFrame], *, doc: bool = False) -> Judged:
     """Rank the run's lists and keep their judged rows (validating the data on the way).
 
-    ``unjudged`` receives validation's summary of the run queries without judgments;
+    ``without_judgments`` receives validation's summary of the run queries without judgments;
     ``doc``: keep the document ids (:func:`polars_rank.ranked` shows them).
     """
     keys = o.keys
@@ -58,13 +58,13 @@ def judged_rows(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
         code = list_code(run, keys)
         if code is not None:
             return rank_by_sorted_key(run, None if qrels is None else qrels.collect(), o,
-                                      unjudged, code, doc=doc)
+                                      without_judgments, code, doc=doc)
         run = run.drop(HASH)
-    return _rank_by_window(run, qrels, o, unjudged, doc=doc)
+    return _rank_by_window(run, qrels, o, without_judgments, doc=doc)
 
 
 def _rank_by_window(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
-                    unjudged: list[pl.DataFrame], *, doc: bool) -> Judged:
+                    without_judgments: list[pl.DataFrame], *, doc: bool) -> Judged:
     """Every run row's rank from one window per list, then the judged rows."""
     keys, query, score, rel = o.keys, o.query, o.score, o.rel
     if o.validate:  # one read of each input, shared by the checks and the ranking
@@ -87,7 +87,7 @@ def _rank_by_window(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
     if o.validate:
         (judged_df, lists_df), summary = check_data(
             run, qrels, o, run_lists=lists.select(keys), with_frames=[judged, lists])
-        unjudged.append(summary)
+        without_judgments.append(summary)
         judged, lists = judged_df.lazy(), lists_df.lazy()
     if qrels is None:
         unretrieved = run.filter(pl.col(score).is_null() & pl.col(rel).is_not_null())
@@ -135,9 +135,9 @@ def _window_ranks(o: Options) -> list[pl.Expr]:
     out = [key.rank("ordinal", descending=True).over(keys).cast(pl.Int64).alias(RANK)]
     out += [_by_gain(score, gain, o.ties).rank("ordinal", descending=True).over(keys)
             .cast(pl.Int64).alias(name) for name, gain in o.gain_ranks.items()]
-    if o.needs_bounds:
-        out += [score.rank("min", descending=True).over(keys).cast(pl.Int64).alias(BOUND_FIRST),
-                score.rank("max", descending=True).over(keys).cast(pl.Int64).alias(BOUND_LAST)]
+    if o.needs_tie_span:
+        out += [score.rank("min", descending=True).over(keys).cast(pl.Int64).alias(TIE_FIRST),
+                score.rank("max", descending=True).over(keys).cast(pl.Int64).alias(TIE_LAST)]
     return out
 
 

@@ -15,13 +15,13 @@ from typing import NamedTuple
 import polars as pl
 
 from polars_rank._evaluation.options import (
-    BOUND_FIRST,
-    BOUND_LAST,
     LIST,
     N_RET,
     POOLED,
     RANK,
     RANK_LAST,
+    TIE_FIRST,
+    TIE_LAST,
     Options,
 )
 
@@ -40,10 +40,10 @@ class Judged(NamedTuple):
 
 
 def rank_columns(o: Options) -> list[str]:
-    """The rank columns of :attr:`Judged.rows`: positions, tie bounds, AUC's bounds."""
+    """The rank columns of :attr:`Judged.rows`: positions, tie spans, AUC's tie spans."""
     if o.ties == "expected":
         return [RANK, RANK_LAST]
-    bounds = [BOUND_FIRST, BOUND_LAST] if o.needs_bounds else []
+    bounds = [TIE_FIRST, TIE_LAST] if o.needs_tie_span else []
     return [RANK, *bounds, *o.gain_ranks]
 
 

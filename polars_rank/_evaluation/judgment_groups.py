@@ -138,7 +138,7 @@ def evaluate_groups(
                          keys=[*groups, query], judgment_group=judgment_group)
     counted = _queries(run_lazy, qrels_lazy, score=score, query=query, groups=groups,
                        every=spec.convention.missing == "zero")
-    _warn_unjudged(run_lazy, qrels_lazy, query=query, score=score)
+    _warn_without_judgments(run_lazy, qrels_lazy, query=query, score=score)
     keys = [*groups, query]
     out = counted.join(averaged, on=keys, how="left", nulls_equal=True).select(
         *keys, *(pl.col(base).fill_null(0.0).alias(name) for name, base in columns.items()))
@@ -213,7 +213,7 @@ def _queries(run: pl.LazyFrame, qrels: pl.LazyFrame, *, score: str, query: str,
     return retrieved.select(*groups, query).unique().join(judged, on=query, how="semi")
 
 
-def _warn_unjudged(run: pl.LazyFrame, qrels: pl.LazyFrame, *, query: str,
+def _warn_without_judgments(run: pl.LazyFrame, qrels: pl.LazyFrame, *, query: str,
                    score: str) -> None:
     """One warning for the run queries the qrels do not name, as evaluate() warns."""
     asked = run.filter(pl.col(score).is_not_null()).select(query).unique()

@@ -23,7 +23,7 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from polars_rank.registry import Metric
 
-__all__ = ["counted_queries", "means", "raise_empty", "warn_unjudged"]
+__all__ = ["counted_queries", "means", "raise_empty", "warn_without_judgments"]
 
 _OF_THE_JUDGMENTS = ("ideal_dcg",)
 """Metrics whose value on an empty list is the judgments' (trec_eval -c evaluates an
@@ -148,7 +148,7 @@ def means(per: pl.LazyFrame, o: Options, *, per_query: bool,
     return per.select(summaries)
 
 
-def warn_unjudged(summaries: list[pl.DataFrame], query: str, groups: list[str]) -> None:
+def warn_without_judgments(summaries: list[pl.DataFrame], query: str, groups: list[str]) -> None:
     """One warning for all run queries without judgments (summaries: count, examples)."""
     count = sum(int(s.item(0, 0)) for s in summaries)
     if not count:

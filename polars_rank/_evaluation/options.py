@@ -39,9 +39,9 @@ than on the id strings."""
 N_RET = "__polars_rank_n_retrieved"
 _GAIN_RANK = "__polars_rank_rank_by_gain_"
 """Ranks with ties ordered by a metric's gain (:attr:`Options.gain_ranks`), numbered."""
-BOUND_FIRST = "__polars_rank_tie_first"
-BOUND_LAST = "__polars_rank_tie_last"
-"""The score's tie bounds (AUC counts a tied pair one half, whatever the tie policy)."""
+TIE_FIRST = "__polars_rank_tie_first"
+TIE_LAST = "__polars_rank_tie_last"
+"""The score's tie spans (AUC counts a tied pair one half, whatever the tie policy)."""
 JUDGED = "__polars_rank_judged"
 RETRIEVED = "__polars_rank_retrieved"
 POOLED = "__polars_rank_pooled"
@@ -107,8 +107,8 @@ class Options:
         return any(m.definition.reads_pool for _, m in self.named)
 
     @property
-    def needs_bounds(self) -> bool:
-        """Whether the score's tie bounds are needed beside the ranks (AUC)."""
+    def needs_tie_span(self) -> bool:
+        """Whether the score's tie spans are needed beside the ranks (AUC)."""
         return any(m.definition.name == "auc" for _, m in self.named)
 
     @property
@@ -132,7 +132,7 @@ class Options:
         return {f"{_GAIN_RANK}{i}": gain for i, gain in enumerate(distinct)}
 
     def rank_of(self, metric: Metric) -> str | tuple[str, str]:
-        """The ``rank=`` a metric reads: tie bounds for AUC and ties="expected".
+        """The ``rank=`` a metric reads: tie spans for AUC and ties="expected".
 
         Under ``ties="optimistic"`` / ``"pessimistic"``, a metric whose gain table
         reorders the labels reads the ranks by its gain (:attr:`gain_ranks`).
@@ -140,7 +140,7 @@ class Options:
         if self.ties == "expected":
             return (RANK, RANK_LAST)
         if metric.definition.name == "auc":
-            return (BOUND_FIRST, BOUND_LAST)
+            return (TIE_FIRST, TIE_LAST)
         gain = metric.tie_gain(pl.col(self.rel).cast(pl.Float64))
         if gain is not None and self.ties in LABEL_TIES:
             return next(name for name, g in self.gain_ranks.items() if g.meta.eq(gain))
@@ -153,7 +153,7 @@ class PerQuery(NamedTuple):
     frame: pl.LazyFrame
     """One row per evaluated (group..., query): the keys, then the metrics."""
     options: Options
-    unjudged: list[pl.DataFrame]
+    without_judgments: list[pl.DataFrame]
     """Validation's one-row summaries: count, example keys."""
 
 

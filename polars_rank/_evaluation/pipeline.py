@@ -22,7 +22,12 @@ from polars_rank._evaluation.intents import check_subtopics, collapsed, intent_v
 from polars_rank._evaluation.judged import judged_rows
 from polars_rank._evaluation.judged_frame import in_rank_order, rank_columns
 from polars_rank._evaluation.judgment_groups import evaluate_groups
-from polars_rank._evaluation.means import counted_queries, means, raise_empty, warn_unjudged
+from polars_rank._evaluation.means import (
+    counted_queries,
+    means,
+    raise_empty,
+    warn_without_judgments,
+)
 from polars_rank._evaluation.options import (
     LIST,
     Options,
@@ -270,7 +275,7 @@ def evaluate_spec(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSpec,
             raise ValueError(msg)
         return grouped
     per = per_query_values(run, qrels, spec)
-    warn_unjudged(per.unjudged, spec.query, per.options.groups)
+    warn_without_judgments(per.without_judgments, spec.query, per.options.groups)
     frame = per.frame
     if reference is not None:
         kinds = {name: m.definition.over_queries for name, m in per.options.named}
@@ -403,7 +408,7 @@ def ranked(
         return high if isinstance(run, pl.LazyFrame) else high.collect()
     summaries: list[pl.DataFrame] = []
     judged = judged_rows(lazy_run, lazy_qrels, options, summaries, doc=options.has_doc)
-    warn_unjudged(summaries, query, options.groups)
+    warn_without_judgments(summaries, query, options.groups)
     ids = [doc] if options.has_doc else []
     keys = options.keys
     # the lists numbered in the order of their keys, so that the rows come sorted by
@@ -429,7 +434,8 @@ def per_query_values(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSp
     numbers cannot drift. It checks the columns (the front ends call it on empty
     frames with their schemas to raise those errors on the driver), validates the
     data (raising :class:`~polars_rank.InvalidDataError`), and returns the per-query
-    values (not sorted) with the unjudged-query summaries, without warning.
+    values (not sorted) with the summaries of the run queries without judgments,
+    without warning.
     ``all_groups``: the ``group_by`` combinations of the whole run's retrieved rows,
     for ``missing="zero"`` when the piece holds only part of the run (default: the
     piece's own).
@@ -455,7 +461,7 @@ def per_query_values(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSp
                                     validate=spec.validate and not high,
                                     all_groups=None if high else all_groups)
         parts.append(evaluate_variants(group, run, qrels, one))
-    frame, options, summaries = parts[0]  # the unjudged queries: the same in every part
+    frame, options, summaries = parts[0]  # the queries without judgments: the same in every part
     if len(parts) > 1:
         keys = options.keys
         for other, _, _ in parts[1:]:
@@ -482,16 +488,16 @@ def _per_query_named(
         run, qrels, named, spec, ties=ties, missing=missing, validate=validate,
         all_groups=all_groups, absent=spec.convention.absent(named),
     )
-    unjudged: list[pl.DataFrame] = []
+    without_judgments: list[pl.DataFrame] = []
     if spec.memory == "low":
-        frame = _bucketed(lazy_run, lazy_qrels, options, unjudged)
+        frame = _bucketed(lazy_run, lazy_qrels, options, without_judgments)
     else:
-        frame = _evaluated(lazy_run, lazy_qrels, options, unjudged)
-    return raise_empty(frame, options), options, unjudged
+        frame = _evaluated(lazy_run, lazy_qrels, options, without_judgments)
+    return raise_empty(frame, options), options, without_judgments
 
 
 def _evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
-               unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
+               without_judgments: list[pl.DataFrame]) -> pl.LazyFrame:
     """Steps 2 to 4 on data in memory: the per-query values of the queries that count.
 
     Diversity qrels (a subtopic column) reach the other metrics collapsed to one row
@@ -499,7 +505,7 @@ def _evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
     (:mod:`~polars_rank._evaluation.intents`), their values joined per list.
     """
     plain = None if qrels is None else collapsed(qrels, o)
-    per = per_list(judged_rows(run, plain, o, unjudged), o)
+    per = per_list(judged_rows(run, plain, o, without_judgments), o)
     if o.intents and qrels is not None:
         if o.validate:
             check_subtopics(qrels, o)
@@ -513,7 +519,7 @@ _BUCKET_ROWS = 4_000_000
 
 
 def _bucketed(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
-              unjudged: list[pl.DataFrame]) -> pl.LazyFrame:
+              without_judgments: list[pl.DataFrame]) -> pl.LazyFrame:
     """``memory="low"``: evaluate hash buckets of queries one after another.
 
     :mod:`~polars_rank._evaluation.buckets` splits the run, ~``_BUCKET_ROWS`` rows a
@@ -523,6 +529,6 @@ def _bucketed(run: pl.LazyFrame, qrels: pl.LazyFrame | None, o: Options,
         # a bucket may hold no run row of a group: its absent queries need every group
         retrieved = run.filter(pl.col(o.score).is_not_null())
         o = replace(o, all_groups=retrieved.select(o.groups).unique().collect().lazy())
-    parts = [_evaluated(part_run, part_qrels, o, unjudged).collect()
+    parts = [_evaluated(part_run, part_qrels, o, without_judgments).collect()
              for part_run, part_qrels in buckets(run, qrels, o.query, _BUCKET_ROWS)]
     return pl.concat(parts, how="vertical").lazy()

@@ -26,7 +26,7 @@ import polars as pl
 
 from polars_rank._evaluation.checks import check_data, row_hash
 from polars_rank._evaluation.judged_frame import Judged, rank_columns, with_list_ends
-from polars_rank._evaluation.options import BOUND_FIRST, BOUND_LAST, LIST, N_RET, RANK, Options
+from polars_rank._evaluation.options import LIST, N_RET, RANK, TIE_FIRST, TIE_LAST, Options
 
 if TYPE_CHECKING:
     from polars_rank._evaluation.lists import ListCode
@@ -82,12 +82,12 @@ def _ranks(judged: pl.DataFrame, sorted_keys: pl.Series, starts: pl.DataFrame,
     judged = judged.with_columns(below.cast(pl.Int64).alias(RANK))
     if bounds:
         judged = judged.with_columns(
-            sorted_keys.search_sorted(key, side="right").cast(pl.Int64).alias(BOUND_LAST))
+            sorted_keys.search_sorted(key, side="right").cast(pl.Int64).alias(TIE_LAST))
     judged = judged.join(starts, on=LIST, how="left").with_columns(
         (pl.col(RANK) - pl.col(_ROW) + 1).alias(RANK))
     if bounds:
-        judged = judged.with_columns(pl.col(RANK).alias(BOUND_FIRST),
-                                     (pl.col(BOUND_LAST) - pl.col(_ROW)).alias(BOUND_LAST))
+        judged = judged.with_columns(pl.col(RANK).alias(TIE_FIRST),
+                                     (pl.col(TIE_LAST) - pl.col(_ROW)).alias(TIE_LAST))
     tie_keys = key.filter(tied).unique()
     if tie_keys.len():
         judged = _order_ties(judged, retrieved.lazy().filter(
@@ -98,7 +98,7 @@ def _ranks(judged: pl.DataFrame, sorted_keys: pl.Series, starts: pl.DataFrame,
 
 def _order_ties(judged: pl.DataFrame, members: pl.LazyFrame, doc: str, *, bounds: bool,
                 double: str | None) -> pl.DataFrame:
-    """The judged rows' ranks (and tie bounds) within the keys they share with others.
+    """The judged rows' ranks (and tie spans) within the keys they share with others.
 
     ``members``: the retrieved rows of those keys. Each is sorted by (key, double
     descending, doc id descending); a row's offset from its key's first row moves its
@@ -125,14 +125,14 @@ def _order_ties(judged: pl.DataFrame, members: pl.LazyFrame, doc: str, *, bounds
     ranks = [(pl.col(RANK) + pl.col(_TIE_OFFSET).fill_null(0)).alias(RANK)]
     if bounds and double is not None:  # else the key's bounds are the score's
         tied = pl.col(_TIE_FIRST).is_not_null()
-        ranks += [(pl.col(BOUND_FIRST) + pl.col(_TIE_FIRST).fill_null(0)).alias(BOUND_FIRST),
-                  pl.when(tied).then(pl.col(BOUND_FIRST) + pl.col(_TIE_LAST))
-                  .otherwise(pl.col(BOUND_LAST)).alias(BOUND_LAST)]
+        ranks += [(pl.col(TIE_FIRST) + pl.col(_TIE_FIRST).fill_null(0)).alias(TIE_FIRST),
+                  pl.when(tied).then(pl.col(TIE_FIRST) + pl.col(_TIE_LAST))
+                  .otherwise(pl.col(TIE_LAST)).alias(TIE_LAST)]
     return judged.join(ordered.select(shown).collect(), on=_ORDER, how="left").with_columns(ranks)
 
 
 def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options,
-                       unjudged: list[pl.DataFrame], code: ListCode, *,
+                       without_judgments: list[pl.DataFrame], code: ListCode, *,
                        doc: bool = False) -> Judged:
     """``ties="trec_eval"`` / ``"trec_eval9"``: the judged rows' ranks from one sorted key.
 
@@ -169,7 +169,7 @@ def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options
             o, run_lists=lists.select(keys), with_frames=frames[:1],
             pair_hash=HASH, beside_counts=frames[1:],  # the sort beside the counts
         )
-        unjudged.append(summary)
+        without_judgments.append(summary)
     else:
         collected = pl.collect_all(frames)
     judged_df, sorted_keys = collected[0], collected[1][_KEY]
@@ -187,7 +187,7 @@ def rank_by_sorted_key(run: pl.LazyFrame, qrels: pl.DataFrame | None, o: Options
         pl.col(N_RET).fill_null(0))
     if qrels is not None:  # a run row without a score is ignored
         lists = lists.filter(pl.col(N_RET) > 0)
-    judged_df = _ranks(judged_df, sorted_keys, lengths, run_df, o.doc, bounds=o.needs_bounds,
+    judged_df = _ranks(judged_df, sorted_keys, lengths, run_df, o.doc, bounds=o.needs_tie_span,
                        double=o.score if o.ties == "trec_eval" else None)
     unretrieved = _unretrieved(ranked, qrels, judged_df, lists, o, ids)
     rows = pl.concat(

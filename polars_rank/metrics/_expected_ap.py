@@ -51,13 +51,13 @@ def expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None,
     row carries 1/m of its group's total; c and m are ranks among the relevant rows.
     ``whole_groups``: only the groups ranked entirely within k.
 
-    The tie bounds of the relevant rows are bound once (:func:`let`): read a dozen
+    The tie spans of the relevant rows are bound once (:func:`let`): read a dozen
     times, each reading ranked the list again in a ``group_by`` (MAP@10 took about
     30x ``ties="first"``; docs/performance.md).
     """
     if k is not None and not whole_groups and r.top_rows_apply():
         # within k only the rows at least the k-th best count (Ranked.top_rows): their
-        # tie bounds among themselves, then the same terms (limit: hi <= the length)
+        # tie spans among themselves, then the same terms (limit: hi <= the length)
         down = r.descending[0]
         key = pl.element().struct.field("key")
         relevant = pl.element().struct.field("hit") > 0
@@ -87,7 +87,7 @@ def expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None,
 
 
 def _precision_terms(get: Get) -> pl.Expr:
-    """:func:`expected_precision_sum` over the relevant rows' tie bounds."""
+    """:func:`expected_precision_sum` over the relevant rows' tie spans."""
     lo_h, hi_h, limit = get("lo"), get("hi"), get("limit").first()
     c = lo_h.rank("min") - 1.0
     m = lo_h.rank("max") - lo_h.rank("min") + 1.0

@@ -123,7 +123,7 @@ def _positioned_rank_correlation(r: Ranked) -> pl.Expr:
 
     A row with a label above 0 is discordant with every left-out row above it: those
     in the tie groups above (its first rank - 1, less the rows present there) and,
-    with tie bounds, in the pessimistic order those of its own group too. With tie
+    with tie spans, in the pessimistic order those of its own group too. With tie
     bounds the value is the mean of the optimistic and pessimistic orders' (a tied
     pair of different labels is discordant in exactly one of them, and in half of
     all orderings).
