@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -17,7 +18,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = ["HAS_BIT_CAST", "POLARS_2", "PREPARED_RANKS", "SLICES_BY_MANY_OFFSETS",
-           "TOP_ROWS", "group_sum", "row_sum", "times_reciprocal"]
+           "TOP_ROWS", "any_true", "group_sum", "per_list", "row_sum", "safe_div",
+           "times_reciprocal"]
+
+_SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
 
 POLARS_2 = int(pl.__version__.split(".")[0]) >= 2
 """Polars 2.x (the newest we test) rather than 1.x (the oldest we support)."""
@@ -93,3 +97,41 @@ def times_reciprocal(value: pl.Expr, constant: float) -> pl.Expr:
     the list's position (tests/test_list_position.py). One spelling, one value.
     """
     return value * (1.0 / constant)
+
+
+def per_list(value: float) -> pl.Expr:
+    """``value`` as one Float64 per list, not a literal, to divide by.
+
+    Polars divides a column by a literal by multiplying with its reciprocal, which
+    can be an ulp off the quotient: in a ``group_by``, P@10 with 3 hits came out as
+    3 * (1/10) = 0.30000000000000004 where trec_eval prints 3 / 10 = 0.3. A value per
+    list (the list's length times 0, plus ``value``) is divided element by element
+    (a Polars workaround: tests/test_workarounds.py tells when it is no longer needed).
+    """
+    return pl.len().cast(pl.Float64) * 0.0 + float(value)
+
+
+def safe_div(num: pl.Expr, den: pl.Expr) -> pl.Expr:
+    """``num / den``, 0 where ``den`` is 0.
+
+    Every use divides a part by its whole (hits by rows shown, relevant retrieved by
+    relevant, DCG by the ideal DCG), both non-negative, so ``num`` is 0 wherever
+    ``den`` is: raising ``den`` to the smallest normal float (a whole that small would
+    need labels below 1e-307) gives 0 / tiny = 0 there, also where Polars multiplies
+    by the reciprocal (which a subnormal would make infinite). ``den`` appears once
+    on purpose: in a ``group_by`` context Polars does not share a repeated
+    sub-expression, and ``when(den > 0)`` (or ``fill_nan``) computed the ideal DCG,
+    a sort per list, twice (tests/test_workarounds.py tells when Polars shares it).
+    """
+    return num / den.clip(lower_bound=_SMALLEST_NORMAL)
+
+
+def any_true(mask: pl.Expr) -> pl.Expr:
+    """Whether any row of ``mask`` is true in the context's group: ``mask.sum() > 0``.
+
+    Not ``mask.any()``: on Polars 1.36, in a window whose lists are not contiguous
+    rows, ``when(mask.any())`` of a mask from a per-list expression (a ``rank()``,
+    ``is_duplicated()``) mapped the value back to the rows in the lists' order
+    (canary in tests/test_workarounds.py, skipped on Polars 2, which maps it right).
+    """
+    return mask.sum() > 0

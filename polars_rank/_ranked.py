@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import functools
 import operator
-import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank._column_types import checked_keys, checked_label
-from polars_rank._compat import PREPARED_RANKS, TOP_ROWS, group_sum
+from polars_rank._compat import PREPARED_RANKS, TOP_ROWS, any_true, group_sum
 from polars_rank._params import (
     EMPTY,
     TIES,
@@ -60,7 +59,6 @@ if TYPE_CHECKING:
     from polars_rank._summaries import Summary
 
 NAN = float("nan")
-_SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
 _RANK_TABLE_MAX = 10_000  # the largest cutoff k whose ranks 1..k are a literal
 
 
@@ -319,13 +317,12 @@ class Ranked:
     def bad(self, *extra: pl.Expr) -> pl.Expr:
         """True when the list holds a value no metric can score.
 
-        A mask is tested with ``mask.sum() > 0``, not ``mask.any()`` (a Polars 1.36
-        workaround, tests/test_workarounds.py): on 1.36, in a window (``.over(q)``)
-        whose lists are not contiguous rows, ``when(mask.any()).then(...)`` leaves its
-        values in list order instead of the rows' when the mask comes from a per-list
-        expression: a ``rank()`` (``unjudged="condensed"`` re-ranks ``rank=`` with one;
-        a user's ``rank=pl.col("s").rank()`` or ``by=``) or an ``is_duplicated()``.
-        It costs nothing measurable (docs/performance.md, "Behind the code").
+        A mask is tested with :func:`~polars_rank._compat.any_true`, not
+        ``mask.any()`` (a Polars 1.36 workaround): its masks come from per-list
+        expressions, a ``rank()`` (``unjudged="condensed"`` re-ranks ``rank=`` with
+        one; a user's ``rank=pl.col("s").rank()`` or ``by=``) or an
+        ``is_duplicated()``. It costs nothing measurable (docs/performance.md,
+        "Behind the code").
         """
         if self.checked and not extra:
             return pl.lit(False)
@@ -340,9 +337,9 @@ class Ranked:
                 flag = flag | (self.rank_last.cast(pl.Float64) < first)
         for e in extra:
             flag = flag | e
-        out = (flag.sum() > 0) | self._type_probe()
+        out = any_true(flag) | self._type_probe()
         if self.doc is not None:  # a document twice in one list
-            out = out | (self.doc.is_duplicated().sum() > 0)
+            out = out | any_true(self.doc.is_duplicated())
         if self.rank is not None and self.rank_last is None:
             # distinct positions 1..n: at least as large a largest one as there are
             # positions (catches dense ranks; rank("ordinal") and ranked() give distinct).
@@ -675,7 +672,7 @@ class Ranked:
             # and evaluate() leave out a run query the qrels do not name, so the full
             # join of a run with its qrels gives their mean (an unscorable list stays NaN)
             if judgments:
-                judged = self.labels.is_not_null().sum() > 0
+                judged = any_true(self.labels.is_not_null())
                 out = pl.when(judged | flag).then(out)
             # .median() of the one mean is the mean; it makes the streaming engine
             # compute every such metric of a select in one in-memory node, sharing
@@ -811,30 +808,3 @@ def by_parts_weights(k: int | None, last: pl.Expr) -> pl.Expr:
     below = (ranks < last).cast(pl.Float64)
     at = (ranks == last).cast(pl.Float64)
     return below * (1.0 / (rank * (rank + 1.0))) + at * (1.0 / rank)
-
-
-def per_list(value: float) -> pl.Expr:
-    """``value`` as one Float64 per list, not a literal, to divide by.
-
-    Polars divides a column by a literal by multiplying with its reciprocal, which
-    can be an ulp off the quotient: in a ``group_by``, P@10 with 3 hits came out as
-    3 * (1/10) = 0.30000000000000004 where trec_eval prints 3 / 10 = 0.3. A value per
-    list (the list's length times 0, plus ``value``) is divided element by element
-    (a Polars workaround: tests/test_workarounds.py tells when it is no longer needed).
-    """
-    return pl.len().cast(pl.Float64) * 0.0 + float(value)
-
-
-def safe_div(num: pl.Expr, den: pl.Expr) -> pl.Expr:
-    """``num / den``, 0 where ``den`` is 0.
-
-    Every use divides a part by its whole (hits by rows shown, relevant retrieved by
-    relevant, DCG by the ideal DCG), both non-negative, so ``num`` is 0 wherever
-    ``den`` is: raising ``den`` to the smallest normal float (a whole that small would
-    need labels below 1e-307) gives 0 / tiny = 0 there, also where Polars multiplies
-    by the reciprocal (which a subnormal would make infinite). ``den`` appears once
-    on purpose: in a ``group_by`` context Polars does not share a repeated
-    sub-expression, and ``when(den > 0)`` (or ``fill_nan``) computed the ideal DCG,
-    a sort per list, twice (tests/test_workarounds.py tells when Polars shares it).
-    """
-    return num / den.clip(lower_bound=_SMALLEST_NORMAL)

@@ -49,14 +49,15 @@ def test_prefix_table_in_a_group_by_of_no_rows_still_panics() -> None:
 
 
 def test_division_by_a_literal_is_still_a_multiplication() -> None:
-    """``polars_rank._ranked.per_list``: Polars divides a column by a literal by
+    """``polars_rank._compat.per_list``: Polars divides a column by a literal by
     multiplying with its reciprocal, an ulp off trec_eval's 3 / 10 = 0.3."""
     assert (pl.Series([3.0, 3.0]) / 10).to_list() == [0.30000000000000004] * 2
 
 
 def test_agg_still_recomputes_a_repeated_sub_expression() -> None:
-    """``polars_rank._ranked.safe_div`` and ``by_parts_weights`` name a ranked list once:
-    common sub-expressions are shared in a ``select`` but not inside ``group_by().agg``."""
+    """``polars_rank._compat.safe_div`` and ``polars_rank._ranked.by_parts_weights``
+    name a ranked list once: common sub-expressions are shared in a ``select`` but not
+    inside ``group_by().agg``."""
     frame = pl.LazyFrame({"g": [1, 1, 2], "x": [3.0, 1.0, 2.0]})
     ranked = pl.col("x").sort()
     shared = frame.select(a=ranked.sum(), b=ranked.cum_sum().sum()).explain()

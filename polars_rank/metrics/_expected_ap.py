@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum
+from polars_rank._compat import any_true, group_sum
 from polars_rank._ranked import order_free_sum
 from polars_rank.metrics._let import Get, let
 
@@ -75,7 +75,7 @@ def expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None,
         # Polars sums an empty list to -0.0; the whole list's terms sum to 0.0 when it
         # retrieved a relevant row below these (each term 0.0): a signed zero added
         # (not a literal, which Polars would simplify away) keeps the sign of before
-        found = ((hits > 0) & r.keys[0].is_not_null()).sum() > 0
+        found = any_true((hits > 0) & r.keys[0].is_not_null())
         zero = pl.when(found).then(pl.lit(0.0)).otherwise(pl.lit(-0.0))
         return packed.list.eval(_precision_terms(get)).list.first() + zero
     lo, hi = r.bounds()

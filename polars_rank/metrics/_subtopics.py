@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 import polars as pl
 
 from polars_rank._column_types import checked_key, checked_label
-from polars_rank._compat import group_sum
+from polars_rank._compat import any_true, group_sum
 from polars_rank._params import check_choice, check_real, check_threshold, to_expr, to_exprs
 from polars_rank._ranked import NAN
 from polars_rank._rules import id_rules, label_rules, score_rules
@@ -264,10 +264,10 @@ class Intents:
             # one document a position
             retrieved = self.doc.filter(self.rank.is_not_null()).n_unique()
             out = self.rank.drop_nulls().n_unique() != retrieved
-        out = out | (flag.sum() > 0)  # not any(): Polars 1.36 (Ranked.bad)
+        out = out | any_true(flag)
         # a (document, subtopic) pair twice, or a document whose rows disagree on its place
         pairs = pl.struct(self.doc.alias("d"), self.subtopic.alias("s"))
-        out = out | (pairs.is_duplicated().sum() > 0)
+        out = out | any_true(pairs.is_duplicated())
         placed = pl.struct(self.doc.alias("d"), self.placed.alias("p")).n_unique()
         return out | (placed != self.doc.n_unique())
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum
+from polars_rank._compat import group_sum, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import (
@@ -23,14 +23,7 @@ from polars_rank._params import (
     check_choice,
     check_threshold,
 )
-from polars_rank._ranked import (
-    Ranked,
-    by_parts_weights,
-    cutoff,
-    reached,
-    reciprocal,
-    safe_div,
-)
+from polars_rank._ranked import Ranked, by_parts_weights, cutoff, reached, reciprocal
 from polars_rank.metrics._expected_ap import expected_ap_over_hits, expected_precision_sum
 from polars_rank.metrics.sets import hits_value
 

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET
-from polars_rank._ranked import Ranked, count, cutoff, reached, reciprocal, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, reached, reciprocal
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import SLICES_BY_MANY_OFFSETS, group_sum
+from polars_rank._compat import SLICES_BY_MANY_OFFSETS, group_sum, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._gain_table import check_gains, gain_of
 from polars_rank._naming import named_after_metric
@@ -20,7 +20,7 @@ from polars_rank._params import (
     check_choice,
     check_real,
 )
-from polars_rank._ranked import Ranked, by_parts_weights, cutoff, safe_div, when_empty
+from polars_rank._ranked import Ranked, by_parts_weights, cutoff, when_empty
 from polars_rank.metrics._expected_err import expected_err
 
 if TYPE_CHECKING:

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum
+from polars_rank._compat import group_sum, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._gain_table import check_gains
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_threshold
-from polars_rank._ranked import NAN, Ranked, safe_div
+from polars_rank._ranked import NAN, Ranked
 from polars_rank.metrics.gain import row_gain
 
 if TYPE_CHECKING:

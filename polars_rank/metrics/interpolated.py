@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
+from polars_rank._compat import per_list
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_choice, check_real, check_threshold
-from polars_rank._ranked import Ranked, per_list
+from polars_rank._ranked import Ranked
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

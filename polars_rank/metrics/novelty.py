@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum
+from polars_rank._compat import group_sum, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._ranked import cutoff, safe_div
+from polars_rank._ranked import cutoff
 from polars_rank.metrics._subtopics import (
     Intents,
     IntentTies,

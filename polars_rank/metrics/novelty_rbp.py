@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
-from polars_rank._ranked import safe_div
 from polars_rank.metrics._subtopics import Intents, IntentTies, check_alpha, nrbp_depth
 
 if TYPE_CHECKING:

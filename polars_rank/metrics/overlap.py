@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum
+from polars_rank._compat import group_sum, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_real
-from polars_rank._ranked import Ranked, safe_div
+from polars_rank._ranked import Ranked
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

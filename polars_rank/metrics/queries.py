@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from polars_rank._compat import per_list
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties
-from polars_rank._ranked import Ranked, per_list
+from polars_rank._ranked import Ranked
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

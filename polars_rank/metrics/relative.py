@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Ties, check_real, check_threshold
-from polars_rank._ranked import Ranked, cutoff, safe_div
+from polars_rank._ranked import Ranked, cutoff
 from polars_rank.metrics.sets import hits_value, relevant_within
 
 if TYPE_CHECKING:

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._compat import per_list, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._naming import named_after_metric
 from polars_rank._params import UNSET, Empty, Ties, check_real, check_threshold
-from polars_rank._ranked import Ranked, count, cutoff, order_free_sum, per_list, safe_div
+from polars_rank._ranked import Ranked, count, cutoff, order_free_sum
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
