@@ -382,6 +382,8 @@ def test_evaluate_options() -> None:
         pr.evaluate(run, qrels, ["map_avgjg", "ndcg@10"])
     with pytest.raises(ValueError, match="map: the qrels have judgment groups"):
         pr.evaluate(run, qrels, ["map"])
+    with pytest.raises(ValueError, match="map: the qrels have judgment groups"):
+        pr.evaluate(run.to_pandas(), qrels.to_pandas(), ["map"])  # pandas: the same error
     renamed = qrels.rename({"jg": "user"})
     with pytest.raises(ValueError, match="ndcg: the qrels have judgment groups"):
         pr.evaluate(run, renamed, ["ndcg"], judgment_group="user")

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._evaluation.options import inputs, read_once
+from polars_rank._evaluation.options import read_once
 from polars_rank._evaluation.spec import JUDGMENT_GROUP
 from polars_rank._summaries import summarize
 from polars_rank._unjudged import HIGH, LOW
@@ -37,7 +37,7 @@ from polars_rank.registry import METRICS, Metric
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from polars_rank._evaluation.options import PerQuery
+    from polars_rank._evaluation.options import Frame, PerQuery
     from polars_rank._evaluation.spec import EvaluationSpec
 
 __all__ = ["JUDGMENT_GROUP", "evaluate_groups"]
@@ -52,13 +52,6 @@ def _wanted(named: list[tuple[str, Metric]]) -> list[str]:
     return [name for name, m in named if m.definition.per_judgment_group is not None]
 
 
-def _has_column(frame: Any, column: str) -> bool:
-    """Whether a Polars frame has ``column`` (other inputs are converted later)."""
-    if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
-        return column in frame.collect_schema()
-    return False
-
-
 def _base(metric: Metric) -> Metric:
     """The metric a judgment-group measure computes for each group (map for map_avgjg)."""
     name = metric.definition.per_judgment_group
@@ -68,8 +61,8 @@ def _base(metric: Metric) -> Metric:
 
 def evaluate_groups(
     evaluate: Callable[..., PerQuery],
-    run: Any,
-    qrels: Any,
+    run: Frame,
+    qrels: Frame | None,
     spec: EvaluationSpec,
 ) -> pl.LazyFrame | None:
     """:func:`polars_rank.evaluate` of the judgment-group measures, or None for the others.
@@ -88,7 +81,7 @@ def evaluate_groups(
     query, doc, score, judgment_group = spec.query, spec.doc, spec.score, spec.judgment_group
     wanted = _wanted(named)
     if not wanted:
-        if _has_column(qrels, judgment_group):
+        if qrels is not None and judgment_group in qrels.collect_schema():
             _refuse_plain(named, judgment_group)
         return None
     if qrels is None:
@@ -96,9 +89,7 @@ def evaluate_groups(
                f"pass qrels= with a {judgment_group!r} column (read_qrels(path, "
                "format='qrels_jg'))")
         raise ValueError(msg)
-    run_in, qrels_in = inputs(run, qrels, spec)
-    assert qrels_in is not None  # qrels were given
-    if judgment_group not in qrels_in.collect_schema():
+    if judgment_group not in qrels.collect_schema():
         warnings.warn(
             f"{wanted[0]}: the qrels have no {judgment_group!r} column, so each query has "
             "one judgment group (the measure is then its plain metric); read trec_eval's "
@@ -107,7 +98,7 @@ def evaluate_groups(
         return None
     _refuse_plain(named, judgment_group)
     groups = list(spec.groups)
-    run_read, qrels_read = read_once(run_in, qrels_in, spec)  # as evaluate()'s one pass
+    run_read, qrels_read = read_once(run, qrels, spec)  # as evaluate()'s one pass
     assert qrels_read is not None
     run_lazy, qrels_lazy = _same_query_type(run_read.lazy(), qrels_read.lazy(), query)
     if spec.validate:

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import polars as pl
 
-from polars_rank._evaluation.spec import EvalTies, EvaluationSpec
 from polars_rank._frames import as_polars
-from polars_rank._params import check_choice
 from polars_rank._rules import is_number
 from polars_rank._sort_keys import LABEL_TIES, TREC_TIES
 from polars_rank.errors import InvalidDataError
@@ -23,6 +21,7 @@ from polars_rank.metrics.incomplete import check_unjudged_order
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from polars_rank._evaluation.spec import EvaluationSpec
     from polars_rank.registry import Metric
 
 __all__ = ["Options", "PerQuery", "check_arguments", "inputs", "read_once"]
@@ -240,11 +239,9 @@ def check_arguments(
     :func:`_check_intents`). Join keys whose types differ between run and qrels are
     cast to text on both sides. ``absent``: :attr:`Options.absent`.
     """
-    check_choice(ties, "ties", get_args(EvalTies))
     for _, metric in named:  # the ranking step decides ties: the metrics cannot check
         if metric.definition.of_unjudged:
             check_unjudged_order(ties, str(metric))
-    check_choice(missing, "missing", ["skip", "zero"])
     query, doc, score, rel, subtopic = spec.query, spec.doc, spec.score, spec.rel, spec.subtopic
     groups = list(spec.groups)
     max_grades = [m.max_grade for _, m in named if m.max_grade is not None]

@@ -52,6 +52,7 @@ from polars_rank._zscores import checked_reference, standardized
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._evaluation.options import Frame
     from polars_rank._frames import FrameLike
     from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Metric
@@ -267,14 +268,15 @@ def evaluate_spec(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSpec,
                   zscores: pl.DataFrame | pl.LazyFrame | None = None) -> pl.LazyFrame:
     """:func:`evaluate` of a resolved spec: the entry points' one path after :func:`resolve`."""
     reference = None if zscores is None else checked_reference(zscores, spec.query)
-    grouped = evaluate_groups(per_query_values, run, qrels, spec)
+    polars_run, polars_qrels = inputs(run, qrels, spec)
+    grouped = evaluate_groups(per_query_values, polars_run, polars_qrels, spec)
     if grouped is not None:  # trec_eval's judgment-group measures
         if reference is not None:
             msg = ("zscores= with the judgment-group measures (map_avgjg, P_avgjg, "
                    "Rprec_mult_avgjg) is not in polars-rank")
             raise ValueError(msg)
         return grouped
-    per = per_query_values(run, qrels, spec)
+    per = per_query_values(polars_run, polars_qrels, spec)
     warn_without_judgments(per.without_judgments, spec.query, per.options.groups)
     frame = per.frame
     if reference is not None:
@@ -424,9 +426,11 @@ def ranked(
     return out_df.lazy() if isinstance(run, pl.LazyFrame) else out_df
 
 
-def per_query_values(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSpec, *,
+def per_query_values(run: Frame, qrels: Frame | None, spec: EvaluationSpec, *,
                      all_groups: pl.DataFrame | None = None) -> PerQuery:
     """Per-query values of a frame holding complete queries: all of :func:`evaluate`.
+
+    The inputs are Polars frames (:func:`evaluate_spec` converts the others, once).
 
     The one code path behind :func:`evaluate` and the distributed front ends
     (:mod:`polars_rank.spark`, :mod:`polars_rank.dask`), which call it on each piece
@@ -446,12 +450,11 @@ def per_query_values(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSp
     validating the data, and their per-query values joined (a metric is null on a
     query another metric's queries have and its own lack).
     """
-    run, qrels = inputs(run, qrels, spec)
     if spec.memory == "high" and any(isinstance(f, pl.LazyFrame) for f in (run, qrels)):
         run, qrels = read_once(run, qrels, spec)
     parts = []
     for (policy, queries), group in spec.passes().items():
-        def one(named: list[tuple[str, Metric]], run: FrameLike, qrels: FrameLike | None, *,
+        def one(named: list[tuple[str, Metric]], run: Frame, qrels: Frame | None, *,
                 high: bool, policy: str = policy, queries: str = queries,
                 ) -> tuple[pl.LazyFrame, Options, list[pl.DataFrame]]:
             # high: the relabelled run of unjudged="high", already checked and carrying
@@ -474,8 +477,8 @@ def per_query_values(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSp
 
 def _per_query_named(
     named: list[tuple[str, Metric]],
-    run: FrameLike,
-    qrels: FrameLike | None,
+    run: Frame,
+    qrels: Frame | None,
     spec: EvaluationSpec,
     *,
     ties: str,

@@ -89,8 +89,8 @@ class EvaluationSpec:
                      **changes: object) -> EvaluationSpec:
         """The spec for other metrics (and other fields: ``changes``), variants expanded."""
         spec = replace(self, asked=tuple(asked), **changes)  # type: ignore[arg-type]
-        return replace(spec, named=_variants(spec.asked, spec.unjudged, spec.unjudged_grade,
-                                             bounds=spec.bounds))
+        return replace(spec, named=with_policy(spec.asked, spec.unjudged,
+                                               spec.unjudged_grade, bounds=spec.bounds))
 
 
 def resolve(
@@ -139,7 +139,7 @@ def resolve(
     asked = () if metrics is None else tuple(metric_list(metrics, dialect,
                                                          judged_only=judged_only))
     return EvaluationSpec(
-        asked=asked, named=_variants(asked, unjudged, grade, bounds=bounds),
+        asked=asked, named=with_policy(asked, unjudged, grade, bounds=bounds),
         convention=chosen, query=query, doc=doc, score=score, rel=rel,
         groups=tuple(names(group_by, "group_by")), per_query=per_query, validate=validate,
         memory=memory, subtopic=subtopic, judgment_group=judgment_group, unjudged=unjudged,
@@ -183,13 +183,12 @@ def metric_list(metrics: str | Metric | Sequence[str | Metric],
     return out
 
 
-def with_policy(named: list[tuple[str, Metric]], unjudged: str, grade: float | None, *,
-                bounds: bool) -> list[tuple[str, Metric]]:
+def with_policy(named: Named, unjudged: str, grade: float | None, *, bounds: bool) -> Named:
     """Every metric under ``unjudged`` (a metric string's own option wins).
 
-    ``bounds``: ``<name>_low`` and ``<name>_high`` beside each ``<name>``.
+    ``bounds``: ``<name>_low`` and ``<name>_high`` beside each ``<name>``. The
+    arguments are :func:`resolve`'s, checked there.
     """
-    check_unjudged(unjudged, grade, bounds)
     given = {UNJUDGED_POLICY.name: unjudged}
     if grade is not None:
         given[UNJUDGED_GRADE.name] = grade  # type: ignore[assignment]
@@ -202,15 +201,9 @@ def with_policy(named: list[tuple[str, Metric]], unjudged: str, grade: float | N
         if bounds:
             out += [(f"{name}_{LOW}", under_policy(metric, LOW)), (f"{name}_{HIGH}",
                                                              under_policy(metric, HIGH))]
-    return out
+    return tuple(out)
 
 
 def under_policy(metric: Metric, unjudged: str) -> Metric:
     """``metric`` under the ``unjudged`` policy ``unjudged``."""
     return Metric(metric.definition, metric.k, {**metric.options, UNJUDGED_POLICY.name: unjudged})
-
-
-def _variants(asked: Named, unjudged: str, grade: float | None, *, bounds: bool) -> Named:
-    return tuple(with_policy(list(asked), unjudged, grade, bounds=bounds))
-
-
