@@ -3,8 +3,9 @@
 They are declared once (``polars_rank._naming.UnjudgedOptions``) and every metric
 function ends its signature with ``**unjudged: Unpack[UnjudgedOptions]``:
 
-* mypy (strict) accepts them on the functions and rejects a bad policy, a bad type
-  and an unknown keyword;
+* mypy (strict) and pyright (strict) accept them on the functions and on
+  ``pr.rank(expr)``'s methods and reject a bad policy, a bad type and an unknown
+  keyword (issue 38, item 8);
 * at run time the functions (and the ``rank.`` methods) present them as three
   keyword-only parameters, no ``**``, and an unknown keyword is a ``TypeError``;
 * the API reference, read statically by griffe, lists them for every metric, in the
@@ -15,7 +16,12 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,6 +84,35 @@ def mypy_errors(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture(scope="module")
+def pyright_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[int, str]:
+    """pyright (strict) on SNIPPET: line -> its rules and messages (this worktree's package).
+
+    pyright's PyPI wrapper runs the npm package of its own version (Node.js from the
+    ``nodejs`` extra); in CI a missing pyright fails, elsewhere it skips.
+    """
+    executable = shutil.which("pyright", path=str(Path(sys.executable).parent))
+    if executable is None:
+        if os.environ.get("CI"):
+            pytest.fail("pyright is a test dependency: pip install -e '.[test]'")
+        pytest.skip("pyright is not installed")
+    folder = tmp_path_factory.mktemp("pyright")
+    (folder / "snippet.py").write_text(SNIPPET)
+    # this worktree's package before an installed polars_rank, as MYPYPATH for mypy
+    config = {"typeCheckingMode": "strict", "extraPaths": [str(ROOT)]}
+    (folder / "pyrightconfig.json").write_text(json.dumps(config))
+    done = subprocess.run([executable, "--outputjson", "--pythonpath", sys.executable,
+                           "-p", str(folder), str(folder)],
+                          capture_output=True, text=True, check=False, timeout=600)
+    report = json.loads(done.stdout)
+    out: dict[int, str] = {}
+    for d in report["generalDiagnostics"]:
+        assert d["file"].endswith("snippet.py"), d
+        line = d["range"]["start"]["line"] + 1
+        out[line] = out.get(line, "") + f"{d.get('rule', '')}: {d['message']}\n"
+    return out
+
+
+@pytest.fixture(scope="module")
 def monkeypatch_module() -> Any:
     with pytest.MonkeyPatch.context() as patch:
         yield patch
@@ -105,22 +140,38 @@ def test_mypy_checks_the_types_of_bounds_and_grade(mypy_errors: dict[int, str]) 
             'expected "float | None"') in mypy_errors[13]
 
 
-def test_mypy_cannot_see_the_namespace_on_polars_expressions(mypy_errors: dict[int, str]
-                                                             ) -> None:
-    """Polars types ``Expr.rank`` as its method (docs/reference/namespace.md says so).
-
-    When this fails, type checkers see ``pl.col(...).rank``'s metrics: add the line to
-    those that must type-check.
-    """
-    assert 'has no attribute "ndcg"  [attr-defined]' in mypy_errors[14]
-    assert set(mypy_errors) == {10, 11, 12, 13, 14, 16, 17}, mypy_errors
-
-
 def test_mypy_reads_the_namespace_through_pr_rank(mypy_errors: dict[int, str]) -> None:
     """``pr.rank(expr).ndcg(...)``: the metric's own signature, the relevance bound."""
     assert 15 not in mypy_errors, mypy_errors[15]
     assert 'Unexpected keyword argument "unjudgd"' in mypy_errors[16]
     assert 'incompatible type "str"; expected "int | None"' in mypy_errors[17]
+
+
+def test_pyright_reads_the_functions_and_the_namespace_through_pr_rank(
+        pyright_errors: dict[int, str]) -> None:
+    """pyright (strict) flags what mypy flags, on the same lines, and nothing else."""
+    assert [n for n in pyright_errors if n < 10 or n == 15] == [], pyright_errors
+    assert "reportArgumentType" in pyright_errors[10]
+    assert "\"unjudged\"" in pyright_errors[10]
+    assert 'No parameter named "unjudgd"' in pyright_errors[11]
+    assert '"bounds" of type "bool"' in pyright_errors[12]
+    assert '"unjudged_grade" of type "float | None"' in pyright_errors[13]
+    assert 'No parameter named "unjudgd"' in pyright_errors[16]
+    assert '"k" of type "int | None"' in pyright_errors[17]
+
+
+def test_polars_attribute_form_is_polars_own_type(mypy_errors: dict[int, str],
+                                                   pyright_errors: dict[int, str]) -> None:
+    """``pl.col(...).rank.ndcg``: both checkers read Polars' ``Expr.rank`` method there.
+
+    The limit docs/reference/namespace.md states (why ``pr.rank``): a package cannot
+    change Polars' types, and pyright has no plugins. When this fails, type checkers see
+    the namespace on Polars expressions: add line 14 to those that must type-check.
+    """
+    assert 'has no attribute "ndcg"  [attr-defined]' in mypy_errors[14]
+    assert 'Cannot access attribute "ndcg" for class "MethodType"' in pyright_errors[14]
+    assert set(mypy_errors) == {10, 11, 12, 13, 14, 16, 17}, mypy_errors
+    assert set(pyright_errors) == {10, 11, 12, 13, 14, 16, 17}, pyright_errors
 
 
 def test_every_metric_is_a_typed_method_of_the_namespace() -> None:
