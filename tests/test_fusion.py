@@ -351,11 +351,16 @@ def test_lazy_in_lazy_out_and_every_input_form() -> None:
     assert pr.fuse(as_list, "mnz").equals(eager)
     assert isinstance(pr.fuse([as_list[0].lazy(), *as_list[1:]], "mnz"), pl.LazyFrame)
     assert pr.fuse({"a": RUN_1, "b": RUN_2, "c": RUN_3}, "mnz").equals(eager)
-    assert pr.fuse([ranx.Run(RUN_1), ranx.Run(RUN_2), ranx.Run(RUN_3)], "mnz").equals(eager)
     renamed = frame.rename({"qid": "q", "docid": "doc", "score": "s", "system": "arm"})
     out = pr.fuse(renamed, "mnz", query="q", doc="doc", score="s", system="arm")
     assert out.columns == ["q", "doc", "s", "rank"]
     assert out.rename({"q": "qid", "doc": "docid", "s": "score"}).equals(eager)
+
+
+@pytest.mark.ranx
+def test_ranx_runs_are_an_input_form() -> None:
+    eager = pr.fuse(_long([RUN_1, RUN_2, RUN_3]), "mnz")
+    assert pr.fuse([ranx.Run(RUN_1), ranx.Run(RUN_2), ranx.Run(RUN_3)], "mnz").equals(eager)
 
 
 def test_the_output_is_a_run_evaluate_reads() -> None:

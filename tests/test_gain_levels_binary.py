@@ -18,39 +18,23 @@ numbers, and polars-rank the sorted table's.
 from __future__ import annotations
 
 import math
-import os
 import random
 import shlex
-import shutil
 import subprocess
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import reference_gains as ref
 
 from polars_rank.__main__ import main
 
-SOURCE = Path(os.environ.get(
-    "TREC_EVAL_SRC", Path(__file__).resolve().parents[2] / "shared" / "trec_eval-10.0"))
+if TYPE_CHECKING:
+    from pathlib import Path
+
 LABELS = [-1, 0, 0, 0, 1, 1, 2, 3, 4]
 # near-equal scores: trec_eval 10 compares doubles (its TEXT_RESULTS.sim), as
 # polars-rank's ties="trec_eval" does; the last two are one 32-bit float
 SCORES = [1.0, 2.0, 2.0, 3.5, 0.25, 1.0000001, 1.0000002, 1.348, 1.3479999999999999]
-
-
-@pytest.fixture(scope="module")
-def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    given = os.environ.get("TREC_EVAL")
-    if given:
-        return Path(given)
-    if not (SOURCE / "Makefile").exists() or shutil.which("make") is None:
-        pytest.skip(f"no trec_eval source at {SOURCE} (set TREC_EVAL_SRC or TREC_EVAL)")
-    build = tmp_path_factory.mktemp("trec_eval") / "src"
-    shutil.copytree(SOURCE, build)
-    done = subprocess.run(["make", "-s", "-C", str(build)], capture_output=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"trec_eval does not build here: {done.stderr.decode()[-300:]}")
-    return build / "trec_eval"
 
 
 Judgments = dict[str, dict[str, int]]

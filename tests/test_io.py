@@ -19,13 +19,11 @@ write_run then read_run is an exact round trip in trec_eval's order.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import struct
 import subprocess
 from contextlib import ExitStack
-from pathlib import Path
+from typing import TYPE_CHECKING
 from unittest import mock
 
 import polars as pl
@@ -40,6 +38,9 @@ import polars_rank as pr
 from polars_rank import io
 from polars_rank.__main__ import main
 from polars_rank.io import TrecFormatError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RUN_SCHEMA = pl.Schema(
     {"qid": pl.String, "docid": pl.String, "score": pl.Float64, "rank": pl.Int64,
@@ -640,21 +641,6 @@ def test_trec_files_cases_read_as_trec_eval(tmp_path: Path, seed: int) -> None:
 
 
 # ----------------------------------------------------------------- against trec_eval itself
-
-SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval-10.0"
-
-
-@pytest.fixture(scope="session")
-def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """trec_eval 10.0 built from ``../shared`` (skipped without it, except on CI)."""
-    if not (SOURCE / "Makefile").is_file() or shutil.which("make") is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds trec_eval 10.0 from {SOURCE}")
-        pytest.skip(f"no trec_eval source at {SOURCE}, or no make")
-    build = tmp_path_factory.mktemp("trec_eval") / "src"
-    shutil.copytree(SOURCE, build)
-    subprocess.run(["make", "-s"], cwd=build, capture_output=True, check=True)
-    return build / "trec_eval"
 
 
 QIDS = ("1", "10", "q3")

@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import random
-import shutil
 import subprocess
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import ir_measures
 import polars as pl
@@ -42,6 +40,9 @@ from test_trec_eval_collection import differences, parse
 import polars_rank as pr
 from polars_rank.__main__ import main
 from polars_rank.registry import METRICS, parse_metric
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TOL = 1e-12
 
@@ -403,22 +404,6 @@ def test_pytrec_eval_judged_docs_only(case: tuple[list, list]) -> None:
 
 
 # ---------------------------------------------------------------------------- trec_eval 10.0
-SOURCE = Path(os.environ.get("TREC_EVAL_SOURCE",
-                             Path(__file__).resolve().parents[2] / "shared" / "trec_eval-10.0"))
-
-
-@pytest.fixture(scope="session")
-def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The trec_eval 10.0 binary, built from its source (skipped where it cannot be)."""
-    if not (SOURCE / "trec_eval.c").exists() or shutil.which("make") is None:
-        pytest.skip(f"no trec_eval source at {SOURCE} (TREC_EVAL_SOURCE) or no make")
-    build = tmp_path_factory.mktemp("trec_eval") / "src"
-    shutil.copytree(SOURCE, build)
-    done = subprocess.run(["make", "-s", "-C", str(build)], capture_output=True, text=True,
-                          check=False)
-    if done.returncode or not (build / "trec_eval").exists():
-        pytest.skip(f"trec_eval did not build: {done.stderr[-500:]}")
-    return build / "trec_eval"
 
 
 def write_trec_files(seed: int, folder: Path) -> tuple[Path, Path]:

@@ -32,7 +32,6 @@ import difflib
 import io
 import os
 import shlex
-import shutil
 import signal
 import struct
 import subprocess
@@ -54,8 +53,6 @@ POLARS_1_ONE_QUERY_ALL_TREC = pytest.mark.xfail(
     pl.__version__.startswith("1."), strict=True,
     reason="Polars 1.x: -D with -c -m all_trec, a null-typed column reaches a cum_sum (open)")
 
-SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval-10.0"
-REQUIRED = bool(os.environ.get("CI"))  # CI must build and run trec_eval, never skip
 
 ALL_TREC = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -158,30 +155,6 @@ def _measure(name: str) -> str:
 
 
 # ----------------------------------------------------------------------------- running
-
-
-@pytest.fixture(scope="session")
-def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The trec_eval 10.0 binary, built from the source next to the checkout."""
-    return build_trec_eval(tmp_path_factory.mktemp("trec_eval"))
-
-
-def build_trec_eval(folder: Path) -> Path:
-    """trec_eval 10.0 built in ``folder`` (skips, or fails on CI, when it cannot be)."""
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    problem = (f"no trec_eval source at {SOURCE}" if not (SOURCE / "Makefile").is_file()
-               else "no C compiler (cc or gcc)" if compiler is None
-               else "no make" if shutil.which("make") is None else None)
-    if problem is not None:
-        if REQUIRED:
-            pytest.fail(f"CI builds trec_eval 10.0 from source: {problem}")
-        pytest.skip(problem)
-    build = folder / "src"
-    shutil.copytree(SOURCE, build)
-    made = subprocess.run(["make", "-s", f"CC={compiler}"], cwd=build, capture_output=True,
-                          text=True, check=False)
-    assert made.returncode == 0, f"building trec_eval failed:\n{made.stderr[-3000:]}"
-    return build / "trec_eval"
 
 
 def run_binary(trec_eval: Path, flags: list[str], qrels: Path | str, run: Path | str,
@@ -304,21 +277,6 @@ def test_a_half_unit_rounds_as_in_trec_eval(trec_eval: Path, tmp_path: Path,
     code, out = ours(["--format", "csv", *flags], qrels, run, capsys)
     assert code == 0
     assert "map,all,0.71875\n" in out  # exactly the half
-
-
-@pytest.fixture(scope="session")
-def trec_eval_17(trec_eval: Path) -> Path:
-    """The same trec_eval printing every value as ``%.17g``: its doubles, exactly."""
-    build = trec_eval.parent.parent / "src17"
-    if not (build / "trec_eval").exists():
-        shutil.copytree(trec_eval.parent, build, ignore=shutil.ignore_patterns("trec_eval"))
-        for name in ("meas_print_single.c", "meas_print_final.c"):
-            source = build / name
-            source.write_text(source.read_text().replace("%6.4f", "%.17g"))
-        made = subprocess.run(["make", "-s"], cwd=build, capture_output=True, text=True,
-                              check=False)
-        assert made.returncode == 0, made.stderr[-3000:]
-    return build / "trec_eval"
 
 
 def _ulps(a: float, b: float) -> int:

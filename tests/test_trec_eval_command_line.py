@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 import pytest
-import test_trec_eval_binary
 from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -58,7 +57,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 # the binary's fixtures, found by their names
-trec_eval, trec_eval_17 = test_trec_eval_binary.trec_eval, test_trec_eval_binary.trec_eval_17
 
 SENTINEL = "~"
 """Sorts after every measure name and query id of the random files (0x7E): a last

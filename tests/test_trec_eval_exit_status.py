@@ -22,20 +22,15 @@ import pytest
 from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_trec_eval_binary import REQUIRED, SOURCE, build_trec_eval, ours_all, run_binary
+from test_trec_eval_binary import ours_all, run_binary
 from test_trec_eval_collection import DATA
+from trec_eval_build import REQUIRED, SOURCE
 from trec_files import trec_files
 
 from polars_rank._cli_status import TREC_EVAL_NAMES
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-@pytest.fixture(scope="session")
-def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The trec_eval 10.0 binary (test_trec_eval_binary.py builds it)."""
-    return build_trec_eval(tmp_path_factory.mktemp("trec_eval"))
 
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\nq2 0 d3 2\n"

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 import polars as pl
 import pytest
 import reference as ref
-import test_trec_eval_binary as binary_tests
 from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -46,8 +45,6 @@ from polars_rank.errors import InvalidDataError, TrecFormatError
 if TYPE_CHECKING:
     from pathlib import Path
 
-trec_eval = binary_tests.trec_eval  # the session fixtures: the binary, and its %.17g twin
-trec_eval_17 = binary_tests.trec_eval_17
 
 QRELS_JG = DATA / "qrels.123"
 QRELS_JG_COMMENTS = DATA / "qrels.comments.123"

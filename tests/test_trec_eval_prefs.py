@@ -31,7 +31,7 @@ import pytest
 from budget import examples
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_trec_eval_binary import build_trec_eval, run_binary
+from test_trec_eval_binary import run_binary
 from test_trec_eval_collection import DATA, parse
 from test_trec_eval_command_line import zscore_file
 
@@ -41,12 +41,6 @@ from polars_rank.preferences import PREFS_MEASURES
 
 PREFS = (DATA / "prefs.test", DATA / "prefs.results.test")
 QRELS = (DATA / "qrels.test", DATA / "results.test")
-
-
-@pytest.fixture(scope="session")
-def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The trec_eval 10.0 binary (test_trec_eval_binary.py builds it)."""
-    return build_trec_eval(tmp_path_factory.mktemp("trec_eval"))
 
 
 def ours(argv: list[str]) -> tuple[int, str, str]:

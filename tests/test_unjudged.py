@@ -274,6 +274,7 @@ def test_the_monotone_set_is_not_empty() -> None:
                                                                    "num_rel_ret"}
 
 
+@pytest.mark.slow  # the metrics' algebra, not Polars': the newest Polars only (CI)
 def test_every_exception_has_a_counterexample() -> None:
     rng = random.Random(7)
     found = set()
