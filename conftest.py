@@ -7,6 +7,7 @@ what Polars 1.x cannot compute only on Polars 2.
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import pytest
 
@@ -34,3 +35,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if isinstance(item, pytest.DoctestItem) and item.name in NEEDS_POLARS_2:
             item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """With ``POLARS_RANK_FILE_TIMES=N``: the N test files that took longest (CI sets it).
+
+    The worker-seconds of each file, setup and teardown included, summed over its
+    tests: where CI's time budget goes (tests/budget.py), which ``--durations`` (one
+    test at a time) does not show.
+    """
+    count = int(os.environ.get("POLARS_RANK_FILE_TIMES", "0"))
+    if count <= 0:
+        return
+    seconds: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                path = report.nodeid.split("::", 1)[0]
+                seconds[path] = seconds.get(path, 0.0) + report.duration
+    total = sum(seconds.values())
+    terminalreporter.write_sep("=", f"test files by worker-seconds (of {total:.0f} s)")
+    for path, spent in sorted(seconds.items(), key=lambda item: -item[1])[:count]:
+        terminalreporter.write_line(f"{spent:8.1f} s  {spent / total:5.1%}  {path}")
