@@ -164,7 +164,7 @@ def breakdown_child(size: str, measures: str) -> None:
 
     import polars_rank as pr
     from polars_rank.__main__ import main
-    from polars_rank._cli_eval import asked
+    from polars_rank._cli.eval import asked
 
     imported = time.perf_counter()
     run, qrels = text_files(size)

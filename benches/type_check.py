@@ -3,7 +3,7 @@
 The README's one-line form, five metrics, and ``group_by("arm")`` with ``query=``, at
 1M rows (10k queries; best of 5 per process) and on a 3-row frame (plan time, minima
 of 2000 runs built and collected), each in a fresh process with the check on
-(``polars_rank._column_types.PLAN_HOOK``) or off, rounds alternating:
+(``polars_rank._engine.column_types.PLAN_HOOK``) or off, rounds alternating:
 
     python benches/type_check.py [--repeat 3]
 """
@@ -18,7 +18,7 @@ CHILD = """
 import sys, time
 import numpy as np, polars as pl
 import polars_rank as pr
-import polars_rank._column_types as column_types
+import polars_rank._engine.column_types as column_types
 column_types.PLAN_HOOK = sys.argv[1] == "1"
 n, per = 1_000_000, 100
 rng = np.random.default_rng(0)

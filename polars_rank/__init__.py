@@ -28,13 +28,14 @@ results (with the optional ``polars-rank[plot]`` extra).
 
 from __future__ import annotations
 
-from polars_rank import _namespace, datasets, fusion, plot, stats
+from polars_rank import datasets, fusion, plot, stats
 from polars_rank._compare.report import report
 from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked, tie_spread
-from polars_rank._namespace import RankNameSpace, rank
+from polars_rank._evaluation.zscores import read_zscores
+from polars_rank._language import namespace as _namespace
+from polars_rank._language.namespace import RankNameSpace, rank
 from polars_rank._stats.power import mde, power
-from polars_rank._zscores import read_zscores
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.fusion import (

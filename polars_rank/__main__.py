@@ -25,8 +25,11 @@ from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 
-from polars_rank import __version__, _cli_compare, _cli_fuse, _cli_judgment_groups, datasets
-from polars_rank._cli_eval import (
+from polars_rank import __version__, datasets
+from polars_rank._cli import compare as _cli_compare
+from polars_rank._cli import fuse as _cli_fuse
+from polars_rank._cli import judgment_groups as _cli_judgment_groups
+from polars_rank._cli.eval import (
     Settings,
     Stop,
     asked,
@@ -35,12 +38,12 @@ from polars_rank._cli_eval import (
     readable,
     to_ids,
 )
-from polars_rank._cli_getopt import UsageError, spelled_out
-from polars_rank._cli_prefs import PREFS_FORMATS, evaluate_prefs_files, print_prefs, refuse
-from polars_rank._cli_status import exit_status, first_refusal, stop_in_order
+from polars_rank._cli.getopt import UsageError, spelled_out
+from polars_rank._cli.prefs import PREFS_FORMATS, evaluate_prefs_files, print_prefs, refuse
+from polars_rank._cli.status import exit_status, first_refusal, stop_in_order
 from polars_rank._evaluation import evaluate
 from polars_rank._evaluation.spec import EvalTies
-from polars_rank._trec_measures import atol
+from polars_rank._language.trec_measures import atol
 from polars_rank.compare import compare
 from polars_rank.errors import InvalidDataError, TrecFormatError
 from polars_rank.metrics import abandonment, auc, clicks_per_query, ctr, first_click_rr, mrr

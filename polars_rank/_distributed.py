@@ -22,9 +22,9 @@ from polars_rank.errors import DuplicateRowsError, InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._engine.summaries import Summary
     from polars_rank._evaluation.options import Options, PerQuery
     from polars_rank._evaluation.spec import EvaluationSpec
-    from polars_rank._summaries import Summary
 
 SIDE = "__polars_rank_is_qrels"
 """True on the qrels rows of a combined piece, false on the run's."""

@@ -37,15 +37,15 @@ from polars_rank._compare.options import (
 from polars_rank._compare.options import RESULT_COLUMNS as RESULT_COLUMNS
 from polars_rank._compare.options import TESTS as TESTS
 from polars_rank._compare.robust import BOUNDS, ROBUST_COLUMNS, band, bound_columns
-from polars_rank._frames import as_polars
-from polars_rank._params import UNSET, Unset
+from polars_rank._engine.frames import as_polars
+from polars_rank._engine.params import UNSET, Unset
 from polars_rank.errors import InvalidDataError
 from polars_rank.stats import adjust, require
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._frames import FrameLike
+    from polars_rank._engine.frames import FrameLike
     from polars_rank.stats import Alternative, Correction, Interval
 
 __all__ = ["compare"]

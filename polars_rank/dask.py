@@ -35,9 +35,9 @@ from polars_rank._distributed import (
     needs_all_groups,
     warn_without_judgments,
 )
+from polars_rank._engine.frames import from_pandas
+from polars_rank._engine.summaries import GEOMETRIC_FLOOR
 from polars_rank._evaluation.spec import JUDGMENT_GROUP, resolve
-from polars_rank._frames import from_pandas
-from polars_rank._summaries import GEOMETRIC_FLOOR
 
 try:
     import dask.dataframe as dd
@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
+    from polars_rank._engine.unjudged import Unjudged
     from polars_rank._evaluation.spec import EvalTies, Missing
-    from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate"]

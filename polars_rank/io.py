@@ -51,12 +51,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from polars_rank._frames import as_polars
-from polars_rank._rules import id_rules
+from polars_rank._engine.frames import as_polars
+from polars_rank._engine.rules import id_rules
 from polars_rank.errors import InvalidDataError, TrecFormatError
 
 if TYPE_CHECKING:
-    from polars_rank._frames import FrameLike
+    from polars_rank._engine.frames import FrameLike
 
 __all__ = ["TrecFormatError", "scan_run", "read_run", "scan_qrels", "read_qrels", "write_run",
            "to_dict"]

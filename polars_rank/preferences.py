@@ -37,13 +37,13 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 import polars as pl
 
-from polars_rank._frames import as_polars
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError, user_stacklevel
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._frames import FrameLike
+    from polars_rank._engine.frames import FrameLike
 
 __all__ = ["PREFS_MEASURES", "PREFS_SETS", "PREFS_SUMMARIES", "PrefsDataError", "evaluate_prefs",
            "prefs_measures"]

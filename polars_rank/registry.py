@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
-from polars_rank._condensed import judged_only_ranking
-from polars_rank._gain_table import GainTable, check_gains
-from polars_rank._ir_measures import chosen_metric, provider_ties
-from polars_rank._option_text import parse_structured, split_options, trec_parameters
-from polars_rank._params import DENOMINATORS, EMPTY, GAINS, check_k
-from polars_rank._unjudged import UNJUDGED, check_unjudged, with_unjudged
+from polars_rank._engine.condensed import judged_only_ranking
+from polars_rank._engine.gain_table import GainTable, check_gains
+from polars_rank._engine.params import DENOMINATORS, EMPTY, GAINS, check_k
+from polars_rank._engine.unjudged import UNJUDGED, check_unjudged, with_unjudged
+from polars_rank._language.ir_measures import chosen_metric, provider_ties
+from polars_rank._language.option_text import parse_structured, split_options, trec_parameters
 from polars_rank.metrics.gain import row_gain
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
     import polars as pl
 
-    from polars_rank._summaries import Summary
+    from polars_rank._engine.summaries import Summary
 
 
 __all__ = ["MetricDef", "Metric", "METRICS", "Dialect", "DIALECTS", "Convention", "convention",
@@ -541,7 +541,8 @@ class Dialect:
     metric that has the option. Options written in a metric string win."""
     ties: str | Callable[[Metric], str] = "trec_eval"
     """The order among equal scores: one :func:`polars_rank.evaluate` tie policy, or
-    each metric's (ir_measures: its provider's, :func:`polars_rank._ir_measures.provider_ties`)."""
+    each metric's (ir_measures: its provider's,
+    :func:`polars_rank._language.ir_measures.provider_ties`)."""
     missing: str | Mapping[str, str] = "skip"
     """Which queries a mean is over: ``"skip"``, the run's queries that have judgments
     (trec_eval); ``"zero"``, every query of the qrels, a query the run lacks scoring
@@ -776,10 +777,10 @@ class Metric:
     def tie_gain(self, labels: pl.Expr) -> pl.Expr | None:
         """The gain ``ties="optimistic"`` / ``"pessimistic"`` order its tied rows by.
 
-        None where that is the label's order (:func:`polars_rank._ranked.tie_key`):
+        None where that is the label's order (:func:`polars_rank._engine.ranked.tie_key`):
         only a gain table reorders labels. :func:`polars_rank.evaluate` ranks once for
         every metric, so a metric with one is ranked apart; its expression orders by
-        its gain itself (:meth:`polars_rank._ranked.Ranked.by_gain`).
+        its gain itself (:meth:`polars_rank._engine.ranked.Ranked.by_gain`).
         """
         if self.definition.row_gain is None or not self.options.get(GAIN_TABLE.name):
             return None
@@ -791,9 +792,9 @@ class Metric:
 
         Every option is passed, given or not: a metric string's defaults are the
         registry's (``ndcg@10`` is linear gain; the function's default is exponential).
-        ``judged_only=True`` ranks the judged rows only (:mod:`polars_rank._condensed`);
+        ``judged_only=True`` ranks the judged rows only (:mod:`polars_rank._engine.condensed`);
         ``unjudged`` / ``unjudged_grade`` rewrite the unjudged rows first
-        (:mod:`polars_rank._unjudged`). ``bounds=True`` (not an option of the string):
+        (:mod:`polars_rank._engine.unjudged`). ``bounds=True`` (not an option of the string):
         the struct ``{low, high}`` of the metric under ``unjudged="low"`` and ``"high"``.
         """
         bounds = kwargs.pop("bounds", False)

@@ -58,7 +58,7 @@ minimal-bias table to the metric's range ([0, 1/k] for precision, where it uses
 The tables depend on the parameters only: each is computed once when the expression
 is built, with NumPy (SciPy for ``"minimal_bias"``; ``polars-rank[stats]``), and the
 expression looks each list's sampled rank up in it, in pure Polars
-(``polars_rank._sampled_table``).
+(``polars_rank._stats.sampled_table``).
 """
 
 from __future__ import annotations
@@ -67,13 +67,13 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from polars_rank import _sampled_table
-from polars_rank._column_types import checked_key, checked_label
-from polars_rank._docs import shared_parameters
-from polars_rank._params import check_choice, check_k, check_real, to_expr, to_exprs
+from polars_rank._engine.column_types import checked_key, checked_label
+from polars_rank._engine.params import check_choice, check_k, check_real, to_expr, to_exprs
+from polars_rank._stats import sampled_table as _sampled_table
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
-    from polars_rank._params import IntoExpr, Query
+    from polars_rank._engine.params import IntoExpr, Query
 
 __all__ = ["sampled_metric", "sampled_correction", "SAMPLED_METRICS", "CORRECTIONS"]
 
@@ -267,7 +267,7 @@ def sampled_metric(
         msg = f"descending must be True or False, got {descending!r}"
         raise TypeError(msg)
     # `* 1.0`, not a cast, and the checks: a text label is not parsed, a text score
-    # would rank alphabetically (as in every metric: polars_rank._column_types)
+    # would rank alphabetically (as in every metric: polars_rank._engine.column_types)
     label = (checked_label(to_expr(rel, "rel")) * 1.0).cast(pl.Float64)
     score = checked_key(to_expr(by, "by"))
     positive = label >= t

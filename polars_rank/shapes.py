@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import polars as pl
 
-from polars_rank._frames import as_polars
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:

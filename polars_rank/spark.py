@@ -31,8 +31,8 @@ from polars_rank._distributed import (
     needs_all_groups,
     warn_without_judgments,
 )
+from polars_rank._engine.summaries import GEOMETRIC_FLOOR
 from polars_rank._evaluation.spec import JUDGMENT_GROUP, resolve
-from polars_rank._summaries import GEOMETRIC_FLOOR
 
 try:
     from pyspark.sql import functions as classic_functions
@@ -48,8 +48,8 @@ if TYPE_CHECKING:
 
     from pyspark.sql import Column, DataFrame
 
+    from polars_rank._engine.unjudged import Unjudged
     from polars_rank._evaluation.spec import EvalTies, Missing
-    from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate"]
@@ -280,7 +280,7 @@ def _map_partition(batches: Iterator[pa.RecordBatch], plan: Plan) -> Iterator[pa
 
 
 def _summary(F: Any, column: Column, how: str) -> Column:
-    """Spark's form of :func:`polars_rank._summaries.summarize`."""
+    """Spark's form of :func:`polars_rank._engine.summaries.summarize`."""
     if how == "sum":
         out: Column = F.sum(column)
     elif how == "geometric":

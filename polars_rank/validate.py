@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import polars as pl
 
-from polars_rank._frames import as_polars
-from polars_rank._params import check_real, to_expr, to_exprs
-from polars_rank._rules import (
+from polars_rank._engine.frames import as_polars
+from polars_rank._engine.params import check_real, to_expr, to_exprs
+from polars_rank._engine.rules import (
     id_rules,
     key_type_problem,
     label_rules,
@@ -26,8 +26,8 @@ from polars_rank._rules import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._frames import FrameLike
-    from polars_rank._params import By, IntoExpr, Query
+    from polars_rank._engine.frames import FrameLike
+    from polars_rank._engine.params import By, IntoExpr, Query
 
 __all__ = ["validate"]
 

@@ -11,7 +11,7 @@ import pytest
 
 import polars_rank as pr
 from polars_rank import metrics
-from polars_rank._column_types import PLAN_HOOK
+from polars_rank._engine.column_types import PLAN_HOOK
 from polars_rank.registry import METRICS as REGISTRY
 
 WITH_K = ["dcg", "ndcg", "err", "precision", "recall", "f1", "average_precision",
@@ -178,7 +178,8 @@ def test_validate_lists_every_offending_row() -> None:
 
 
 # --- issue 36: the input boundary ------------------------------------------------------
-# One reader per format (polars_rank._frames), one rule per problem (polars_rank._rules):
+# One reader per format (polars_rank._engine.frames), one rule per problem
+# (polars_rank._engine.rules):
 # the same data gives the same number or the same error through every format.
 
 NAN_ERROR = ("NaN is a value, not a missing one: a missing score or label is null (in "
@@ -325,7 +326,7 @@ def test_text_in_an_expression_on_every_engine_and_kind_of_text() -> None:
 def test_the_type_check_leaves_no_trace_in_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check runs when the plan is resolved, once per plan: the resolved plan is the
     one without it, so it costs nothing per row (docs/performance.md)."""
-    import polars_rank._column_types as column_types
+    import polars_rank._engine.column_types as column_types
 
     df = pl.LazyFrame({"qid": [1, 1], "docid": ["a", "b"], "rel": [1, 0], "score": [2.0, 1.0]})
 

@@ -320,7 +320,7 @@ INTERLEAVED = _interleaved()
 def test_condensed_positions_over_interleaved_queries(spec: str) -> None:
     """``unjudged="condensed"`` with ``rank=`` re-ranks the positions with a ``rank()``:
     in ``.over(q)`` with queries that interleave, each row gets its own query's value
-    (Polars 1.36 gave the values in query order: polars_rank._ranked.Ranked.bad and
+    (Polars 1.36 gave the values in query order: polars_rank._engine.ranked.Ranked.bad and
     tests/test_workarounds.py). A user's ``rank()`` expression as ``rank=`` likewise."""
     metric = parse_metric(spec)
     extra: dict[str, object] = {"pooled": "pooled"} if metric.definition.reads_pool else {}

@@ -103,7 +103,7 @@ def test_options_in_the_string_win_over_the_dialect() -> None:
 
 
 def test_ir_measures_ties_follow_the_provider() -> None:
-    """Each ir_measures provider's order among equal scores (polars_rank._ir_measures)."""
+    """Each ir_measures provider's order among equal scores (polars_rank._language.ir_measures)."""
     ties = convention("ir_measures").ties_of
     by_spec = {"AP": "trec_eval9", "P@5": "trec_eval9", "RR": "trec_eval9",
                "nDCG@10": "trec_eval9", "RR@10": "doc_ascending",

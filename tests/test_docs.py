@@ -36,7 +36,7 @@ import pytest
 import polars_rank as pr
 from polars_rank import metrics
 from polars_rank.__main__ import main
-from polars_rank._namespace import RankNameSpace
+from polars_rank._language.namespace import RankNameSpace
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -203,12 +203,12 @@ def test_every_metric_docstring_teaches(name: str, function: Any) -> None:
 
 def test_shared_parameter_text_is_filled_in_everywhere() -> None:
     """``...`` takes the shared description, for help() and in the docs' Griffe pass."""
-    from polars_rank._docs import SHARED, fill
+    from polars_rank.metrics._docs import SHARED, fill
 
     doc = "Parameters\n----------\nquery\n    ...\nk\n    Cutoff.\n"
     assert fill(doc) == f"Parameters\n----------\nquery\n    {SHARED['query']}\nk\n    Cutoff.\n"
     source = inspect.getsource(metrics.precision)
-    assert "    query\n        ...\n" in source  # written once, in polars_rank/_docs.py
+    assert "    query\n        ...\n" in source  # written once, in polars_rank/metrics/_docs.py
     assert SHARED["query"] in (metrics.precision.__doc__ or "")
     with pytest.raises(KeyError):
         fill("unknown\n    ...\n")
@@ -216,7 +216,7 @@ def test_shared_parameter_text_is_filled_in_everywhere() -> None:
 
 def test_rst_is_rewritten_as_markdown() -> None:
     text = ("See :func:`polars_rank.validate` and :class:`~polars_rank.registry.Metric`,\n"
-            "not :class:`polars_rank._ranked.Ranked`; `Altair <https://altair-viz.github.io>`_.\n"
+            "not :class:`polars_rank._engine.ranked.Ranked`; `Altair <https://altair-viz.github.io>`_.\n"
             "\n"
             "    .. math:: a = b\n"
             "              + c\n"
@@ -225,8 +225,8 @@ def test_rst_is_rewritten_as_markdown() -> None:
     out = rst.rst_to_markdown(text)
     assert "[`polars_rank.validate()`][polars_rank.validate.validate]" in out
     assert "[`Metric`][polars_rank.registry.Metric]" in out
-    assert "`polars_rank._ranked.Ranked`" in out
-    assert "][polars_rank._ranked" not in out
+    assert "`polars_rank._engine.ranked.Ranked`" in out
+    assert "][polars_rank._engine.ranked" not in out
     assert "[Altair](https://altair-viz.github.io)" in out
     assert "    $$\n    a = b + c\n    $$" in out
     assert "$x^2$" in out

@@ -1,6 +1,6 @@
 """No plausible wrong number from any entry point (issue 23), and the frames users have.
 
-Each rule of ``polars_rank._rules`` makes ``evaluate()`` raise naming the rule, the
+Each rule of ``polars_rank._engine.rules`` makes ``evaluate()`` raise naming the rule, the
 column and the query, ``validate()`` list the row, and a metric expression NaN.
 """
 
@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import polars_rank as pr
-from polars_rank._column_types import PLAN_HOOK
+from polars_rank._engine.column_types import PLAN_HOOK
 
 # a text label or score: polars-rank's error naming the column on Polars >= 2.0, whose
 # pl.pipe_with_dtype calls back when a plan is resolved; Polars' own error before

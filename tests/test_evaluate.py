@@ -637,7 +637,7 @@ def test_row_order_of_the_run_does_not_change_values(order: str) -> None:
         assert alone.equals(per.filter(arm=arm).drop("arm"))
 
 
-@pytest.mark.skipif(not importlib.import_module("polars_rank._compat").HAS_BIT_CAST,
+@pytest.mark.skipif(not importlib.import_module("polars_rank._engine.compat").HAS_BIT_CAST,
                     reason="Polars 1.x ranks with a window, without list numbers")
 def test_list_names_outlive_the_numbering_expression() -> None:
     """Polars frees a categorical's names with the last Series or expression of its

@@ -512,7 +512,7 @@ RUN_A = pl.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["a", "b", "c"],
 ])
 def test_bad_runs_are_refused_as_evaluate_refuses_them(bad: pl.DataFrame, match: str) -> None:
     """Issue 36, 9: a NaN score put a NaN document at rank 1; a duplicate row was
-    counted twice. evaluate()'s rules (polars_rank._rules), with the run named."""
+    counted twice. evaluate()'s rules (polars_rank._engine.rules), with the run named."""
     for call in (lambda r: pr.fuse(r, "sum"), lambda r: pr.fusion.normalize(r),
                  lambda r: pr.optimize_fusion(r, QRELS_A, "wsum", grid={"step": 0.5}),
                  lambda r: pr.fusion.train(r, QRELS_A, "posfuse")):

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rank as pr
-from polars_rank._column_types import PLAN_HOOK
+from polars_rank._engine.column_types import PLAN_HOOK
 
 # the bad value, and the words of the rule evaluate() and validate() name
 KINDS: dict[str, tuple[str, str]] = {

@@ -26,7 +26,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import polars_rank as pr
-from polars_rank import _trec_measures as trec
+from polars_rank._language import trec_measures as trec
 from polars_rank.registry import parse_metric
 
 TOL = 1e-12

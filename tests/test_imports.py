@@ -1,6 +1,6 @@
 """The package's import rules (issue 38, item 6), read from the source with ``ast``.
 
-1. No module imports another module's private names: ``from polars_rank._compat
+1. No module imports another module's private names: ``from polars_rank._engine.compat
    import group_sum`` is fine (a private module's public name), ``from
    polars_rank._compare.data import _check_arms`` is not, nor is ``cuped._fit`` on a
    module imported as ``cuped``. A package's ``__init__`` may re-export its own
@@ -27,12 +27,12 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "polars_rank"
 
 # The one exception. The metric functions look their registry entry up when they
-# are called (polars_rank._naming.named_after_metric imports polars_rank.registry
+# are called (polars_rank._language.naming.named_after_metric imports polars_rank.registry
 # inside the function), and the registry imports every metric: one cycle through the
 # registry and the metric modules. Issue 38, item 1 (a metric is one spec beside its
 # kernel; nothing looks a metric up at run time) removes it; then remove this entry
 # (test_the_allowed_cycle_edges_still_exist fails until you do).
-ALLOWED_EDGES = {("polars_rank._naming", "polars_rank.registry")}
+ALLOWED_EDGES = {("polars_rank._language.naming", "polars_rank.registry")}
 
 
 @dataclass(frozen=True)
@@ -232,6 +232,20 @@ def test_the_allowed_cycle_edges_still_exist() -> None:
     for edge in ALLOWED_EDGES:
         assert edge in present, f"{edge} no longer imported: remove it from ALLOWED_EDGES"
         assert cycles(EDGES, ALLOWED_EDGES - {edge}), f"{edge} makes no cycle: remove it"
+
+
+def test_the_engine_imports_only_the_engine() -> None:
+    """The lowest layer (``polars_rank/_engine/``): no metric, metric string, evaluation.
+
+    A reader knows a file's layer from its path (docs/architecture.md, "The layers");
+    this keeps the path true for the bottom layer, whose modules everything imports.
+    """
+    engine = "polars_rank._engine"
+    allowed = (engine, "polars_rank.errors")
+    upward = [f"{e.importer} imports {e.target} (line {e.line})" for e in EDGES
+              if e.importer.startswith(engine) and not e.target.startswith(allowed)]
+    assert not upward, "the engine imports a higher layer:\n" + "\n".join(upward)
+    assert any(e.importer.startswith(f"{engine}.") for e in EDGES)  # the test reads it
 
 
 def test_every_module_is_read() -> None:

@@ -20,7 +20,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_rank as pr
-from polars_rank._frames import as_polars
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError, TrecFormatError
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ retrieved documents, judged documents the run never retrieved, queries without
 relevant documents, judged queries absent from the run and run queries absent from
 the qrels.
 
-The dialect carries ir_measures' whole convention (polars_rank._ir_measures): each
+The dialect carries ir_measures' whole convention (polars_rank._language.ir_measures): each
 metric ranked as the provider computing it ranks equal scores (pytrec_eval: trec_eval
 9's order, scores as 32-bit floats; msmarco, judged, compat: document id ascending;
 cwl_eval, accuracy: the run's order, which here is the order pr.write_run writes and

@@ -17,7 +17,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_rank as pr
-from polars_rank._trec_measures import SETS, expand
+from polars_rank._language.trec_measures import SETS, expand
 
 RUN = pl.DataFrame({
     "arm": ["a", "a", "a", "a", "a", "b", "b", "b"],

@@ -4,7 +4,7 @@ Polars 2.1's lazy ``group_by`` adds a group's float values in a way that depends
 the group's position in the frame: the same rows, in the same order, give sums that
 differ in the last bit when other groups come before them (the canary below). A
 run's queries come in any order, so every metric sum goes through
-:func:`polars_rank._sums.group_sum`. These tests move whole lists, keeping each
+:func:`polars_rank._engine.sums.group_sum`. These tests move whole lists, keeping each
 list's rows in their order, and ask for the same bits: from ``evaluate`` (every
 trec_eval measure, and the bounds under unjudged documents) and from the expressions
 in a lazy ``group_by``.
@@ -22,8 +22,8 @@ from test_against_reference import METRICS, Params, Row, frame
 from test_ties import DEFAULT_METRICS, bits
 
 import polars_rank as pr
-from polars_rank._compat import POLARS_2
-from polars_rank._trec_measures import SETS, expand
+from polars_rank._engine.compat import POLARS_2
+from polars_rank._language.trec_measures import SETS, expand
 
 
 def _bits(values: list[float | None]) -> list[object]:

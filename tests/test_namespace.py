@@ -69,9 +69,9 @@ def test_series_rank_unaffected() -> None:
 def test_import_twice_and_reload_is_harmless() -> None:
     before = pl.Expr.__dict__["rank"]
     original = pl.Expr.rank
-    importlib.reload(importlib.import_module("polars_rank._namespace"))
+    importlib.reload(importlib.import_module("polars_rank._language.namespace"))
     importlib.reload(polars_rank)
-    polars_rank._namespace.install()
+    polars_rank._language.namespace.install()
     assert pl.Expr.rank is original
     assert pl.Expr.__dict__["rank"] is not before  # reinstalled, not stacked
     got = DATA.select(pl.col("x").rank("dense"))["x"].to_list()

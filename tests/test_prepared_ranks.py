@@ -16,10 +16,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from polars_rank._cli_eval import asked
+from polars_rank._cli.eval import asked
+from polars_rank._engine.ranked import RankColumn
 from polars_rank._evaluation.options import LIST
 from polars_rank._evaluation.scoring import prepared_ranks
-from polars_rank._ranked import RankColumn
 from polars_rank.registry import Metric, parse_metric
 
 OTHERS = ["ndcg@10", "ndcg_burges@5", "err@10", "rbp(p=0.8)", "AP@5", "RR@3", "R@5",

@@ -27,8 +27,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_rank as pr
-from polars_rank._compat import SLICES_BY_MANY_OFFSETS
 from polars_rank._distributed import WITHOUT_JUDGMENTS
+from polars_rank._engine.compat import SLICES_BY_MANY_OFFSETS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -443,7 +443,7 @@ def test_dask_parameter_errors_before_compute(dask_client: Any) -> None:
 @pytest.mark.dask
 def test_dask_numpy_nan_is_nan_as_in_evaluate(dask_client: Any) -> None:
     """Issue 36: a NumPy float column's NaN is NaN in Dask as in evaluate() (one reader,
-    polars_rank._frames), bad data in both; a nullable column's pd.NA is the null."""
+    polars_rank._engine.frames), bad data in both; a nullable column's pd.NA is the null."""
     import dask.dataframe as dd
 
     from polars_rank import dask as prd

@@ -26,7 +26,7 @@ from test_against_reference import METRICS, Case, Label, Params, Row, _table, fr
 from test_trec_parity import joined_frame, trec_case
 
 import polars_rank as pr
-from polars_rank._compat import SLICES_BY_MANY_OFFSETS
+from polars_rank._engine.compat import SLICES_BY_MANY_OFFSETS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -51,7 +51,7 @@ from trec_files import Case, trec_files
 
 import polars_rank as pr
 from polars_rank.__main__ import main
-from polars_rank._zscores import MISSING_ZSCORE, standardized, zscore_summary
+from polars_rank._evaluation.zscores import MISSING_ZSCORE, standardized, zscore_summary
 
 if TYPE_CHECKING:
     from pathlib import Path

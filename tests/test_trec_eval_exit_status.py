@@ -5,7 +5,7 @@ unknown measure), 2 on a file it cannot read, an unknown format or a measure it 
 initialise (bad parameters), 255 on a z-score file it cannot read, 4 on a query it
 cannot evaluate (a judged query the run lacks, a document twice, utility without its
 four weights), 7 when no query is evaluated; and it meets them in that order
-(polars_rank/_cli_status.py). For each error, and for pairs of errors, ``polars-rank
+(polars_rank/_cli/status.py). For each error, and for pairs of errors, ``polars-rank
 eval`` must print the binary's standard output and exit with its status, with its own
 message naming the rule.
 """
@@ -27,7 +27,7 @@ from test_trec_eval_collection import DATA
 from trec_eval_build import REQUIRED, SOURCE
 from trec_files import trec_files
 
-from polars_rank._cli_status import TREC_EVAL_NAMES
+from polars_rank._cli.status import TREC_EVAL_NAMES
 
 if TYPE_CHECKING:
     from pathlib import Path

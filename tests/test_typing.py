@@ -1,6 +1,6 @@
 """The keywords every metric takes (``unjudged``, ``unjudged_grade``, ``bounds``) are typed.
 
-They are declared once (``polars_rank._naming.UnjudgedOptions``) and every metric
+They are declared once (``polars_rank._language.naming.UnjudgedOptions``) and every metric
 function ends its signature with ``**unjudged: Unpack[UnjudgedOptions]``:
 
 * mypy (strict) and pyright (strict) accept them on the functions and on
@@ -32,8 +32,8 @@ from polars.testing import assert_frame_equal
 
 import polars_rank as pr
 from polars_rank import metrics
-from polars_rank._namespace import RankNameSpace
-from polars_rank._naming import UNJUDGED_PARAMETERS, UnjudgedOptions, named_after_metric
+from polars_rank._language.namespace import RankNameSpace
+from polars_rank._language.naming import UNJUDGED_PARAMETERS, UnjudgedOptions, named_after_metric
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -178,7 +178,7 @@ def test_every_metric_is_a_typed_method_of_the_namespace() -> None:
     """The class body lists each metric once (a ``_Method``): none missing, none extra."""
     # the class and its descriptors from the module as it is now: test_namespace.py
     # reloads it, and the reloaded _Method is another class than the one imported above
-    from polars_rank import _namespace
+    from polars_rank._language import namespace as _namespace
 
     declared = {n for n, v in vars(_namespace.RankNameSpace).items()
                 if isinstance(v, _namespace._Method)}

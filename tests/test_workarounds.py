@@ -49,13 +49,13 @@ def test_prefix_table_in_a_group_by_of_no_rows_still_panics() -> None:
 
 
 def test_division_by_a_literal_is_still_a_multiplication() -> None:
-    """``polars_rank._compat.per_list``: Polars divides a column by a literal by
+    """``polars_rank._engine.compat.per_list``: Polars divides a column by a literal by
     multiplying with its reciprocal, an ulp off trec_eval's 3 / 10 = 0.3."""
     assert (pl.Series([3.0, 3.0]) / 10).to_list() == [0.30000000000000004] * 2
 
 
 def test_agg_still_recomputes_a_repeated_sub_expression() -> None:
-    """``polars_rank._compat.safe_div`` and ``polars_rank._ranked.by_parts_weights``
+    """``polars_rank._engine.compat.safe_div`` and ``polars_rank._engine.ranked.by_parts_weights``
     name a ranked list once: common sub-expressions are shared in a ``select`` but not
     inside ``group_by().agg``."""
     frame = pl.LazyFrame({"g": [1, 1, 2], "x": [3.0, 1.0, 2.0]})
@@ -119,7 +119,7 @@ def test_an_imploded_struct_beside_a_shared_cutoff_still_panics() -> None:
 
 @pytest.mark.skipif(not POLARS_2, reason="Polars 1.x keeps the sort (the defect came with 2.x)")
 def test_a_shared_count_of_a_sorted_list_still_unsorts_it_in_memory() -> None:
-    """``polars_rank._ranked.Ranked.ordered``: Polars 2.1's in-memory engine drops the
+    """``polars_rank._engine.ranked.Ranked.ordered``: Polars 2.1's in-memory engine drops the
     sort from ``len()`` of a sorted list that occurs twice, and common-subexpression
     elimination then gives the other uses of that list the unsorted values (G and
     compat read their ideal gains unsorted in a ``select``)."""
@@ -135,7 +135,7 @@ def test_a_shared_count_of_a_sorted_list_still_unsorts_it_in_memory() -> None:
 
 @pytest.mark.skipif(not POLARS_2, reason="Polars 1.x sorts it right (the defect came with 2.x)")
 def test_a_limited_sort_by_a_rank_in_a_group_by_still_goes_wrong() -> None:
-    """``polars_rank._ranked.Ranked.ordered`` cuts a list sorted by a per-list key at
+    """``polars_rank._engine.ranked.Ranked.ordered`` cuts a list sorted by a per-list key at
     ``head(min(n, k))``: Polars 2.1 pushes a literal ``head(k)`` into the ``sort_by`` as
     a limit, which in a ``group_by`` (or window) panics ("range start index 5 out of
     range") on the list itself, and sums the wrong rows when summed (here 0.0)."""
@@ -152,7 +152,7 @@ def test_a_limited_sort_by_a_rank_in_a_group_by_still_goes_wrong() -> None:
 
 @pytest.mark.skipif(POLARS_2, reason="Polars 2.x counts a rank() result's non-null values")
 def test_count_of_a_rank_in_a_group_by_still_counts_nulls() -> None:
-    """``polars_rank._ranked.Ranked.bad`` counts positions, and ``n_retrieved`` the rows
+    """``polars_rank._engine.ranked.Ranked.bad`` counts positions, and ``n_retrieved`` the rows
     of a key (``by=pl.col("s").rank()``), with ``is_not_null().sum()``:
     Polars 1.36's ``count()`` of a ``rank()`` in a ``group_by`` counts its nulls too (the
     condensed ranking of ``judged_only=True`` has some), in a ``select`` it does not."""
@@ -176,7 +176,7 @@ def test_an_aggregate_of_an_empty_list_still_shifts_the_next_lists() -> None:
 
 @pytest.mark.skipif(POLARS_2, reason="Polars 2.x sorts by several keys in a group_by")
 def test_a_sort_by_several_keys_in_a_group_by_is_still_wrong() -> None:
-    """``polars_rank._sort_keys.sort_by`` sorts a row counter by one struct key, not a
+    """``polars_rank._engine.sort_keys.sort_by`` sorts a row counter by one struct key, not a
     list of keys (and ``polars_rank.fusion._runs.positions`` ranks one struct key): on
     Polars 1.36, sorting
     ``int_range(len())`` by a list of keys in a ``group_by`` (or a window) whose groups
@@ -222,7 +222,7 @@ def test_a_sort_by_several_filtered_keys_still_fails_on_an_emptied_group() -> No
 @pytest.mark.skipif(POLARS_2, reason="Polars 2.x builds a struct of filtered fields per group")
 def test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows() -> None:
     """``polars_rank.metrics.pairwise._by_rank_then_label`` does not fold its two keys
-    into one struct (``polars_rank._sort_keys.sort_by``): on Polars 1.36 a struct of
+    into one struct (``polars_rank._engine.sort_keys.sort_by``): on Polars 1.36 a struct of
     fields filtered in a ``group_by`` takes, in the groups after one the filter
     shortened, rows of other groups (a struct with a ``rank()`` field too). With such
     a key, ``evaluate()``'s rank_correlation varied between runs: the lists' order
@@ -237,7 +237,7 @@ def test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows() -> N
 
 @pytest.mark.skipif(POLARS_2, reason="Polars 2.x maps a window's any() back to the rows")
 def test_any_of_a_rank_in_a_window_still_stays_in_list_order() -> None:
-    """``polars_rank._ranked.Ranked.bad`` (and ``metrics._subtopics.Intents.bad``) test
+    """``polars_rank._engine.ranked.Ranked.bad`` (and ``metrics._subtopics.Intents.bad``) test
     their masks with ``sum() > 0``: on Polars 1.36, in a window whose lists are not
     contiguous rows, ``when(mask.any())`` of a mask from a ``rank()`` (the condensed
     positions of ``unjudged="condensed"`` with ``rank=``) leaves the values in list
@@ -258,7 +258,7 @@ def test_any_of_a_rank_in_a_window_still_stays_in_list_order() -> None:
 
 @pytest.mark.skipif(not POLARS_2, reason="Polars 1.x's in-memory engine evaluates it")
 def test_a_chained_when_of_a_short_mask_still_panics_in_memory() -> None:
-    """``polars_rank._ranked.by_parts_weights`` adds masked values instead of chaining
+    """``polars_rank._engine.ranked.by_parts_weights`` adds masked values instead of chaining
     ``when/then``: on Polars 2.1's in-memory engine, a chained ``when`` whose masks are
     shorter than the frame (the first min(n, k) ranks) panics in a ``select``."""
     frame = pl.DataFrame({"x": [1.0, 2.0, 3.0]})

@@ -13,7 +13,7 @@ the docstrings are parsed:
 * `` `text <url>`_ `` links into Markdown links.
 
 and it expands a metric function's ``**unjudged: Unpack[UnjudgedOptions]`` (the
-keywords every metric takes, :mod:`polars_rank._naming`) into the three keyword-only
+keywords every metric takes, :mod:`polars_rank._language.naming`) into the three keyword-only
 parameters it stands for, in the signature and the Parameters section, as the
 functions present them at run time (:func:`expand_unjudged`).
 
@@ -32,8 +32,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from polars_rank._docs import fill
-from polars_rank._naming import OPTIONS_ANNOTATION, UNJUDGED_PARAMETERS, with_unjudged_parameters
+from polars_rank._language.naming import (
+    OPTIONS_ANNOTATION,
+    UNJUDGED_PARAMETERS,
+    with_unjudged_parameters,
+)
+from polars_rank.metrics._docs import fill
 
 try:
     from griffe import Extension
@@ -197,9 +201,9 @@ def rst_to_markdown(text: str) -> str:
 def expand_unjudged(function: Function) -> bool:
     """Spell out a trailing ``**unjudged: Unpack[UnjudgedOptions]`` (False: none).
 
-    The parameters become :data:`polars_rank._naming.UNJUDGED_PARAMETERS` (keyword-only,
+    The parameters become :data:`polars_rank._language.naming.UNJUDGED_PARAMETERS` (keyword-only,
     with their defaults and annotations) and the docstring gets their entries, the
-    same text ``help()`` shows (:func:`polars_rank._naming.with_unjudged_parameters`).
+    same text ``help()`` shows (:func:`polars_rank._language.naming.with_unjudged_parameters`).
     """
     from griffe import Parameter, ParameterKind, Parameters
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from polars_rank._unjudged import HIGH, LOW
+from polars_rank._engine.unjudged import HIGH, LOW
 
 if TYPE_CHECKING:
     import numpy as np

@@ -9,13 +9,13 @@ import polars as pl
 
 from polars_rank._compare.data import METRIC, VALUE, check_unique, to_long
 from polars_rank._compare.options import metric_columns, name_list
-from polars_rank._frames import as_polars
+from polars_rank._engine.frames import as_polars
 from polars_rank.stats import require
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._frames import FrameLike
+    from polars_rank._engine.frames import FrameLike
 
 __all__ = ["summarize"]
 

@@ -1,7 +1,7 @@
 """The data checks of an evaluation, sharing one pass over the data with the ranking.
 
 :func:`check_data` raises :class:`~polars_rank.InvalidDataError` for the first row
-breaking a rule of :mod:`polars_rank._rules` (or a duplicate (query, doc) row, or a
+breaking a rule of :mod:`polars_rank._engine.rules` (or a duplicate (query, doc) row, or a
 null query id), naming the query, before any metric is computed.
 """
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._rules import hint, id_rules, label_rules, run_score_rules, score_rules
+from polars_rank._engine.rules import hint, id_rules, label_rules, run_score_rules, score_rules
 from polars_rank.errors import DuplicateRowsError, InvalidDataError, user_stacklevel
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from polars_rank._engine.rules import label_rules
+from polars_rank._engine.sort_keys import rank_key
 from polars_rank._evaluation.options import RANK, Options
-from polars_rank._rules import label_rules
-from polars_rank._sort_keys import rank_key
 from polars_rank.errors import InvalidDataError
 
 __all__ = ["collapsed", "intent_values", "check_subtopics"]

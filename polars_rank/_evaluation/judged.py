@@ -6,7 +6,7 @@ one intermediate frame between the steps and the output of
 :func:`polars_rank.ranked`: per list, each judged row with its rank (null when the
 run did not retrieve it) and the list's last retrieved row, whose rank is the
 list's length. The metric expressions read it with ``rank=`` (positions mode of
-:class:`~polars_rank._ranked.Ranked`).
+:class:`~polars_rank._engine.ranked.Ranked`).
 
 Two ways to rank, one result: ``ties="trec_eval"`` (and ``"trec_eval9"``) sorts one
 integer key per run row (:mod:`polars_rank._evaluation.sorted_key`, where this Polars
@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._compat import HAS_BIT_CAST
+from polars_rank._engine.compat import HAS_BIT_CAST
+from polars_rank._engine.ranked import tie_key
+from polars_rank._engine.sort_keys import LABEL_TIES, TREC_TIES, rank_key, trec_score
 from polars_rank._evaluation.checks import check_data, row_hash
 from polars_rank._evaluation.judged_frame import Judged, rank_columns, with_list_ends
 from polars_rank._evaluation.lists import list_code
@@ -31,8 +33,6 @@ from polars_rank._evaluation.options import (
     Options,
 )
 from polars_rank._evaluation.sorted_key import HASH, rank_by_sorted_key
-from polars_rank._ranked import tie_key
-from polars_rank._sort_keys import LABEL_TIES, TREC_TIES, rank_key, trec_score
 
 __all__ = ["judged_rows"]
 

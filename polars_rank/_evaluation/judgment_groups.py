@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.summaries import summarize
+from polars_rank._engine.unjudged import HIGH, LOW
 from polars_rank._evaluation.options import read_once
 from polars_rank._evaluation.spec import JUDGMENT_GROUP
-from polars_rank._summaries import summarize
-from polars_rank._unjudged import HIGH, LOW
 from polars_rank.errors import InvalidDataError, user_stacklevel
 from polars_rank.registry import METRICS, Metric
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.summaries import summarize
 from polars_rank._evaluation.options import JUDGED, RETRIEVED, Options
-from polars_rank._summaries import summarize
-from polars_rank._zscores import zscore_summary
+from polars_rank._evaluation.zscores import zscore_summary
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:

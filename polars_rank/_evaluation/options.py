@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import polars as pl
 
-from polars_rank._frames import as_polars
-from polars_rank._rules import is_number
-from polars_rank._sort_keys import LABEL_TIES, TREC_TIES
+from polars_rank._engine.frames import as_polars
+from polars_rank._engine.rules import is_number
+from polars_rank._engine.sort_keys import LABEL_TIES, TREC_TIES
 from polars_rank.errors import InvalidDataError
 from polars_rank.metrics.incomplete import check_unjudged_order
 
@@ -51,7 +51,7 @@ HITS = "__polars_rank_hits_"
 PRECISION = "__polars_rank_precision_"
 PRECISION_SUM = "__polars_rank_precision_sum_"
 IDEAL = "__polars_rank_ideal"
-"""Columns computed once for every metric (:class:`polars_rank._ranked.RankColumn`),
+"""Columns computed once for every metric (:class:`polars_rank._engine.ranked.RankColumn`),
 all but the last numbered per relevance threshold."""
 
 
@@ -180,7 +180,7 @@ Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
 def inputs(run: Any, qrels: Any, spec: EvaluationSpec) -> tuple[Frame, Frame | None]:
     """The run and the qrels as Polars frames: the one conversion of an evaluation.
 
-    Any input :func:`polars_rank._frames.as_polars` reads (pandas, Arrow, dicts) is
+    Any input :func:`polars_rank._engine.frames.as_polars` reads (pandas, Arrow, dicts) is
     read here once; every later step, :func:`check_arguments` first, takes the
     Polars frames.
     """

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
+from polars_rank._engine.unjudged import HIGH
 from polars_rank._evaluation.buckets import buckets
 from polars_rank._evaluation.intents import check_subtopics, collapsed, intent_values
 from polars_rank._evaluation.judged import judged_rows
@@ -46,15 +47,14 @@ from polars_rank._evaluation.spec import (
     resolve,
 )
 from polars_rank._evaluation.unjudged import condensed_ranks, evaluate_variants, high_run
-from polars_rank._unjudged import HIGH
-from polars_rank._zscores import checked_reference, standardized
+from polars_rank._evaluation.zscores import checked_reference, standardized
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._engine.frames import FrameLike
+    from polars_rank._engine.unjudged import Unjudged
     from polars_rank._evaluation.options import Frame
-    from polars_rank._frames import FrameLike
-    from polars_rank._unjudged import Unjudged
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate", "evaluate_spec", "ranked", "per_query_values"]

@@ -4,7 +4,7 @@ The metrics are the public expressions themselves, in positions mode (``rank=``)
 one ``group_by`` over the lists, each metric a few aggregations of the rows' ranks
 and labels. What many of them would each compute per list (the relevant rows so far,
 the precision sums of average precision, the ideal ranking's labels) is computed
-once before, as columns (:class:`~polars_rank._ranked.RankColumn`): Polars shares no
+once before, as columns (:class:`~polars_rank._engine.ranked.RankColumn`): Polars shares no
 sub-expression between the expressions of a ``group_by``, and ``-m all_trec`` reads
 each of these in ten to twenty of its measures.
 """
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.ranked import RankColumn
 from polars_rank._evaluation.options import (
     HITS,
     IDEAL,
@@ -29,7 +30,6 @@ from polars_rank._evaluation.options import (
     RETRIEVED,
     Options,
 )
-from polars_rank._ranked import RankColumn
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from polars_rank._params import check_choice
-from polars_rank._unjudged import HIGH, LOW, check_unjudged
+from polars_rank._engine.params import check_choice
+from polars_rank._engine.unjudged import HIGH, LOW, check_unjudged
 from polars_rank.registry import (
     UNJUDGED_GRADE,
     UNJUDGED_POLICY,
@@ -30,7 +30,7 @@ from polars_rank.registry import (
 )
 
 if TYPE_CHECKING:
-    from polars_rank._unjudged import Unjudged
+    from polars_rank._engine.unjudged import Unjudged
 
 __all__ = ["EvalTies", "EvaluationSpec", "Memory", "Missing", "metric_list", "names", "resolve",
            "under_policy", "with_policy"]

@@ -84,8 +84,8 @@ def tie_spread(
 
     The two tied documents could come either way: RR is 1/2 or 1.
     """
+    from polars_rank._engine.frames import as_polars
     from polars_rank._evaluation.pipeline import evaluate
-    from polars_rank._frames import as_polars
 
     listed = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     labels = [str(m) for m in listed]

@@ -3,7 +3,7 @@
 The ranking step keeps only the judged rows of each list (:mod:`.judged`), which is
 all that ``unjudged="low"``, ``"ignore"`` and ``"condensed"`` read. ``"high"`` needs
 the unjudged retrieved rows too, so it is the same rule written on the data
-(:mod:`polars_rank._unjudged`): a run carrying its labels, every unjudged retrieved
+(:mod:`polars_rank._engine.unjudged`): a run carrying its labels, every unjudged retrieved
 document of a judged query labelled ``unjudged_grade`` (the largest label of the
 qrels, at least 1, by default), each list's unretrieved judgments beside it, evaluated by the
 one pipeline. The two evaluations' per-query values are joined on the list keys; a
@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Protocol
 
 import polars as pl
 
-from polars_rank._condensed import judged_only_ranking
+from polars_rank._engine.condensed import judged_only_ranking
+from polars_rank._engine.unjudged import HIGH, LOW
 from polars_rank._evaluation.judged_frame import rank_columns
 from polars_rank._evaluation.spec import under_policy
-from polars_rank._unjudged import HIGH, LOW
 from polars_rank.registry import UNJUDGED_GRADE, UNJUDGED_POLICY, Metric
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ def high_run(run: pl.DataFrame | pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFram
 def condensed_ranks(o: Options) -> list[pl.Expr]:
     """``ranked()``'s rank columns among each list's judged rows (``unjudged="condensed"``).
 
-    The rule of :mod:`polars_rank._condensed`, applied once to the frame: positions
+    The rule of :mod:`polars_rank._engine.condensed`, applied once to the frame: positions
     re-numbered 1..m in their order, a tie group's bounds to its block among the
     judged rows; an unjudged row (a list's last row) gets none.
     """

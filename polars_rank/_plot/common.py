@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank._frames import as_polars
+from polars_rank._engine.frames import as_polars
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,7 +37,7 @@ def import_altair(purpose: str) -> Any:
 
 
 def collected(frame: Frame, param: str) -> pl.DataFrame:
-    """``frame`` (any input :func:`polars_rank._frames.as_polars` reads) as a DataFrame."""
+    """``frame`` (any input :func:`polars_rank._engine.frames.as_polars` reads) as a DataFrame."""
     polars = as_polars(frame, param)
     return polars.collect() if isinstance(polars, pl.LazyFrame) else polars
 

@@ -25,7 +25,7 @@ import polars as pl
 
 from polars_rank._compare.data import Notes, check_arms, paired_arrays, to_long
 from polars_rank._compare.options import metric_columns, name_list
-from polars_rank._frames import as_polars
+from polars_rank._engine.frames import as_polars
 from polars_rank._stats.common import require
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from polars_rank._frames import FrameLike
+    from polars_rank._engine.frames import FrameLike
 
     Array = npt.NDArray[np.float64]
 

@@ -6,17 +6,17 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank._docs import shared_parameters
 from polars_rank._evaluation import evaluate
 from polars_rank.compare import compare
 from polars_rank.fusion._fuse import fuse
 from polars_rank.fusion._runs import Runs
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from polars_rank._engine.frames import FrameLike
     from polars_rank._evaluation.spec import EvalTies, Missing
-    from polars_rank._frames import FrameLike
     from polars_rank.fusion._fuse import FusionMethod
     from polars_rank.fusion._runs import Norm
 

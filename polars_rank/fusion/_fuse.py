@@ -6,15 +6,15 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank._docs import shared_parameters
 from polars_rank.fusion import _trained
 from polars_rank.fusion._methods import METHODS, REQUIRED, Context, condorcet
 from polars_rank.fusion._runs import NORMS, Norm, Runs, check_norm, normalized, positions
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from polars_rank._frames import FrameLike
+    from polars_rank._engine.frames import FrameLike
 
 __all__ = ["fuse", "normalize", "lengths", "NORMS", "Norm", "FusionMethod"]
 

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._docs import shared_parameters
-from polars_rank._sums import ordered_sum
+from polars_rank._engine.sums import ordered_sum
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
-    from polars_rank._params import IntoExpr
+    from polars_rank._engine.params import IntoExpr
 
 __all__ = ["min_max_norm", "max_norm", "sum_norm", "zmuv_norm", "rank_norm", "borda_norm"]
 

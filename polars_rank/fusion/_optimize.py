@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import polars as pl
 
-from polars_rank._docs import shared_parameters
 from polars_rank._evaluation import evaluate
 from polars_rank.fusion._fuse import lengths
 from polars_rank.fusion._grid import OPTIMIZABLE, SCALAR, WEIGHTED, check_grid
 from polars_rank.fusion._methods import METHODS, Context, condorcet
 from polars_rank.fusion._runs import Runs, check_norm, normalized, positions
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from polars_rank._engine.frames import FrameLike
     from polars_rank._evaluation.spec import EvalTies
-    from polars_rank._frames import FrameLike
     from polars_rank.fusion._runs import Norm
 
 __all__ = ["optimize_fusion", "OptimizedFusion"]

@@ -9,7 +9,7 @@ row per (system, query, document), whatever the runs came as.
   over the systems add in that order, and equal values are decided by it.
 * **Ids**: query (or doc) columns of different types in different runs are compared
   as text, as ``evaluate()`` compares a run's ids with its qrels'.
-* **Checks** (``validate=True``): the rules of :mod:`polars_rank._rules` that apply
+* **Checks** (``validate=True``): the rules of :mod:`polars_rank._engine.rules` that apply
   to a run (null query or document ids, NaN scores), an infinite score (fusion adds
   and normalises scores: inf - inf is NaN) and a (system, query, document) given
   twice raise :class:`~polars_rank.InvalidDataError` naming the rule, the run, the
@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
+from polars_rank._engine.frames import as_polars
+from polars_rank._engine.rules import id_rules, score_rules
 from polars_rank._evaluation.checks import row_hash
-from polars_rank._frames import as_polars
-from polars_rank._rules import id_rules, score_rules
 from polars_rank.errors import InvalidDataError
 from polars_rank.fusion import _norms
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank._sums import ordered_sum
+from polars_rank._engine.sums import ordered_sum
 
 __all__ = ["TRAINED", "MIN_ODD", "attach", "train_plan", "table"]
 

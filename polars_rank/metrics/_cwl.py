@@ -14,7 +14,7 @@ gain per document, sum_i W_i g_i. cwl_eval 1.0.12 (``cwl/ruler/measures/*.py``,
   (max_rel - min_rel)`` (ir_measures' ``IrmQrelHandler``), an unjudged row gaining 0.
 
 The weights of a run of ranks without gain have closed forms (geometric, harmonic,
-or 1 / (x + c)^2 sums: :mod:`polars_rank._special`), so a metric reads only its list's
+or 1 / (x + c)^2 sums: :mod:`polars_rank._engine.special`), so a metric reads only its list's
 judged rows and their ranks, and works from ``rank=`` positions as from ``by=``.
 """
 
@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import times_reciprocal
-from polars_rank._params import check_k, check_real
-from polars_rank._special import digamma, trigamma
+from polars_rank._engine.compat import times_reciprocal
+from polars_rank._engine.params import check_k, check_real
+from polars_rank._engine.special import digamma, trigamma
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from polars_rank._ranked import Ranked
+    from polars_rank._engine.ranked import Ranked
 
 __all__ = ["CWL_DEPTH", "GainRows", "cwl_gains", "check_target", "check_scale",
            "required_cutoff", "sdcg_value", "insq_value", "inst_value", "bpm_value",

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import any_true, group_sum
-from polars_rank._ranked import order_free_sum
+from polars_rank._engine.compat import any_true, group_sum
+from polars_rank._engine.ranked import order_free_sum
 from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
-    from polars_rank._ranked import Ranked
+    from polars_rank._engine.ranked import Ranked
 
 __all__ = ["expected_precision_sum", "expected_ap_over_hits"]
 

@@ -59,11 +59,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import SLICES_BY_MANY_OFFSETS
+from polars_rank._engine.compat import SLICES_BY_MANY_OFFSETS
 from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
-    from polars_rank._ranked import Ranked
+    from polars_rank._engine.ranked import Ranked
 
 __all__ = ["expected_err"]
 

@@ -32,18 +32,18 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank._column_types import checked_key, checked_label
-from polars_rank._compat import any_true, group_sum
-from polars_rank._params import check_choice, check_real, check_threshold, to_expr, to_exprs
-from polars_rank._ranked import NAN
-from polars_rank._rules import id_rules, label_rules, score_rules
-from polars_rank._sort_keys import rank_key, trec_score
-from polars_rank._summaries import summarize
+from polars_rank._engine.column_types import checked_key, checked_label
+from polars_rank._engine.compat import any_true, group_sum
+from polars_rank._engine.params import check_choice, check_real, check_threshold, to_expr, to_exprs
+from polars_rank._engine.ranked import NAN
+from polars_rank._engine.rules import id_rules, label_rules, score_rules
+from polars_rank._engine.sort_keys import rank_key, trec_score
+from polars_rank._engine.summaries import summarize
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from polars_rank._params import IntoExpr, Query
+    from polars_rank._engine.params import IntoExpr, Query
 
 __all__ = ["Intents", "IntentTies", "check_alpha", "ideal_ideal", "nrbp_depth"]
 

@@ -11,10 +11,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum, safe_div
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import (
+from polars_rank._engine.compat import group_sum, safe_div
+from polars_rank._engine.params import (
     DENOMINATORS,
     UNSET,
     Denominator,
@@ -23,7 +21,9 @@ from polars_rank._params import (
     check_choice,
     check_threshold,
 )
-from polars_rank._ranked import Ranked, by_parts_weights, cutoff, reached, reciprocal
+from polars_rank._engine.ranked import Ranked, by_parts_weights, cutoff, reached, reciprocal
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._expected_ap import expected_ap_over_hits, expected_precision_sum
 from polars_rank.metrics.sets import hits_value
 
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["average_precision", "gm_map", "yaap", "reciprocal_rank", "hit_rate"]
 

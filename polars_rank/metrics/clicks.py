@@ -13,19 +13,19 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import safe_div
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET
-from polars_rank._ranked import Ranked, count, cutoff, reached, reciprocal
+from polars_rank._engine.compat import safe_div
+from polars_rank._engine.params import UNSET
+from polars_rank._engine.ranked import Ranked, count, cutoff, reached, reciprocal
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Ties, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Ties, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["ctr", "abandonment", "first_click_rr", "clicks_per_query"]
 

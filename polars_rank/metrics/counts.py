@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_real, check_threshold
-from polars_rank._ranked import Ranked, count, cutoff
+from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
+from polars_rank._engine.ranked import Ranked, count, cutoff
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.sets import hits_value
 
 if TYPE_CHECKING:
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["hits", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility"]
 

@@ -11,18 +11,18 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, to_expr
-from polars_rank._ranked import Ranked, cutoff
+from polars_rank._engine.params import UNSET, to_expr
+from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Ties, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Ties, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["mean_dwell"]
 

@@ -6,11 +6,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import SLICES_BY_MANY_OFFSETS, group_sum, safe_div
-from polars_rank._docs import shared_parameters
-from polars_rank._gain_table import check_gains, gain_of
-from polars_rank._naming import named_after_metric
-from polars_rank._params import (
+from polars_rank._engine.compat import SLICES_BY_MANY_OFFSETS, group_sum, safe_div
+from polars_rank._engine.gain_table import check_gains, gain_of
+from polars_rank._engine.params import (
     EMPTY,
     GAINS,
     UNSET,
@@ -20,7 +18,9 @@ from polars_rank._params import (
     check_choice,
     check_real,
 )
-from polars_rank._ranked import Ranked, by_parts_weights, cutoff, when_empty
+from polars_rank._engine.ranked import Ranked, by_parts_weights, cutoff, when_empty
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._expected_err import expected_err
 
 if TYPE_CHECKING:
@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._gain_table import GainTable
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.gain_table import GainTable
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["dcg", "ideal_dcg", "ndcg", "err"]
 

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum, safe_div
-from polars_rank._docs import shared_parameters
-from polars_rank._gain_table import check_gains
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_threshold
-from polars_rank._ranked import NAN, Ranked
+from polars_rank._engine.compat import group_sum, safe_div
+from polars_rank._engine.gain_table import check_gains
+from polars_rank._engine.params import UNSET, Ties, check_threshold
+from polars_rank._engine.ranked import NAN, Ranked
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.gain import row_gain
 
 if TYPE_CHECKING:
@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._gain_table import GainTable
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.gain_table import GainTable
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["normalized_gain", "binary_normalized_gain", "ndcg_over_relevant", "r_ndcg"]
 
@@ -83,7 +83,7 @@ class _Walk:
 
         A plain ``sum()`` adds a column's values per list with another kernel than
         a sorted list's (several partial sums), which can move the last bit: rows
-        already in rank order (:class:`~polars_rank._ranked.RankColumn`) and rows
+        already in rank order (:class:`~polars_rank._engine.ranked.RankColumn`) and rows
         sorted here then differ. As one list, the same bits either way.
         """
         return terms.implode().list.sum()

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import per_list, safe_div
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_threshold
-from polars_rank._ranked import Ranked, count, cutoff, order_free_sum
+from polars_rank._engine.compat import per_list, safe_div
+from polars_rank._engine.params import UNSET, Ties, check_threshold
+from polars_rank._engine.ranked import Ranked, count, cutoff, order_free_sum
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["bpref", "gm_bpref", "unjudged"]
 

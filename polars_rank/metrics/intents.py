@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum, safe_div
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._ranked import cutoff
+from polars_rank._engine.compat import group_sum, safe_div
+from polars_rank._engine.ranked import cutoff
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._subtopics import Intents, IntentTies
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import IntoExpr, Query
+    from polars_rank._engine.params import IntoExpr, Query
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["precision_ia", "ap_ia", "subtopic_recall"]
 

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_real
-from polars_rank._ranked import Ranked
+from polars_rank._engine.params import UNSET, Ties, check_real
+from polars_rank._engine.ranked import Ranked
+from polars_rank._language.naming import named_after_metric
 from polars_rank.metrics._cwl import (
     check_scale,
     check_target,
@@ -26,6 +25,7 @@ from polars_rank.metrics._cwl import (
     nerr11_value,
     required_cutoff,
 )
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     import polars as pl
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["nerr8", "nerr9", "nerr10", "nerr11"]
 

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import group_sum, safe_div
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_threshold, to_expr
-from polars_rank._ranked import Ranked, count, cutoff
+from polars_rank._engine.compat import group_sum, safe_div
+from polars_rank._engine.params import UNSET, Ties, check_threshold, to_expr
+from polars_rank._engine.ranked import Ranked, count, cutoff
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.incomplete import check_unjudged_order
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["infap", "judged", "relstring"]
 

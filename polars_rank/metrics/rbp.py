@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._docs import shared_parameters
-from polars_rank._gain_table import check_gains, gain_of
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_choice, check_real, check_threshold
-from polars_rank._ranked import Ranked, count, cutoff
+from polars_rank._engine.gain_table import check_gains, gain_of
+from polars_rank._engine.params import UNSET, Ties, check_choice, check_real, check_threshold
+from polars_rank._engine.ranked import Ranked, count, cutoff
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.incomplete import check_unjudged_order
 
 if TYPE_CHECKING:
@@ -26,9 +26,9 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._gain_table import GainTable
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.gain_table import GainTable
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["rbp", "rbp_residual"]
 

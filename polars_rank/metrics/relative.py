@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import safe_div
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties, check_real, check_threshold
-from polars_rank._ranked import Ranked, cutoff
+from polars_rank._engine.compat import safe_div
+from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
+from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._language.naming import named_after_metric
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.sets import hits_value, relevant_within
 
 if TYPE_CHECKING:
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["relative_precision", "r_precision_multiple", "set_map"]
 

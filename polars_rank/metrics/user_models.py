@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
-from polars_rank._params import UNSET, Ties
-from polars_rank._ranked import Ranked
+from polars_rank._engine.params import UNSET, Ties
+from polars_rank._engine.ranked import Ranked
+from polars_rank._language.naming import named_after_metric
 from polars_rank.metrics._cwl import (
     bpm_value,
     check_scale,
@@ -23,6 +22,7 @@ from polars_rank.metrics._cwl import (
     required_cutoff,
     sdcg_value,
 )
+from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     import polars as pl
     from typing_extensions import Unpack
 
-    from polars_rank._naming import UnjudgedOptions
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["sdcg", "inst", "insq", "bpm"]
 

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._params import check_k, to_expr, to_exprs
-from polars_rank._sums import ordered_mean
+from polars_rank._engine.params import check_k, to_expr, to_exprs
+from polars_rank._engine.sums import ordered_mean
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import IntoExpr, Query
+    from polars_rank._engine.params import IntoExpr, Query
 
 __all__ = ["only", "per_list_mean", "query_exprs", "recommended"]
 

@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._compat import row_sum
-from polars_rank._docs import shared_parameters
-from polars_rank._params import check_k, to_expr
-from polars_rank._sums import ordered_sum
+from polars_rank._engine.compat import row_sum
+from polars_rank._engine.params import check_k, to_expr
+from polars_rank._engine.sums import ordered_sum
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank._params import IntoExpr, Query
+    from polars_rank._engine.params import IntoExpr, Query
 
 __all__ = ["intra_list_similarity", "intra_list_diversity", "personalization"]
 

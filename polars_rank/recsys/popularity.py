@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 import polars as pl
 
-from polars_rank._docs import shared_parameters
-from polars_rank._frames import as_polars_like
-from polars_rank._params import check_choice, check_real, to_expr
-from polars_rank._sums import ordered_mean
+from polars_rank._engine.frames import as_polars_like
+from polars_rank._engine.params import check_choice, check_real, to_expr
+from polars_rank._engine.sums import ordered_mean
+from polars_rank.metrics._docs import shared_parameters
 from polars_rank.recsys._common import only, per_list_mean, query_exprs, recommended
 
 if TYPE_CHECKING:
-    from polars_rank._params import IntoExpr, Query
+    from polars_rank._engine.params import IntoExpr, Query
 
 __all__ = ["item_popularity", "novelty", "average_popularity", "long_tail_share",
            "popularity_lift"]

@@ -16,8 +16,8 @@ from typing import TypeVar
 
 import polars as pl
 
-from polars_rank._frames import as_polars_like
-from polars_rank._sums import ordered_mean, ordered_sum
+from polars_rank._engine.frames import as_polars_like
+from polars_rank._engine.sums import ordered_mean, ordered_sum
 
 __all__ = ["item_similarity", "user_diversity", "user_serendipity"]
 

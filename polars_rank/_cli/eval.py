@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank import _trec_measures as trec
-from polars_rank import _zscores as zscores
+from polars_rank._engine.sort_keys import trec_score
+from polars_rank._engine.summaries import GEOMETRIC_FLOOR, summarize
+from polars_rank._engine.unjudged import HIGH, LOW
 from polars_rank._evaluation import evaluate
-from polars_rank._sort_keys import trec_score
-from polars_rank._summaries import GEOMETRIC_FLOOR, summarize
-from polars_rank._unjudged import HIGH, LOW
+from polars_rank._evaluation import zscores as zscores
+from polars_rank._language import trec_measures as trec
 from polars_rank.errors import DuplicateRowsError, TrecFormatError
 from polars_rank.io import last_tag, read_qrels, read_run
 from polars_rank.preferences import PREFS_MEASURES
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from polars_rank._summaries import Summary
+    from polars_rank._engine.summaries import Summary
 
 __all__ = ["IDS", "Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
            "readable", "shown", "to_ids", "write_lines", "zscore_reference", "zscored"]
@@ -122,10 +122,10 @@ class Settings:
     still count every judged query); the id as read from the files (:func:`to_ids`)."""
     zscores: Path | None = None
     """``-Z``: trec_eval's z-score file; each value printed as its z-score
-    (:mod:`polars_rank._zscores`)."""
+    (:mod:`polars_rank._evaluation.zscores`)."""
     rel_info_format: str = "qrels"
     """``-R``: the qrels' format; ``qrels_jg``: judgment groups
-    (:mod:`polars_rank._cli_judgment_groups`)."""
+    (:mod:`polars_rank._cli.judgment_groups`)."""
 
     @classmethod
     def of(cls, dialect: str, *, ties: str | None = None, missing: str | None = None,
@@ -164,7 +164,7 @@ class Asked:
         self.notes: list[str] = []
         """Notes for stderr: parameters trec_eval ignores."""
         self.prefs: list[str] = []
-        """The preference measures asked (``-R prefs``: :mod:`polars_rank._cli_prefs`)."""
+        """The preference measures asked (``-R prefs``: :mod:`polars_rank._cli.prefs`)."""
         given = trec.first_parameters(specs)
         for spec in specs:
             expanded = trec.expand(spec, given)
@@ -557,7 +557,7 @@ def zscored(per: pl.DataFrame, reference: pl.DataFrame, columns: Mapping[str, Su
 
     ``columns``: each measure and how its values are summarised over queries;
     ``names``: the measures asked (trec_eval converts each but runid, num_q too).
-    :func:`polars_rank._zscores.reads_past`: where trec_eval 10 looks a value up past
+    :func:`polars_rank._evaluation.zscores.reads_past`: where trec_eval 10 looks a value up past
     the end of its table (a crash, or another query's mean), polars-rank gives
     -1000000 as trec_eval's help says, and a note says so.
     """
@@ -672,7 +672,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
     query's ranking or judgments (:func:`_twice`), the queries it printed before
     (``-q``, in its order) are printed, then :class:`Stop` is raised. Ids are
     printed as the bytes the files hold; under ``-Z`` (``s.zscores``) each value as
-    its z-score (:mod:`polars_rank._zscores`), as trec_eval prints it.
+    its z-score (:mod:`polars_rank._evaluation.zscores`), as trec_eval prints it.
     """
     s = Settings() if s is None else s
     judgments = _judgments(qrels, a, s)

@@ -13,7 +13,7 @@ its ranking rewritten, so every metric takes it, in every mode:
 * ``rank=``: the positions are re-ranked among the judged rows (a tie-bound pair
   likewise, each bound to its block among the judged rows). A ``rank()`` inside a
   metric is what Polars 1.36 mishandles in ``.over()``: see
-  :meth:`polars_rank._ranked.Ranked.bad`.
+  :meth:`polars_rank._engine.ranked.Ranked.bad`.
 
 A judged row the ranking did not retrieve stays not retrieved; unjudged rows then
 count for nothing in any metric (null labels are never relevant and have no gain).
@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank._params import UNSET, to_expr, to_exprs
+from polars_rank._engine.params import UNSET, to_expr, to_exprs
 
 if TYPE_CHECKING:
-    from polars_rank._params import IntoExpr
+    from polars_rank._engine.params import IntoExpr
 
 __all__ = ["judged_only_ranking"]
 

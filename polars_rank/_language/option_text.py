@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from polars_rank._gain_table import GainTable, parse_gain_table, parse_trec_pairs
+from polars_rank._engine.gain_table import GainTable, parse_gain_table, parse_trec_pairs
 
 __all__ = ["split_options", "parse_numbers", "parse_structured", "trec_parameters"]
 

@@ -24,7 +24,7 @@ status  trec_eval's message                                    where
 eval`` exits with trec_eval's status for each error the two share, after the same
 files have been read, with its own message naming the rule; its own refusals (an
 option trec_eval does not have, a value trec_eval reads as something else) exit 2.
-Where it stops on a query (4, 7) is :class:`~polars_rank._cli_eval.Stop`'s; the
+Where it stops on a query (4, 7) is :class:`~polars_rank._cli.eval.Stop`'s; the
 others are :func:`exit_status`'s.
 """
 
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NoReturn
 
-from polars_rank import _trec_measures as trec
-from polars_rank._cli_eval import IDS, Settings, Stop, zscore_reference
+from polars_rank._cli.eval import IDS, Settings, Stop, zscore_reference
+from polars_rank._language import trec_measures as trec
 from polars_rank.errors import DuplicateRowsError
 from polars_rank.io import read_qrels, read_run
 from polars_rank.registry import parse_metric
@@ -86,7 +86,7 @@ def first_refusal(specs: Sequence[str], dialect: str) -> trec.MeasureError | Non
     """The ``-m`` trec_eval would stop on first, or None.
 
     trec_eval reads each ``-m`` as it reads the options (an unknown name stops it there,
-    exit status 1: :meth:`~polars_rank._trec_measures.MeasureError.status`), then the
+    exit status 1: :meth:`~polars_rank._language.trec_measures.MeasureError.status`), then the
     files, then initialises the measures with their parameters (2), then calculates
     them (4): the refusal with the status met first, the first ``-m`` among equals. A
     metric string polars-rank refuses is an unknown measure to trec_eval.

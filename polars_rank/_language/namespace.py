@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, overload
 import polars as pl
 
 from polars_rank import metrics
-from polars_rank._params import to_expr
+from polars_rank._engine.params import to_expr
 
 if TYPE_CHECKING:
     from collections.abc import Callable

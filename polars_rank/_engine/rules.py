@@ -8,7 +8,7 @@ evaluates to NaN for a list holding such a row.
 Null relevance (unjudged) is valid. A null score is valid where a row carries its
 label (a judged document the run did not retrieve), and an error in a run given with
 separate qrels (:func:`run_score_rules`). NaN is a value, never a missing one: a NaN
-score or label breaks a rule in every input format (:mod:`polars_rank._frames` keeps
+score or label breaks a rule in every input format (:mod:`polars_rank._engine.frames` keeps
 pandas' NaN as NaN).
 """
 

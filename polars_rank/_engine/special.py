@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from polars_rank._compat import row_sum
+from polars_rank._engine.compat import row_sum
 
 if TYPE_CHECKING:
     import polars as pl

@@ -5,13 +5,13 @@ column's type when it is built, and it cannot stop a running plan. Polars 2.0 ad
 ``pl.pipe_with_dtype``: a function called when the plan is resolved, with the input's
 type, before any row is read. Through it a text label or ranking key raises
 :class:`~polars_rank.InvalidDataError` naming the rule, the column and its type (the
-rule: :func:`polars_rank._rules.label_type_problem` and ``key_type_problem``, which
+rule: :func:`polars_rank._engine.rules.label_type_problem` and ``key_type_problem``, which
 :func:`polars_rank.evaluate` and :func:`polars_rank.validate` apply too). The check
 runs once per plan, not per row: nothing at run time (docs/performance.md).
 
 Polars 1.x has no such hook (a ``map_batches`` runs per batch and its errors come out
 as Polars' own): there the same plans still fail, in Polars' words ("arithmetic on
-dtypes str and dyn float"), because :class:`~polars_rank._ranked.Ranked` reads the
+dtypes str and dyn float"), because :class:`~polars_rank._engine.ranked.Ranked` reads the
 label as ``label * 1.0`` and probes the score's first value.
 """
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._rules import key_type_problem, label_type_problem
+from polars_rank._engine.rules import key_type_problem, label_type_problem
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:

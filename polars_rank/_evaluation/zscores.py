@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import polars as pl
 
-from polars_rank._summaries import GEOMETRIC_FLOOR, Summary, summarize
+from polars_rank._engine.summaries import GEOMETRIC_FLOOR, Summary, summarize
 from polars_rank.errors import InvalidDataError, TrecFormatError
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ no metric has code of its own for it:
   unjudged). ``unjudged_grade=None``: 1 in an expression; in
   :func:`polars_rank.evaluate`, the largest label of the qrels (at least 1);
 * ``"condensed"``: the unjudged rows removed from the ranking (Sakai's condensed
-  lists; ``judged_only=True``, :mod:`polars_rank._condensed`).
+  lists; ``judged_only=True``, :mod:`polars_rank._engine.condensed`).
 
 ``bounds=True`` gives both ends at once: a struct ``{low, high}`` from an expression,
 two columns ``<name>_low`` and ``<name>_high`` from :func:`polars_rank.evaluate`.
@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args
 
 import polars as pl
 
-from polars_rank._column_types import checked_label
-from polars_rank._condensed import judged_only_ranking
-from polars_rank._params import UNSET, check_choice, check_real, to_expr, to_exprs
+from polars_rank._engine.column_types import checked_label
+from polars_rank._engine.condensed import judged_only_ranking
+from polars_rank._engine.params import UNSET, check_choice, check_real, to_expr, to_exprs
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from polars_rank._params import IntoExpr
+    from polars_rank._engine.params import IntoExpr
 
 __all__ = ["UNJUDGED", "Unjudged", "check_unjudged", "high_labels", "with_unjudged",
            "LOW", "HIGH"]

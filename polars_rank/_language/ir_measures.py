@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from polars_rank._option_text import split_options
+from polars_rank._language.option_text import split_options
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from polars_rank import _trec_measures as trec
-from polars_rank._cli_eval import Stop
+from polars_rank._cli.eval import Stop
+from polars_rank._language import trec_measures as trec
 
 if TYPE_CHECKING:
-    from polars_rank._cli_eval import Asked
+    from polars_rank._cli.eval import Asked
 
 __all__ = ["check_measures"]
 

@@ -9,7 +9,7 @@ function's column and an ``evaluate()`` column of the same name always agree. An
 defined.
 
 The same wrapper gives every metric function the keywords of
-:mod:`polars_rank._unjudged` (``unjudged``, ``unjudged_grade``, ``bounds``): one rule
+:mod:`polars_rank._engine.unjudged` (``unjudged``, ``unjudged_grade``, ``bounds``): one rule
 about the data, applied before the metric, written once for all of them. They are
 declared here once, as :class:`UnjudgedOptions`; a metric function ends its signature
 with ``**unjudged: Unpack[UnjudgedOptions]``, so type checkers know them (PEP 692),
@@ -27,7 +27,7 @@ import inspect
 import re
 from typing import TYPE_CHECKING, Any, ForwardRef, TypedDict, TypeVar, cast
 
-from polars_rank._unjudged import Unjudged, check_unjudged, with_unjudged
+from polars_rank._engine.unjudged import Unjudged, check_unjudged, with_unjudged
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,7 +41,7 @@ __all__ = ["named_after_metric", "UnjudgedOptions", "UNJUDGED_PARAMETERS", "UNJU
 
 
 class UnjudgedOptions(TypedDict, total=False):
-    """The keywords every metric function takes (:mod:`polars_rank._unjudged`)."""
+    """The keywords every metric function takes (:mod:`polars_rank._engine.unjudged`)."""
 
     unjudged: Unjudged
     unjudged_grade: float | None
@@ -102,7 +102,7 @@ def _own_signature(function: Callable[..., Any]) -> inspect.Signature:
     if (last.kind is not last.VAR_KEYWORD or last.name != "unjudged"
             or last.annotation != OPTIONS_ANNOTATION):
         msg = (f"{function.__qualname__} must end its signature with "
-               f"**unjudged: {OPTIONS_ANNOTATION} (polars_rank._naming)")
+               f"**unjudged: {OPTIONS_ANNOTATION} (polars_rank._language.naming)")
         raise TypeError(msg)
     return signature.replace(parameters=own)
 

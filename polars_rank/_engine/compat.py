@@ -28,12 +28,12 @@ POLARS_2 = int(pl.__version__.split(".")[0]) >= 2
 
 PREPARED_RANKS = POLARS_2
 """Whether ``evaluate()`` passes its metrics a marked rank column
-(:class:`polars_rank._ranked.RankColumn`) whose rows come in rank order. On Polars 1.x
+(:class:`polars_rank._engine.ranked.RankColumn`) whose rows come in rank order. On Polars 1.x
 the marked path gave a wrong nDCG (the floor pass found it): there it is read as a
 plain rank column."""
 
 TOP_ROWS = POLARS_2
-"""Whether :meth:`polars_rank._ranked.Ranked.top_rows` is used. On Polars 1.36 a
+"""Whether :meth:`polars_rank._engine.ranked.Ranked.top_rows` is used. On Polars 1.36 a
 struct of rows filtered in a ``group_by`` took rows of other groups
 (``test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows``), and
 these structs were not tried there: ``ties="expected"`` ranks whole lists, as before."""

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._column_types import checked_keys, checked_label
-from polars_rank._compat import PREPARED_RANKS, TOP_ROWS, any_true, group_sum
-from polars_rank._params import (
+from polars_rank._engine.column_types import checked_keys, checked_label
+from polars_rank._engine.compat import PREPARED_RANKS, TOP_ROWS, any_true, group_sum
+from polars_rank._engine.params import (
     EMPTY,
     TIES,
     UNSET,
@@ -47,16 +47,16 @@ from polars_rank._params import (
     to_expr,
     to_exprs,
 )
-from polars_rank._rules import id_rules, label_rules, score_rules
-from polars_rank._sort_keys import LABEL_TIES, TREC_TIES, rank_key, sort_by, trec_score
-from polars_rank._summaries import summarize
-from polars_rank._sums import ordered_sum
+from polars_rank._engine.rules import id_rules, label_rules, score_rules
+from polars_rank._engine.sort_keys import LABEL_TIES, TREC_TIES, rank_key, sort_by, trec_score
+from polars_rank._engine.summaries import summarize
+from polars_rank._engine.sums import ordered_sum
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from polars_rank._params import By, IntoExpr, Query, Rank, Unset
-    from polars_rank._summaries import Summary
+    from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.summaries import Summary
 
 NAN = float("nan")
 _RANK_TABLE_MAX = 10_000  # the largest cutoff k whose ranks 1..k are a literal
@@ -317,7 +317,7 @@ class Ranked:
     def bad(self, *extra: pl.Expr) -> pl.Expr:
         """True when the list holds a value no metric can score.
 
-        A mask is tested with :func:`~polars_rank._compat.any_true`, not
+        A mask is tested with :func:`~polars_rank._engine.compat.any_true`, not
         ``mask.any()`` (a Polars 1.36 workaround): its masks come from per-list
         expressions, a ``rank()`` (``unjudged="condensed"`` re-ranks ``rank=`` with
         one; a user's ``rank=pl.col("s").rank()`` or ``by=``) or an
@@ -659,7 +659,7 @@ class Ranked:
         (the click metrics, whose labels are a log's clicks) keeps every query.
 
         Unnamed: the public functions name their expression after the metric
-        (:mod:`polars_rank._naming`), ``Metric.expr`` after its string.
+        (:mod:`polars_rank._language.naming`), ``Metric.expr`` after its string.
         """
         flag = self.bad() if bad is None else bad
         if self.checked and bad is None:  # evaluate() checked the data: nothing to flag
@@ -720,7 +720,7 @@ def order_free_sum(values: pl.Expr) -> pl.Expr:
     Floating-point addition is not associative, so a sum over rows in the order they
     come (a join's, a shuffle's) can differ in the last place from one order to the
     next: under ``ties="expected"`` the terms of a list are its rows', not its ranks'.
-    :func:`polars_rank._sums.ordered_sum` adds them as one sorted list (``sort().sum()``
+    :func:`polars_rank._engine.sums.ordered_sum` adds them as one sorted list (``sort().sum()``
     would not do: Polars drops a sort before an order-free aggregate).
     """
     return ordered_sum(values.cast(pl.Float64))

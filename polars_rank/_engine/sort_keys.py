@@ -85,4 +85,4 @@ def key_struct(keys: Sequence[pl.Expr]) -> pl.Expr:
     """
     return pl.struct(*(key.alias(f"_{i}") for i, key in enumerate(keys)))
 LABEL_TIES = ("optimistic", "pessimistic")
-"""The tie policies ordering tied rows by gain (:func:`polars_rank._ranked.tie_key`)."""
+"""The tie policies ordering tied rows by gain (:func:`polars_rank._engine.ranked.tie_key`)."""

@@ -41,7 +41,7 @@ __all__ = ["ORDER", "SETS", "UNSUPPORTED", "Expanded", "MeasureError", "atof", "
 class MeasureError(ValueError):
     """A ``-m`` argument trec_eval refuses too; the message says why, in its words.
 
-    ``status``: trec_eval 10's exit status for it (:mod:`polars_rank._cli_status`): 1
+    ``status``: trec_eval 10's exit status for it (:mod:`polars_rank._cli.status`): 1
     where it reads the options (``-m P.``), 2 where it initialises the measures
     (``-m P.0``), 4 where it calculates them (utility without its four weights).
     """
