@@ -27,159 +27,57 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from polars_rank import metrics
 from polars_rank._condensed import judged_only_ranking
-from polars_rank._gain_table import GainTable, check_gains
 from polars_rank._ir_measures import chosen_metric, provider_ties
-from polars_rank._option_text import parse_structured, split_options, trec_parameters
-from polars_rank._params import DENOMINATORS, EMPTY, GAINS, check_k
-from polars_rank._unjudged import UNJUDGED, check_unjudged, with_unjudged
-from polars_rank.metrics.gain import row_gain
+from polars_rank._metric_spec import (
+    ALIASES,
+    DCG_OPTIONS,
+    EMPTY_LIST,
+    GAIN_TABLE,
+    GAIN_THRESHOLD,
+    JUDGED_ONLY,
+    LINEAR,
+    SPECS,
+    THRESHOLD,
+    UNJUDGED_GRADE,
+    UNJUDGED_POLICY,
+    MetricSpec,
+    Option,
+    check_rewritable,
+    gather,
+    metric_string,
+)
+from polars_rank._metric_spec import expression_name as spec_expression_name
+from polars_rank._option_text import split_options, trec_parameters
+from polars_rank._params import DENOMINATORS, check_k
+from polars_rank._unjudged import check_unjudged, with_unjudged
+from polars_rank.metrics.gain import dcg_row_gain, row_gain
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
 from polars_rank.preferences import PREFS_MEASURES, PREFS_SETS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     import polars as pl
 
-    from polars_rank._summaries import Summary
 
 
 __all__ = ["MetricDef", "Metric", "METRICS", "Dialect", "DIALECTS", "Convention", "convention",
            "parse_metric"]
 
 
-@dataclass(frozen=True)
-class Option:
-    """A metric option that a metric string may set."""
+MetricDef = MetricSpec
+"""A registered metric: :class:`polars_rank._metric_spec.MetricSpec` (the old name)."""
 
-    name: str
-    kind: type
-    default: Any
-    choices: tuple[str, ...] = ()
-    description: str = ""
-
-    def coerce(self, raw: str, metric: str) -> Any:
-        """Parse ``raw`` (text from a metric string) into the option's type."""
-        if self.kind is bool:
-            return _boolean(raw, self.name, metric)
-        if self.kind in (GainTable, tuple):
-            return parse_structured(self.kind, self.name, raw, metric)
-        if self.choices:
-            value = raw.strip().strip("'\"").lower()
-            if value in self.choices:
-                return value
-            allowed = ", ".join(self.choices)
-            msg = f"{metric}: option {self.name}={raw!r} must be one of {allowed}"
-            raise ValueError(msg)
-        try:
-            number = float(raw)
-        except ValueError:
-            msg = f"{metric}: option {self.name}={raw!r} must be a number"
-            raise ValueError(msg) from None
-        return int(number) if number.is_integer() and self.kind is int else number
-
-
-def _boolean(raw: str, name: str, metric: str) -> bool:
-    """A boolean option's text: ``True`` / ``False`` (ir_measures' spelling), 1 / 0."""
-    value = raw.strip().strip("'\"").lower()
-    if value in ("true", "1"):
-        return True
-    if value in ("false", "0"):
-        return False
-    msg = f"{metric}: option {name}={raw!r} must be True or False"
-    raise ValueError(msg)
-
-
-JUDGED_ONLY = Option("judged_only", bool, False,
-                     description="rank the judged rows only (trec_eval -J, ir_measures' "
-                                 "judged_only): every metric has it")
-UNJUDGED_POLICY = Option("unjudged", str, "low", UNJUDGED,
-                         "unjudged retrieved rows non-relevant (low, ignore), relevant at "
-                         "unjudged_grade (high) or removed (condensed): every metric has it")
-UNJUDGED_GRADE = Option("unjudged_grade", float, None,
-                        description="the label of unjudged rows under unjudged=high "
-                                    "(none: the list's largest label, at least 1)")
-COMMON_OPTIONS = (JUDGED_ONLY, UNJUDGED_POLICY, UNJUDGED_GRADE)
-"""The options every metric string takes (they rewrite the data, not the metric)."""
-
-
-@dataclass(frozen=True)
-class MetricDef:
-    """A registered metric."""
-
-    name: str
-    """Canonical metric-string name."""
-    function: Callable[..., pl.Expr]
-    aliases: tuple[str, ...] = ()
-    cutoff: bool = True
-    options: tuple[Option, ...] = ()
-    trec_eval: str = ""
-    summary: str = ""
-    paper: str = ""
-    over_queries: Summary = "mean"
-    """How the per-query values become one number: trec_eval sums its counts."""
-    at: str | None = None
-    """The option ``@x`` sets instead of a cutoff (``iprec_at_recall@0.5``: the recall)."""
-    of_unjudged: bool = False
-    """A metric of the unjudged rows: undefined under ties that order relevant rows only."""
-    subtopics: bool = False
-    """An intent-aware metric: it reads one row per (document, subtopic), so its
-    expression takes ``subtopic=`` and ``doc=`` (:mod:`polars_rank.metrics.novelty`)."""
-    reads_pool: bool = False
-    """The metric tells pooled unjudged rows from unpooled ones: its function takes
-    ``pooled=``, which :func:`polars_rank.evaluate` passes from the qrels."""
-    row_gain: Callable[..., pl.Expr] | None = None
-    """Its row gain from the labels and its options, for a metric taking a gain table:
-    :func:`polars_rank.evaluate` ranks the ties by it (:meth:`Metric.tie_gain`)."""
-    per_judgment_group: str | None = None
-    """A trec_eval ``_avgjg`` measure: the registered metric it computes against each
-    judgment group of the qrels (``-R qrels_jg``), averaged over the groups of each
-    query (:mod:`polars_rank._evaluation.judgment_groups`). Its function is that
-    metric's: one list judged once is one group."""
-
-    def option(self, name: str) -> Option | None:
-        """The option called ``name`` (ir_measures' ``rel``: ``threshold``, ``T``: ``target``).
-
-        ``judged_only``, ``unjudged`` and ``unjudged_grade`` (:data:`COMMON_OPTIONS`)
-        are every metric's.
-        """
-        name = {"rel": "threshold", "t": "target"}.get(name, name)
-        common = next((o for o in COMMON_OPTIONS if o.name == name), None)
-        if common is not None:
-            return common
-        return next((o for o in self.options if o.name == name), None)
-
-    @property
-    def string_options(self) -> tuple[Option, ...]:
-        """The options a metric string may set: the function's, then the common ones."""
-        return (*self.options, *COMMON_OPTIONS)
-
-
-THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are relevant")
-LINEAR = Option("gain", str, "linear", GAINS,
-                "gain of a label: linear in strings, as every tool's ndcg; the functions' "
-                "default is exponential")
-GAIN_THRESHOLD = Option("threshold", float, None,
-                        description="labels below it gain 0 (ranx's -l); none by default")
-EMPTY_LIST = Option("empty", str, "zero", EMPTY,
-                    "what a list without relevant rows scores (torchmetrics' "
-                    "empty_target_action)")
 
 ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
                   "recall x as relevant rows: round(x R) as trec_eval 10, or "
                   "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
-GAIN_TABLE = Option("gains", GainTable, None,
-                    description="gain of each listed label, {1:3,2:9} (others: the label)")
-# dcg's and ideal_dcg's: one discount, one gain
-_DCG_OPTIONS = (LINEAR, GAIN_THRESHOLD,
-                Option("log_base", float, 2, description="the discount's log base"), GAIN_TABLE)
 
 MULTIPLE = Option("multiple", float, 1.0, description="x: depth x R")
 
@@ -191,34 +89,50 @@ MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (require
 MIN_REL = Option("min_rel", float, 0, description="label of gain 0")
 TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
 
-def _dcg_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
-    return row_gain(labels, o["gain"], o["threshold"], o["gains"])
+# what a query the run lacks scores under missing="zero" (MetricSpec.absent), where
+# trec_eval -c's is not 0: from R, the query's relevant rows in the qrels
+
+
+def _relevant_count(relevant: pl.Expr, _: Mapping[str, Any]) -> pl.Expr:
+    return relevant  # num_rel: R, as trec_eval -c prints it
+
+
+def _yaap_stand_in(relevant: pl.Expr, _: Mapping[str, Any]) -> pl.Expr:
+    # m_yaap.c: ln((1 + S) / (1 + R - S)), S = 0
+    out: pl.Expr = ((1.0 + 0.0) / (1.0 + relevant - 0.0)).log()
+    return out
+
+
+def _utility_stand_in(relevant: pl.Expr, options: Mapping[str, Any]) -> pl.Expr | None:
+    # m_utility.c on trec_eval's stand-in ranking (one unjudged document): b + c R +
+    # d (-1 - R); trec_eval.c zeroes only the measure printed as "utility"
+    if "weights" not in options:
+        return None
+    weights: tuple[float, float, float, float] = options["weights"]
+    _, b, c, d = weights
+    return b + c * relevant + d * (-1.0 - relevant)
 
 
 def _table_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
     return row_gain(labels, gains=o["gains"])
 
 
-METRICS: dict[str, MetricDef] = {
-    m.name: m
-    for m in [
+# The metrics not yet declared beside their kernel are declared here; the others
+# (SPECS["p"]) by their module. This list gives only the order: METRICS is
+# _metric_spec.SPECS itself, so a metric declared later (outside the package) is in it.
+METRICS: dict[str, MetricDef] = gather([
         MetricDef("ndcg", metrics.ndcg,
                   options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST, GAIN_TABLE),
                   trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
                   paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005",
-                  row_gain=_dcg_gain),
+                  row_gain=dcg_row_gain),
         MetricDef("dcg", metrics.dcg,
-                  options=_DCG_OPTIONS,
+                  options=DCG_OPTIONS,
                   trec_eval="dcg (trec_eval 10, gain=linear)",
                   summary="sum of gain(l_r) / log2(1 + r)",
                   paper="Järvelin & Kekäläinen, TOIS 2002",
-                  row_gain=_dcg_gain),
-        MetricDef("ideal_dcg", metrics.ideal_dcg, ("idcg",),
-                  options=_DCG_OPTIONS,
-                  trec_eval="ideal_dcg (trec_eval 10, gain=linear)",
-                  summary="DCG of the judged rows ranked by gain: nDCG's denominator",
-                  paper="Järvelin & Kekäläinen, TOIS 2002",
-                  row_gain=_dcg_gain),
+                  row_gain=dcg_row_gain),
+        SPECS["ideal_dcg"],  # metrics/gain.py: IDEAL_DCG
         MetricDef("g", metrics.normalized_gain, ("normalized_gain",), cutoff=False,
                   options=(GAIN_TABLE,), trec_eval="G",
                   summary="gain / log2(2 + ideal gain so far - gain so far), over the ideal",
@@ -246,24 +160,16 @@ METRICS: dict[str, MetricDef] = {
                   trec_eval="map, map_cut.k",
                   summary="(1/R) sum of P@r at relevant ranks r <= k",
                   paper="Buckley & Voorhees, 2000"),
-        MetricDef("gm_map", metrics.gm_map, ("gmap",), options=(THRESHOLD,),
-                  trec_eval="gm_map", summary="AP, geometric mean over queries (floor 1e-5)",
-                  paper="Robertson, CIKM 2006", over_queries="geometric"),
+        SPECS["gm_map"],  # metrics/binary.py: GM_MAP
         MetricDef("yaap", metrics.yaap, ("yet_another_average_precision",),
                   options=(THRESHOLD,), trec_eval="yaap",
                   summary="ln((1 + S) / (1 + R - S)), S = R x AP: AP smoothed",
-                  paper="Robertson, ECIR 2012"),
+                  paper="Robertson, ECIR 2012", absent=_yaap_stand_in, empty_value=True),
         MetricDef("mrr", metrics.reciprocal_rank, ("rr", "reciprocal_rank", "recip_rank"),
                   options=(THRESHOLD, EMPTY_LIST), trec_eval="recip_rank (no cutoff)",
                   summary="1 / rank of the first relevant row within k",
                   paper="Voorhees, TREC-8 QA 1999"),
-        MetricDef("p", metrics.precision, ("precision",),
-                  options=(THRESHOLD,
-                           Option("adaptive_k", bool, False,
-                                  description="divide by min(k, rows retrieved)"),
-                           EMPTY_LIST),
-                  trec_eval="P.k", summary="relevant in the top k / k",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
+        SPECS["p"],  # metrics/sets.py: PRECISION
         MetricDef("recall", metrics.recall, ("r",), options=(THRESHOLD, EMPTY_LIST),
                   trec_eval="recall.k", summary="relevant in the top k / R",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
@@ -309,7 +215,7 @@ METRICS: dict[str, MetricDef] = {
                                   description="documents in the collection (-N)")),
                   trec_eval="utility, utility.a,b,c,d",
                   summary="relevant retrieved - non-relevant retrieved",
-                  paper="Hull & Robertson, TREC-8, 1999"),
+                  paper="Hull & Robertson, TREC-8, 1999", absent=_utility_stand_in),
         MetricDef("gm_bpref", metrics.gm_bpref, cutoff=False, options=(THRESHOLD,),
                   trec_eval="gm_bpref", summary="bpref, geometric mean over queries",
                   paper="Buckley & Voorhees, SIGIR 2004", over_queries="geometric"),
@@ -375,7 +281,7 @@ METRICS: dict[str, MetricDef] = {
                   paper="trec_eval (NIST, 2006)", over_queries="sum"),
         MetricDef("num_rel", metrics.num_rel, ("numrel",), cutoff=False, options=(THRESHOLD,),
                   trec_eval="num_rel", summary="relevant rows (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
+                  paper="trec_eval (NIST, 2006)", over_queries="sum", absent=_relevant_count),
         MetricDef("num_rel_ret", metrics.num_rel_ret, ("numrelret",), cutoff=False,
                   options=(THRESHOLD,), trec_eval="num_rel_ret",
                   summary="relevant rows retrieved (summed over queries)",
@@ -467,12 +373,9 @@ METRICS: dict[str, MetricDef] = {
         MetricDef("clicks_per_query", metrics.clicks_per_query, ("clicks",),
                   summary="number of clicks on the top k",
                   paper="Radlinski, Kurup & Joachims, CIKM 2008"),
-    ]
-}
+])
 
-_BY_ALIAS: dict[str, MetricDef] = {
-    alias: m for m in METRICS.values() for alias in (m.name, *m.aliases)
-}
+_BY_ALIAS = ALIASES  # every name and alias, of the metrics registered so far and later
 
 # trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
 _TREC: dict[str, tuple[str, dict[str, Any]]] = {
@@ -481,7 +384,6 @@ _TREC: dict[str, tuple[str, dict[str, Any]]] = {
     "unj": ("unj", {}),
     "ndcg_cut": ("ndcg", {}),
     "map_cut": ("map", {}),
-    "p": ("p", {}),
     "recall": ("recall", {}),
     "success": ("hit_rate", {}),
     "p_avgjg": ("p_avgjg", {}),
@@ -501,8 +403,6 @@ _RANX_LEVEL = re.compile(r"^(?P<spec>.+)-l(?P<level>\d+)$")  # ranx: map@10-l2
 
 # trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
 _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
-    "set_p": ("p", {}),
-    "setp": ("p", {}),
     "set_recall": ("recall", {}),
     "setr": ("recall", {}),
     "set_f": ("f1", {}),
@@ -512,6 +412,23 @@ _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
     "ndcg_burges": ("ndcg", {"gain": "exponential"}),
     "dcg_burges": ("dcg", {"gain": "exponential"}),
 }
+
+
+
+def trec_cut_spellings() -> dict[str, tuple[str, dict[str, Any]]]:
+    """trec_eval's names taking a cutoff (``P_10``): the table above and the specs'."""
+    declared: dict[str, tuple[str, dict[str, Any]]] = {
+        n: (m.name, {}) for m in METRICS.values() for n in m.trec_cut}
+    return {**_TREC, **declared}
+
+
+def _whole_list(name: str) -> tuple[str, dict[str, Any]]:
+    """A name without a cutoff (``set_p``): its metric and the options it fixes."""
+    if name in _WHOLE_LIST:
+        return _WHOLE_LIST[name]
+    spec = next((m for m in METRICS.values() if name in m.spellings), None)
+    return (name, {}) if spec is None else (spec.name, dict(spec.spellings[name]))
+
 
 # an option value in another tool's spelling: (option, value) -> (option, value)
 _OPTION_SPELLINGS = {
@@ -732,16 +649,7 @@ class Metric:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        out = self.definition.name + (f"@{self.k}" if self.k is not None else "")
-        at = self.definition.at
-        if at is not None and at in self.options:
-            out += f"@{self._format(self.options[at])}"
-        given = [
-            f"{o.name}={self._format(self.options[o.name])}"
-            for o in self.definition.string_options
-            if o.name in self.options and o.name != at
-        ]
-        return out + (f"({','.join(given)})" if given else "")
+        return metric_string(self.definition, self.k, self.options)
 
     def _key(self) -> tuple[str, int | None, tuple[Any, ...]]:
         values = tuple(self.options.get(o.name, o.default)
@@ -753,18 +661,6 @@ class Metric:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Metric) and self._key() == other._key()
-
-    @staticmethod
-    def _format(value: Any) -> str:
-        if isinstance(value, bool):  # True / False, ir_measures' spelling
-            return str(value)
-        if isinstance(value, float) and value.is_integer():
-            return str(int(value))
-        if isinstance(value, (tuple, list)):  # utility's weights, 11pt_avg's levels
-            return "[" + ",".join(Metric._format(float(v)) for v in value) + "]"
-        if isinstance(value, Mapping):  # a gain table, {1:3,2:9}
-            return str(check_gains(value))
-        return str(value)
 
     @property
     def max_grade(self) -> float | None:
@@ -806,29 +702,25 @@ class Metric:
         grade = check_unjudged(unjudged, self.options.get(UNJUDGED_GRADE.name), bounds)
         check_rewritable(self.definition, unjudged, bounds=bounds)
         condensed = bool(self.options.get(JUDGED_ONLY.name))
+        function = self.definition.function
 
         def call(labels: str | pl.Expr, arguments: dict[str, Any]) -> pl.Expr:
             if condensed:  # after "high" relabels: the data's rule first, as evaluate()
                 arguments = judged_only_ranking(labels, arguments)
-            return self.definition.function(labels, **params, **arguments)
+            assert function is not None  # a registered spec has its function
+            return function(labels, **params, **arguments)
 
         # named after the metric, so several metrics fit in one select or agg
         return with_unjudged(call, rel, kwargs, unjudged, grade, bounds=bounds,
                              name=str(self)).alias(str(self))
 
 
-# a judgment-group measure shares its function with the metric it averages
+# a judgment-group measure shares its function with the metric it averages; the
+# metrics declared beside their kernel are handed their spec by their decorator and
+# are not looked up here (the legacy path, until every metric has its spec)
 _BY_FUNCTION: dict[str, MetricDef] = {m.function.__name__: m for m in METRICS.values()
-                                      if m.per_judgment_group is None}
-
-
-def check_rewritable(definition: MetricDef | None, unjudged: str, *, bounds: bool) -> None:
-    """Refuse ``unjudged="high"`` for the intent-aware metrics (a label names no subtopic)."""
-    if definition is not None and definition.subtopics and (bounds or unjudged == "high"):
-        msg = (f"{definition.name}: unjudged='high' (and bounds=True) for an intent-aware "
-               "metric: an unjudged document's rows name no subtopic, so there is no label "
-               "to give it; use 'low', 'ignore' or 'condensed'")
-        raise NotImplementedError(msg)
+                                      if m.per_judgment_group is None
+                                      and m.function is not None}
 
 
 def function_unjudged(function: str) -> MetricDef | None:
@@ -840,28 +732,14 @@ def expression_name(function: str, arguments: Mapping[str, Any]) -> str:
     """The metric string a metric function's call computes: the name of its expression.
 
     ``function`` is the function's ``__name__``, ``arguments`` its bound arguments
-    (defaults applied). Options equal to the metric string's default are left out, so
-    ``ndcg(k=10)`` (exponential gain) is ``ndcg@10(gain=exponential)`` and
-    ``ndcg(k=10, gain="linear")`` is ``ndcg@10``. A function with no metric string
-    is named after itself.
+    (defaults applied): :func:`polars_rank._metric_spec.expression_name` of its
+    registry entry. A function with no metric string is named after itself.
     """
     definition = _BY_FUNCTION.get(function)
-    k = arguments.get("k")
     if definition is None:
+        k = arguments.get("k")
         return function + (f"@{k}" if k is not None else "")
-    given = {o: _as_option(arguments[o.name]) for o in definition.string_options
-             if o.name in arguments}
-    options = {o.name: value for o, value in given.items() if value != o.default}
-    return str(Metric(definition, k if definition.cutoff else None, options))
-
-
-def _as_option(value: Any) -> Any:
-    """A function's argument as a metric string holds it: sequences as tuples, tables."""
-    if isinstance(value, list):
-        return tuple(value)
-    if isinstance(value, Mapping):
-        return check_gains(value)
-    return value
+    return spec_expression_name(definition, arguments)
 
 
 def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:
@@ -887,7 +765,7 @@ def _unknown(spec: str, name: str) -> ValueError:
             f"{spec!r} is a trec_eval preference measure: it reads preference judgments, "
             "not a relevance column; polars_rank.evaluate_prefs(run, "
             f"polars_rank.read_qrels(path, format='prefs'), [{spec!r}]) computes it")
-    names = sorted({*_BY_ALIAS, *(f"{t}_10" for t in _TREC)})
+    names = sorted({*_BY_ALIAS, *(f"{t}_10" for t in trec_cut_spellings())})
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "."
     return ValueError(f"unknown metric {spec!r}{hint} Known metrics: {', '.join(METRICS)}")
@@ -975,8 +853,9 @@ def _parse(spec: str) -> Metric:
         msg = f"{spec!r}: one cutoff per metric string (write 'p@5' and 'p@10')"
         raise ValueError(msg)
     trec = _TREC_CUT.match(text)
-    if trec and trec["name"] in _TREC:
-        name, options = _TREC[trec["name"]]
+    cut = trec_cut_spellings()
+    if trec and trec["name"] in cut:
+        name, options = cut[trec["name"]]
         return Metric(METRICS[name], check_k(int(trec["k"]), f"{spec!r}: cutoff"), options)
     persistence = _RANX_RBP.match(text)  # ranx: rbp.95 is p = 0.95, the raw label's gain
     if persistence:
@@ -991,7 +870,7 @@ def _parse(spec: str) -> Metric:
     if match is None:
         raise _unknown(spec, text)
     name, opts1, opts2 = chosen_metric(match["name"], match["opts1"], match["opts2"])
-    name, fixed = _WHOLE_LIST.get(name, (name, {}))
+    name, fixed = _whole_list(name)
     definition = _BY_ALIAS.get(name)
     if definition is None:
         raise _unknown(spec, match["name"])

@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
+from polars_rank._metric_spec import UNJUDGED_GRADE, UNJUDGED_POLICY
 from polars_rank._params import check_choice
 from polars_rank._unjudged import HIGH, LOW, check_unjudged
 from polars_rank.registry import (
-    UNJUDGED_GRADE,
-    UNJUDGED_POLICY,
     Convention,
     Metric,
     convention,

@@ -13,7 +13,8 @@ import polars as pl
 
 from polars_rank._compat import group_sum, safe_div
 from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
+from polars_rank._metric_spec import THRESHOLD, MetricSpec
+from polars_rank._naming import metric, named_after_metric
 from polars_rank._params import (
     DENOMINATORS,
     UNSET,
@@ -218,8 +219,15 @@ def average_precision(
     return r.finish_empty(average_precision_value(r, cutoff(k), level, denominator), level, empty)
 
 
+GM_MAP = MetricSpec(
+    "gm_map", aliases=("gmap",), options=(THRESHOLD,), trec_eval="gm_map",
+    summary="AP, geometric mean over queries (floor 1e-5)", paper="Robertson, CIKM 2006",
+    over_queries="geometric")
+"""GMAP's spec: its geometric mean over queries, read by ``query=`` and ``evaluate()``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(GM_MAP)
 def gm_map(
     rel: IntoExpr,
     k: int | None = None,
@@ -285,7 +293,7 @@ def gm_map(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
     value = average_precision_value(r, cutoff(k), check_threshold(threshold))
-    return r.finish(value, summary="geometric")
+    return r.finish(value, summary=GM_MAP.over_queries)
 
 
 @shared_parameters

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polars_rank._compat import SLICES_BY_MANY_OFFSETS, group_sum, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._gain_table import check_gains, gain_of
-from polars_rank._naming import named_after_metric
+from polars_rank._metric_spec import DCG_OPTIONS, MetricSpec
+from polars_rank._naming import metric, named_after_metric
 from polars_rank._params import (
     EMPTY,
     GAINS,
@@ -235,8 +236,24 @@ def dcg(
     return r.finish(dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
 
 
+def dcg_row_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
+    """A row's gain under DCG's options ``o`` (gain, threshold, gains): ties order by it."""
+    return row_gain(labels, o["gain"], o["threshold"], o["gains"])
+
+
+IDEAL_DCG = MetricSpec(
+    "ideal_dcg", aliases=("idcg",), options=DCG_OPTIONS, string_defaults=("gain",),
+    trec_eval="ideal_dcg (trec_eval 10, gain=linear)",
+    summary="DCG of the judged rows ranked by gain: nDCG's denominator",
+    paper="Järvelin & Kekäläinen, TOIS 2002", row_gain=dcg_row_gain,
+    # trec_eval -c evaluates a query the run lacks on an empty ranking: the ideal
+    # of the qrels' labels, not 0
+    absent="judgments", empty_value=True)
+"""IDCG's spec: linear gain in strings (trec_eval's), a gain table, its absent value."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(IDEAL_DCG)
 def ideal_dcg(
     rel: IntoExpr,
     k: int | None = None,

@@ -15,7 +15,8 @@ import polars as pl
 
 from polars_rank._compat import per_list, safe_div
 from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
+from polars_rank._metric_spec import EMPTY_LIST, THRESHOLD, MetricSpec, Option
+from polars_rank._naming import metric, named_after_metric
 from polars_rank._params import UNSET, Empty, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, order_free_sum
 
@@ -85,8 +86,19 @@ def r_precision_value(r: Ranked, threshold: float = 1, k: int | None = None) -> 
     return safe_div(found, r.n_relevant(threshold))
 
 
+PRECISION = MetricSpec(
+    "p", aliases=("precision",),
+    options=(THRESHOLD, Option("adaptive_k", bool, False,
+                               description="divide by min(k, rows retrieved)"), EMPTY_LIST),
+    trec_eval="P.k", trec_cut=("p",), spellings={"set_p": {}, "setp": {}},
+    summary="relevant in the top k / k",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4")
+"""P@k's spec: trec_eval's ``P_10`` / ``P.10`` and ``set_P``, ir_measures' ``P@10``,
+``SetP``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(PRECISION)
 def precision(
     rel: IntoExpr,
     k: int | None = None,
