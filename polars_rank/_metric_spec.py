@@ -203,16 +203,28 @@ FUNCTIONS: dict[str, Callable[..., pl.Expr]] = {}
 
 
 def register(spec: MetricSpec) -> MetricSpec:
-    """Add ``spec`` to :data:`SPECS` and :data:`ALIASES` (a name taken: ``ValueError``)."""
+    """Add ``spec`` to :data:`SPECS` and :data:`ALIASES` (a name taken: ``ValueError``).
+
+    The same function declared again (its module reloaded) replaces its spec.
+    """
     names = (spec.name, *spec.aliases)
     taken = [n for n in names if n in ALIASES and ALIASES[n].name != spec.name]
-    if taken or (spec.name in SPECS and SPECS[spec.name].function is not spec.function
-                 and SPECS[spec.name].function is not None and spec.function is not None):
-        msg = f"metric {spec.name!r}: the name or alias {(taken or [spec.name])[0]!r} is taken"
+    if not taken and spec.name in SPECS and not _same(SPECS[spec.name], spec):
+        taken = [spec.name]
+    if taken:
+        msg = f"metric {spec.name!r}: the name or alias {taken[0]!r} is taken"
         raise ValueError(msg)
     SPECS[spec.name] = spec
     ALIASES.update(dict.fromkeys(names, spec))
     return spec
+
+
+def _same(old: MetricSpec, new: MetricSpec) -> bool:
+    """One metric: the same spec, or the same function (module and name) declared again."""
+    if old is new or old.function is None or new.function is None:
+        return True
+    return ((old.function.__module__, old.function.__qualname__)
+            == (new.function.__module__, new.function.__qualname__))
 
 
 def gather(ordered: list[MetricSpec]) -> dict[str, MetricSpec]:
@@ -306,5 +318,6 @@ def check_rewritable(spec: MetricSpec | None, unjudged: str, *, bounds: bool) ->
 
 def with_function(spec: MetricSpec, function: Callable[..., pl.Expr]) -> MetricSpec:
     """``spec`` with its public function, registered (the decorator's last step)."""
+    registered = register(replace(spec, function=function))
     FUNCTIONS[function.__name__] = function
-    return register(replace(spec, function=function))
+    return registered

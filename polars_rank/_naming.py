@@ -4,9 +4,10 @@
 by="score")`` is named ``ndcg@10(gain=exponential)``: the metric string that computes
 the same number (NDCG strings are linear gain, the functions exponential), so a
 function's column and an ``evaluate()`` column of the same name always agree. An
-``.alias()`` after the call still wins. The name is read from the registry
-(:func:`polars_rank.registry.expression_name`), the one place metric strings are
-defined.
+``.alias()`` after the call still wins. A function decorated with its spec
+(:func:`metric`) computes the name from it
+(:func:`polars_rank._metric_spec.expression_name`); the others read it from the
+registry when called (:func:`named_after_metric`, until every metric has its spec).
 
 The same wrapper gives every metric function the keywords of
 :mod:`polars_rank._unjudged` (``unjudged``, ``unjudged_grade``, ``bounds``): one rule

@@ -66,7 +66,6 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-
 __all__ = ["MetricDef", "Metric", "METRICS", "Dialect", "DIALECTS", "Convention", "convention",
            "parse_metric"]
 

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from types import ModuleType
 
+    from typing_extensions import Unpack
+
+    from polars_rank._naming import UnjudgedOptions
+
 RUN = pl.DataFrame({
     "qid": ["q1", "q1", "q1", "q2", "q2"],
     "docid": ["d1", "d2", "d3", "d4", "d5"],
@@ -182,6 +186,18 @@ def test_a_spec_and_its_function_cannot_drift() -> None:
     with pytest.raises(TypeError, match="option 'alpha' is no parameter of kernel"):
         metric(no_parameter)(kernel)
     assert "drift" not in SPECS
+
+
+def test_a_name_or_alias_is_one_metric_s() -> None:
+    def clash(rel: str, k: int | None = None, **unjudged: Unpack[UnjudgedOptions]) -> pl.Expr:
+        return pl.lit(1.0)
+
+    for spec in (MetricSpec("p"), MetricSpec("clash", aliases=("precision",))):
+        with pytest.raises(ValueError, match="is taken"):
+            metric(spec)(clash)
+    assert "clash" not in SPECS
+    assert "clash" not in FUNCTIONS
+    assert SPECS["p"].function is pr.precision
 
 
 def test_the_prototype_specs_are_read_from_their_modules() -> None:

@@ -101,6 +101,8 @@ def raise_empty(per: pl.LazyFrame, o: Options) -> pl.LazyFrame:
         msg = f"{name}: a query without relevant rows ({where}) with empty='error'"
         raise InvalidDataError(msg)
     return frame.lazy()
+
+
 def _zero(metric: Metric, o: Options, name: str) -> pl.Expr:
     """A query's value when the run retrieved nothing for it: 0, or the dialect's.
 
