@@ -141,7 +141,7 @@ class MetricSpec:
     """Docs text: trec_eval's name for it."""
     trec_cut: tuple[str, ...] = ()
     """trec_eval's spellings taking a cutoff after ``_`` or ``.`` (``P_10``, ``P.10``)."""
-    spellings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    spellings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
     """Other tools' names without a cutoff -> the options they fix (``set_P``,
     ir_measures' ``SetP``; ``ndcg_burges``: exponential gain)."""
     summary: str = ""
