@@ -169,14 +169,8 @@ METRICS: dict[str, MetricDef] = gather([
                   summary="1 / rank of the first relevant row within k",
                   paper="Voorhees, TREC-8 QA 1999"),
         SPECS["p"],  # metrics/sets.py: PRECISION
-        MetricDef("recall", metrics.recall, ("r",), options=(THRESHOLD, EMPTY_LIST),
-                  trec_eval="recall.k", summary="relevant in the top k / R",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("f1", metrics.f1,
-                  options=(THRESHOLD, Option("beta", float, 1,
-                                             description="recall's weight (trec_eval's x)")),
-                  summary="(1 + beta) P R / (beta P + R) of P@k and recall@k",
-                  paper="van Rijsbergen, Information Retrieval, 1979"),
+        SPECS["recall"],  # metrics/sets.py: RECALL
+        SPECS["f1"],  # metrics/sets.py: F1
         MetricDef("err", metrics.err,
                   options=(Option("max_grade", float, 4, description="highest label"),),
                   summary="expected reciprocal rank of a cascade user",
@@ -187,10 +181,7 @@ METRICS: dict[str, MetricDef] = gather([
         MetricDef("hits", metrics.hits, options=(THRESHOLD,),
                   summary="number of relevant rows within k (ranx)",
                   paper="Bassani, ECIR 2022"),
-        MetricDef("rprec", metrics.r_precision, ("r_precision", "r-prec", "r-precision"),
-                  options=(THRESHOLD, EMPTY_LIST), trec_eval="Rprec",
-                  summary="relevant in the top min(R, k) / R (precision at R)",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
+        SPECS["rprec"],  # metrics/sets.py: R_PRECISION
         MetricDef("bpref", metrics.bpref, cutoff=False, options=(THRESHOLD,),
                   trec_eval="bpref", summary="preference of judged relevant over non-relevant",
                   paper="Buckley & Voorhees, SIGIR 2004"),
@@ -383,7 +374,6 @@ _TREC: dict[str, tuple[str, dict[str, Any]]] = {
     "unj": ("unj", {}),
     "ndcg_cut": ("ndcg", {}),
     "map_cut": ("map", {}),
-    "recall": ("recall", {}),
     "success": ("hit_rate", {}),
     "p_avgjg": ("p_avgjg", {}),
 }
@@ -402,10 +392,6 @@ _RANX_LEVEL = re.compile(r"^(?P<spec>.+)-l(?P<level>\d+)$")  # ranx: map@10-l2
 
 # trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
 _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
-    "set_recall": ("recall", {}),
-    "setr": ("recall", {}),
-    "set_f": ("f1", {}),
-    "setf": ("f1", {}),
     "set_relative_p": ("relative_p", {}),
     "setrelp": ("relative_p", {}),
     "ndcg_burges": ("ndcg", {"gain": "exponential"}),

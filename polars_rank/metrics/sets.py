@@ -16,7 +16,7 @@ import polars as pl
 from polars_rank._compat import per_list, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._metric_spec import EMPTY_LIST, THRESHOLD, MetricSpec, Option
-from polars_rank._naming import metric, named_after_metric
+from polars_rank._naming import metric
 from polars_rank._params import UNSET, Empty, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, order_free_sum
 
@@ -179,8 +179,21 @@ def precision(
     return r.finish_empty(precision_value(r, cutoff(k), level, adaptive_k), level, empty)
 
 
+RECALL = MetricSpec(
+    "recall",
+    aliases=("r",),
+    options=(THRESHOLD, EMPTY_LIST),
+    trec_eval="recall.k",
+    summary="relevant in the top k / R",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4",
+    spellings={"set_recall": {}, "setr": {}},
+    trec_cut=("recall",),
+)
+"""``recall``'s spec: also ``r``; trec_eval's ``recall_k``; ``set_recall``, ``setr``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(RECALL)
 def recall(
     rel: IntoExpr,
     k: int | None = None,
@@ -252,8 +265,21 @@ def recall(
     return r.finish_empty(recall_value(r, cutoff(k), level), level, empty)
 
 
+F1 = MetricSpec(
+    "f1",
+    options=(
+        THRESHOLD,
+        Option("beta", float, 1, description="recall's weight (trec_eval's x)"),
+    ),
+    summary="(1 + beta) P R / (beta P + R) of P@k and recall@k",
+    paper="van Rijsbergen, Information Retrieval, 1979",
+    spellings={"set_f": {}, "setf": {}},
+)
+"""``f1``'s spec: ``set_f``, ``setf``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(F1)
 def f1(
     rel: IntoExpr,
     k: int | None = None,
@@ -329,8 +355,19 @@ def f1(
     return r.finish(f1_value(r, cutoff(k), check_threshold(threshold), weight))
 
 
+R_PRECISION = MetricSpec(
+    "rprec",
+    aliases=("r_precision", "r-prec", "r-precision"),
+    options=(THRESHOLD, EMPTY_LIST),
+    trec_eval="Rprec",
+    summary="relevant in the top min(R, k) / R (precision at R)",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4",
+)
+"""``rprec``'s spec: also ``r_precision``, ``r-prec``, ``r-precision``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(R_PRECISION)
 def r_precision(
     rel: IntoExpr,
     k: int | None = None,
