@@ -53,7 +53,7 @@ from polars_rank._metric_spec import (
 )
 from polars_rank._metric_spec import expression_name as spec_expression_name
 from polars_rank._option_text import split_options, trec_parameters
-from polars_rank._params import DENOMINATORS, check_k
+from polars_rank._params import check_k
 from polars_rank._unjudged import check_unjudged, with_unjudged
 from polars_rank.metrics.gain import dcg_row_gain, row_gain
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
@@ -95,11 +95,6 @@ TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
 def _relevant_count(relevant: pl.Expr, _: Mapping[str, Any]) -> pl.Expr:
     return relevant  # num_rel: R, as trec_eval -c prints it
 
-
-def _yaap_stand_in(relevant: pl.Expr, _: Mapping[str, Any]) -> pl.Expr:
-    # m_yaap.c: ln((1 + S) / (1 + R - S)), S = 0
-    out: pl.Expr = ((1.0 + 0.0) / (1.0 + relevant - 0.0)).log()
-    return out
 
 
 def _utility_stand_in(relevant: pl.Expr, options: Mapping[str, Any]) -> pl.Expr | None:
@@ -151,23 +146,10 @@ METRICS: dict[str, MetricDef] = gather([
                   summary="NDCG averaged where the ideal gain level changes",
                   paper="trec_eval 10.0, m_Rndcg.c (Buckley; experimental)",
                   row_gain=_table_gain),
-        MetricDef("map", metrics.average_precision, ("ap", "average_precision", "map_cut"),
-                  options=(THRESHOLD,
-                           Option("denominator", str, "relevant", DENOMINATORS,
-                                  "R, min(R, k) or the relevant rows within k"),
-                           EMPTY_LIST),
-                  trec_eval="map, map_cut.k",
-                  summary="(1/R) sum of P@r at relevant ranks r <= k",
-                  paper="Buckley & Voorhees, 2000"),
+        SPECS["map"],  # metrics/binary.py: AVERAGE_PRECISION
         SPECS["gm_map"],  # metrics/binary.py: GM_MAP
-        MetricDef("yaap", metrics.yaap, ("yet_another_average_precision",),
-                  options=(THRESHOLD,), trec_eval="yaap",
-                  summary="ln((1 + S) / (1 + R - S)), S = R x AP: AP smoothed",
-                  paper="Robertson, ECIR 2012", absent=_yaap_stand_in, empty_value=True),
-        MetricDef("mrr", metrics.reciprocal_rank, ("rr", "reciprocal_rank", "recip_rank"),
-                  options=(THRESHOLD, EMPTY_LIST), trec_eval="recip_rank (no cutoff)",
-                  summary="1 / rank of the first relevant row within k",
-                  paper="Voorhees, TREC-8 QA 1999"),
+        SPECS["yaap"],  # metrics/binary.py: YAAP
+        SPECS["mrr"],  # metrics/binary.py: RECIPROCAL_RANK
         SPECS["p"],  # metrics/sets.py: PRECISION
         SPECS["recall"],  # metrics/sets.py: RECALL
         SPECS["f1"],  # metrics/sets.py: F1
@@ -175,9 +157,7 @@ METRICS: dict[str, MetricDef] = gather([
                   options=(Option("max_grade", float, 4, description="highest label"),),
                   summary="expected reciprocal rank of a cascade user",
                   paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"),
-        MetricDef("hit_rate", metrics.hit_rate, ("success",), options=(THRESHOLD, EMPTY_LIST),
-                  trec_eval="success.k", summary="1 if a relevant row is within k",
-                  paper="Deshpande & Karypis, TOIS 2004"),
+        SPECS["hit_rate"],  # metrics/binary.py: HIT_RATE
         MetricDef("hits", metrics.hits, options=(THRESHOLD,),
                   summary="number of relevant rows within k (ranx)",
                   paper="Bassani, ECIR 2022"),
@@ -232,11 +212,7 @@ METRICS: dict[str, MetricDef] = gather([
                   paper="Buckley & Voorhees, SIGIR 2000"),
         # trec_eval's judgment-group measures (-R qrels_jg): each of the metrics above
         # against every judgment group (a user's judgments) of a query, averaged
-        MetricDef("map_avgjg", metrics.average_precision, options=(THRESHOLD,),
-                  trec_eval="map_avgjg (-R qrels_jg: each judgment group's AP, averaged)",
-                  per_judgment_group="map",
-                  summary="AP against each judgment group of the qrels, averaged",
-                  paper="trec_eval 9.0, m_map_avgjg.c (Buckley, 2008)"),
+        SPECS["map_avgjg"],  # metrics/binary.py: MAP_AVGJG
         MetricDef("p_avgjg", metrics.precision, options=(THRESHOLD,),
                   trec_eval="P_avgjg.k (-R qrels_jg: each judgment group's P@k, averaged)",
                   per_judgment_group="p",
@@ -373,8 +349,6 @@ _TREC: dict[str, tuple[str, dict[str, Any]]] = {
     "relative_p": ("relative_p", {}),
     "unj": ("unj", {}),
     "ndcg_cut": ("ndcg", {}),
-    "map_cut": ("map", {}),
-    "success": ("hit_rate", {}),
     "p_avgjg": ("p_avgjg", {}),
 }
 
