@@ -35,12 +35,8 @@ from polars_rank._condensed import judged_only_ranking
 from polars_rank._ir_measures import chosen_metric, provider_ties
 from polars_rank._metric_spec import (
     ALIASES,
-    DCG_OPTIONS,
-    EMPTY_LIST,
     GAIN_TABLE,
-    GAIN_THRESHOLD,
     JUDGED_ONLY,
-    LINEAR,
     SPECS,
     THRESHOLD,
     UNJUDGED_GRADE,
@@ -55,7 +51,7 @@ from polars_rank._metric_spec import expression_name as spec_expression_name
 from polars_rank._option_text import split_options, trec_parameters
 from polars_rank._params import check_k
 from polars_rank._unjudged import check_unjudged, with_unjudged
-from polars_rank.metrics.gain import dcg_row_gain, row_gain
+from polars_rank.metrics.gain import row_gain
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
 from polars_rank.preferences import PREFS_MEASURES, PREFS_SETS
@@ -115,17 +111,8 @@ def _table_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
 # (SPECS["p"]) by their module. This list gives only the order: METRICS is
 # _metric_spec.SPECS itself, so a metric declared later (outside the package) is in it.
 METRICS: dict[str, MetricDef] = gather([
-        MetricDef("ndcg", metrics.ndcg,
-                  options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST, GAIN_TABLE),
-                  trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
-                  paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005",
-                  row_gain=dcg_row_gain),
-        MetricDef("dcg", metrics.dcg,
-                  options=DCG_OPTIONS,
-                  trec_eval="dcg (trec_eval 10, gain=linear)",
-                  summary="sum of gain(l_r) / log2(1 + r)",
-                  paper="Järvelin & Kekäläinen, TOIS 2002",
-                  row_gain=dcg_row_gain),
+        SPECS["ndcg"],  # metrics/gain.py: NDCG
+        SPECS["dcg"],  # metrics/gain.py: DCG
         SPECS["ideal_dcg"],  # metrics/gain.py: IDEAL_DCG
         MetricDef("g", metrics.normalized_gain, ("normalized_gain",), cutoff=False,
                   options=(GAIN_TABLE,), trec_eval="G",
@@ -153,10 +140,7 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["p"],  # metrics/sets.py: PRECISION
         SPECS["recall"],  # metrics/sets.py: RECALL
         SPECS["f1"],  # metrics/sets.py: F1
-        MetricDef("err", metrics.err,
-                  options=(Option("max_grade", float, 4, description="highest label"),),
-                  summary="expected reciprocal rank of a cascade user",
-                  paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"),
+        SPECS["err"],  # metrics/gain.py: ERR
         SPECS["hit_rate"],  # metrics/binary.py: HIT_RATE
         MetricDef("hits", metrics.hits, options=(THRESHOLD,),
                   summary="number of relevant rows within k (ranx)",
@@ -348,7 +332,6 @@ _TREC: dict[str, tuple[str, dict[str, Any]]] = {
     "relstring": ("relstring", {}),
     "relative_p": ("relative_p", {}),
     "unj": ("unj", {}),
-    "ndcg_cut": ("ndcg", {}),
     "p_avgjg": ("p_avgjg", {}),
 }
 
@@ -368,8 +351,6 @@ _RANX_LEVEL = re.compile(r"^(?P<spec>.+)-l(?P<level>\d+)$")  # ranx: map@10-l2
 _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
     "set_relative_p": ("relative_p", {}),
     "setrelp": ("relative_p", {}),
-    "ndcg_burges": ("ndcg", {"gain": "exponential"}),
-    "dcg_burges": ("dcg", {"gain": "exponential"}),
 }
 
 

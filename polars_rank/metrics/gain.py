@@ -9,8 +9,16 @@ import polars as pl
 from polars_rank._compat import SLICES_BY_MANY_OFFSETS, group_sum, safe_div
 from polars_rank._docs import shared_parameters
 from polars_rank._gain_table import check_gains, gain_of
-from polars_rank._metric_spec import DCG_OPTIONS, MetricSpec
-from polars_rank._naming import metric, named_after_metric
+from polars_rank._metric_spec import (
+    DCG_OPTIONS,
+    EMPTY_LIST,
+    GAIN_TABLE,
+    GAIN_THRESHOLD,
+    LINEAR,
+    MetricSpec,
+    Option,
+)
+from polars_rank._naming import metric
 from polars_rank._params import (
     EMPTY,
     GAINS,
@@ -149,9 +157,26 @@ def _dense_err(stop: pl.Expr, r: Ranked, k: int | None) -> pl.Expr:
     reached = group_sum((1.0 - stop).cum_prod() * by_parts_weights(k, m))
     return pl.when(m > 0).then(1.0 - reached).otherwise(0.0)
 
+def dcg_row_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
+    """A row's gain under DCG's options ``o`` (gain, threshold, gains): ties order by it."""
+    return row_gain(labels, o["gain"], o["threshold"], o["gains"])
+
+
+DCG = MetricSpec(
+    "dcg",
+    options=DCG_OPTIONS,
+    string_defaults=("gain",),
+    trec_eval="dcg (trec_eval 10, gain=linear)",
+    summary="sum of gain(l_r) / log2(1 + r)",
+    paper="Järvelin & Kekäläinen, TOIS 2002",
+    row_gain=dcg_row_gain,
+    spellings={"dcg_burges": {"gain": "exponential"}},
+)
+"""DCG's spec: linear gain in strings (trec_eval's), ``dcg_burges`` exponential."""
+
 
 @shared_parameters
-@named_after_metric
+@metric(DCG)
 def dcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -236,9 +261,6 @@ def dcg(
     return r.finish(dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
 
 
-def dcg_row_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
-    """A row's gain under DCG's options ``o`` (gain, threshold, gains): ties order by it."""
-    return row_gain(labels, o["gain"], o["threshold"], o["gains"])
 
 
 IDEAL_DCG = MetricSpec(
@@ -337,8 +359,23 @@ def ideal_dcg(
     return r.finish(ideal_dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
 
 
+NDCG = MetricSpec(
+    "ndcg",
+    options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST, GAIN_TABLE),
+    string_defaults=("gain",),
+    trec_eval="ndcg_cut.k (gain=linear)",
+    summary="DCG@k / ideal DCG@k",
+    paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005",
+    row_gain=dcg_row_gain,
+    spellings={"ndcg_burges": {"gain": "exponential"}},
+    trec_cut=("ndcg_cut",),
+)
+"""nDCG's spec: linear gain in strings (every tool's), ``ndcg_burges`` exponential;
+trec_eval's ``ndcg_cut_k``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NDCG)
 def ndcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -444,8 +481,17 @@ def ndcg(
                                check_gains(gains)))
 
 
+ERR = MetricSpec(
+    "err",
+    options=(Option("max_grade", float, 4, description="highest label"),),
+    summary="expected reciprocal rank of a cascade user",
+    paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
+)
+"""ERR's spec: ``max_grade`` is the one option a string sets."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(ERR)
 def err(
     rel: IntoExpr,
     k: int | None = None,
