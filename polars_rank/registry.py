@@ -51,7 +51,6 @@ from polars_rank._metric_spec import expression_name as spec_expression_name
 from polars_rank._option_text import split_options, trec_parameters
 from polars_rank._params import check_k
 from polars_rank._unjudged import check_unjudged, with_unjudged
-from polars_rank.metrics.gain import row_gain
 from polars_rank.metrics.interpolated import ELEVEN_POINTS
 from polars_rank.metrics.rbp import RBP_GAINS
 from polars_rank.preferences import PREFS_MEASURES, PREFS_SETS
@@ -103,9 +102,6 @@ def _utility_stand_in(relevant: pl.Expr, options: Mapping[str, Any]) -> pl.Expr 
     return b + c * relevant + d * (-1.0 - relevant)
 
 
-def _table_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
-    return row_gain(labels, gains=o["gains"])
-
 
 # The metrics not yet declared beside their kernel are declared here; the others
 # (SPECS["p"]) by their module. This list gives only the order: METRICS is
@@ -114,25 +110,10 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["ndcg"],  # metrics/gain.py: NDCG
         SPECS["dcg"],  # metrics/gain.py: DCG
         SPECS["ideal_dcg"],  # metrics/gain.py: IDEAL_DCG
-        MetricDef("g", metrics.normalized_gain, ("normalized_gain",), cutoff=False,
-                  options=(GAIN_TABLE,), trec_eval="G",
-                  summary="gain / log2(2 + ideal gain so far - gain so far), over the ideal",
-                  paper="trec_eval 10.0, m_G.c (Buckley, 2008; experimental)",
-                  row_gain=_table_gain),
-        MetricDef("bing", metrics.binary_normalized_gain, ("binary_normalized_gain",),
-                  cutoff=False, options=(THRESHOLD,), trec_eval="binG",
-                  summary="mean over relevant rows of 1 / log2(2 + non-relevant above)",
-                  paper="trec_eval 10.0, m_binG.c (Buckley, 2008; experimental)"),
-        MetricDef("ndcg_rel", metrics.ndcg_over_relevant, ("ndcg_over_relevant",),
-                  cutoff=False, options=(GAIN_TABLE,), trec_eval="ndcg_rel",
-                  summary="NDCG averaged at the ranks of the relevant rows",
-                  paper="trec_eval 10.0, m_ndcg_rel.c (Buckley; experimental)",
-                  row_gain=_table_gain),
-        MetricDef("rndcg", metrics.r_ndcg, ("r_ndcg",), cutoff=False,
-                  options=(GAIN_TABLE, THRESHOLD), trec_eval="Rndcg",
-                  summary="NDCG averaged where the ideal gain level changes",
-                  paper="trec_eval 10.0, m_Rndcg.c (Buckley; experimental)",
-                  row_gain=_table_gain),
+        SPECS["g"],  # metrics/gain_levels.py: NORMALIZED_GAIN
+        SPECS["bing"],  # metrics/gain_levels.py: BINARY_NORMALIZED_GAIN
+        SPECS["ndcg_rel"],  # metrics/gain_levels.py: NDCG_OVER_RELEVANT
+        SPECS["rndcg"],  # metrics/gain_levels.py: R_NDCG
         SPECS["map"],  # metrics/binary.py: AVERAGE_PRECISION
         SPECS["gm_map"],  # metrics/binary.py: GM_MAP
         SPECS["yaap"],  # metrics/binary.py: YAAP
