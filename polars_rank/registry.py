@@ -83,25 +83,6 @@ MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (require
 MIN_REL = Option("min_rel", float, 0, description="label of gain 0")
 TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
 
-# what a query the run lacks scores under missing="zero" (MetricSpec.absent), where
-# trec_eval -c's is not 0: from R, the query's relevant rows in the qrels
-
-
-def _relevant_count(relevant: pl.Expr, _: Mapping[str, Any]) -> pl.Expr:
-    return relevant  # num_rel: R, as trec_eval -c prints it
-
-
-
-def _utility_stand_in(relevant: pl.Expr, options: Mapping[str, Any]) -> pl.Expr | None:
-    # m_utility.c on trec_eval's stand-in ranking (one unjudged document): b + c R +
-    # d (-1 - R); trec_eval.c zeroes only the measure printed as "utility"
-    if "weights" not in options:
-        return None
-    weights: tuple[float, float, float, float] = options["weights"]
-    _, b, c, d = weights
-    return b + c * relevant + d * (-1.0 - relevant)
-
-
 
 # The metrics not yet declared beside their kernel are declared here; the others
 # (SPECS["p"]) by their module. This list gives only the order: METRICS is
@@ -123,9 +104,7 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["f1"],  # metrics/sets.py: F1
         SPECS["err"],  # metrics/gain.py: ERR
         SPECS["hit_rate"],  # metrics/binary.py: HIT_RATE
-        MetricDef("hits", metrics.hits, options=(THRESHOLD,),
-                  summary="number of relevant rows within k (ranx)",
-                  paper="Bassani, ECIR 2022"),
+        SPECS["hits"],  # metrics/counts.py: HITS
         SPECS["rprec"],  # metrics/sets.py: R_PRECISION
         MetricDef("bpref", metrics.bpref, cutoff=False, options=(THRESHOLD,),
                   trec_eval="bpref", summary="preference of judged relevant over non-relevant",
@@ -142,15 +121,7 @@ METRICS: dict[str, MetricDef] = gather([
                   trec_eval="rbp_resid (dialect='trec_eval': p=0.9)", of_unjudged=True,
                   summary="what unjudged rows could add to RBP",
                   paper="Moffat & Zobel, TOIS 2008"),
-        MetricDef("utility", metrics.utility, cutoff=False,
-                  options=(Option("weights", tuple, (1.0, -1.0, 0.0, 0.0),
-                                  description="[a,b,c,d]: worth of rel/non-rel retrieved, "
-                                  "rel/non-rel missed"), THRESHOLD,
-                           Option("num_docs", int, 0,
-                                  description="documents in the collection (-N)")),
-                  trec_eval="utility, utility.a,b,c,d",
-                  summary="relevant retrieved - non-relevant retrieved",
-                  paper="Hull & Robertson, TREC-8, 1999", absent=_utility_stand_in),
+        SPECS["utility"],  # metrics/counts.py: UTILITY
         MetricDef("gm_bpref", metrics.gm_bpref, cutoff=False, options=(THRESHOLD,),
                   trec_eval="gm_bpref", summary="bpref, geometric mean over queries",
                   paper="Buckley & Voorhees, SIGIR 2004", over_queries="geometric"),
@@ -207,20 +178,10 @@ METRICS: dict[str, MetricDef] = gather([
                   trec_eval="11pt_avg, 11pt_avg.x,y,...",
                   summary="mean interpolated precision at recall 0, 0.1, ..., 1",
                   paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("num_ret", metrics.num_ret, ("numret",), cutoff=False, trec_eval="num_ret",
-                  summary="rows retrieved (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
-        MetricDef("num_rel", metrics.num_rel, ("numrel",), cutoff=False, options=(THRESHOLD,),
-                  trec_eval="num_rel", summary="relevant rows (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum", absent=_relevant_count),
-        MetricDef("num_rel_ret", metrics.num_rel_ret, ("numrelret",), cutoff=False,
-                  options=(THRESHOLD,), trec_eval="num_rel_ret",
-                  summary="relevant rows retrieved (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
-        MetricDef("num_nonrel_judged_ret", metrics.num_nonrel_judged_ret, cutoff=False,
-                  options=(THRESHOLD,), trec_eval="num_nonrel_judged_ret",
-                  summary="judged non-relevant rows retrieved (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
+        SPECS["num_ret"],  # metrics/counts.py: NUM_RET
+        SPECS["num_rel"],  # metrics/counts.py: NUM_REL
+        SPECS["num_rel_ret"],  # metrics/counts.py: NUM_REL_RET
+        SPECS["num_nonrel_judged_ret"],  # metrics/counts.py: NUM_NONREL_JUDGED_RET
         MetricDef("rank_correlation", metrics.rank_correlation, ("rc",), cutoff=False,
                   summary="share of retrieved pairs ordered as their labels",
                   paper="Liu, Learning to Rank for IR, 2009"),
