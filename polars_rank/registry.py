@@ -106,9 +106,7 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["hit_rate"],  # metrics/binary.py: HIT_RATE
         SPECS["hits"],  # metrics/counts.py: HITS
         SPECS["rprec"],  # metrics/sets.py: R_PRECISION
-        MetricDef("bpref", metrics.bpref, cutoff=False, options=(THRESHOLD,),
-                  trec_eval="bpref", summary="preference of judged relevant over non-relevant",
-                  paper="Buckley & Voorhees, SIGIR 2004"),
+        SPECS["bpref"],  # metrics/incomplete.py: BPREF
         MetricDef("rbp", metrics.rbp,
                   options=(Option("p", float, 0.8, description="persistence"), THRESHOLD,
                            Option("gain", str, "binary", RBP_GAINS,
@@ -122,11 +120,8 @@ METRICS: dict[str, MetricDef] = gather([
                   summary="what unjudged rows could add to RBP",
                   paper="Moffat & Zobel, TOIS 2008"),
         SPECS["utility"],  # metrics/counts.py: UTILITY
-        MetricDef("gm_bpref", metrics.gm_bpref, cutoff=False, options=(THRESHOLD,),
-                  trec_eval="gm_bpref", summary="bpref, geometric mean over queries",
-                  paper="Buckley & Voorhees, SIGIR 2004", over_queries="geometric"),
-        MetricDef("unj", metrics.unjudged, ("unjudged",), trec_eval="unj.k", of_unjudged=True,
-                  summary="unjudged rows in the top k / k", paper="Sakai, SIGIR 2007"),
+        SPECS["gm_bpref"],  # metrics/incomplete.py: GM_BPREF
+        SPECS["unj"],  # metrics/incomplete.py: UNJ
         MetricDef("infap", metrics.infap, ("inferred_ap",), cutoff=False, options=(THRESHOLD,),
                   trec_eval="infAP", reads_pool=True,
                   summary="AP estimated from a sampled pool (pooled unjudged rows skipped)",
@@ -273,7 +268,6 @@ _BY_ALIAS = ALIASES  # every name and alias, of the metrics registered so far an
 _TREC: dict[str, tuple[str, dict[str, Any]]] = {
     "relstring": ("relstring", {}),
     "relative_p": ("relative_p", {}),
-    "unj": ("unj", {}),
     "p_avgjg": ("p_avgjg", {}),
 }
 
