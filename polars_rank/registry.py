@@ -122,17 +122,9 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["utility"],  # metrics/counts.py: UTILITY
         SPECS["gm_bpref"],  # metrics/incomplete.py: GM_BPREF
         SPECS["unj"],  # metrics/incomplete.py: UNJ
-        MetricDef("infap", metrics.infap, ("inferred_ap",), cutoff=False, options=(THRESHOLD,),
-                  trec_eval="infAP", reads_pool=True,
-                  summary="AP estimated from a sampled pool (pooled unjudged rows skipped)",
-                  paper="Yilmaz & Aslam, CIKM 2006"),
-        MetricDef("judged", metrics.judged, of_unjudged=True, reads_pool=True,
-                  summary="rows of the top k with a qrels line / min(k, retrieved)",
-                  paper="Sakai, SIGIR 2007 (ir_measures' Judged@k)"),
-        MetricDef("relstring", metrics.relstring, trec_eval="relstring.k (per query)",
-                  of_unjudged=True, reads_pool=True, over_queries="none",
-                  summary="the labels of the top k as a string (. pooled, - not)",
-                  paper="trec_eval (NIST, 2006)"),
+        SPECS["infap"],  # metrics/pool.py: INFAP
+        SPECS["judged"],  # metrics/pool.py: JUDGED
+        SPECS["relstring"],  # metrics/pool.py: RELSTRING
         MetricDef("relative_p", metrics.relative_precision, ("relative_precision",),
                   options=(THRESHOLD,), trec_eval="relative_P.k, set_relative_P",
                   summary="relevant in the top k / min(k, R)",
@@ -266,7 +258,6 @@ _BY_ALIAS = ALIASES  # every name and alias, of the metrics registered so far an
 
 # trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
 _TREC: dict[str, tuple[str, dict[str, Any]]] = {
-    "relstring": ("relstring", {}),
     "relative_p": ("relative_p", {}),
     "p_avgjg": ("p_avgjg", {}),
 }
