@@ -73,8 +73,6 @@ ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
                   "recall x as relevant rows: round(x R) as trec_eval 10, or "
                   "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
 
-MULTIPLE = Option("multiple", float, 1.0, description="x: depth x R")
-
 ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
 BETA = Option("beta", float, 0.5, description="patience (ndeval's)")
 
@@ -125,32 +123,14 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["infap"],  # metrics/pool.py: INFAP
         SPECS["judged"],  # metrics/pool.py: JUDGED
         SPECS["relstring"],  # metrics/pool.py: RELSTRING
-        MetricDef("relative_p", metrics.relative_precision, ("relative_precision",),
-                  options=(THRESHOLD,), trec_eval="relative_P.k, set_relative_P",
-                  summary="relevant in the top k / min(k, R)",
-                  paper="Buckley & Voorhees, SIGIR 2000"),
-        MetricDef("rprec_mult", metrics.r_precision_multiple, ("r_precision_multiple",),
-                  cutoff=False, at="multiple", options=(MULTIPLE, THRESHOLD),
-                  trec_eval="Rprec_mult_x", summary="precision at depth x R (rounded up)",
-                  paper="Buckley & Voorhees, SIGIR 2000"),
+        SPECS["relative_p"],  # metrics/relative.py: RELATIVE_PRECISION
+        SPECS["rprec_mult"],  # metrics/relative.py: R_PRECISION_MULTIPLE
         # trec_eval's judgment-group measures (-R qrels_jg): each of the metrics above
         # against every judgment group (a user's judgments) of a query, averaged
         SPECS["map_avgjg"],  # metrics/binary.py: MAP_AVGJG
-        MetricDef("p_avgjg", metrics.precision, options=(THRESHOLD,),
-                  trec_eval="P_avgjg.k (-R qrels_jg: each judgment group's P@k, averaged)",
-                  per_judgment_group="p",
-                  summary="P@k against each judgment group of the qrels, averaged",
-                  paper="trec_eval 9.0, m_P_avgjg.c (Buckley, 2008)"),
-        MetricDef("rprec_mult_avgjg", metrics.r_precision_multiple, cutoff=False,
-                  at="multiple", options=(MULTIPLE, THRESHOLD),
-                  trec_eval="Rprec_mult_avgjg_x (-R qrels_jg: each judgment group's "
-                            "Rprec_mult_x, averaged)",
-                  per_judgment_group="rprec_mult",
-                  summary="precision at depth x R against each judgment group, averaged",
-                  paper="trec_eval 9.0, m_Rprec_mult_avgjg.c (Buckley, 2008)"),
-        MetricDef("set_map", metrics.set_map, ("setap",), cutoff=False, options=(THRESHOLD,),
-                  trec_eval="set_map", summary="set precision x set recall",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.3"),
+        SPECS["p_avgjg"],  # metrics/sets.py: P_AVGJG
+        SPECS["rprec_mult_avgjg"],  # metrics/relative.py: R_PRECISION_MULTIPLE_AVGJG
+        SPECS["set_map"],  # metrics/relative.py: SET_MAP
         MetricDef("iprec_at_recall", metrics.iprec_at_recall, ("iprec",), cutoff=False,
                   options=(Option("recall", float, 0.0, description="recall level"),
                            THRESHOLD, ROUNDING),
@@ -258,8 +238,6 @@ _BY_ALIAS = ALIASES  # every name and alias, of the metrics registered so far an
 
 # trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
 _TREC: dict[str, tuple[str, dict[str, Any]]] = {
-    "relative_p": ("relative_p", {}),
-    "p_avgjg": ("p_avgjg", {}),
 }
 
 _SYNTAX = re.compile(
@@ -276,8 +254,6 @@ _RANX_LEVEL = re.compile(r"^(?P<spec>.+)-l(?P<level>\d+)$")  # ranx: map@10-l2
 
 # trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
 _WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
-    "set_relative_p": ("relative_p", {}),
-    "setrelp": ("relative_p", {}),
 }
 
 

@@ -252,7 +252,7 @@ MAP_AVGJG = register(
         paper="trec_eval 9.0, m_map_avgjg.c (Buckley, 2008)",
     )
 )
-"""``map_avgjg``'s spec: map's function, per judgment group."""
+"""``map_avgjg``'s spec: average_precision's function against each judgment group."""
 
 
 GM_MAP = MetricSpec(

@@ -15,7 +15,7 @@ import polars as pl
 
 from polars_rank._compat import per_list, safe_div
 from polars_rank._docs import shared_parameters
-from polars_rank._metric_spec import EMPTY_LIST, THRESHOLD, MetricSpec, Option
+from polars_rank._metric_spec import EMPTY_LIST, THRESHOLD, MetricSpec, Option, register
 from polars_rank._naming import metric
 from polars_rank._params import UNSET, Empty, Ties, check_real, check_threshold
 from polars_rank._ranked import Ranked, count, cutoff, order_free_sum
@@ -179,6 +179,21 @@ def precision(
     return r.finish_empty(precision_value(r, cutoff(k), level, adaptive_k), level, empty)
 
 
+P_AVGJG = register(
+    MetricSpec(
+        "p_avgjg",
+        function=precision,
+        options=(THRESHOLD,),
+        trec_eval="P_avgjg.k (-R qrels_jg: each judgment group's P@k, averaged)",
+        per_judgment_group="p",
+        summary="P@k against each judgment group of the qrels, averaged",
+        paper="trec_eval 9.0, m_P_avgjg.c (Buckley, 2008)",
+        trec_cut=("p_avgjg",),
+    )
+)
+"""``p_avgjg``'s spec: precision's function against each judgment group (``P_avgjg_k``)."""
+
+
 RECALL = MetricSpec(
     "recall",
     aliases=("r",),
@@ -189,7 +204,7 @@ RECALL = MetricSpec(
     spellings={"set_recall": {}, "setr": {}},
     trec_cut=("recall",),
 )
-"""``recall``'s spec: also ``r``; trec_eval's ``recall_k``; ``set_recall``, ``setr``."""
+"""Recall's spec: trec_eval's ``recall_k`` and ``set_recall``, ir_measures' ``R@k``, ``SetR``."""
 
 
 @shared_parameters
@@ -275,7 +290,7 @@ F1 = MetricSpec(
     paper="van Rijsbergen, Information Retrieval, 1979",
     spellings={"set_f": {}, "setf": {}},
 )
-"""``f1``'s spec: ``set_f``, ``setf``."""
+"""F1's spec: trec_eval's ``set_F``, ir_measures' ``SetF``."""
 
 
 @shared_parameters
