@@ -51,8 +51,6 @@ from polars_rank._metric_spec import expression_name as spec_expression_name
 from polars_rank._option_text import split_options, trec_parameters
 from polars_rank._params import check_k
 from polars_rank._unjudged import check_unjudged, with_unjudged
-from polars_rank.metrics.interpolated import ELEVEN_POINTS
-from polars_rank.metrics.rbp import RBP_GAINS
 from polars_rank.preferences import PREFS_MEASURES, PREFS_SETS
 
 if TYPE_CHECKING:
@@ -69,9 +67,6 @@ MetricDef = MetricSpec
 """A registered metric: :class:`polars_rank._metric_spec.MetricSpec` (the old name)."""
 
 
-ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
-                  "recall x as relevant rows: round(x R) as trec_eval 10, or "
-                  "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
 
 ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
 BETA = Option("beta", float, 0.5, description="patience (ndeval's)")
@@ -105,18 +100,8 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["hits"],  # metrics/counts.py: HITS
         SPECS["rprec"],  # metrics/sets.py: R_PRECISION
         SPECS["bpref"],  # metrics/incomplete.py: BPREF
-        MetricDef("rbp", metrics.rbp,
-                  options=(Option("p", float, 0.8, description="persistence"), THRESHOLD,
-                           Option("gain", str, "binary", RBP_GAINS,
-                                  "binary, graded (trec_eval 10) or raw (ranx)"),
-                           GAIN_TABLE),
-                  trec_eval="rbp (dialect='trec_eval': p=0.9, gain=graded)",
-                  summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
-        MetricDef("rbp_resid", metrics.rbp_residual, ("rbp_residual",), cutoff=False,
-                  options=(Option("p", float, 0.8, description="persistence"),),
-                  trec_eval="rbp_resid (dialect='trec_eval': p=0.9)", of_unjudged=True,
-                  summary="what unjudged rows could add to RBP",
-                  paper="Moffat & Zobel, TOIS 2008"),
+        SPECS["rbp"],  # metrics/rbp.py: RBP
+        SPECS["rbp_resid"],  # metrics/rbp.py: RBP_RESIDUAL
         SPECS["utility"],  # metrics/counts.py: UTILITY
         SPECS["gm_bpref"],  # metrics/incomplete.py: GM_BPREF
         SPECS["unj"],  # metrics/incomplete.py: UNJ
@@ -131,20 +116,8 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["p_avgjg"],  # metrics/sets.py: P_AVGJG
         SPECS["rprec_mult_avgjg"],  # metrics/relative.py: R_PRECISION_MULTIPLE_AVGJG
         SPECS["set_map"],  # metrics/relative.py: SET_MAP
-        MetricDef("iprec_at_recall", metrics.iprec_at_recall, ("iprec",), cutoff=False,
-                  options=(Option("recall", float, 0.0, description="recall level"),
-                           THRESHOLD, ROUNDING),
-                  at="recall", trec_eval="iprec_at_recall_x",
-                  summary="best precision at recall >= x",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("11pt_avg", metrics.eleven_point_average, ("eleven_point_average",),
-                  cutoff=False,
-                  options=(Option("levels", tuple, ELEVEN_POINTS,
-                                  description="recall levels, [0.2,0.5,0.8]"), THRESHOLD,
-                           ROUNDING),
-                  trec_eval="11pt_avg, 11pt_avg.x,y,...",
-                  summary="mean interpolated precision at recall 0, 0.1, ..., 1",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
+        SPECS["iprec_at_recall"],  # metrics/interpolated.py: IPREC_AT_RECALL
+        SPECS["11pt_avg"],  # metrics/interpolated.py: ELEVEN_POINT_AVERAGE
         SPECS["num_ret"],  # metrics/counts.py: NUM_RET
         SPECS["num_rel"],  # metrics/counts.py: NUM_REL
         SPECS["num_rel_ret"],  # metrics/counts.py: NUM_REL_RET
