@@ -129,18 +129,10 @@ METRICS: dict[str, MetricDef] = gather([
                   summary="ROC AUC of the ranking, ties 1/2",
                   paper="Hanley & McNeil, Radiology 1982; GAUC: Zhou et al., KDD 2018"),
         # intent-aware (diversity) metrics, ndeval's: one row per (document, subtopic)
-        MetricDef("alpha_ndcg", metrics.alpha_ndcg, ("alpha-ndcg",), options=(ALPHA, THRESHOLD),
-                  summary="novelty-biased DCG@k / its greedy ideal", subtopics=True,
-                  paper="Clarke et al., SIGIR 2008"),
-        MetricDef("alpha_dcg", metrics.alpha_dcg, ("alpha-dcg",), options=(ALPHA, THRESHOLD),
-                  summary="novelty-biased DCG@k / every subtopic at every rank",
-                  subtopics=True, paper="Clarke et al., SIGIR 2008"),
-        MetricDef("err_ia", metrics.err_ia, ("err-ia",), options=(ALPHA, THRESHOLD),
-                  summary="intent-aware ERR@k / every subtopic at every rank",
-                  subtopics=True, paper="Chapelle et al., CIKM 2009"),
-        MetricDef("nerr_ia", metrics.nerr_ia, ("nerr-ia",), options=(ALPHA, THRESHOLD),
-                  summary="intent-aware ERR@k / its greedy ideal", subtopics=True,
-                  paper="Chapelle et al., CIKM 2009"),
+        SPECS["alpha_ndcg"],  # metrics/novelty.py: ALPHA_NDCG
+        SPECS["alpha_dcg"],  # metrics/novelty.py: ALPHA_DCG
+        SPECS["err_ia"],  # metrics/novelty.py: ERR_IA
+        SPECS["nerr_ia"],  # metrics/novelty.py: NERR_IA
         MetricDef("nrbp", metrics.nrbp, cutoff=False, options=(ALPHA, BETA, THRESHOLD),
                   summary="novelty- and rank-biased precision", subtopics=True,
                   paper="Clarke, Kolla & Vechtomova, ICTIR 2009"),

@@ -34,6 +34,7 @@ import polars as pl
 
 from polars_rank._column_types import checked_key, checked_label
 from polars_rank._compat import any_true, group_sum
+from polars_rank._metric_spec import Option
 from polars_rank._params import check_choice, check_real, check_threshold, to_expr, to_exprs
 from polars_rank._ranked import NAN
 from polars_rank._rules import id_rules, label_rules, score_rules
@@ -45,13 +46,17 @@ if TYPE_CHECKING:
 
     from polars_rank._params import IntoExpr, Query
 
-__all__ = ["Intents", "IntentTies", "check_alpha", "ideal_ideal", "nrbp_depth"]
+__all__ = ["ALPHA", "Intents", "IntentTies", "check_alpha", "ideal_ideal", "nrbp_depth"]
 
 IntentTies: TypeAlias = Literal["ndeval", "trec_eval"]
 """Equal scores: by document id ascending (ndeval, as pyndeval and ir_measures call
 it) or descending with 64-bit scores (trec_eval 10)."""
 INTENT_TIES = ("ndeval", "trec_eval")
 _TIE_TOLERANCE = 1e-12  # equal greedy gains summed in another order differ by an ulp
+
+
+ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
+"""The intent-aware metrics' alpha (novelty.py and novelty_rbp.py), declared once."""
 
 
 def check_alpha(alpha: object, name: str = "alpha") -> float:
