@@ -68,8 +68,6 @@ MetricDef = MetricSpec
 
 
 
-ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
-BETA = Option("beta", float, 0.5, description="patience (ndeval's)")
 
 # the C/W/L metrics' gain scale and goal (ir_measures' min_rel, max_rel, T)
 MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (required)")
@@ -133,12 +131,8 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["alpha_dcg"],  # metrics/novelty.py: ALPHA_DCG
         SPECS["err_ia"],  # metrics/novelty.py: ERR_IA
         SPECS["nerr_ia"],  # metrics/novelty.py: NERR_IA
-        MetricDef("nrbp", metrics.nrbp, cutoff=False, options=(ALPHA, BETA, THRESHOLD),
-                  summary="novelty- and rank-biased precision", subtopics=True,
-                  paper="Clarke, Kolla & Vechtomova, ICTIR 2009"),
-        MetricDef("nnrbp", metrics.nnrbp, cutoff=False, options=(ALPHA, BETA, THRESHOLD),
-                  summary="NRBP / its greedy ideal", subtopics=True,
-                  paper="Clarke, Kolla & Vechtomova, ICTIR 2009"),
+        SPECS["nrbp"],  # metrics/novelty_rbp.py: NRBP
+        SPECS["nnrbp"],  # metrics/novelty_rbp.py: NNRBP
         MetricDef("p_ia", metrics.precision_ia, ("precision_ia", "p-ia"), options=(THRESHOLD,),
                   summary="precision@k averaged over subtopics", subtopics=True,
                   paper="Agrawal et al., WSDM 2009"),
