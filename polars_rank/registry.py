@@ -133,15 +133,9 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["nerr_ia"],  # metrics/novelty.py: NERR_IA
         SPECS["nrbp"],  # metrics/novelty_rbp.py: NRBP
         SPECS["nnrbp"],  # metrics/novelty_rbp.py: NNRBP
-        MetricDef("p_ia", metrics.precision_ia, ("precision_ia", "p-ia"), options=(THRESHOLD,),
-                  summary="precision@k averaged over subtopics", subtopics=True,
-                  paper="Agrawal et al., WSDM 2009"),
-        MetricDef("ap_ia", metrics.ap_ia, ("map_ia", "map-ia"), options=(THRESHOLD,),
-                  summary="average precision averaged over subtopics", subtopics=True,
-                  paper="Agrawal et al., WSDM 2009"),
-        MetricDef("strecall", metrics.subtopic_recall, ("subtopic_recall", "strec"),
-                  options=(THRESHOLD,), summary="share of subtopics covered in the top k",
-                  subtopics=True, paper="Zhai, Cohen & Lafferty, SIGIR 2003"),
+        SPECS["p_ia"],  # metrics/intents.py: PRECISION_IA
+        SPECS["ap_ia"],  # metrics/intents.py: AP_IA
+        SPECS["strecall"],  # metrics/intents.py: SUBTOPIC_RECALL
         MetricDef("accuracy", metrics.accuracy, options=(THRESHOLD,),
                   summary="share of (relevant, other) pairs of the top k in order",
                   paper="ir_measures (MacAvaney, Macdonald & Ounis, ECIR 2022)"),
