@@ -243,6 +243,9 @@ def gather(ordered: list[MetricSpec]) -> dict[str, MetricSpec]:
 def check_signature(spec: MetricSpec, function: Callable[..., Any]) -> None:
     """Each option of ``spec`` is a keyword of ``function``, with the same default.
 
+    A required keyword (no default) is an option whose default is None: a metric
+    string must set it, and the function says so (``sdcg``'s ``max_rel``).
+
     Raised when the module is imported: a spec and its function cannot drift.
     """
     parameters = inspect.signature(function).parameters
@@ -251,7 +254,9 @@ def check_signature(spec: MetricSpec, function: Callable[..., Any]) -> None:
         if parameter is None:
             msg = f"metric {spec.name!r}: option {o.name!r} is no parameter of {function.__name__}"
             raise TypeError(msg)
-        if o.name not in spec.string_defaults and parameter.default != o.default:
+        # a required keyword (C/W/L's max_rel): the option's None, a string must set it
+        required = parameter.default is parameter.empty and o.default is None
+        if o.name not in spec.string_defaults and parameter.default != o.default and not required:
             msg = (f"metric {spec.name!r}: option {o.name}={o.default!r}, but "
                    f"{function.__name__}'s default is {parameter.default!r} (name it in "
                    "string_defaults if the difference is meant)")

@@ -143,17 +143,10 @@ METRICS: dict[str, MetricDef] = gather([
                   summary="queries evaluated (summed)", paper="trec_eval (NIST, 2006)",
                   over_queries="sum"),
         # ir_measures' C/W/L metrics, computed as cwl_eval does (ranks 1..1000)
-        MetricDef("sdcg", metrics.sdcg, options=(MAX_REL, MIN_REL),
-                  summary="DCG@k over the DCG of k top-grade rows",
-                  paper="Järvelin & Kekäläinen, TOIS 2002; Moffat et al., TOIS 2017"),
-        MetricDef("inst", metrics.inst, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
-                  summary="C/W/L user with a shrinking goal T",
-                  paper="Moffat, Bailey, Scholer & Thomas, ADCS 2015"),
-        MetricDef("insq", metrics.insq, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
-                  summary="C/W/L user with a goal T", paper="Moffat, Scholer & Thomas, ADCS 2012"),
-        MetricDef("bpm", metrics.bpm, options=(MAX_REL, TARGET, MIN_REL),
-                  summary="gain per row read until the gain reaches T or k rows",
-                  paper="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017"),
+        SPECS["sdcg"],  # metrics/user_models.py: SDCG
+        SPECS["inst"],  # metrics/user_models.py: INST
+        SPECS["insq"],  # metrics/user_models.py: INSQ
+        SPECS["bpm"],  # metrics/user_models.py: BPM
         MetricDef("nerr8", metrics.nerr8, options=(MAX_REL, MIN_REL),
                   summary="C/W/L cascade, C_i = 1 - g_i, cut at k",
                   paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
