@@ -69,10 +69,6 @@ MetricDef = MetricSpec
 
 
 
-# the C/W/L metrics' gain scale and goal (ir_measures' min_rel, max_rel, T)
-MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (required)")
-MIN_REL = Option("min_rel", float, 0, description="label of gain 0")
-TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
 
 
 # The metrics not yet declared beside their kernel are declared here; the others
@@ -147,20 +143,10 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["inst"],  # metrics/user_models.py: INST
         SPECS["insq"],  # metrics/user_models.py: INSQ
         SPECS["bpm"],  # metrics/user_models.py: BPM
-        MetricDef("nerr8", metrics.nerr8, options=(MAX_REL, MIN_REL),
-                  summary="C/W/L cascade, C_i = 1 - g_i, cut at k",
-                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
-        MetricDef("nerr9", metrics.nerr9, options=(MAX_REL, MIN_REL),
-                  summary="C/W/L cascade, C_i = i/(i+1) (1 - g_i), cut at k",
-                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
-        MetricDef("nerr10", metrics.nerr10, cutoff=False,
-                  options=(MAX_REL, Option("p", float, 0.9, description="persistence"),
-                           MIN_REL),
-                  summary="C/W/L cascade, C_i = p (1 - g_i)",
-                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
-        MetricDef("nerr11", metrics.nerr11, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
-                  summary="C/W/L cascade with INSQ's goal T",
-                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
+        SPECS["nerr8"],  # metrics/nerr.py: NERR8
+        SPECS["nerr9"],  # metrics/nerr.py: NERR9
+        SPECS["nerr10"],  # metrics/nerr.py: NERR10
+        SPECS["nerr11"],  # metrics/nerr.py: NERR11
         MetricDef("compat", metrics.compat, cutoff=False,
                   options=(Option("p", float, 0.95, description="persistence"),
                            Option("normalize", bool, True, description="over the ideal's own")),
