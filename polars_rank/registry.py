@@ -38,7 +38,6 @@ from polars_rank._metric_spec import (
     GAIN_TABLE,
     JUDGED_ONLY,
     SPECS,
-    THRESHOLD,
     UNJUDGED_GRADE,
     UNJUDGED_POLICY,
     MetricSpec,
@@ -116,12 +115,8 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["num_rel"],  # metrics/counts.py: NUM_REL
         SPECS["num_rel_ret"],  # metrics/counts.py: NUM_REL_RET
         SPECS["num_nonrel_judged_ret"],  # metrics/counts.py: NUM_NONREL_JUDGED_RET
-        MetricDef("rank_correlation", metrics.rank_correlation, ("rc",), cutoff=False,
-                  summary="share of retrieved pairs ordered as their labels",
-                  paper="Liu, Learning to Rank for IR, 2009"),
-        MetricDef("auc", metrics.auc, ("gauc",), cutoff=False, options=(THRESHOLD,),
-                  summary="ROC AUC of the ranking, ties 1/2",
-                  paper="Hanley & McNeil, Radiology 1982; GAUC: Zhou et al., KDD 2018"),
+        SPECS["rank_correlation"],  # metrics/pairwise.py: RANK_CORRELATION
+        SPECS["auc"],  # metrics/pairwise.py: AUC
         # intent-aware (diversity) metrics, ndeval's: one row per (document, subtopic)
         SPECS["alpha_ndcg"],  # metrics/novelty.py: ALPHA_NDCG
         SPECS["alpha_dcg"],  # metrics/novelty.py: ALPHA_DCG
@@ -132,9 +127,7 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["p_ia"],  # metrics/intents.py: PRECISION_IA
         SPECS["ap_ia"],  # metrics/intents.py: AP_IA
         SPECS["strecall"],  # metrics/intents.py: SUBTOPIC_RECALL
-        MetricDef("accuracy", metrics.accuracy, options=(THRESHOLD,),
-                  summary="share of (relevant, other) pairs of the top k in order",
-                  paper="ir_measures (MacAvaney, Macdonald & Ounis, ECIR 2022)"),
+        SPECS["accuracy"],  # metrics/pairwise.py: ACCURACY
         MetricDef("num_q", metrics.num_q, ("numq",), cutoff=False, trec_eval="num_q",
                   summary="queries evaluated (summed)", paper="trec_eval (NIST, 2006)",
                   over_queries="sum"),
