@@ -41,7 +41,6 @@ from polars_rank._metric_spec import (
     UNJUDGED_GRADE,
     UNJUDGED_POLICY,
     MetricSpec,
-    Option,
     check_rewritable,
     gather,
     metric_string,
@@ -128,9 +127,7 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["ap_ia"],  # metrics/intents.py: AP_IA
         SPECS["strecall"],  # metrics/intents.py: SUBTOPIC_RECALL
         SPECS["accuracy"],  # metrics/pairwise.py: ACCURACY
-        MetricDef("num_q", metrics.num_q, ("numq",), cutoff=False, trec_eval="num_q",
-                  summary="queries evaluated (summed)", paper="trec_eval (NIST, 2006)",
-                  over_queries="sum"),
+        SPECS["num_q"],  # metrics/queries.py: NUM_Q
         # ir_measures' C/W/L metrics, computed as cwl_eval does (ranks 1..1000)
         SPECS["sdcg"],  # metrics/user_models.py: SDCG
         SPECS["inst"],  # metrics/user_models.py: INST
@@ -140,11 +137,7 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["nerr9"],  # metrics/nerr.py: NERR9
         SPECS["nerr10"],  # metrics/nerr.py: NERR10
         SPECS["nerr11"],  # metrics/nerr.py: NERR11
-        MetricDef("compat", metrics.compat, cutoff=False,
-                  options=(Option("p", float, 0.95, description="persistence"),
-                           Option("normalize", bool, True, description="over the ideal's own")),
-                  summary="rank-biased overlap with the ideal ranking",
-                  paper="Clarke, Vtyurina & Smucker, TOIS 2021"),
+        SPECS["compat"],  # metrics/overlap.py: COMPAT
         # click metrics: the label column holds clicks (0/1 or counts)
         MetricDef("ctr", metrics.ctr, summary="clicks in the top k / items shown in the top k",
                   paper="Radlinski, Kurup & Joachims, CIKM 2008"),

@@ -12,7 +12,8 @@ import polars as pl
 
 from polars_rank._compat import group_sum, safe_div
 from polars_rank._docs import shared_parameters
-from polars_rank._naming import named_after_metric
+from polars_rank._metric_spec import MetricSpec, Option
+from polars_rank._naming import metric
 from polars_rank._params import UNSET, Ties, check_real
 from polars_rank._ranked import Ranked
 
@@ -56,8 +57,21 @@ def compat_value(r: Ranked, p: float, normalize: bool) -> pl.Expr:
     return safe_div(found, group_sum(weights))
 
 
+COMPAT = MetricSpec(
+    "compat",
+    cutoff=False,
+    options=(
+        Option("p", float, 0.95, description="persistence"),
+        Option("normalize", bool, True, description="over the ideal's own"),
+    ),
+    summary="rank-biased overlap with the ideal ranking",
+    paper="Clarke, Vtyurina & Smucker, TOIS 2021",
+)
+"""``compat``'s spec: rank-biased overlap with the ideal, no cutoff."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(COMPAT)
 def compat(
     rel: IntoExpr,
     *,
