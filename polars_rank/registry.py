@@ -30,7 +30,6 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from polars_rank import metrics
 from polars_rank._condensed import judged_only_ranking
 from polars_rank._ir_measures import chosen_metric, provider_ties
 from polars_rank._metric_spec import (
@@ -139,17 +138,10 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["nerr11"],  # metrics/nerr.py: NERR11
         SPECS["compat"],  # metrics/overlap.py: COMPAT
         # click metrics: the label column holds clicks (0/1 or counts)
-        MetricDef("ctr", metrics.ctr, summary="clicks in the top k / items shown in the top k",
-                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
-        MetricDef("abandonment", metrics.abandonment,
-                  summary="1 if nothing in the top k was clicked",
-                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
-        MetricDef("first_click_rr", metrics.first_click_rr, ("click_mrr",),
-                  summary="1 / rank of the first click within k",
-                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
-        MetricDef("clicks_per_query", metrics.clicks_per_query, ("clicks",),
-                  summary="number of clicks on the top k",
-                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
+        SPECS["ctr"],  # metrics/clicks.py: CTR
+        SPECS["abandonment"],  # metrics/clicks.py: ABANDONMENT
+        SPECS["first_click_rr"],  # metrics/clicks.py: FIRST_CLICK_RR
+        SPECS["clicks_per_query"],  # metrics/clicks.py: CLICKS_PER_QUERY
 ])
 
 _BY_ALIAS = ALIASES  # every name and alias, of the metrics registered so far and later
