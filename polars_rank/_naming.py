@@ -6,8 +6,8 @@ the same number (NDCG strings are linear gain, the functions exponential), so a
 function's column and an ``evaluate()`` column of the same name always agree. An
 ``.alias()`` after the call still wins. A function decorated with its spec
 (:func:`metric`) computes the name from it
-(:func:`polars_rank._metric_spec.expression_name`); the others read it from the
-registry when called (:func:`named_after_metric`, until every metric has its spec).
+(:func:`polars_rank._metric_spec.expression_name`); a function without a metric
+string (:func:`named_after_metric`: ``mean_dwell``) is named after itself.
 
 The same wrapper gives every metric function the keywords of
 :mod:`polars_rank._unjudged` (``unjudged``, ``unjudged_grade``, ``bounds``): one rule
@@ -132,11 +132,17 @@ def _bind(name: str, signature: inspect.Signature, args: tuple[Any, ...],
         raise TypeError(msg) from None
 
 
-def named_after_metric(function: F) -> F:
-    """``function``'s expression, aliased to its metric string, with ``unjudged=``.
+def _named_after_function(function: str, arguments: dict[str, Any]) -> str:
+    """The name of a function without a metric string: its own, ``@k`` (``mean_dwell@10``)."""
+    k = arguments.get("k")
+    return function + (f"@{k}" if k is not None else "")
 
-    The legacy path: the name is read from the registry when the function is called
-    (a metric without its own :class:`~polars_rank._metric_spec.MetricSpec` yet).
+
+def named_after_metric(function: F) -> F:
+    """``function``'s expression, named after the function, with ``unjudged=``.
+
+    For a function without a :class:`~polars_rank._metric_spec.MetricSpec` (no metric
+    string: ``mean_dwell``): named ``function@k``; nothing is looked up.
     ``function`` ends its signature with ``**unjudged: Unpack[UnjudgedOptions]``
     (a ``TypeError`` here otherwise) and never receives them: a keyword that is none
     of its parameters nor of :class:`UnjudgedOptions` is a ``TypeError``.
@@ -184,13 +190,7 @@ def _named(function: F, spec: MetricSpec | None) -> F:
     def lookup() -> tuple[MetricSpec | None, Callable[[str, dict[str, Any]], str]]:
         if spec is not None:
             return spec, lambda _, shown: expression_name(spec, shown)
-        from polars_rank.registry import (  # the legacy path: the registry imports metrics
-            expression_name as registry_name,
-        )
-        from polars_rank.registry import (
-            function_unjudged,
-        )
-        return function_unjudged(function.__name__), registry_name
+        return None, _named_after_function
 
     @functools.wraps(function)
     def named(*args: Any, **kwargs: Any) -> pl.Expr:

@@ -44,7 +44,6 @@ from polars_rank._metric_spec import (
     gather,
     metric_string,
 )
-from polars_rank._metric_spec import expression_name as spec_expression_name
 from polars_rank._option_text import split_options, trec_parameters
 from polars_rank._params import check_k
 from polars_rank._unjudged import check_unjudged, with_unjudged
@@ -64,13 +63,10 @@ MetricDef = MetricSpec
 """A registered metric: :class:`polars_rank._metric_spec.MetricSpec` (the old name)."""
 
 
-
-
-
-
-# The metrics not yet declared beside their kernel are declared here; the others
-# (SPECS["p"]) by their module. This list gives only the order: METRICS is
-# _metric_spec.SPECS itself, so a metric declared later (outside the package) is in it.
+# Every metric is declared beside its kernel (its module's MetricSpec, handed to its
+# function's decorator). This list gives only the order users see (the CLI's list, the
+# docs table, "Known metrics"): METRICS is _metric_spec.SPECS itself, so a metric
+# declared later (outside the package) is in it, after these.
 METRICS: dict[str, MetricDef] = gather([
         SPECS["ndcg"],  # metrics/gain.py: NDCG
         SPECS["dcg"],  # metrics/gain.py: DCG
@@ -146,10 +142,6 @@ METRICS: dict[str, MetricDef] = gather([
 
 _BY_ALIAS = ALIASES  # every name and alias, of the metrics registered so far and later
 
-# trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
-_TREC: dict[str, tuple[str, dict[str, Any]]] = {
-}
-
 _SYNTAX = re.compile(
     r"^(?P<name>[a-z0-9][a-z0-9_\-]*?)"
     r"(?:\((?P<opts1>[^()]*)\))?"
@@ -162,23 +154,14 @@ _TREC_LEVEL = re.compile(
     r"^(?P<name>iprec_at_recall|rprec_mult|rprec_mult_avgjg)[._](?P<x>\d*\.?\d+)$")
 _RANX_LEVEL = re.compile(r"^(?P<spec>.+)-l(?P<level>\d+)$")  # ranx: map@10-l2
 
-# trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
-_WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
-}
-
-
 
 def trec_cut_spellings() -> dict[str, tuple[str, dict[str, Any]]]:
-    """trec_eval's names taking a cutoff (``P_10``): the table above and the specs'."""
-    declared: dict[str, tuple[str, dict[str, Any]]] = {
-        n: (m.name, {}) for m in METRICS.values() for n in m.trec_cut}
-    return {**_TREC, **declared}
+    """trec_eval's names taking a cutoff (``P_10``, ``P.10``): the specs' ``trec_cut``."""
+    return {n: (m.name, {}) for m in METRICS.values() for n in m.trec_cut}
 
 
 def _whole_list(name: str) -> tuple[str, dict[str, Any]]:
     """A name without a cutoff (``set_p``): its metric and the options it fixes."""
-    if name in _WHOLE_LIST:
-        return _WHOLE_LIST[name]
     spec = next((m for m in METRICS.values() if name in m.spellings), None)
     return (name, {}) if spec is None else (spec.name, dict(spec.spellings[name]))
 
@@ -466,33 +449,6 @@ class Metric:
         # named after the metric, so several metrics fit in one select or agg
         return with_unjudged(call, rel, kwargs, unjudged, grade, bounds=bounds,
                              name=str(self)).alias(str(self))
-
-
-# a judgment-group measure shares its function with the metric it averages; the
-# metrics declared beside their kernel are handed their spec by their decorator and
-# are not looked up here (the legacy path, until every metric has its spec)
-_BY_FUNCTION: dict[str, MetricDef] = {m.function.__name__: m for m in METRICS.values()
-                                      if m.per_judgment_group is None
-                                      and m.function is not None}
-
-
-def function_unjudged(function: str) -> MetricDef | None:
-    """The registry entry of a metric function (by ``__name__``), if it has one."""
-    return _BY_FUNCTION.get(function)
-
-
-def expression_name(function: str, arguments: Mapping[str, Any]) -> str:
-    """The metric string a metric function's call computes: the name of its expression.
-
-    ``function`` is the function's ``__name__``, ``arguments`` its bound arguments
-    (defaults applied): :func:`polars_rank._metric_spec.expression_name` of its
-    registry entry. A function with no metric string is named after itself.
-    """
-    definition = _BY_FUNCTION.get(function)
-    if definition is None:
-        k = arguments.get("k")
-        return function + (f"@{k}" if k is not None else "")
-    return spec_expression_name(definition, arguments)
 
 
 def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:
