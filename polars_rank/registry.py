@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import polars_rank.metrics  # noqa: F401 (imported, the metric modules register their specs)
 from polars_rank._condensed import judged_only_ranking
 from polars_rank._ir_measures import chosen_metric, provider_ties
 from polars_rank._metric_spec import (
