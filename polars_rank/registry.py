@@ -27,465 +27,121 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from polars_rank import metrics
+import polars_rank.metrics  # noqa: F401 (imported, the metric modules register their specs)
 from polars_rank._engine.condensed import judged_only_ranking
-from polars_rank._engine.gain_table import GainTable, check_gains
-from polars_rank._engine.params import DENOMINATORS, EMPTY, GAINS, check_k
-from polars_rank._engine.unjudged import UNJUDGED, check_unjudged, with_unjudged
+from polars_rank._engine.params import check_k
+from polars_rank._engine.unjudged import check_unjudged, with_unjudged
 from polars_rank._language.ir_measures import chosen_metric, provider_ties
-from polars_rank._language.option_text import parse_structured, split_options, trec_parameters
-from polars_rank.metrics.gain import row_gain
-from polars_rank.metrics.interpolated import ELEVEN_POINTS
-from polars_rank.metrics.rbp import RBP_GAINS
+from polars_rank._language.metric_spec import (
+    ALIASES,
+    GAIN_TABLE,
+    JUDGED_ONLY,
+    SPECS,
+    UNJUDGED_GRADE,
+    UNJUDGED_POLICY,
+    MetricSpec,
+    check_rewritable,
+    gather,
+    metric_string,
+)
+from polars_rank._language.option_text import split_options, trec_parameters
 from polars_rank.preferences import PREFS_MEASURES, PREFS_SETS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     import polars as pl
-
-    from polars_rank._engine.summaries import Summary
 
 
 __all__ = ["MetricDef", "Metric", "METRICS", "Dialect", "DIALECTS", "Convention", "convention",
            "parse_metric"]
 
 
-@dataclass(frozen=True)
-class Option:
-    """A metric option that a metric string may set."""
-
-    name: str
-    kind: type
-    default: Any
-    choices: tuple[str, ...] = ()
-    description: str = ""
-
-    def coerce(self, raw: str, metric: str) -> Any:
-        """Parse ``raw`` (text from a metric string) into the option's type."""
-        if self.kind is bool:
-            return _boolean(raw, self.name, metric)
-        if self.kind in (GainTable, tuple):
-            return parse_structured(self.kind, self.name, raw, metric)
-        if self.choices:
-            value = raw.strip().strip("'\"").lower()
-            if value in self.choices:
-                return value
-            allowed = ", ".join(self.choices)
-            msg = f"{metric}: option {self.name}={raw!r} must be one of {allowed}"
-            raise ValueError(msg)
-        try:
-            number = float(raw)
-        except ValueError:
-            msg = f"{metric}: option {self.name}={raw!r} must be a number"
-            raise ValueError(msg) from None
-        return int(number) if number.is_integer() and self.kind is int else number
+MetricDef = MetricSpec
+"""A registered metric: :class:`polars_rank._language.metric_spec.MetricSpec` (the old name)."""
 
 
-def _boolean(raw: str, name: str, metric: str) -> bool:
-    """A boolean option's text: ``True`` / ``False`` (ir_measures' spelling), 1 / 0."""
-    value = raw.strip().strip("'\"").lower()
-    if value in ("true", "1"):
-        return True
-    if value in ("false", "0"):
-        return False
-    msg = f"{metric}: option {name}={raw!r} must be True or False"
-    raise ValueError(msg)
-
-
-JUDGED_ONLY = Option("judged_only", bool, False,
-                     description="rank the judged rows only (trec_eval -J, ir_measures' "
-                                 "judged_only): every metric has it")
-UNJUDGED_POLICY = Option("unjudged", str, "low", UNJUDGED,
-                         "unjudged retrieved rows non-relevant (low, ignore), relevant at "
-                         "unjudged_grade (high) or removed (condensed): every metric has it")
-UNJUDGED_GRADE = Option("unjudged_grade", float, None,
-                        description="the label of unjudged rows under unjudged=high "
-                                    "(none: the list's largest label, at least 1)")
-COMMON_OPTIONS = (JUDGED_ONLY, UNJUDGED_POLICY, UNJUDGED_GRADE)
-"""The options every metric string takes (they rewrite the data, not the metric)."""
-
-
-@dataclass(frozen=True)
-class MetricDef:
-    """A registered metric."""
-
-    name: str
-    """Canonical metric-string name."""
-    function: Callable[..., pl.Expr]
-    aliases: tuple[str, ...] = ()
-    cutoff: bool = True
-    options: tuple[Option, ...] = ()
-    trec_eval: str = ""
-    summary: str = ""
-    paper: str = ""
-    over_queries: Summary = "mean"
-    """How the per-query values become one number: trec_eval sums its counts."""
-    at: str | None = None
-    """The option ``@x`` sets instead of a cutoff (``iprec_at_recall@0.5``: the recall)."""
-    of_unjudged: bool = False
-    """A metric of the unjudged rows: undefined under ties that order relevant rows only."""
-    subtopics: bool = False
-    """An intent-aware metric: it reads one row per (document, subtopic), so its
-    expression takes ``subtopic=`` and ``doc=`` (:mod:`polars_rank.metrics.novelty`)."""
-    reads_pool: bool = False
-    """The metric tells pooled unjudged rows from unpooled ones: its function takes
-    ``pooled=``, which :func:`polars_rank.evaluate` passes from the qrels."""
-    row_gain: Callable[..., pl.Expr] | None = None
-    """Its row gain from the labels and its options, for a metric taking a gain table:
-    :func:`polars_rank.evaluate` ranks the ties by it (:meth:`Metric.tie_gain`)."""
-    per_judgment_group: str | None = None
-    """A trec_eval ``_avgjg`` measure: the registered metric it computes against each
-    judgment group of the qrels (``-R qrels_jg``), averaged over the groups of each
-    query (:mod:`polars_rank._evaluation.judgment_groups`). Its function is that
-    metric's: one list judged once is one group."""
-
-    def option(self, name: str) -> Option | None:
-        """The option called ``name`` (ir_measures' ``rel``: ``threshold``, ``T``: ``target``).
-
-        ``judged_only``, ``unjudged`` and ``unjudged_grade`` (:data:`COMMON_OPTIONS`)
-        are every metric's.
-        """
-        name = {"rel": "threshold", "t": "target"}.get(name, name)
-        common = next((o for o in COMMON_OPTIONS if o.name == name), None)
-        if common is not None:
-            return common
-        return next((o for o in self.options if o.name == name), None)
-
-    @property
-    def string_options(self) -> tuple[Option, ...]:
-        """The options a metric string may set: the function's, then the common ones."""
-        return (*self.options, *COMMON_OPTIONS)
-
-
-THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are relevant")
-LINEAR = Option("gain", str, "linear", GAINS,
-                "gain of a label: linear in strings, as every tool's ndcg; the functions' "
-                "default is exponential")
-GAIN_THRESHOLD = Option("threshold", float, None,
-                        description="labels below it gain 0 (ranx's -l); none by default")
-EMPTY_LIST = Option("empty", str, "zero", EMPTY,
-                    "what a list without relevant rows scores (torchmetrics' "
-                    "empty_target_action)")
-
-ROUNDING = Option("rounding", str, "nearest", ("nearest", "trec_eval9"),
-                  "recall x as relevant rows: round(x R) as trec_eval 10, or "
-                  "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
-GAIN_TABLE = Option("gains", GainTable, None,
-                    description="gain of each listed label, {1:3,2:9} (others: the label)")
-# dcg's and ideal_dcg's: one discount, one gain
-_DCG_OPTIONS = (LINEAR, GAIN_THRESHOLD,
-                Option("log_base", float, 2, description="the discount's log base"), GAIN_TABLE)
-
-MULTIPLE = Option("multiple", float, 1.0, description="x: depth x R")
-
-ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
-BETA = Option("beta", float, 0.5, description="patience (ndeval's)")
-
-# the C/W/L metrics' gain scale and goal (ir_measures' min_rel, max_rel, T)
-MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (required)")
-MIN_REL = Option("min_rel", float, 0, description="label of gain 0")
-TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
-
-def _dcg_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
-    return row_gain(labels, o["gain"], o["threshold"], o["gains"])
-
-
-def _table_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
-    return row_gain(labels, gains=o["gains"])
-
-
-METRICS: dict[str, MetricDef] = {
-    m.name: m
-    for m in [
-        MetricDef("ndcg", metrics.ndcg,
-                  options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST, GAIN_TABLE),
-                  trec_eval="ndcg_cut.k (gain=linear)", summary="DCG@k / ideal DCG@k",
-                  paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005",
-                  row_gain=_dcg_gain),
-        MetricDef("dcg", metrics.dcg,
-                  options=_DCG_OPTIONS,
-                  trec_eval="dcg (trec_eval 10, gain=linear)",
-                  summary="sum of gain(l_r) / log2(1 + r)",
-                  paper="Järvelin & Kekäläinen, TOIS 2002",
-                  row_gain=_dcg_gain),
-        MetricDef("ideal_dcg", metrics.ideal_dcg, ("idcg",),
-                  options=_DCG_OPTIONS,
-                  trec_eval="ideal_dcg (trec_eval 10, gain=linear)",
-                  summary="DCG of the judged rows ranked by gain: nDCG's denominator",
-                  paper="Järvelin & Kekäläinen, TOIS 2002",
-                  row_gain=_dcg_gain),
-        MetricDef("g", metrics.normalized_gain, ("normalized_gain",), cutoff=False,
-                  options=(GAIN_TABLE,), trec_eval="G",
-                  summary="gain / log2(2 + ideal gain so far - gain so far), over the ideal",
-                  paper="trec_eval 10.0, m_G.c (Buckley, 2008; experimental)",
-                  row_gain=_table_gain),
-        MetricDef("bing", metrics.binary_normalized_gain, ("binary_normalized_gain",),
-                  cutoff=False, options=(THRESHOLD,), trec_eval="binG",
-                  summary="mean over relevant rows of 1 / log2(2 + non-relevant above)",
-                  paper="trec_eval 10.0, m_binG.c (Buckley, 2008; experimental)"),
-        MetricDef("ndcg_rel", metrics.ndcg_over_relevant, ("ndcg_over_relevant",),
-                  cutoff=False, options=(GAIN_TABLE,), trec_eval="ndcg_rel",
-                  summary="NDCG averaged at the ranks of the relevant rows",
-                  paper="trec_eval 10.0, m_ndcg_rel.c (Buckley; experimental)",
-                  row_gain=_table_gain),
-        MetricDef("rndcg", metrics.r_ndcg, ("r_ndcg",), cutoff=False,
-                  options=(GAIN_TABLE, THRESHOLD), trec_eval="Rndcg",
-                  summary="NDCG averaged where the ideal gain level changes",
-                  paper="trec_eval 10.0, m_Rndcg.c (Buckley; experimental)",
-                  row_gain=_table_gain),
-        MetricDef("map", metrics.average_precision, ("ap", "average_precision", "map_cut"),
-                  options=(THRESHOLD,
-                           Option("denominator", str, "relevant", DENOMINATORS,
-                                  "R, min(R, k) or the relevant rows within k"),
-                           EMPTY_LIST),
-                  trec_eval="map, map_cut.k",
-                  summary="(1/R) sum of P@r at relevant ranks r <= k",
-                  paper="Buckley & Voorhees, 2000"),
-        MetricDef("gm_map", metrics.gm_map, ("gmap",), options=(THRESHOLD,),
-                  trec_eval="gm_map", summary="AP, geometric mean over queries (floor 1e-5)",
-                  paper="Robertson, CIKM 2006", over_queries="geometric"),
-        MetricDef("yaap", metrics.yaap, ("yet_another_average_precision",),
-                  options=(THRESHOLD,), trec_eval="yaap",
-                  summary="ln((1 + S) / (1 + R - S)), S = R x AP: AP smoothed",
-                  paper="Robertson, ECIR 2012"),
-        MetricDef("mrr", metrics.reciprocal_rank, ("rr", "reciprocal_rank", "recip_rank"),
-                  options=(THRESHOLD, EMPTY_LIST), trec_eval="recip_rank (no cutoff)",
-                  summary="1 / rank of the first relevant row within k",
-                  paper="Voorhees, TREC-8 QA 1999"),
-        MetricDef("p", metrics.precision, ("precision",),
-                  options=(THRESHOLD,
-                           Option("adaptive_k", bool, False,
-                                  description="divide by min(k, rows retrieved)"),
-                           EMPTY_LIST),
-                  trec_eval="P.k", summary="relevant in the top k / k",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("recall", metrics.recall, ("r",), options=(THRESHOLD, EMPTY_LIST),
-                  trec_eval="recall.k", summary="relevant in the top k / R",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("f1", metrics.f1,
-                  options=(THRESHOLD, Option("beta", float, 1,
-                                             description="recall's weight (trec_eval's x)")),
-                  summary="(1 + beta) P R / (beta P + R) of P@k and recall@k",
-                  paper="van Rijsbergen, Information Retrieval, 1979"),
-        MetricDef("err", metrics.err,
-                  options=(Option("max_grade", float, 4, description="highest label"),),
-                  summary="expected reciprocal rank of a cascade user",
-                  paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"),
-        MetricDef("hit_rate", metrics.hit_rate, ("success",), options=(THRESHOLD, EMPTY_LIST),
-                  trec_eval="success.k", summary="1 if a relevant row is within k",
-                  paper="Deshpande & Karypis, TOIS 2004"),
-        MetricDef("hits", metrics.hits, options=(THRESHOLD,),
-                  summary="number of relevant rows within k (ranx)",
-                  paper="Bassani, ECIR 2022"),
-        MetricDef("rprec", metrics.r_precision, ("r_precision", "r-prec", "r-precision"),
-                  options=(THRESHOLD, EMPTY_LIST), trec_eval="Rprec",
-                  summary="relevant in the top min(R, k) / R (precision at R)",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("bpref", metrics.bpref, cutoff=False, options=(THRESHOLD,),
-                  trec_eval="bpref", summary="preference of judged relevant over non-relevant",
-                  paper="Buckley & Voorhees, SIGIR 2004"),
-        MetricDef("rbp", metrics.rbp,
-                  options=(Option("p", float, 0.8, description="persistence"), THRESHOLD,
-                           Option("gain", str, "binary", RBP_GAINS,
-                                  "binary, graded (trec_eval 10) or raw (ranx)"),
-                           GAIN_TABLE),
-                  trec_eval="rbp (dialect='trec_eval': p=0.9, gain=graded)",
-                  summary="(1 - p) sum rel_r p^(r-1)", paper="Moffat & Zobel, TOIS 2008"),
-        MetricDef("rbp_resid", metrics.rbp_residual, ("rbp_residual",), cutoff=False,
-                  options=(Option("p", float, 0.8, description="persistence"),),
-                  trec_eval="rbp_resid (dialect='trec_eval': p=0.9)", of_unjudged=True,
-                  summary="what unjudged rows could add to RBP",
-                  paper="Moffat & Zobel, TOIS 2008"),
-        MetricDef("utility", metrics.utility, cutoff=False,
-                  options=(Option("weights", tuple, (1.0, -1.0, 0.0, 0.0),
-                                  description="[a,b,c,d]: worth of rel/non-rel retrieved, "
-                                  "rel/non-rel missed"), THRESHOLD,
-                           Option("num_docs", int, 0,
-                                  description="documents in the collection (-N)")),
-                  trec_eval="utility, utility.a,b,c,d",
-                  summary="relevant retrieved - non-relevant retrieved",
-                  paper="Hull & Robertson, TREC-8, 1999"),
-        MetricDef("gm_bpref", metrics.gm_bpref, cutoff=False, options=(THRESHOLD,),
-                  trec_eval="gm_bpref", summary="bpref, geometric mean over queries",
-                  paper="Buckley & Voorhees, SIGIR 2004", over_queries="geometric"),
-        MetricDef("unj", metrics.unjudged, ("unjudged",), trec_eval="unj.k", of_unjudged=True,
-                  summary="unjudged rows in the top k / k", paper="Sakai, SIGIR 2007"),
-        MetricDef("infap", metrics.infap, ("inferred_ap",), cutoff=False, options=(THRESHOLD,),
-                  trec_eval="infAP", reads_pool=True,
-                  summary="AP estimated from a sampled pool (pooled unjudged rows skipped)",
-                  paper="Yilmaz & Aslam, CIKM 2006"),
-        MetricDef("judged", metrics.judged, of_unjudged=True, reads_pool=True,
-                  summary="rows of the top k with a qrels line / min(k, retrieved)",
-                  paper="Sakai, SIGIR 2007 (ir_measures' Judged@k)"),
-        MetricDef("relstring", metrics.relstring, trec_eval="relstring.k (per query)",
-                  of_unjudged=True, reads_pool=True, over_queries="none",
-                  summary="the labels of the top k as a string (. pooled, - not)",
-                  paper="trec_eval (NIST, 2006)"),
-        MetricDef("relative_p", metrics.relative_precision, ("relative_precision",),
-                  options=(THRESHOLD,), trec_eval="relative_P.k, set_relative_P",
-                  summary="relevant in the top k / min(k, R)",
-                  paper="Buckley & Voorhees, SIGIR 2000"),
-        MetricDef("rprec_mult", metrics.r_precision_multiple, ("r_precision_multiple",),
-                  cutoff=False, at="multiple", options=(MULTIPLE, THRESHOLD),
-                  trec_eval="Rprec_mult_x", summary="precision at depth x R (rounded up)",
-                  paper="Buckley & Voorhees, SIGIR 2000"),
+# Every metric is declared beside its kernel (its module's MetricSpec, handed to its
+# function's decorator). This list gives only the order users see (the CLI's list, the
+# docs table, "Known metrics"): METRICS is _language.metric_spec.SPECS itself, so a metric
+# declared later (outside the package) is in it, after these.
+METRICS: dict[str, MetricDef] = gather([
+        SPECS["ndcg"],  # metrics/gain.py: NDCG
+        SPECS["dcg"],  # metrics/gain.py: DCG
+        SPECS["ideal_dcg"],  # metrics/gain.py: IDEAL_DCG
+        SPECS["g"],  # metrics/gain_levels.py: NORMALIZED_GAIN
+        SPECS["bing"],  # metrics/gain_levels.py: BINARY_NORMALIZED_GAIN
+        SPECS["ndcg_rel"],  # metrics/gain_levels.py: NDCG_OVER_RELEVANT
+        SPECS["rndcg"],  # metrics/gain_levels.py: R_NDCG
+        SPECS["map"],  # metrics/binary.py: AVERAGE_PRECISION
+        SPECS["gm_map"],  # metrics/binary.py: GM_MAP
+        SPECS["yaap"],  # metrics/binary.py: YAAP
+        SPECS["mrr"],  # metrics/binary.py: RECIPROCAL_RANK
+        SPECS["p"],  # metrics/sets.py: PRECISION
+        SPECS["recall"],  # metrics/sets.py: RECALL
+        SPECS["f1"],  # metrics/sets.py: F1
+        SPECS["err"],  # metrics/gain.py: ERR
+        SPECS["hit_rate"],  # metrics/binary.py: HIT_RATE
+        SPECS["hits"],  # metrics/counts.py: HITS
+        SPECS["rprec"],  # metrics/sets.py: R_PRECISION
+        SPECS["bpref"],  # metrics/incomplete.py: BPREF
+        SPECS["rbp"],  # metrics/rbp.py: RBP
+        SPECS["rbp_resid"],  # metrics/rbp.py: RBP_RESIDUAL
+        SPECS["utility"],  # metrics/counts.py: UTILITY
+        SPECS["gm_bpref"],  # metrics/incomplete.py: GM_BPREF
+        SPECS["unj"],  # metrics/incomplete.py: UNJ
+        SPECS["infap"],  # metrics/pool.py: INFAP
+        SPECS["judged"],  # metrics/pool.py: JUDGED
+        SPECS["relstring"],  # metrics/pool.py: RELSTRING
+        SPECS["relative_p"],  # metrics/relative.py: RELATIVE_PRECISION
+        SPECS["rprec_mult"],  # metrics/relative.py: R_PRECISION_MULTIPLE
         # trec_eval's judgment-group measures (-R qrels_jg): each of the metrics above
         # against every judgment group (a user's judgments) of a query, averaged
-        MetricDef("map_avgjg", metrics.average_precision, options=(THRESHOLD,),
-                  trec_eval="map_avgjg (-R qrels_jg: each judgment group's AP, averaged)",
-                  per_judgment_group="map",
-                  summary="AP against each judgment group of the qrels, averaged",
-                  paper="trec_eval 9.0, m_map_avgjg.c (Buckley, 2008)"),
-        MetricDef("p_avgjg", metrics.precision, options=(THRESHOLD,),
-                  trec_eval="P_avgjg.k (-R qrels_jg: each judgment group's P@k, averaged)",
-                  per_judgment_group="p",
-                  summary="P@k against each judgment group of the qrels, averaged",
-                  paper="trec_eval 9.0, m_P_avgjg.c (Buckley, 2008)"),
-        MetricDef("rprec_mult_avgjg", metrics.r_precision_multiple, cutoff=False,
-                  at="multiple", options=(MULTIPLE, THRESHOLD),
-                  trec_eval="Rprec_mult_avgjg_x (-R qrels_jg: each judgment group's "
-                            "Rprec_mult_x, averaged)",
-                  per_judgment_group="rprec_mult",
-                  summary="precision at depth x R against each judgment group, averaged",
-                  paper="trec_eval 9.0, m_Rprec_mult_avgjg.c (Buckley, 2008)"),
-        MetricDef("set_map", metrics.set_map, ("setap",), cutoff=False, options=(THRESHOLD,),
-                  trec_eval="set_map", summary="set precision x set recall",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.3"),
-        MetricDef("iprec_at_recall", metrics.iprec_at_recall, ("iprec",), cutoff=False,
-                  options=(Option("recall", float, 0.0, description="recall level"),
-                           THRESHOLD, ROUNDING),
-                  at="recall", trec_eval="iprec_at_recall_x",
-                  summary="best precision at recall >= x",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("11pt_avg", metrics.eleven_point_average, ("eleven_point_average",),
-                  cutoff=False,
-                  options=(Option("levels", tuple, ELEVEN_POINTS,
-                                  description="recall levels, [0.2,0.5,0.8]"), THRESHOLD,
-                           ROUNDING),
-                  trec_eval="11pt_avg, 11pt_avg.x,y,...",
-                  summary="mean interpolated precision at recall 0, 0.1, ..., 1",
-                  paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4"),
-        MetricDef("num_ret", metrics.num_ret, ("numret",), cutoff=False, trec_eval="num_ret",
-                  summary="rows retrieved (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
-        MetricDef("num_rel", metrics.num_rel, ("numrel",), cutoff=False, options=(THRESHOLD,),
-                  trec_eval="num_rel", summary="relevant rows (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
-        MetricDef("num_rel_ret", metrics.num_rel_ret, ("numrelret",), cutoff=False,
-                  options=(THRESHOLD,), trec_eval="num_rel_ret",
-                  summary="relevant rows retrieved (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
-        MetricDef("num_nonrel_judged_ret", metrics.num_nonrel_judged_ret, cutoff=False,
-                  options=(THRESHOLD,), trec_eval="num_nonrel_judged_ret",
-                  summary="judged non-relevant rows retrieved (summed over queries)",
-                  paper="trec_eval (NIST, 2006)", over_queries="sum"),
-        MetricDef("rank_correlation", metrics.rank_correlation, ("rc",), cutoff=False,
-                  summary="share of retrieved pairs ordered as their labels",
-                  paper="Liu, Learning to Rank for IR, 2009"),
-        MetricDef("auc", metrics.auc, ("gauc",), cutoff=False, options=(THRESHOLD,),
-                  summary="ROC AUC of the ranking, ties 1/2",
-                  paper="Hanley & McNeil, Radiology 1982; GAUC: Zhou et al., KDD 2018"),
+        SPECS["map_avgjg"],  # metrics/binary.py: MAP_AVGJG
+        SPECS["p_avgjg"],  # metrics/sets.py: P_AVGJG
+        SPECS["rprec_mult_avgjg"],  # metrics/relative.py: R_PRECISION_MULTIPLE_AVGJG
+        SPECS["set_map"],  # metrics/relative.py: SET_MAP
+        SPECS["iprec_at_recall"],  # metrics/interpolated.py: IPREC_AT_RECALL
+        SPECS["11pt_avg"],  # metrics/interpolated.py: ELEVEN_POINT_AVERAGE
+        SPECS["num_ret"],  # metrics/counts.py: NUM_RET
+        SPECS["num_rel"],  # metrics/counts.py: NUM_REL
+        SPECS["num_rel_ret"],  # metrics/counts.py: NUM_REL_RET
+        SPECS["num_nonrel_judged_ret"],  # metrics/counts.py: NUM_NONREL_JUDGED_RET
+        SPECS["rank_correlation"],  # metrics/pairwise.py: RANK_CORRELATION
+        SPECS["auc"],  # metrics/pairwise.py: AUC
         # intent-aware (diversity) metrics, ndeval's: one row per (document, subtopic)
-        MetricDef("alpha_ndcg", metrics.alpha_ndcg, ("alpha-ndcg",), options=(ALPHA, THRESHOLD),
-                  summary="novelty-biased DCG@k / its greedy ideal", subtopics=True,
-                  paper="Clarke et al., SIGIR 2008"),
-        MetricDef("alpha_dcg", metrics.alpha_dcg, ("alpha-dcg",), options=(ALPHA, THRESHOLD),
-                  summary="novelty-biased DCG@k / every subtopic at every rank",
-                  subtopics=True, paper="Clarke et al., SIGIR 2008"),
-        MetricDef("err_ia", metrics.err_ia, ("err-ia",), options=(ALPHA, THRESHOLD),
-                  summary="intent-aware ERR@k / every subtopic at every rank",
-                  subtopics=True, paper="Chapelle et al., CIKM 2009"),
-        MetricDef("nerr_ia", metrics.nerr_ia, ("nerr-ia",), options=(ALPHA, THRESHOLD),
-                  summary="intent-aware ERR@k / its greedy ideal", subtopics=True,
-                  paper="Chapelle et al., CIKM 2009"),
-        MetricDef("nrbp", metrics.nrbp, cutoff=False, options=(ALPHA, BETA, THRESHOLD),
-                  summary="novelty- and rank-biased precision", subtopics=True,
-                  paper="Clarke, Kolla & Vechtomova, ICTIR 2009"),
-        MetricDef("nnrbp", metrics.nnrbp, cutoff=False, options=(ALPHA, BETA, THRESHOLD),
-                  summary="NRBP / its greedy ideal", subtopics=True,
-                  paper="Clarke, Kolla & Vechtomova, ICTIR 2009"),
-        MetricDef("p_ia", metrics.precision_ia, ("precision_ia", "p-ia"), options=(THRESHOLD,),
-                  summary="precision@k averaged over subtopics", subtopics=True,
-                  paper="Agrawal et al., WSDM 2009"),
-        MetricDef("ap_ia", metrics.ap_ia, ("map_ia", "map-ia"), options=(THRESHOLD,),
-                  summary="average precision averaged over subtopics", subtopics=True,
-                  paper="Agrawal et al., WSDM 2009"),
-        MetricDef("strecall", metrics.subtopic_recall, ("subtopic_recall", "strec"),
-                  options=(THRESHOLD,), summary="share of subtopics covered in the top k",
-                  subtopics=True, paper="Zhai, Cohen & Lafferty, SIGIR 2003"),
-        MetricDef("accuracy", metrics.accuracy, options=(THRESHOLD,),
-                  summary="share of (relevant, other) pairs of the top k in order",
-                  paper="ir_measures (MacAvaney, Macdonald & Ounis, ECIR 2022)"),
-        MetricDef("num_q", metrics.num_q, ("numq",), cutoff=False, trec_eval="num_q",
-                  summary="queries evaluated (summed)", paper="trec_eval (NIST, 2006)",
-                  over_queries="sum"),
+        SPECS["alpha_ndcg"],  # metrics/novelty.py: ALPHA_NDCG
+        SPECS["alpha_dcg"],  # metrics/novelty.py: ALPHA_DCG
+        SPECS["err_ia"],  # metrics/novelty.py: ERR_IA
+        SPECS["nerr_ia"],  # metrics/novelty.py: NERR_IA
+        SPECS["nrbp"],  # metrics/novelty_rbp.py: NRBP
+        SPECS["nnrbp"],  # metrics/novelty_rbp.py: NNRBP
+        SPECS["p_ia"],  # metrics/intents.py: PRECISION_IA
+        SPECS["ap_ia"],  # metrics/intents.py: AP_IA
+        SPECS["strecall"],  # metrics/intents.py: SUBTOPIC_RECALL
+        SPECS["accuracy"],  # metrics/pairwise.py: ACCURACY
+        SPECS["num_q"],  # metrics/queries.py: NUM_Q
         # ir_measures' C/W/L metrics, computed as cwl_eval does (ranks 1..1000)
-        MetricDef("sdcg", metrics.sdcg, options=(MAX_REL, MIN_REL),
-                  summary="DCG@k over the DCG of k top-grade rows",
-                  paper="Järvelin & Kekäläinen, TOIS 2002; Moffat et al., TOIS 2017"),
-        MetricDef("inst", metrics.inst, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
-                  summary="C/W/L user with a shrinking goal T",
-                  paper="Moffat, Bailey, Scholer & Thomas, ADCS 2015"),
-        MetricDef("insq", metrics.insq, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
-                  summary="C/W/L user with a goal T", paper="Moffat, Scholer & Thomas, ADCS 2012"),
-        MetricDef("bpm", metrics.bpm, options=(MAX_REL, TARGET, MIN_REL),
-                  summary="gain per row read until the gain reaches T or k rows",
-                  paper="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017"),
-        MetricDef("nerr8", metrics.nerr8, options=(MAX_REL, MIN_REL),
-                  summary="C/W/L cascade, C_i = 1 - g_i, cut at k",
-                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
-        MetricDef("nerr9", metrics.nerr9, options=(MAX_REL, MIN_REL),
-                  summary="C/W/L cascade, C_i = i/(i+1) (1 - g_i), cut at k",
-                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
-        MetricDef("nerr10", metrics.nerr10, cutoff=False,
-                  options=(MAX_REL, Option("p", float, 0.9, description="persistence"),
-                           MIN_REL),
-                  summary="C/W/L cascade, C_i = p (1 - g_i)",
-                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
-        MetricDef("nerr11", metrics.nerr11, cutoff=False, options=(MAX_REL, TARGET, MIN_REL),
-                  summary="C/W/L cascade with INSQ's goal T",
-                  paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021"),
-        MetricDef("compat", metrics.compat, cutoff=False,
-                  options=(Option("p", float, 0.95, description="persistence"),
-                           Option("normalize", bool, True, description="over the ideal's own")),
-                  summary="rank-biased overlap with the ideal ranking",
-                  paper="Clarke, Vtyurina & Smucker, TOIS 2021"),
+        SPECS["sdcg"],  # metrics/user_models.py: SDCG
+        SPECS["inst"],  # metrics/user_models.py: INST
+        SPECS["insq"],  # metrics/user_models.py: INSQ
+        SPECS["bpm"],  # metrics/user_models.py: BPM
+        SPECS["nerr8"],  # metrics/nerr.py: NERR8
+        SPECS["nerr9"],  # metrics/nerr.py: NERR9
+        SPECS["nerr10"],  # metrics/nerr.py: NERR10
+        SPECS["nerr11"],  # metrics/nerr.py: NERR11
+        SPECS["compat"],  # metrics/overlap.py: COMPAT
         # click metrics: the label column holds clicks (0/1 or counts)
-        MetricDef("ctr", metrics.ctr, summary="clicks in the top k / items shown in the top k",
-                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
-        MetricDef("abandonment", metrics.abandonment,
-                  summary="1 if nothing in the top k was clicked",
-                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
-        MetricDef("first_click_rr", metrics.first_click_rr, ("click_mrr",),
-                  summary="1 / rank of the first click within k",
-                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
-        MetricDef("clicks_per_query", metrics.clicks_per_query, ("clicks",),
-                  summary="number of clicks on the top k",
-                  paper="Radlinski, Kurup & Joachims, CIKM 2008"),
-    ]
-}
+        SPECS["ctr"],  # metrics/clicks.py: CTR
+        SPECS["abandonment"],  # metrics/clicks.py: ABANDONMENT
+        SPECS["first_click_rr"],  # metrics/clicks.py: FIRST_CLICK_RR
+        SPECS["clicks_per_query"],  # metrics/clicks.py: CLICKS_PER_QUERY
+])
 
-_BY_ALIAS: dict[str, MetricDef] = {
-    alias: m for m in METRICS.values() for alias in (m.name, *m.aliases)
-}
-
-# trec_eval's own spellings: name -> (metric, options). A cutoff follows as _k or .k.
-_TREC: dict[str, tuple[str, dict[str, Any]]] = {
-    "relstring": ("relstring", {}),
-    "relative_p": ("relative_p", {}),
-    "unj": ("unj", {}),
-    "ndcg_cut": ("ndcg", {}),
-    "map_cut": ("map", {}),
-    "p": ("p", {}),
-    "recall": ("recall", {}),
-    "success": ("hit_rate", {}),
-    "p_avgjg": ("p_avgjg", {}),
-}
+_BY_ALIAS = ALIASES  # every name and alias, of the metrics registered so far and later
 
 _SYNTAX = re.compile(
     r"^(?P<name>[a-z0-9][a-z0-9_\-]*?)"
@@ -499,19 +155,17 @@ _TREC_LEVEL = re.compile(
     r"^(?P<name>iprec_at_recall|rprec_mult|rprec_mult_avgjg)[._](?P<x>\d*\.?\d+)$")
 _RANX_LEVEL = re.compile(r"^(?P<spec>.+)-l(?P<level>\d+)$")  # ranx: map@10-l2
 
-# trec_eval's and ir_measures' names of metrics without a cutoff: name -> (metric, options)
-_WHOLE_LIST: dict[str, tuple[str, dict[str, Any]]] = {
-    "set_p": ("p", {}),
-    "setp": ("p", {}),
-    "set_recall": ("recall", {}),
-    "setr": ("recall", {}),
-    "set_f": ("f1", {}),
-    "setf": ("f1", {}),
-    "set_relative_p": ("relative_p", {}),
-    "setrelp": ("relative_p", {}),
-    "ndcg_burges": ("ndcg", {"gain": "exponential"}),
-    "dcg_burges": ("dcg", {"gain": "exponential"}),
-}
+
+def trec_cut_spellings() -> dict[str, tuple[str, dict[str, Any]]]:
+    """trec_eval's names taking a cutoff (``P_10``, ``P.10``): the specs' ``trec_cut``."""
+    return {n: (m.name, {}) for m in METRICS.values() for n in m.trec_cut}
+
+
+def _whole_list(name: str) -> tuple[str, dict[str, Any]]:
+    """A name without a cutoff (``set_p``): its metric and the options it fixes."""
+    spec = next((m for m in METRICS.values() if name in m.spellings), None)
+    return (name, {}) if spec is None else (spec.name, dict(spec.spellings[name]))
+
 
 # an option value in another tool's spelling: (option, value) -> (option, value)
 _OPTION_SPELLINGS = {
@@ -733,16 +387,7 @@ class Metric:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        out = self.definition.name + (f"@{self.k}" if self.k is not None else "")
-        at = self.definition.at
-        if at is not None and at in self.options:
-            out += f"@{self._format(self.options[at])}"
-        given = [
-            f"{o.name}={self._format(self.options[o.name])}"
-            for o in self.definition.string_options
-            if o.name in self.options and o.name != at
-        ]
-        return out + (f"({','.join(given)})" if given else "")
+        return metric_string(self.definition, self.k, self.options)
 
     def _key(self) -> tuple[str, int | None, tuple[Any, ...]]:
         values = tuple(self.options.get(o.name, o.default)
@@ -754,18 +399,6 @@ class Metric:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Metric) and self._key() == other._key()
-
-    @staticmethod
-    def _format(value: Any) -> str:
-        if isinstance(value, bool):  # True / False, ir_measures' spelling
-            return str(value)
-        if isinstance(value, float) and value.is_integer():
-            return str(int(value))
-        if isinstance(value, (tuple, list)):  # utility's weights, 11pt_avg's levels
-            return "[" + ",".join(Metric._format(float(v)) for v in value) + "]"
-        if isinstance(value, Mapping):  # a gain table, {1:3,2:9}
-            return str(check_gains(value))
-        return str(value)
 
     @property
     def max_grade(self) -> float | None:
@@ -807,62 +440,17 @@ class Metric:
         grade = check_unjudged(unjudged, self.options.get(UNJUDGED_GRADE.name), bounds)
         check_rewritable(self.definition, unjudged, bounds=bounds)
         condensed = bool(self.options.get(JUDGED_ONLY.name))
+        function = self.definition.function
 
         def call(labels: str | pl.Expr, arguments: dict[str, Any]) -> pl.Expr:
             if condensed:  # after "high" relabels: the data's rule first, as evaluate()
                 arguments = judged_only_ranking(labels, arguments)
-            return self.definition.function(labels, **params, **arguments)
+            assert function is not None  # a registered spec has its function
+            return function(labels, **params, **arguments)
 
         # named after the metric, so several metrics fit in one select or agg
         return with_unjudged(call, rel, kwargs, unjudged, grade, bounds=bounds,
                              name=str(self)).alias(str(self))
-
-
-# a judgment-group measure shares its function with the metric it averages
-_BY_FUNCTION: dict[str, MetricDef] = {m.function.__name__: m for m in METRICS.values()
-                                      if m.per_judgment_group is None}
-
-
-def check_rewritable(definition: MetricDef | None, unjudged: str, *, bounds: bool) -> None:
-    """Refuse ``unjudged="high"`` for the intent-aware metrics (a label names no subtopic)."""
-    if definition is not None and definition.subtopics and (bounds or unjudged == "high"):
-        msg = (f"{definition.name}: unjudged='high' (and bounds=True) for an intent-aware "
-               "metric: an unjudged document's rows name no subtopic, so there is no label "
-               "to give it; use 'low', 'ignore' or 'condensed'")
-        raise NotImplementedError(msg)
-
-
-def function_unjudged(function: str) -> MetricDef | None:
-    """The registry entry of a metric function (by ``__name__``), if it has one."""
-    return _BY_FUNCTION.get(function)
-
-
-def expression_name(function: str, arguments: Mapping[str, Any]) -> str:
-    """The metric string a metric function's call computes: the name of its expression.
-
-    ``function`` is the function's ``__name__``, ``arguments`` its bound arguments
-    (defaults applied). Options equal to the metric string's default are left out, so
-    ``ndcg(k=10)`` (exponential gain) is ``ndcg@10(gain=exponential)`` and
-    ``ndcg(k=10, gain="linear")`` is ``ndcg@10``. A function with no metric string
-    is named after itself.
-    """
-    definition = _BY_FUNCTION.get(function)
-    k = arguments.get("k")
-    if definition is None:
-        return function + (f"@{k}" if k is not None else "")
-    given = {o: _as_option(arguments[o.name]) for o in definition.string_options
-             if o.name in arguments}
-    options = {o.name: value for o, value in given.items() if value != o.default}
-    return str(Metric(definition, k if definition.cutoff else None, options))
-
-
-def _as_option(value: Any) -> Any:
-    """A function's argument as a metric string holds it: sequences as tuples, tables."""
-    if isinstance(value, list):
-        return tuple(value)
-    if isinstance(value, Mapping):
-        return check_gains(value)
-    return value
 
 
 def _options(text: str | None, definition: MetricDef, spec: str) -> dict[str, Any]:
@@ -888,7 +476,7 @@ def _unknown(spec: str, name: str) -> ValueError:
             f"{spec!r} is a trec_eval preference measure: it reads preference judgments, "
             "not a relevance column; polars_rank.evaluate_prefs(run, "
             f"polars_rank.read_qrels(path, format='prefs'), [{spec!r}]) computes it")
-    names = sorted({*_BY_ALIAS, *(f"{t}_10" for t in _TREC)})
+    names = sorted({*_BY_ALIAS, *(f"{t}_10" for t in trec_cut_spellings())})
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "."
     return ValueError(f"unknown metric {spec!r}{hint} Known metrics: {', '.join(METRICS)}")
@@ -976,8 +564,9 @@ def _parse(spec: str) -> Metric:
         msg = f"{spec!r}: one cutoff per metric string (write 'p@5' and 'p@10')"
         raise ValueError(msg)
     trec = _TREC_CUT.match(text)
-    if trec and trec["name"] in _TREC:
-        name, options = _TREC[trec["name"]]
+    cut = trec_cut_spellings()
+    if trec and trec["name"] in cut:
+        name, options = cut[trec["name"]]
         return Metric(METRICS[name], check_k(int(trec["k"]), f"{spec!r}: cutoff"), options)
     persistence = _RANX_RBP.match(text)  # ranx: rbp.95 is p = 0.95, the raw label's gain
     if persistence:
@@ -992,7 +581,7 @@ def _parse(spec: str) -> Metric:
     if match is None:
         raise _unknown(spec, text)
     name, opts1, opts2 = chosen_metric(match["name"], match["opts1"], match["opts2"])
-    name, fixed = _WHOLE_LIST.get(name, (name, {}))
+    name, fixed = _whole_list(name)
     definition = _BY_ALIAS.get(name)
     if definition is None:
         raise _unknown(spec, match["name"])

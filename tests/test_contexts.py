@@ -106,8 +106,9 @@ METRICS: dict[str, Build] = {
     "compat_by_ideal": lambda **kw: pr.compat("rel", normalize=False, by="score", **kw),
     "f1_by_beta": lambda **kw: pr.f1("rel", 3, beta=0.5, by="score", **kw),
 }
-PER_LIST_ONLY = {"relstring"}
-"""A string per list: no mean over queries (``query=`` raises, tested on its own)."""
+PER_LIST_ONLY = {name for name, spec in REGISTRY.items() if spec.over_queries == "none"}
+"""A value per list, no mean over queries (their spec's ``over_queries="none"``:
+relstring's string; ``query=`` raises, tested on its own)."""
 
 
 def experiment(seed: int = 7, n_queries: int = 12) -> pl.DataFrame:

@@ -71,7 +71,7 @@ def _anchor(function: Callable[..., Any]) -> str:
 def metric_table() -> str:
     """The Markdown of the metric reference page."""
     from polars_rank import metrics
-    from polars_rank.registry import _TREC, METRICS
+    from polars_rank.registry import METRICS, trec_cut_spellings
 
     lines = [
         "# Metric reference",
@@ -108,7 +108,7 @@ def metric_table() -> str:
         "| trec_eval | polars-rank |",
         "|---|---|",
     ]
-    for name, (target, options) in _TREC.items():
+    for name, (target, options) in trec_cut_spellings().items():
         shown = {"p": "P", "p_avgjg": "P_avgjg"}.get(name, name)
         opts = ",".join(f"{k}={v}" for k, v in options.items())
         lines.append(f"| `{shown}_10`, `{shown}.10` | `{target}@10{f'({opts})' if opts else ''}` |")

@@ -3,9 +3,10 @@
 trec_eval evaluates the run's queries that have judgments and something retrieved;
 ``missing="zero"`` (``trec_eval -c``) adds, with every metric 0, the judged queries a
 list did not retrieve anything for and the qrels queries absent from the run (a
-dialect may give them other values: :attr:`Options.absent`; yaap scores trec_eval's
-value on an empty list, ln(1 / (1 + R)), ideal_dcg the ideal of the qrels' labels,
-and num_rel the qrels' R).
+dialect may give them other values: :attr:`Options.absent`; a metric's spec may say
+otherwise, ``MetricSpec.absent`` and ``empty_value``: yaap scores trec_eval's value on
+an empty list, ln(1 / (1 + R)), ideal_dcg the ideal of the qrels' labels, and
+num_rel the qrels' R).
 """
 
 from __future__ import annotations
@@ -24,11 +25,6 @@ if TYPE_CHECKING:
     from polars_rank.registry import Metric
 
 __all__ = ["counted_queries", "means", "raise_empty", "warn_without_judgments"]
-
-_OF_THE_JUDGMENTS = ("ideal_dcg",)
-"""Metrics whose value on an empty list is the judgments' (trec_eval -c evaluates an
-absent query on an empty ranking): computed from the qrels, not 0."""
-
 
 def counted_queries(per: pl.LazyFrame, run: pl.LazyFrame, qrels: pl.LazyFrame | None,
                     o: Options) -> pl.LazyFrame:
@@ -57,16 +53,17 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
     all_groups = run.select(groups).unique() if o.all_groups is None else o.all_groups
     keys = all_groups.join(queries, how="cross") if groups else queries
     absent = keys.join(run.select(*groups, query).unique(), on=[*groups, query], how="anti")
-    # every metric 0, but R is what the qrels say (trec_eval -c prints num_rel so), and
-    # a utility with weights given and yaap are scored on trec_eval's stand-in ranking
-    # of one unjudged document (trec_eval.c zeroes only the measure printed as
-    # "utility"; yaap's value there is not 0)
-    counts = {name: m.options.get("threshold", 1) for name, m in o.named
-              if name not in o.absent and (
-                  m.definition.name in ("num_rel", "yaap")
-                  or (m.definition.name == "utility" and "weights" in m.options))}
+    # every metric 0, but where its spec says (MetricSpec.absent): R is what the qrels
+    # say (trec_eval -c prints num_rel so), a utility with weights given and yaap are
+    # scored on trec_eval's stand-in ranking of one unjudged document (trec_eval.c
+    # zeroes only the measure printed as "utility"; yaap's value there is not 0), and
+    # ideal_dcg is computed from the judgments (an empty ranking)
+    stand_ins = {name: value for name, m in o.named if name not in o.absent
+                 and callable(m.definition.absent)
+                 and (value := m.definition.absent(pl.col(name), m.options)) is not None}
+    counts = {name: m.options.get("threshold", 1) for name, m in o.named if name in stand_ins}
     ideals = [(name, m) for name, m in o.named
-              if name not in o.absent and m.definition.name in _OF_THE_JUDGMENTS]
+              if name not in o.absent and m.definition.absent == "judgments"]
     if ideals:  # the list empty: no row ranked (rank null), the judged rows all there
         nothing = pl.lit(None, pl.Int64)
         values = qrels.group_by(query).agg(m.expr(o.rel, rank=nothing).alias(name)
@@ -77,8 +74,7 @@ def _absent(run: pl.LazyFrame, qrels: pl.LazyFrame, o: Options,
             (pl.col(o.rel) >= t).sum().cast(pl.Float64).alias(name)
             for name, t in counts.items())
         absent = absent.join(relevant, on=query, how="left").with_columns(
-            _stand_in(pl.col(name), m).alias(name)
-            for name, m in o.named if name in counts and m.definition.name != "num_rel")
+            value.alias(name) for name, value in stand_ins.items())
     computed = set(counts) | {name for name, _ in ideals}
     return absent.with_columns(
         *(_zero(m, o, name).alias(name) for name, m in o.named if name not in computed),
@@ -105,16 +101,6 @@ def raise_empty(per: pl.LazyFrame, o: Options) -> pl.LazyFrame:
         msg = f"{name}: a query without relevant rows ({where}) with empty='error'"
         raise InvalidDataError(msg)
     return frame.lazy()
-def _stand_in(relevant: pl.Expr, metric: Metric) -> pl.Expr:
-    """trec_eval -c's value on one retrieved document, not relevant, and R relevant missed.
-
-    m_utility.c: b + c R + d (-1 - R); m_yaap.c: ln((1 + 0) / (1 + R - 0)).
-    """
-    if metric.definition.name == "yaap":
-        return ((1.0 + 0.0) / (1.0 + relevant - 0.0)).log()
-    weights: tuple[float, float, float, float] = metric.options["weights"]
-    _, b, c, d = weights
-    return b + c * relevant + d * (-1.0 - relevant)
 
 
 def _zero(metric: Metric, o: Options, name: str) -> pl.Expr:
@@ -126,8 +112,8 @@ def _zero(metric: Metric, o: Options, name: str) -> pl.Expr:
     if name in o.absent:
         value = o.absent[name]
         return pl.lit(None, pl.Float64) if value is None else pl.lit(float(value))
-    if metric.definition.name in ("yaap", *_OF_THE_JUDGMENTS):  # an empty list's value
-        return pl.col(name)  # ln(1 / (1 + R)); the ideal DCG of the judgments: not 0
+    if metric.definition.empty_value:  # yaap's ln(1 / (1 + R)), ideal_dcg's: not 0
+        return pl.col(name)
     return pl.lit("") if metric.definition.over_queries == "none" else pl.lit(0.0)
 
 

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from polars_rank._engine.params import check_choice
 from polars_rank._engine.unjudged import HIGH, LOW, check_unjudged
+from polars_rank._language.metric_spec import UNJUDGED_GRADE, UNJUDGED_POLICY
 from polars_rank.registry import (
-    UNJUDGED_GRADE,
-    UNJUDGED_POLICY,
     Convention,
     Metric,
     convention,

@@ -26,7 +26,8 @@ from polars_rank._engine.condensed import judged_only_ranking
 from polars_rank._engine.unjudged import HIGH, LOW
 from polars_rank._evaluation.judged_frame import rank_columns
 from polars_rank._evaluation.spec import under_policy
-from polars_rank.registry import UNJUDGED_GRADE, UNJUDGED_POLICY, Metric
+from polars_rank._language.metric_spec import UNJUDGED_GRADE, UNJUDGED_POLICY
+from polars_rank.registry import Metric
 
 if TYPE_CHECKING:
     from polars_rank._evaluation.options import Frame, Options

@@ -24,6 +24,7 @@ import polars as pl
 
 from polars_rank import metrics
 from polars_rank._engine.params import to_expr
+from polars_rank._language.metric_spec import FUNCTIONS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -163,13 +164,18 @@ class RankNameSpace:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        close = difflib.get_close_matches(name, metrics.__all__, n=3, cutoff=0.5)
+        # a metric declared with its spec outside this class (a plugin, a test's toy):
+        # a method as the others, untyped (the class lists the package's for mypy)
+        if name in FUNCTIONS:
+            return types.MethodType(_delegation(FUNCTIONS[name]), self)
+        known = [*metrics.__all__, *(n for n in FUNCTIONS if n not in metrics.__all__)]
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
-        msg = f"`rank` has no metric {name!r}{hint} Available: {', '.join(metrics.__all__)}"
+        msg = f"`rank` has no metric {name!r}{hint} Available: {', '.join(known)}"
         raise AttributeError(msg)
 
     def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(metrics.__all__))
+        return sorted(set(super().__dir__()) | set(metrics.__all__) | set(FUNCTIONS))
 
 
 def rank(rel: str | pl.Expr) -> RankNameSpace:

@@ -4,9 +4,10 @@
 by="score")`` is named ``ndcg@10(gain=exponential)``: the metric string that computes
 the same number (NDCG strings are linear gain, the functions exponential), so a
 function's column and an ``evaluate()`` column of the same name always agree. An
-``.alias()`` after the call still wins. The name is read from the registry
-(:func:`polars_rank.registry.expression_name`), the one place metric strings are
-defined.
+``.alias()`` after the call still wins. A function decorated with its spec
+(:func:`metric`) computes the name from it
+(:func:`polars_rank._language.metric_spec.expression_name`); a function without a metric
+string (:func:`named_after_metric`: ``mean_dwell``) is named after itself.
 
 The same wrapper gives every metric function the keywords of
 :mod:`polars_rank._engine.unjudged` (``unjudged``, ``unjudged_grade``, ``bounds``): one rule
@@ -28,6 +29,13 @@ import re
 from typing import TYPE_CHECKING, Any, ForwardRef, TypedDict, TypeVar, cast
 
 from polars_rank._engine.unjudged import Unjudged, check_unjudged, with_unjudged
+from polars_rank._language.metric_spec import (
+    MetricSpec,
+    check_rewritable,
+    check_signature,
+    expression_name,
+    with_function,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -36,7 +44,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound="Callable[..., pl.Expr]")
 
-__all__ = ["named_after_metric", "UnjudgedOptions", "UNJUDGED_PARAMETERS", "UNJUDGED_DOC",
+__all__ = ["named_after_metric", "metric", "UnjudgedOptions", "UNJUDGED_PARAMETERS", "UNJUDGED_DOC",
            "OPTIONS_ANNOTATION", "with_unjudged_parameters"]
 
 
@@ -124,29 +132,77 @@ def _bind(name: str, signature: inspect.Signature, args: tuple[Any, ...],
         raise TypeError(msg) from None
 
 
-def named_after_metric(function: F) -> F:
-    """``function``'s expression, aliased to its metric string, with ``unjudged=``.
+def _named_after_function(function: str, arguments: dict[str, Any]) -> str:
+    """The name of a function without a metric string: its own, ``@k`` (``mean_dwell@10``)."""
+    k = arguments.get("k")
+    return function + (f"@{k}" if k is not None else "")
 
+
+def named_after_metric(function: F) -> F:
+    """``function``'s expression, named after the function, with ``unjudged=``.
+
+    For a function without a :class:`~polars_rank._language.metric_spec.MetricSpec` (no metric
+    string: ``mean_dwell``): named ``function@k``; nothing is looked up.
     ``function`` ends its signature with ``**unjudged: Unpack[UnjudgedOptions]``
     (a ``TypeError`` here otherwise) and never receives them: a keyword that is none
     of its parameters nor of :class:`UnjudgedOptions` is a ``TypeError``.
     """
+    return _named(function, None)
+
+
+def metric(spec: MetricSpec) -> Callable[[F], F]:
+    """Decorate a metric function with its spec: named after it, registered, checked.
+
+    As :func:`named_after_metric`, but the function is handed its spec: nothing is
+    looked up when it is called. The spec's options are checked against the
+    function's signature now (:func:`polars_rank._language.metric_spec.check_signature`), a
+    tie policy the spec does not list is refused, and the spec, with the function,
+    is registered: metric strings, ``evaluate()``, the ``rank`` namespace, the CLI's
+    list and the docs table find it (:mod:`polars_rank._language.metric_spec`).
+    """
+
+    def decorate(function: F) -> F:
+        check_signature(spec, function)
+        named = _named(function, spec)
+        with_function(spec, named)
+        return named
+
+    return decorate
+
+
+def _refuse_ties(spec: MetricSpec, ties: object, rank: object) -> None:
+    """A tie policy ``spec`` does not support: the one place it is refused.
+
+    ``rank=(first, last)`` (tie spans, as ``evaluate(ties="expected")`` passes them)
+    is ``ties="expected"``.
+    """
+    if ties is None and isinstance(rank, tuple):
+        ties = "expected"
+    if ties is not None and ties not in spec.ties:
+        allowed = ", ".join(repr(t) for t in spec.ties)
+        msg = f"{spec.name}: ties={ties!r} is not supported (supported: {allowed})"
+        raise NotImplementedError(msg)
+
+
+def _named(function: F, spec: MetricSpec | None) -> F:
     signature = _own_signature(function)
+
+    def lookup() -> tuple[MetricSpec | None, Callable[[str, dict[str, Any]], str]]:
+        if spec is not None:
+            return spec, lambda _, shown: expression_name(spec, shown)
+        return None, _named_after_function
 
     @functools.wraps(function)
     def named(*args: Any, **kwargs: Any) -> pl.Expr:
-        from polars_rank.registry import (  # the registry imports metrics
-            check_rewritable,
-            expression_name,
-            function_unjudged,
-        )
-
+        definition, name_of = lookup()
         # the keywords of UnjudgedOptions, their defaults written once (_DEFAULTS)
         unjudged, unjudged_grade, bounds = (kwargs.pop(k, d) for k, d in _DEFAULTS.items())
 
         bound = _bind(function.__name__, signature, args, kwargs)
+        if spec is not None:
+            _refuse_ties(spec, bound.arguments.get("ties"), bound.arguments.get("rank"))
         grade = check_unjudged(unjudged, unjudged_grade, bounds)
-        check_rewritable(function_unjudged(function.__name__), unjudged, bounds=bounds)
+        check_rewritable(definition, unjudged, bounds=bounds)
         out = function(*args, **kwargs)  # checks the parameters first
         bound.apply_defaults()
         arguments = dict(bound.arguments)
@@ -160,7 +216,7 @@ def named_after_metric(function: F) -> F:
             shown["unjudged"] = unjudged
             if unjudged == "high" and grade is not None:
                 shown["unjudged_grade"] = unjudged_grade
-        name = expression_name(function.__name__, shown)
+        name = name_of(function.__name__, shown)
         if bounds or unjudged not in ("low", "ignore"):
             out = with_unjudged(call, rel, arguments, unjudged, grade, bounds=bounds,
                                 name=name)

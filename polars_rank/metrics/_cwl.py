@@ -28,18 +28,25 @@ import polars as pl
 from polars_rank._engine.compat import times_reciprocal
 from polars_rank._engine.params import check_k, check_real
 from polars_rank._engine.special import digamma, trigamma
+from polars_rank._language.metric_spec import Option
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from polars_rank._engine.ranked import Ranked
 
-__all__ = ["CWL_DEPTH", "GainRows", "cwl_gains", "check_target", "check_scale",
-           "required_cutoff", "sdcg_value", "insq_value", "inst_value", "bpm_value",
+__all__ = ["CWL_DEPTH", "MAX_REL", "MIN_REL", "TARGET", "GainRows", "cwl_gains", "check_target",
+           "check_scale", "required_cutoff", "sdcg_value", "insq_value", "inst_value", "bpm_value",
            "nerr8_value", "nerr9_value", "nerr10_value", "nerr11_value"]
 
 CWL_DEPTH = 1000
 """cwl_eval's ``max_n``: the ranks a C/W/L user can reach (ir_measures' default)."""
+
+# the C/W/L metrics' gain scale and goal (ir_measures' min_rel, max_rel, T), the
+# options of user_models.py's and nerr.py's specs
+MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (required)")
+MIN_REL = Option("min_rel", float, 0, description="label of gain 0")
+TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
 
 
 def check_scale(min_rel: object, max_rel: object) -> tuple[float, float]:

@@ -39,19 +39,24 @@ from polars_rank._engine.ranked import NAN
 from polars_rank._engine.rules import id_rules, label_rules, score_rules
 from polars_rank._engine.sort_keys import rank_key, trec_score
 from polars_rank._engine.summaries import summarize
+from polars_rank._language.metric_spec import Option
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from polars_rank._engine.params import IntoExpr, Query
 
-__all__ = ["Intents", "IntentTies", "check_alpha", "ideal_ideal", "nrbp_depth"]
+__all__ = ["ALPHA", "Intents", "IntentTies", "check_alpha", "ideal_ideal", "nrbp_depth"]
 
 IntentTies: TypeAlias = Literal["ndeval", "trec_eval"]
 """Equal scores: by document id ascending (ndeval, as pyndeval and ir_measures call
 it) or descending with 64-bit scores (trec_eval 10)."""
 INTENT_TIES = ("ndeval", "trec_eval")
 _TIE_TOLERANCE = 1e-12  # equal greedy gains summed in another order differ by an ulp
+
+
+ALPHA = Option("alpha", float, 0.5, description="redundancy intolerance (ndeval's)")
+"""The intent-aware metrics' alpha (novelty.py and novelty_rbp.py), declared once."""
 
 
 def check_alpha(alpha: object, name: str = "alpha") -> float:

@@ -7,7 +7,7 @@ counts judged rows the ranking did not retrieve (null ``by``), as trec_eval does
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -22,13 +22,14 @@ from polars_rank._engine.params import (
     check_threshold,
 )
 from polars_rank._engine.ranked import Ranked, by_parts_weights, cutoff, reached, reciprocal
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import EMPTY_LIST, THRESHOLD, MetricSpec, Option, register
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._expected_ap import expected_ap_over_hits, expected_precision_sum
 from polars_rank.metrics.sets import hits_value
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from typing_extensions import Unpack
 
@@ -118,8 +119,30 @@ def hit_rate_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
 
 
 
+AVERAGE_PRECISION = MetricSpec(
+    "map",
+    aliases=("ap", "average_precision", "map_cut"),
+    options=(
+        THRESHOLD,
+        Option(
+            "denominator",
+            str,
+            "relevant",
+            DENOMINATORS,
+            "R, min(R, k) or the relevant rows within k",
+        ),
+        EMPTY_LIST,
+    ),
+    trec_eval="map, map_cut.k",
+    summary="(1/R) sum of P@r at relevant ranks r <= k",
+    paper="Buckley & Voorhees, 2000",
+    trec_cut=("map_cut",),
+)
+"""``map``'s spec: also ``ap``, ``average_precision``, ``map_cut``; trec_eval's ``map_cut_k``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(AVERAGE_PRECISION)
 def average_precision(
     rel: IntoExpr,
     k: int | None = None,
@@ -218,8 +241,29 @@ def average_precision(
     return r.finish_empty(average_precision_value(r, cutoff(k), level, denominator), level, empty)
 
 
+MAP_AVGJG = register(
+    MetricSpec(
+        "map_avgjg",
+        function=average_precision,
+        options=(THRESHOLD,),
+        trec_eval="map_avgjg (-R qrels_jg: each judgment group's AP, averaged)",
+        per_judgment_group="map",
+        summary="AP against each judgment group of the qrels, averaged",
+        paper="trec_eval 9.0, m_map_avgjg.c (Buckley, 2008)",
+    )
+)
+"""``map_avgjg``'s spec: average_precision's function against each judgment group."""
+
+
+GM_MAP = MetricSpec(
+    "gm_map", aliases=("gmap",), options=(THRESHOLD,), trec_eval="gm_map",
+    summary="AP, geometric mean over queries (floor 1e-5)", paper="Robertson, CIKM 2006",
+    over_queries="geometric")
+"""GMAP's spec: its geometric mean over queries, read by ``query=`` and ``evaluate()``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(GM_MAP)
 def gm_map(
     rel: IntoExpr,
     k: int | None = None,
@@ -285,11 +329,31 @@ def gm_map(
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
     value = average_precision_value(r, cutoff(k), check_threshold(threshold))
-    return r.finish(value, summary="geometric")
+    return r.finish(value, summary=GM_MAP.over_queries)
+
+
+def _yaap_stand_in(relevant: pl.Expr, _: Mapping[str, Any]) -> pl.Expr:
+    """Yaap of a query the run lacks, under ``missing="zero"``: trec_eval's, not 0."""
+    # m_yaap.c: ln((1 + S) / (1 + R - S)), S = 0
+    out: pl.Expr = ((1.0 + 0.0) / (1.0 + relevant - 0.0)).log()
+    return out
+
+
+YAAP = MetricSpec(
+    "yaap",
+    aliases=("yet_another_average_precision",),
+    options=(THRESHOLD,),
+    trec_eval="yaap",
+    summary="ln((1 + S) / (1 + R - S)), S = R x AP: AP smoothed",
+    paper="Robertson, ECIR 2012",
+    absent=_yaap_stand_in,
+    empty_value=True,
+)
+"""``yaap``'s spec: its own value for an empty list and for a query the run lacks."""
 
 
 @shared_parameters
-@named_after_metric
+@metric(YAAP)
 def yaap(
     rel: IntoExpr,
     k: int | None = None,
@@ -374,8 +438,19 @@ def yaap(
     return r.finish(yaap_value(r, cutoff(k), check_threshold(threshold)))
 
 
+RECIPROCAL_RANK = MetricSpec(
+    "mrr",
+    aliases=("rr", "reciprocal_rank", "recip_rank"),
+    options=(THRESHOLD, EMPTY_LIST),
+    trec_eval="recip_rank (no cutoff)",
+    summary="1 / rank of the first relevant row within k",
+    paper="Voorhees, TREC-8 QA 1999",
+)
+"""``mrr``'s spec: also ``rr``, ``reciprocal_rank``, ``recip_rank``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(RECIPROCAL_RANK)
 def reciprocal_rank(
     rel: IntoExpr,
     k: int | None = None,
@@ -447,8 +522,20 @@ def reciprocal_rank(
     return r.finish_empty(reciprocal_rank_value(r, cutoff(k), level), level, empty)
 
 
+HIT_RATE = MetricSpec(
+    "hit_rate",
+    aliases=("success",),
+    options=(THRESHOLD, EMPTY_LIST),
+    trec_eval="success.k",
+    summary="1 if a relevant row is within k",
+    paper="Deshpande & Karypis, TOIS 2004",
+    trec_cut=("success",),
+)
+"""``hit_rate``'s spec: also ``success``; trec_eval's ``success_k``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(HIT_RATE)
 def hit_rate(
     rel: IntoExpr,
     k: int | None = None,

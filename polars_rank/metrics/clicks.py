@@ -16,7 +16,8 @@ import polars as pl
 from polars_rank._engine.compat import safe_div
 from polars_rank._engine.params import UNSET
 from polars_rank._engine.ranked import Ranked, count, cutoff, reached, reciprocal
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
@@ -30,8 +31,16 @@ if TYPE_CHECKING:
 __all__ = ["ctr", "abandonment", "first_click_rr", "clicks_per_query"]
 
 
+CTR = MetricSpec(
+    "ctr",
+    summary="clicks in the top k / items shown in the top k",
+    paper="Radlinski, Kurup & Joachims, CIKM 2008",
+)
+"""``ctr``'s spec: a click metric (the label column holds clicks)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(CTR)
 def ctr(
     clicks: IntoExpr,
     k: int | None = None,
@@ -130,8 +139,16 @@ def clicks_per_query_value(r: Ranked, k: int | None = None) -> pl.Expr:
     return r.rank_sum(r.gains(), k, term_sum=count)
 
 
+ABANDONMENT = MetricSpec(
+    "abandonment",
+    summary="1 if nothing in the top k was clicked",
+    paper="Radlinski, Kurup & Joachims, CIKM 2008",
+)
+"""``abandonment``'s spec: a click metric (the label column holds clicks)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(ABANDONMENT)
 def abandonment(
     clicks: IntoExpr,
     k: int | None = None,
@@ -206,8 +223,17 @@ def abandonment(
     return r.finish(abandonment_value(r, cutoff(k)), judgments=False)
 
 
+FIRST_CLICK_RR = MetricSpec(
+    "first_click_rr",
+    aliases=("click_mrr",),
+    summary="1 / rank of the first click within k",
+    paper="Radlinski, Kurup & Joachims, CIKM 2008",
+)
+"""``first_click_rr``'s spec: a click metric (the label column holds clicks)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(FIRST_CLICK_RR)
 def first_click_rr(
     clicks: IntoExpr,
     k: int | None = None,
@@ -279,8 +305,17 @@ def first_click_rr(
     return r.finish(first_click_rr_value(r, cutoff(k)), judgments=False)
 
 
+CLICKS_PER_QUERY = MetricSpec(
+    "clicks_per_query",
+    aliases=("clicks",),
+    summary="number of clicks on the top k",
+    paper="Radlinski, Kurup & Joachims, CIKM 2008",
+)
+"""``clicks_per_query``'s spec: a click metric (the label column holds clicks)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(CLICKS_PER_QUERY)
 def clicks_per_query(
     clicks: IntoExpr,
     k: int | None = None,

@@ -7,18 +7,19 @@ relevant rows in the top k, averaged over queries.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked, count, cutoff
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.sets import hits_value
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from typing_extensions import Unpack
 
@@ -34,8 +35,17 @@ def num_nonrel_judged_ret_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     return r.rank_sum(judged_non, None, term_sum=count)
 
 
+HITS = MetricSpec(
+    "hits",
+    options=(THRESHOLD,),
+    summary="number of relevant rows within k (ranx)",
+    paper="Bassani, ECIR 2022",
+)
+"""``hits``'s spec: ranx's count of relevant rows within k (averaged, not summed)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(HITS)
 def hits(
     rel: IntoExpr,
     k: int | None = None,
@@ -103,8 +113,20 @@ def hits(
     return r.finish(hits_value(r, cutoff(k), check_threshold(threshold)))
 
 
+NUM_RET = MetricSpec(
+    "num_ret",
+    aliases=("numret",),
+    cutoff=False,
+    trec_eval="num_ret",
+    summary="rows retrieved (summed over queries)",
+    paper="trec_eval (NIST, 2006)",
+    over_queries="sum",
+)
+"""``num_ret``'s spec: also ``numret``; its sum over queries."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NUM_RET)
 def num_ret(
     rel: IntoExpr,
     *,
@@ -163,11 +185,30 @@ def num_ret(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(r.n_retrieved(), summary="sum")
+    return r.finish(r.n_retrieved(), summary=NUM_RET.over_queries)
+
+
+def _relevant_count(relevant: pl.Expr, _: Mapping[str, Any]) -> pl.Expr:
+    """num_rel of a query the run lacks: R, as ``trec_eval -c`` prints it (not 0)."""
+    return relevant
+
+
+NUM_REL = MetricSpec(
+    "num_rel",
+    aliases=("numrel",),
+    cutoff=False,
+    options=(THRESHOLD,),
+    trec_eval="num_rel",
+    summary="relevant rows (summed over queries)",
+    paper="trec_eval (NIST, 2006)",
+    over_queries="sum",
+    absent=_relevant_count,
+)
+"""``num_rel``'s spec: summed over queries; R for a query the run lacks."""
 
 
 @shared_parameters
-@named_after_metric
+@metric(NUM_REL)
 def num_rel(
     rel: IntoExpr,
     *,
@@ -228,11 +269,24 @@ def num_rel(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(r.n_relevant(check_threshold(threshold)), summary="sum")
+    return r.finish(r.n_relevant(check_threshold(threshold)), summary=NUM_REL.over_queries)
+
+
+NUM_REL_RET = MetricSpec(
+    "num_rel_ret",
+    aliases=("numrelret",),
+    cutoff=False,
+    options=(THRESHOLD,),
+    trec_eval="num_rel_ret",
+    summary="relevant rows retrieved (summed over queries)",
+    paper="trec_eval (NIST, 2006)",
+    over_queries="sum",
+)
+"""``num_rel_ret``'s spec: also ``numrelret``; its sum over queries."""
 
 
 @shared_parameters
-@named_after_metric
+@metric(NUM_REL_RET)
 def num_rel_ret(
     rel: IntoExpr,
     *,
@@ -293,11 +347,24 @@ def num_rel_ret(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(hits_value(r, None, check_threshold(threshold)), summary="sum")
+    value = hits_value(r, None, check_threshold(threshold))
+    return r.finish(value, summary=NUM_REL_RET.over_queries)
+
+
+NUM_NONREL_JUDGED_RET = MetricSpec(
+    "num_nonrel_judged_ret",
+    cutoff=False,
+    options=(THRESHOLD,),
+    trec_eval="num_nonrel_judged_ret",
+    summary="judged non-relevant rows retrieved (summed over queries)",
+    paper="trec_eval (NIST, 2006)",
+    over_queries="sum",
+)
+"""``num_nonrel_judged_ret``'s spec: its sum over queries."""
 
 
 @shared_parameters
-@named_after_metric
+@metric(NUM_NONREL_JUDGED_RET)
 def num_nonrel_judged_ret(
     rel: IntoExpr,
     *,
@@ -358,11 +425,44 @@ def num_nonrel_judged_ret(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(num_nonrel_judged_ret_value(r, check_threshold(threshold)), summary="sum")
+    value = num_nonrel_judged_ret_value(r, check_threshold(threshold))
+    return r.finish(value, summary=NUM_NONREL_JUDGED_RET.over_queries)
+
+
+def _utility_stand_in(relevant: pl.Expr, options: Mapping[str, Any]) -> pl.Expr | None:
+    """Utility of a query the run lacks, with weights given: trec_eval's, not 0."""
+    # m_utility.c on trec_eval's stand-in ranking (one unjudged document): b + c R +
+    # d (-1 - R); trec_eval.c zeroes only the measure printed as "utility"
+    if "weights" not in options:
+        return None
+    weights: tuple[float, float, float, float] = options["weights"]
+    _, b, c, d = weights
+    return b + c * relevant + d * (-1.0 - relevant)
+
+
+UTILITY = MetricSpec(
+    "utility",
+    cutoff=False,
+    options=(
+        Option(
+            "weights",
+            tuple,
+            (1.0, -1.0, 0.0, 0.0),
+            description="[a,b,c,d]: worth of rel/non-rel retrieved, rel/non-rel missed",
+        ),
+        THRESHOLD,
+        Option("num_docs", int, 0, description="documents in the collection (-N)"),
+    ),
+    trec_eval="utility, utility.a,b,c,d",
+    summary="relevant retrieved - non-relevant retrieved",
+    paper="Hull & Robertson, TREC-8, 1999",
+    absent=_utility_stand_in,
+)
+"""``utility``'s spec: trec_eval's ``utility.a,b,c,d``; its value for a query the run lacks."""
 
 
 @shared_parameters
-@named_after_metric
+@metric(UTILITY)
 def utility(
     rel: IntoExpr,
     weights: tuple[float, float, float, float] = (1.0, -1.0, 0.0, 0.0),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -19,7 +19,16 @@ from polars_rank._engine.params import (
     check_real,
 )
 from polars_rank._engine.ranked import Ranked, by_parts_weights, cutoff, when_empty
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import (
+    DCG_OPTIONS,
+    EMPTY_LIST,
+    GAIN_TABLE,
+    GAIN_THRESHOLD,
+    LINEAR,
+    MetricSpec,
+    Option,
+)
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._expected_err import expected_err
 
@@ -148,9 +157,26 @@ def _dense_err(stop: pl.Expr, r: Ranked, k: int | None) -> pl.Expr:
     reached = group_sum((1.0 - stop).cum_prod() * by_parts_weights(k, m))
     return pl.when(m > 0).then(1.0 - reached).otherwise(0.0)
 
+def dcg_row_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
+    """A row's gain under DCG's options ``o`` (gain, threshold, gains): ties order by it."""
+    return row_gain(labels, o["gain"], o["threshold"], o["gains"])
+
+
+DCG = MetricSpec(
+    "dcg",
+    options=DCG_OPTIONS,
+    string_defaults=("gain",),
+    trec_eval="dcg (trec_eval 10, gain=linear)",
+    summary="sum of gain(l_r) / log2(1 + r)",
+    paper="Järvelin & Kekäläinen, TOIS 2002",
+    row_gain=dcg_row_gain,
+    spellings={"dcg_burges": {"gain": "exponential"}},
+)
+"""DCG's spec: linear gain in strings (trec_eval's), ``dcg_burges`` exponential."""
+
 
 @shared_parameters
-@named_after_metric
+@metric(DCG)
 def dcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -235,8 +261,21 @@ def dcg(
     return r.finish(dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
 
 
+
+
+IDEAL_DCG = MetricSpec(
+    "ideal_dcg", aliases=("idcg",), options=DCG_OPTIONS, string_defaults=("gain",),
+    trec_eval="ideal_dcg (trec_eval 10, gain=linear)",
+    summary="DCG of the judged rows ranked by gain: nDCG's denominator",
+    paper="Järvelin & Kekäläinen, TOIS 2002", row_gain=dcg_row_gain,
+    # trec_eval -c evaluates a query the run lacks on an empty ranking: the ideal
+    # of the qrels' labels, not 0
+    absent="judgments", empty_value=True)
+"""IDCG's spec: linear gain in strings (trec_eval's), a gain table, its absent value."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(IDEAL_DCG)
 def ideal_dcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -320,8 +359,23 @@ def ideal_dcg(
     return r.finish(ideal_dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
 
 
+NDCG = MetricSpec(
+    "ndcg",
+    options=(LINEAR, GAIN_THRESHOLD, EMPTY_LIST, GAIN_TABLE),
+    string_defaults=("gain",),
+    trec_eval="ndcg_cut.k (gain=linear)",
+    summary="DCG@k / ideal DCG@k",
+    paper="Järvelin & Kekäläinen, TOIS 2002; Burges et al., ICML 2005",
+    row_gain=dcg_row_gain,
+    spellings={"ndcg_burges": {"gain": "exponential"}},
+    trec_cut=("ndcg_cut",),
+)
+"""nDCG's spec: linear gain in strings (every tool's), ``ndcg_burges`` exponential;
+trec_eval's ``ndcg_cut_k``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NDCG)
 def ndcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -427,8 +481,17 @@ def ndcg(
                                check_gains(gains)))
 
 
+ERR = MetricSpec(
+    "err",
+    options=(Option("max_grade", float, 4, description="highest label"),),
+    summary="expected reciprocal rank of a cascade user",
+    paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
+)
+"""ERR's spec: ``max_grade`` is the one option a string sets."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(ERR)
 def err(
     rel: IntoExpr,
     k: int | None = None,

@@ -18,7 +18,7 @@ at least 1 apart (every gain table trec_eval's documentation shows).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -26,7 +26,8 @@ from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.gain_table import check_gains
 from polars_rank._engine.params import UNSET, Ties, check_threshold
 from polars_rank._engine.ranked import NAN, Ranked
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import GAIN_TABLE, THRESHOLD, MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.gain import row_gain
 
@@ -40,6 +41,11 @@ if TYPE_CHECKING:
     from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["normalized_gain", "binary_normalized_gain", "ndcg_over_relevant", "r_ndcg"]
+
+
+def _table_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
+    """A row's gain under a gain table ``o["gains"]``: ``evaluate()`` orders ties by it."""
+    return row_gain(labels, gains=o["gains"])
 
 
 def _no_expected(r: Ranked, name: str) -> Ranked:
@@ -157,8 +163,21 @@ def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1
     )
 
 
+NORMALIZED_GAIN = MetricSpec(
+    "g",
+    aliases=("normalized_gain",),
+    cutoff=False,
+    options=(GAIN_TABLE,),
+    trec_eval="G",
+    summary="gain / log2(2 + ideal gain so far - gain so far), over the ideal",
+    paper="trec_eval 10.0, m_G.c (Buckley, 2008; experimental)",
+    row_gain=_table_gain,
+)
+"""``g``'s spec: also ``normalized_gain``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NORMALIZED_GAIN)
 def normalized_gain(
     rel: IntoExpr,
     *,
@@ -228,8 +247,20 @@ def normalized_gain(
     return r.finish(normalized_gain_value(r, check_gains(gains)))
 
 
+BINARY_NORMALIZED_GAIN = MetricSpec(
+    "bing",
+    aliases=("binary_normalized_gain",),
+    cutoff=False,
+    options=(THRESHOLD,),
+    trec_eval="binG",
+    summary="mean over relevant rows of 1 / log2(2 + non-relevant above)",
+    paper="trec_eval 10.0, m_binG.c (Buckley, 2008; experimental)",
+)
+"""``bing``'s spec: also ``binary_normalized_gain``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(BINARY_NORMALIZED_GAIN)
 def binary_normalized_gain(
     rel: IntoExpr,
     *,
@@ -296,8 +327,21 @@ def binary_normalized_gain(
     return r.finish(binary_normalized_gain_value(r, check_threshold(threshold)))
 
 
+NDCG_OVER_RELEVANT = MetricSpec(
+    "ndcg_rel",
+    aliases=("ndcg_over_relevant",),
+    cutoff=False,
+    options=(GAIN_TABLE,),
+    trec_eval="ndcg_rel",
+    summary="NDCG averaged at the ranks of the relevant rows",
+    paper="trec_eval 10.0, m_ndcg_rel.c (Buckley; experimental)",
+    row_gain=_table_gain,
+)
+"""``ndcg_rel``'s spec: also ``ndcg_over_relevant``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NDCG_OVER_RELEVANT)
 def ndcg_over_relevant(
     rel: IntoExpr,
     *,
@@ -368,8 +412,21 @@ def ndcg_over_relevant(
     return r.finish(ndcg_over_relevant_value(r, check_gains(gains)))
 
 
+R_NDCG = MetricSpec(
+    "rndcg",
+    aliases=("r_ndcg",),
+    cutoff=False,
+    options=(GAIN_TABLE, THRESHOLD),
+    trec_eval="Rndcg",
+    summary="NDCG averaged where the ideal gain level changes",
+    paper="trec_eval 10.0, m_Rndcg.c (Buckley; experimental)",
+    row_gain=_table_gain,
+)
+"""``rndcg``'s spec: also ``r_ndcg``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(R_NDCG)
 def r_ndcg(
     rel: IntoExpr,
     *,

@@ -14,7 +14,8 @@ import polars as pl
 from polars_rank._engine.compat import per_list, safe_div
 from polars_rank._engine.params import UNSET, Ties, check_threshold
 from polars_rank._engine.ranked import Ranked, count, cutoff, order_free_sum
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._let import Get, let
 
@@ -90,8 +91,19 @@ def _expected_bpref_terms(get: Get) -> pl.Expr:
     return safe_div(order_free_sum(1.0 - penalty), n_rel)
 
 
+BPREF = MetricSpec(
+    "bpref",
+    cutoff=False,
+    options=(THRESHOLD,),
+    trec_eval="bpref",
+    summary="preference of judged relevant over non-relevant",
+    paper="Buckley & Voorhees, SIGIR 2004",
+)
+"""bpref's spec: judged rows only (unjudged rows are skipped, not non-relevant)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(BPREF)
 def bpref(
     rel: IntoExpr,
     *,
@@ -182,8 +194,20 @@ def unjudged_value(r: Ranked, k: int) -> pl.Expr:
     return safe_div(shown - judged, per_list(k))
 
 
+GM_BPREF = MetricSpec(
+    "gm_bpref",
+    cutoff=False,
+    options=(THRESHOLD,),
+    trec_eval="gm_bpref",
+    summary="bpref, geometric mean over queries",
+    paper="Buckley & Voorhees, SIGIR 2004",
+    over_queries="geometric",
+)
+"""``gm_bpref``'s spec: bpref's geometric mean over queries, declared once."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(GM_BPREF)
 def gm_bpref(
     rel: IntoExpr,
     *,
@@ -244,11 +268,23 @@ def gm_bpref(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(bpref_value(r, check_threshold(threshold)), summary="geometric")
+    return r.finish(bpref_value(r, check_threshold(threshold)), summary=GM_BPREF.over_queries)
+
+
+UNJ = MetricSpec(
+    "unj",
+    aliases=("unjudged",),
+    trec_eval="unj.k",
+    of_unjudged=True,
+    summary="unjudged rows in the top k / k",
+    paper="Sakai, SIGIR 2007",
+    trec_cut=("unj",),
+)
+"""``unj``'s spec: a metric of the unjudged rows; trec_eval's ``unj_k``."""
 
 
 @shared_parameters
-@named_after_metric
+@metric(UNJ)
 def unjudged(
     rel: IntoExpr,
     k: int = 10,

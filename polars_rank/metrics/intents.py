@@ -15,7 +15,8 @@ import polars as pl
 
 from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.ranked import cutoff
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._subtopics import Intents, IntentTies
 
@@ -48,8 +49,19 @@ def ap_ia_value(r: Intents, k: int | None) -> pl.Expr:
                     r.n_intents().cast(pl.Float64))
 
 
+PRECISION_IA = MetricSpec(
+    "p_ia",
+    aliases=("precision_ia", "p-ia"),
+    options=(THRESHOLD,),
+    summary="precision@k averaged over subtopics",
+    subtopics=True,
+    paper="Agrawal et al., WSDM 2009",
+)
+"""``p_ia``'s spec: intent-aware (rows per document and subtopic)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(PRECISION_IA)
 def precision_ia(
     rel: IntoExpr,
     k: int | None = None,
@@ -122,8 +134,19 @@ def precision_ia(
     return r.finish(precision_ia_value(r, cutoff(k)))
 
 
+SUBTOPIC_RECALL = MetricSpec(
+    "strecall",
+    aliases=("subtopic_recall", "strec"),
+    options=(THRESHOLD,),
+    summary="share of subtopics covered in the top k",
+    subtopics=True,
+    paper="Zhai, Cohen & Lafferty, SIGIR 2003",
+)
+"""``strecall``'s spec: intent-aware (rows per document and subtopic)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(SUBTOPIC_RECALL)
 def subtopic_recall(
     rel: IntoExpr,
     k: int | None = None,
@@ -195,8 +218,19 @@ def subtopic_recall(
     return r.finish(subtopic_recall_value(r, cutoff(k)))
 
 
+AP_IA = MetricSpec(
+    "ap_ia",
+    aliases=("map_ia", "map-ia"),
+    options=(THRESHOLD,),
+    summary="average precision averaged over subtopics",
+    subtopics=True,
+    paper="Agrawal et al., WSDM 2009",
+)
+"""``ap_ia``'s spec: intent-aware (rows per document and subtopic)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(AP_IA)
 def ap_ia(
     rel: IntoExpr,
     k: int | None = None,

@@ -20,7 +20,8 @@ import polars as pl
 from polars_rank._engine.compat import per_list
 from polars_rank._engine.params import UNSET, Ties, check_choice, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
@@ -37,6 +38,12 @@ ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 Rounding: TypeAlias = Literal["nearest", "trec_eval9"]
 ROUNDINGS = ("nearest", "trec_eval9")
 """How x R becomes a number of relevant rows: trec_eval 10's lround, or 9's."""
+
+
+ROUNDING = Option("rounding", str, "nearest", ROUNDINGS,
+                  "recall x as relevant rows: round(x R) as trec_eval 10, or "
+                  "(long)(x R + 0.9) as trec_eval 9 and pytrec_eval")
+"""How a recall level becomes a count of relevant rows (ir_measures' dialect: trec_eval 9's)."""
 
 
 def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
@@ -71,8 +78,21 @@ def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1,
     return best.fill_null(0.0)
 
 
+IPREC_AT_RECALL = MetricSpec(
+    "iprec_at_recall",
+    aliases=("iprec",),
+    cutoff=False,
+    options=(Option("recall", float, 0.0, description="recall level"), THRESHOLD, ROUNDING),
+    at="recall",
+    trec_eval="iprec_at_recall_x",
+    summary="best precision at recall >= x",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4",
+)
+"""``iprec_at_recall``'s spec: ``@x`` sets the recall (``IPrec@0.5``, ``iprec_at_recall_0.50``)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(IPREC_AT_RECALL)
 def iprec_at_recall(
     rel: IntoExpr,
     recall: float = 0.0,
@@ -166,8 +186,24 @@ def iprec_at_recall(
     return r.finish(iprec_at_recall_value(r, level, check_threshold(threshold), how))
 
 
+ELEVEN_POINT_AVERAGE = MetricSpec(
+    "11pt_avg",
+    aliases=("eleven_point_average",),
+    cutoff=False,
+    options=(
+        Option("levels", tuple, ELEVEN_POINTS, description="recall levels, [0.2,0.5,0.8]"),
+        THRESHOLD,
+        ROUNDING,
+    ),
+    trec_eval="11pt_avg, 11pt_avg.x,y,...",
+    summary="mean interpolated precision at recall 0, 0.1, ..., 1",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4",
+)
+"""``11pt_avg``'s spec: its recall levels a string may set (``11pt_avg.0.2,0.5,0.8``)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(ELEVEN_POINT_AVERAGE)
 def eleven_point_average(
     rel: IntoExpr,
     *,

@@ -15,8 +15,12 @@ from typing import TYPE_CHECKING
 
 from polars_rank._engine.params import UNSET, Ties, check_real
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import MetricSpec, Option
+from polars_rank._language.naming import metric
 from polars_rank.metrics._cwl import (
+    MAX_REL,
+    MIN_REL,
+    TARGET,
     check_scale,
     check_target,
     nerr8_value,
@@ -39,8 +43,17 @@ if TYPE_CHECKING:
 __all__ = ["nerr8", "nerr9", "nerr10", "nerr11"]
 
 
+NERR8 = MetricSpec(
+    "nerr8",
+    options=(MAX_REL, MIN_REL),
+    summary="C/W/L cascade, C_i = 1 - g_i, cut at k",
+    paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021",
+)
+"""``nerr8``'s spec: a C/W/L cascade on a gain scale from min_rel to max_rel."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NERR8)
 def nerr8(
     rel: IntoExpr,
     k: int,
@@ -114,8 +127,17 @@ def nerr8(
     return r.finish(nerr8_value(r, depth, low, high))
 
 
+NERR9 = MetricSpec(
+    "nerr9",
+    options=(MAX_REL, MIN_REL),
+    summary="C/W/L cascade, C_i = i/(i+1) (1 - g_i), cut at k",
+    paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021",
+)
+"""``nerr9``'s spec: a C/W/L cascade on a gain scale from min_rel to max_rel."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NERR9)
 def nerr9(
     rel: IntoExpr,
     k: int,
@@ -188,8 +210,18 @@ def nerr9(
     return r.finish(nerr9_value(r, depth, low, high))
 
 
+NERR10 = MetricSpec(
+    "nerr10",
+    cutoff=False,
+    options=(MAX_REL, Option("p", float, 0.9, description="persistence"), MIN_REL),
+    summary="C/W/L cascade, C_i = p (1 - g_i)",
+    paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021",
+)
+"""``nerr10``'s spec: a C/W/L cascade on a gain scale from min_rel to max_rel."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NERR10)
 def nerr10(
     rel: IntoExpr,
     *,
@@ -261,8 +293,18 @@ def nerr10(
     return r.finish(nerr10_value(r, p_checked, low, high))
 
 
+NERR11 = MetricSpec(
+    "nerr11",
+    cutoff=False,
+    options=(MAX_REL, TARGET, MIN_REL),
+    summary="C/W/L cascade with INSQ's goal T",
+    paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021",
+)
+"""``nerr11``'s spec: a C/W/L cascade on a gain scale from min_rel to max_rel."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NERR11)
 def nerr11(
     rel: IntoExpr,
     *,

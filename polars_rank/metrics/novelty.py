@@ -19,9 +19,11 @@ import polars as pl
 
 from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.ranked import cutoff
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._subtopics import (
+    ALPHA,
     Intents,
     IntentTies,
     check_alpha,
@@ -94,8 +96,19 @@ def nerr_ia_value(r: Intents, k: int, alpha: float) -> pl.Expr:
     return safe_div(raw, r.ideal(alpha, k, _reciprocal))
 
 
+ALPHA_NDCG = MetricSpec(
+    "alpha_ndcg",
+    aliases=("alpha-ndcg",),
+    options=(ALPHA, THRESHOLD),
+    summary="novelty-biased DCG@k / its greedy ideal",
+    subtopics=True,
+    paper="Clarke et al., SIGIR 2008",
+)
+"""``alpha_ndcg``\'s spec: intent-aware (rows per document and subtopic); also ``alpha-ndcg``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(ALPHA_NDCG)
 def alpha_ndcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -181,8 +194,19 @@ def alpha_ndcg(
     return r.finish(alpha_ndcg_value(r, _needs_cutoff(k, "alpha_ndcg"), check_alpha(alpha)))
 
 
+ALPHA_DCG = MetricSpec(
+    "alpha_dcg",
+    aliases=("alpha-dcg",),
+    options=(ALPHA, THRESHOLD),
+    summary="novelty-biased DCG@k / every subtopic at every rank",
+    subtopics=True,
+    paper="Clarke et al., SIGIR 2008",
+)
+"""``alpha_dcg``\'s spec: intent-aware (rows per document and subtopic); also ``alpha-dcg``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(ALPHA_DCG)
 def alpha_dcg(
     rel: IntoExpr,
     k: int | None = None,
@@ -261,8 +285,19 @@ def alpha_dcg(
     return r.finish(alpha_dcg_value(r, cutoff(k), check_alpha(alpha)))
 
 
+ERR_IA = MetricSpec(
+    "err_ia",
+    aliases=("err-ia",),
+    options=(ALPHA, THRESHOLD),
+    summary="intent-aware ERR@k / every subtopic at every rank",
+    subtopics=True,
+    paper="Chapelle et al., CIKM 2009",
+)
+"""``err_ia``\'s spec: intent-aware (rows per document and subtopic); also ``err-ia``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(ERR_IA)
 def err_ia(
     rel: IntoExpr,
     k: int | None = None,
@@ -341,8 +376,19 @@ def err_ia(
     return r.finish(err_ia_value(r, cutoff(k), check_alpha(alpha)))
 
 
+NERR_IA = MetricSpec(
+    "nerr_ia",
+    aliases=("nerr-ia",),
+    options=(ALPHA, THRESHOLD),
+    summary="intent-aware ERR@k / its greedy ideal",
+    subtopics=True,
+    paper="Chapelle et al., CIKM 2009",
+)
+"""``nerr_ia``\'s spec: intent-aware (rows per document and subtopic); also ``nerr-ia``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NERR_IA)
 def nerr_ia(
     rel: IntoExpr,
     k: int | None = None,

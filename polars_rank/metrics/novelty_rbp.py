@@ -14,9 +14,16 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import safe_div
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
-from polars_rank.metrics._subtopics import Intents, IntentTies, check_alpha, nrbp_depth
+from polars_rank.metrics._subtopics import (
+    ALPHA,
+    Intents,
+    IntentTies,
+    check_alpha,
+    nrbp_depth,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -40,8 +47,23 @@ def nnrbp_value(r: Intents, alpha: float, beta: float) -> pl.Expr:
 
 
 
+BETA = Option("beta", float, 0.5, description="patience (ndeval's)")
+"""NRBP's and NNRBP's beta."""
+
+
+NRBP = MetricSpec(
+    "nrbp",
+    cutoff=False,
+    options=(ALPHA, BETA, THRESHOLD),
+    summary="novelty- and rank-biased precision",
+    subtopics=True,
+    paper="Clarke, Kolla & Vechtomova, ICTIR 2009",
+)
+"""NRBP's spec: intent-aware (rows per document and subtopic), no cutoff."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NRBP)
 def nrbp(
     rel: IntoExpr,
     *,
@@ -118,8 +140,19 @@ def nrbp(
     return r.finish(nrbp_value(r, check_alpha(alpha), check_alpha(beta, "beta")))
 
 
+NNRBP = MetricSpec(
+    "nnrbp",
+    cutoff=False,
+    options=(ALPHA, BETA, THRESHOLD),
+    summary="NRBP / its greedy ideal",
+    subtopics=True,
+    paper="Clarke, Kolla & Vechtomova, ICTIR 2009",
+)
+"""NNRBP's spec: NRBP over its greedy ideal."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NNRBP)
 def nnrbp(
     rel: IntoExpr,
     *,

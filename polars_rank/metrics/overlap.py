@@ -13,7 +13,8 @@ import polars as pl
 from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.params import UNSET, Ties, check_real
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import MetricSpec, Option
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
@@ -56,8 +57,21 @@ def compat_value(r: Ranked, p: float, normalize: bool) -> pl.Expr:
     return safe_div(found, group_sum(weights))
 
 
+COMPAT = MetricSpec(
+    "compat",
+    cutoff=False,
+    options=(
+        Option("p", float, 0.95, description="persistence"),
+        Option("normalize", bool, True, description="over the ideal's own"),
+    ),
+    summary="rank-biased overlap with the ideal ranking",
+    paper="Clarke, Vtyurina & Smucker, TOIS 2021",
+)
+"""``compat``'s spec: rank-biased overlap with the ideal, no cutoff."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(COMPAT)
 def compat(
     rel: IntoExpr,
     *,

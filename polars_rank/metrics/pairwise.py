@@ -9,7 +9,8 @@ import polars as pl
 
 from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked, cutoff
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
@@ -23,8 +24,18 @@ if TYPE_CHECKING:
 __all__ = ["rank_correlation", "auc", "accuracy"]
 
 
+RANK_CORRELATION = MetricSpec(
+    "rank_correlation",
+    aliases=("rc",),
+    cutoff=False,
+    summary="share of retrieved pairs ordered as their labels",
+    paper="Liu, Learning to Rank for IR, 2009",
+)
+"""``rank_correlation``'s spec: no cutoff (every retrieved pair)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(RANK_CORRELATION)
 def rank_correlation(
     rel: IntoExpr,
     *,
@@ -162,8 +173,19 @@ def _by_rank_then_label(gains: pl.Expr, lo: pl.Expr, *, optimistic: bool) -> pl.
     return gains.sort(descending=optimistic).sort_by(lo_by_gain, maintain_order=True)
 
 
+AUC = MetricSpec(
+    "auc",
+    aliases=("gauc",),
+    cutoff=False,
+    options=(THRESHOLD,),
+    summary="ROC AUC of the ranking, ties 1/2",
+    paper="Hanley & McNeil, Radiology 1982; GAUC: Zhou et al., KDD 2018",
+)
+"""AUC's spec: GAUC when averaged over queries; a tied pair counts one half."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(AUC)
 def auc(
     rel: IntoExpr,
     *,
@@ -282,8 +304,17 @@ def accuracy_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
     return pl.when(pairs > 0).then(1.0 - above / pairs)
 
 
+ACCURACY = MetricSpec(
+    "accuracy",
+    options=(THRESHOLD,),
+    summary="share of (relevant, other) pairs of the top k in order",
+    paper="ir_measures (MacAvaney, Macdonald & Ounis, ECIR 2022)",
+)
+"""``accuracy``'s spec: ir_measures' (its dialect leaves absent queries out of the mean)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(ACCURACY)
 def accuracy(
     rel: IntoExpr,
     k: int | None = None,

@@ -18,7 +18,8 @@ import polars as pl
 from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.params import UNSET, Ties, check_threshold, to_expr
 from polars_rank._engine.ranked import Ranked, count, cutoff
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.incomplete import check_unjudged_order
 
@@ -97,8 +98,21 @@ def relstring_value(r: Ranked, k: int | None = 10, pooled: IntoExpr | None = Non
     return piece.str.join("").str.pad_end(n, "-")
 
 
+INFAP = MetricSpec(
+    "infap",
+    aliases=("inferred_ap",),
+    cutoff=False,
+    options=(THRESHOLD,),
+    trec_eval="infAP",
+    reads_pool=True,
+    summary="AP estimated from a sampled pool (pooled unjudged rows skipped)",
+    paper="Yilmaz & Aslam, CIKM 2006",
+)
+"""infAP's spec: it reads the pool (``pooled=``), as trec_eval's ``infAP``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(INFAP)
 def infap(
     rel: IntoExpr,
     *,
@@ -177,8 +191,18 @@ def infap(
     return r.finish(infap_value(r, pooled, check_threshold(threshold)))
 
 
+JUDGED = MetricSpec(
+    "judged",
+    of_unjudged=True,
+    reads_pool=True,
+    summary="rows of the top k with a qrels line / min(k, retrieved)",
+    paper="Sakai, SIGIR 2007 (ir_measures' Judged@k)",
+)
+"""``judged``'s spec: a metric of the unjudged rows, reading the pool (``pooled=``)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(JUDGED)
 def judged(
     rel: IntoExpr,
     k: int | None = None,
@@ -249,8 +273,22 @@ def judged(
     return r.finish(judged_value(r, depth, pooled))
 
 
+RELSTRING = MetricSpec(
+    "relstring",
+    trec_eval="relstring.k (per query)",
+    of_unjudged=True,
+    reads_pool=True,
+    over_queries="none",
+    summary="the labels of the top k as a string (. pooled, - not)",
+    paper="trec_eval (NIST, 2006)",
+    trec_cut=("relstring",),
+)
+"""``relstring``'s spec: a string per query, no mean (over_queries="none"); trec_eval's
+``relstring_k``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(RELSTRING)
 def relstring(
     rel: IntoExpr,
     k: int | None = 10,

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from polars_rank._engine.compat import per_list
 from polars_rank._engine.params import UNSET, Ties
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
@@ -22,8 +23,20 @@ if TYPE_CHECKING:
 __all__ = ["num_q"]
 
 
+NUM_Q = MetricSpec(
+    "num_q",
+    aliases=("numq",),
+    cutoff=False,
+    trec_eval="num_q",
+    summary="queries evaluated (summed)",
+    paper="trec_eval (NIST, 2006)",
+    over_queries="sum",
+)
+"""``num_q``'s spec: 1 per query, summed over queries (trec_eval's count)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(NUM_Q)
 def num_q(
     rel: IntoExpr,
     *,
@@ -84,4 +97,4 @@ def num_q(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    return r.finish(per_list(1.0), summary="sum")
+    return r.finish(per_list(1.0), summary=NUM_Q.over_queries)

@@ -17,7 +17,8 @@ import polars as pl
 from polars_rank._engine.gain_table import check_gains, gain_of
 from polars_rank._engine.params import UNSET, Ties, check_choice, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked, count, cutoff
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import GAIN_TABLE, THRESHOLD, MetricSpec, Option
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.incomplete import check_unjudged_order
 
@@ -149,8 +150,23 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
     return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
 
 
+RBP = MetricSpec(
+    "rbp",
+    options=(
+        Option("p", float, 0.8, description="persistence"),
+        THRESHOLD,
+        Option("gain", str, "binary", RBP_GAINS, "binary, graded (trec_eval 10) or raw (ranx)"),
+        GAIN_TABLE,
+    ),
+    trec_eval="rbp (dialect='trec_eval': p=0.9, gain=graded)",
+    summary="(1 - p) sum rel_r p^(r-1)",
+    paper="Moffat & Zobel, TOIS 2008",
+)
+"""RBP's spec: p = 0.8, binary (ir_measures'); the trec_eval dialect sets p = 0.9, graded."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(RBP)
 def rbp(
     rel: IntoExpr,
     p: float = 0.8,
@@ -286,8 +302,21 @@ def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
     return pl.when(n_judged < r.n_retrieved()).then(residual).otherwise(0.0)
 
 
+RBP_RESIDUAL = MetricSpec(
+    "rbp_resid",
+    aliases=("rbp_residual",),
+    cutoff=False,
+    options=(Option("p", float, 0.8, description="persistence"),),
+    trec_eval="rbp_resid (dialect='trec_eval': p=0.9)",
+    of_unjudged=True,
+    summary="what unjudged rows could add to RBP",
+    paper="Moffat & Zobel, TOIS 2008",
+)
+"""``rbp_resid``'s spec: a metric of the unjudged rows (what they could add to RBP)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(RBP_RESIDUAL)
 def rbp_residual(
     rel: IntoExpr,
     p: float = 0.8,

@@ -15,7 +15,8 @@ import polars as pl
 from polars_rank._engine.compat import safe_div
 from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked, cutoff
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option, register
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.sets import hits_value, relevant_within
 
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
     from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["relative_precision", "r_precision_multiple", "set_map"]
+
+
+MULTIPLE = Option("multiple", float, 1.0, description="x: depth x R")
+"""Rprec_mult's x (its ``@x``): the depth, x R."""
 
 
 def relative_precision_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
@@ -52,8 +57,22 @@ def set_map_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     return safe_div(found * found, r.n_retrieved().cast(pl.Float64) * r.n_relevant(threshold))
 
 
+RELATIVE_PRECISION = MetricSpec(
+    "relative_p",
+    aliases=("relative_precision",),
+    options=(THRESHOLD,),
+    trec_eval="relative_P.k, set_relative_P",
+    summary="relevant in the top k / min(k, R)",
+    paper="Buckley & Voorhees, SIGIR 2000",
+    spellings={"set_relative_p": {}, "setrelp": {}},
+    trec_cut=("relative_p",),
+)
+"""``relative_p``'s spec: trec_eval's ``relative_P_k`` and ``set_relative_P``, ir_measures'
+``SetRelP``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(RELATIVE_PRECISION)
 def relative_precision(
     rel: IntoExpr,
     k: int | None = None,
@@ -121,8 +140,21 @@ def relative_precision(
     return r.finish(relative_precision_value(r, cutoff(k), check_threshold(threshold)))
 
 
+R_PRECISION_MULTIPLE = MetricSpec(
+    "rprec_mult",
+    aliases=("r_precision_multiple",),
+    cutoff=False,
+    at="multiple",
+    options=(MULTIPLE, THRESHOLD),
+    trec_eval="Rprec_mult_x",
+    summary="precision at depth x R (rounded up)",
+    paper="Buckley & Voorhees, SIGIR 2000",
+)
+"""``rprec_mult``'s spec: ``@x`` sets its multiple (trec_eval's ``Rprec_mult_x``)."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(R_PRECISION_MULTIPLE)
 def r_precision_multiple(
     rel: IntoExpr,
     multiple: float = 1.0,
@@ -191,8 +223,37 @@ def r_precision_multiple(
     return r.finish(r_precision_multiple_value(r, x, check_threshold(threshold)))
 
 
+R_PRECISION_MULTIPLE_AVGJG = register(
+    MetricSpec(
+        "rprec_mult_avgjg",
+        function=r_precision_multiple,
+        cutoff=False,
+        at="multiple",
+        options=(MULTIPLE, THRESHOLD),
+        trec_eval="Rprec_mult_avgjg_x (-R qrels_jg: each judgment group's "
+        "Rprec_mult_x, averaged)",
+        per_judgment_group="rprec_mult",
+        summary="precision at depth x R against each judgment group, averaged",
+        paper="trec_eval 9.0, m_Rprec_mult_avgjg.c (Buckley, 2008)",
+    )
+)
+"""``rprec_mult_avgjg``'s spec: rprec_mult's function, against each judgment group."""
+
+
+SET_MAP = MetricSpec(
+    "set_map",
+    aliases=("setap",),
+    cutoff=False,
+    options=(THRESHOLD,),
+    trec_eval="set_map",
+    summary="set precision x set recall",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.3",
+)
+"""``set_map``'s spec: also ``setap``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(SET_MAP)
 def set_map(
     rel: IntoExpr,
     *,

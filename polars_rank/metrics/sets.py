@@ -16,7 +16,8 @@ import polars as pl
 from polars_rank._engine.compat import per_list, safe_div
 from polars_rank._engine.params import UNSET, Empty, Ties, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked, count, cutoff, order_free_sum
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import EMPTY_LIST, THRESHOLD, MetricSpec, Option, register
+from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
 if TYPE_CHECKING:
@@ -85,8 +86,19 @@ def r_precision_value(r: Ranked, threshold: float = 1, k: int | None = None) -> 
     return safe_div(found, r.n_relevant(threshold))
 
 
+PRECISION = MetricSpec(
+    "p", aliases=("precision",),
+    options=(THRESHOLD, Option("adaptive_k", bool, False,
+                               description="divide by min(k, rows retrieved)"), EMPTY_LIST),
+    trec_eval="P.k", trec_cut=("p",), spellings={"set_p": {}, "setp": {}},
+    summary="relevant in the top k / k",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4")
+"""P@k's spec: trec_eval's ``P_10`` / ``P.10`` and ``set_P``, ir_measures' ``P@10``,
+``SetP``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(PRECISION)
 def precision(
     rel: IntoExpr,
     k: int | None = None,
@@ -167,8 +179,36 @@ def precision(
     return r.finish_empty(precision_value(r, cutoff(k), level, adaptive_k), level, empty)
 
 
+P_AVGJG = register(
+    MetricSpec(
+        "p_avgjg",
+        function=precision,
+        options=(THRESHOLD,),
+        trec_eval="P_avgjg.k (-R qrels_jg: each judgment group's P@k, averaged)",
+        per_judgment_group="p",
+        summary="P@k against each judgment group of the qrels, averaged",
+        paper="trec_eval 9.0, m_P_avgjg.c (Buckley, 2008)",
+        trec_cut=("p_avgjg",),
+    )
+)
+"""``p_avgjg``'s spec: precision's function against each judgment group (``P_avgjg_k``)."""
+
+
+RECALL = MetricSpec(
+    "recall",
+    aliases=("r",),
+    options=(THRESHOLD, EMPTY_LIST),
+    trec_eval="recall.k",
+    summary="relevant in the top k / R",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4",
+    spellings={"set_recall": {}, "setr": {}},
+    trec_cut=("recall",),
+)
+"""Recall's spec: trec_eval's ``recall_k`` and ``set_recall``, ir_measures' ``R@k``, ``SetR``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(RECALL)
 def recall(
     rel: IntoExpr,
     k: int | None = None,
@@ -240,8 +280,21 @@ def recall(
     return r.finish_empty(recall_value(r, cutoff(k), level), level, empty)
 
 
+F1 = MetricSpec(
+    "f1",
+    options=(
+        THRESHOLD,
+        Option("beta", float, 1, description="recall's weight (trec_eval's x)"),
+    ),
+    summary="(1 + beta) P R / (beta P + R) of P@k and recall@k",
+    paper="van Rijsbergen, Information Retrieval, 1979",
+    spellings={"set_f": {}, "setf": {}},
+)
+"""F1's spec: trec_eval's ``set_F``, ir_measures' ``SetF``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(F1)
 def f1(
     rel: IntoExpr,
     k: int | None = None,
@@ -317,8 +370,19 @@ def f1(
     return r.finish(f1_value(r, cutoff(k), check_threshold(threshold), weight))
 
 
+R_PRECISION = MetricSpec(
+    "rprec",
+    aliases=("r_precision", "r-prec", "r-precision"),
+    options=(THRESHOLD, EMPTY_LIST),
+    trec_eval="Rprec",
+    summary="relevant in the top min(R, k) / R (precision at R)",
+    paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4",
+)
+"""``rprec``'s spec: also ``r_precision``, ``r-prec``, ``r-precision``."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(R_PRECISION)
 def r_precision(
     rel: IntoExpr,
     k: int | None = None,

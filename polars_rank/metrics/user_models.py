@@ -12,8 +12,12 @@ from typing import TYPE_CHECKING
 
 from polars_rank._engine.params import UNSET, Ties
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.naming import named_after_metric
+from polars_rank._language.metric_spec import MetricSpec
+from polars_rank._language.naming import metric
 from polars_rank.metrics._cwl import (
+    MAX_REL,
+    MIN_REL,
+    TARGET,
     bpm_value,
     check_scale,
     check_target,
@@ -36,8 +40,17 @@ if TYPE_CHECKING:
 __all__ = ["sdcg", "inst", "insq", "bpm"]
 
 
+SDCG = MetricSpec(
+    "sdcg",
+    options=(MAX_REL, MIN_REL),
+    summary="DCG@k over the DCG of k top-grade rows",
+    paper="Järvelin & Kekäläinen, TOIS 2002; Moffat et al., TOIS 2017",
+)
+"""``sdcg``'s spec: a C/W/L user model on a gain scale from min_rel to max_rel."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(SDCG)
 def sdcg(
     rel: IntoExpr,
     k: int,
@@ -113,8 +126,18 @@ def sdcg(
     return r.finish(sdcg_value(r, depth, low, high))
 
 
+INST = MetricSpec(
+    "inst",
+    cutoff=False,
+    options=(MAX_REL, TARGET, MIN_REL),
+    summary="C/W/L user with a shrinking goal T",
+    paper="Moffat, Bailey, Scholer & Thomas, ADCS 2015",
+)
+"""``inst``'s spec: a C/W/L user model on a gain scale from min_rel to max_rel."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(INST)
 def inst(
     rel: IntoExpr,
     *,
@@ -189,8 +212,18 @@ def inst(
     return r.finish(inst_value(r, goal, low, high))
 
 
+INSQ = MetricSpec(
+    "insq",
+    cutoff=False,
+    options=(MAX_REL, TARGET, MIN_REL),
+    summary="C/W/L user with a goal T",
+    paper="Moffat, Scholer & Thomas, ADCS 2012",
+)
+"""``insq``'s spec: a C/W/L user model on a gain scale from min_rel to max_rel."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(INSQ)
 def insq(
     rel: IntoExpr,
     *,
@@ -263,8 +296,17 @@ def insq(
     return r.finish(insq_value(r, goal, low, high))
 
 
+BPM = MetricSpec(
+    "bpm",
+    options=(MAX_REL, TARGET, MIN_REL),
+    summary="gain per row read until the gain reaches T or k rows",
+    paper="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017",
+)
+"""``bpm``'s spec: a C/W/L user model on a gain scale from min_rel to max_rel."""
+
+
 @shared_parameters
-@named_after_metric
+@metric(BPM)
 def bpm(
     rel: IntoExpr,
     k: int,
