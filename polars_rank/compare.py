@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import polars as pl
 
 from polars_rank._compare import cuped
-from polars_rank._compare.comparison import compare_pair, rng_key, tukey_rows
+from polars_rank._compare.comparison import compare_pair, rng_key, tukey_bounds, tukey_rows
 from polars_rank._compare.data import (
     Notes,
-    Values,
     check_arms,
     check_finite,
     check_unique,
@@ -30,7 +29,9 @@ from polars_rank._compare.options import CORRECTIONS as CORRECTIONS
 from polars_rank._compare.options import (
     COUNT_COLUMNS,
     FLOAT_COLUMNS,
+    arm_pairs,
     check_options,
+    covariate_column,
     metric_columns,
     name_list,
 )
@@ -294,7 +295,7 @@ def compare(
     if len(set(keys)) != len(keys):
         msg = f"arm, query and group_by must name different columns, got {keys}"
         raise ValueError(msg)
-    extra = _covariate_column(covariate, schema, keys, paired)
+    extra = covariate_column(covariate, schema, keys, paired)
     metric_names = metric_columns(schema, metrics, [*keys, *extra])
     if not isinstance(robust, bool):
         msg = f"robust must be True or False, got {robust!r}"
@@ -313,7 +314,7 @@ def compare(
     # one row order for any input order: CUPED's sums and every array follow it
     frame = frame.sort(frame.columns, nulls_last=True)
     arms = check_arms(frame, arm, baseline)
-    pairs = _pairs(arms, baseline)
+    pairs = arm_pairs(arms, baseline)
     for q in queries:
         if frame[q].null_count():
             msg = f"query column {q!r} has null values"
@@ -352,7 +353,7 @@ def compare(
             if test == "tukey":
                 each = {a: arrays[None](key, metric, a) for a in arms}
                 results = tukey_rows({a: v.a for a, v in each.items()}, pairs, alpha, where, notes)
-                bands = [_tukey_bounds(each[other], each[base]) for other, base in pairs]
+                bands = [tukey_bounds(each[other], each[base]) for other, base in pairs]
             else:
                 found = [arrays[base](key, metric, other) for other, base in pairs]
                 results = [
@@ -392,46 +393,3 @@ def compare(
     columns = [*groups, "metric", arm, *RESULT_COLUMNS[1:], *([cuped.THETA] if extra else []),
                *(ROBUST_COLUMNS if robust else ())]
     return pl.DataFrame(rows, schema=out_schema).select(columns)
-
-
-def _tukey_bounds(mine: Values, theirs: Values) -> tuple[Any, ...] | None:
-    """Tukey compares each arm's values as a group: the bounds of each side's own."""
-    if mine.bounds is None or theirs.bounds is None:
-        return None
-    return (*mine.bounds[:2], *theirs.bounds[:2])
-
-
-def _covariate_column(covariate: str | None, schema: pl.Schema, keys: list[str],
-                      paired: bool) -> list[str]:
-    """``[covariate]`` checked (unpaired arms, a column of its own), or ``[]``."""
-    if covariate is None:
-        return []
-    if not isinstance(covariate, str):
-        msg = f"covariate must be a column name or None, got {covariate!r}"
-        raise TypeError(msg)
-    if paired:
-        msg = ("covariate= (CUPED) adjusts unpaired online arms: it needs paired=False "
-               "(paired arms already remove each query's own level)")
-        raise ValueError(msg)
-    if covariate not in schema:
-        msg = (f"per_query has no column {covariate!r} (named by covariate=); "
-               f"columns: {list(schema)}")
-        raise ValueError(msg)
-    if covariate in keys or covariate in RESULT_COLUMNS or covariate == cuped.THETA:
-        msg = f"covariate column {covariate!r} is also the arm, a query, a slice or a result column"
-        raise ValueError(msg)
-    return [covariate]
-
-
-def _pairs(arms: list[Any], baseline: Any) -> list[tuple[Any, Any]]:
-    """The (arm, baseline) pairs to compare, for one baseline, a list of them, or None."""
-    if baseline is None:
-        return [(other, base) for i, base in enumerate(arms) for other in arms[i + 1:]]
-    bases = list(baseline) if isinstance(baseline, (list, tuple)) else [baseline]
-    pairs: list[tuple[Any, Any]] = []
-    for base in bases:
-        for other in arms:
-            # two baselines are compared once: the later arm against the earlier
-            if other != base and not (other in bases and arms.index(other) < arms.index(base)):
-                pairs.append((other, base))
-    return pairs

@@ -37,6 +37,7 @@ from trec_files import trec_files
 import polars_rank as pr
 from polars_rank import io
 from polars_rank.__main__ import main
+from polars_rank._io import reader as io_reader
 from polars_rank.io import TrecFormatError
 
 if TYPE_CHECKING:
@@ -300,7 +301,7 @@ def test_scan_reads_the_file_when_collected(tmp_path: Path) -> None:
 def test_one_plan_reads_a_scan_once(tmp_path: Path) -> None:
     run = write(tmp_path / "run.txt", "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t\n")
     lazy = pr.scan_run(run)
-    with mock.patch.object(io, "_read", wraps=io._read) as read:
+    with mock.patch.object(io_reader, "read_frame", wraps=io_reader.read_frame) as read:
         twice = lazy.join(lazy.select("docid", pl.col("score").alias("s")), on="docid")
         assert twice.collect().height == 2
         assert read.call_count == 1
@@ -537,7 +538,7 @@ def read_by(path_kind: str, reader: str, path: Path, encoding: str) -> pl.DataFr
     """``reader`` on ``path``, the faster reading paths turned off as ``path_kind`` says."""
     with ExitStack() as stack:
         for name, value in PATHS[path_kind].items():
-            stack.enter_context(mock.patch.object(io, name, lambda *_, v=value, **__: v))
+            stack.enter_context(mock.patch.object(io_reader, name, lambda *_, v=value, **__: v))
         if reader == "run":
             return pr.read_run(path, encoding=encoding)
         return pr.read_qrels(path, encoding=encoding)

@@ -12,270 +12,47 @@ so with its message and exit status.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import os
 import sys
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 
+# what was asked, and the stops (eval_settings), and -Z (zscore_files) are in their own
+# modules; their names stay importable from here, where the other subcommands find them
+from polars_rank._cli.eval_settings import IDS as IDS
+from polars_rank._cli.eval_settings import Asked as Asked
+from polars_rank._cli.eval_settings import Settings as Settings
+from polars_rank._cli.eval_settings import Stop as Stop
+from polars_rank._cli.eval_settings import asked as asked
+from polars_rank._cli.eval_settings import is_text, stop_at, stop_twice, with_level
+from polars_rank._cli.eval_settings import readable as readable
+from polars_rank._cli.eval_settings import shown as shown
+from polars_rank._cli.eval_settings import to_ids as to_ids
+from polars_rank._cli.eval_settings import write_lines as write_lines
+from polars_rank._cli.zscore_files import standardized_values
+from polars_rank._cli.zscore_files import zscore_reference as zscore_reference
+from polars_rank._cli.zscore_files import zscored as zscored
 from polars_rank._engine.sort_keys import trec_score
 from polars_rank._engine.summaries import GEOMETRIC_FLOOR, summarize
-from polars_rank._engine.unjudged import HIGH, LOW
 from polars_rank._evaluation import evaluate
 from polars_rank._evaluation import zscores as zscores
-from polars_rank._language import trec_measures as trec
 from polars_rank.errors import DuplicateRowsError, TrecFormatError
 from polars_rank.io import last_tag, read_qrels, read_run
-from polars_rank.preferences import PREFS_MEASURES
-from polars_rank.registry import DIALECTS, Convention, Metric, convention, parse_metric
+from polars_rank.registry import Convention, Metric, parse_metric
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from pathlib import Path
-
-    from polars_rank._engine.summaries import Summary
 
 __all__ = ["IDS", "Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
            "readable", "shown", "to_ids", "write_lines", "zscore_reference", "zscored"]
 
-_META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
 _EMPTY = "__polars_rank_nothing_retrieved"
 _R = "__polars_rank_relevant"
 _NO_DOCUMENT = " "
 """The document of each list under ``-M 0``: removed under ``-J`` as unjudged (no
 qrels line can hold a blank id), leaving the empty list trec_eval evaluates."""
-IDS = "latin-1"
-"""How the command line reads ids: each byte one character, so that ids compare as
-bytes, as trec_eval compares them (files need not be UTF-8), and print back as the
-same bytes (:func:`write_lines`)."""
-
-
-def to_ids(text: str) -> str:
-    """A command-line argument (``-D level.qid``) as an id read byte for byte (``IDS``)."""
-    return os.fsencode(text).decode(IDS)
-
-
-def shown(qid: str) -> str:
-    r"""An id read byte for byte as text to show: its UTF-8, ``\x`` escapes where not UTF-8."""
-    return qid.encode(IDS).decode("utf-8", "backslashreplace")
-
-
-def readable(message: str) -> str:
-    """A message naming ids read byte for byte (a warning of evaluate()), as text.
-
-    Its ids shown as :func:`shown` shows them; a message with a character no byte
-    reads as (not from the files) is left as it is.
-    """
-    try:
-        return shown(message)
-    except UnicodeEncodeError:
-        return message
-
-
-def write_lines(lines: Sequence[str]) -> None:
-    """trec_eval's lines, ids as the bytes the files hold (text in :data:`IDS`)."""
-    if not lines:
-        return
-    data = ("\n".join(lines) + "\n").encode(IDS)
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # a text stream (redirect_stdout to a StringIO)
-        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
-        return
-    sys.stdout.flush()
-    buffer.write(data)
-
-
-class Stop(Exception):
-    """trec_eval 10 stops here: its message, a hint, and its exit status."""
-
-    def __init__(self, message: str, status: int, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.hint = hint
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How ``eval`` evaluates each run: trec_eval's flags and polars-rank's own.
-
-    Built by :meth:`of` from the command line's ``--dialect``, ``--ties`` and
-    ``--missing``/``-c``.
-    """
-
-    chosen: Convention = field(default_factory=lambda: convention("trec_eval"))
-    """The dialect with ``--ties`` and ``--missing``: each metric's tie policy and the
-    queries its mean is over (:func:`polars_rank.registry.convention`)."""
-    stop: bool = False
-    """A judged query absent from a run stops (trec_eval 10 without ``-c``:
-    :class:`Stop`, exit 4); the numbers are then the dialect's ``"skip"``'s."""
-    memory: str = "high"
-    max_ret: int | None = None
-    """``-M``: each query's first documents only (0: none, as trec_eval)."""
-    judged_only: bool = False
-    unjudged: str = "low"
-    unjudged_grade: float | None = None
-    debug_query: str | None = None
-    """``-D level.qid``: evaluate that query only (trec_eval's averages under ``-c``
-    still count every judged query); the id as read from the files (:func:`to_ids`)."""
-    zscores: Path | None = None
-    """``-Z``: trec_eval's z-score file; each value printed as its z-score
-    (:mod:`polars_rank._evaluation.zscores`)."""
-    rel_info_format: str = "qrels"
-    """``-R``: the qrels' format; ``qrels_jg``: judgment groups
-    (:mod:`polars_rank._cli.judgment_groups`)."""
-
-    @classmethod
-    def of(cls, dialect: str, *, ties: str | None = None, missing: str | None = None,
-           **rest: Any) -> Settings:
-        """The settings of ``--dialect``, ``--ties`` and ``--missing`` (``-c``: ``"zero"``).
-
-        ``missing``: ``"error"`` (stop), ``"skip"``, ``"zero"``, or None: the dialect's.
-        A dialect whose means are over the run's queries (trec_eval's, the default)
-        stops as trec_eval 10 does; one whose means are over the qrels' queries
-        (ir_measures, ranx, MS Recommenders' ndcg) averages as it does, without a stop.
-        ``rest``: the other fields.
-        """
-        if missing is None and dialect in DIALECTS and DIALECTS[dialect].missing == "skip":
-            missing = "error"
-        chosen = convention(dialect, ties=ties,
-                            missing="skip" if missing == "error" else missing)
-        return dataclasses.replace(cls(chosen, stop=missing == "error"), **rest)
-
-    @property
-    def zero(self) -> bool:
-        """Every judged query counted (``-c``, or the dialect's means over the qrels)."""
-        return self.chosen.missing == "zero"
-
-
-class Asked:
-    """The measures asked: printed names, their metrics, and what was left out."""
-
-    def __init__(self, specs: Sequence[str], level: int | None,
-                 dialect: str = "trec_eval", num_docs: int | None = None) -> None:
-        self.level, self.dialect = level, dialect
-        self.names: list[str] = []
-        self.metrics: dict[str, Metric] = {}
-        self.skipped: list[str] = []
-        self.ends: dict[str, str] = {}
-        """``--bounds``: a printed name -> the suffix of evaluate()'s column it reads."""
-        self.notes: list[str] = []
-        """Notes for stderr: parameters trec_eval ignores."""
-        self.prefs: list[str] = []
-        """The preference measures asked (``-R prefs``: :mod:`polars_rank._cli.prefs`)."""
-        given = trec.first_parameters(specs)
-        for spec in specs:
-            expanded = trec.expand(spec, given)
-            if expanded is None:  # a polars-rank metric string
-                lines = [(spec, spec)]
-            else:
-                lines = expanded.lines
-                if expanded.note and expanded.note not in self.notes:
-                    self.notes.append(expanded.note)
-            for name, string in lines:
-                measure = trec.printed(name) if expanded is not None else None
-                if name in self.names:
-                    continue
-                if measure in trec.UNSUPPORTED:
-                    if measure not in self.skipped:
-                        self.skipped.append(measure)
-                    continue
-                self.names.append(name)
-                if measure in PREFS_MEASURES:  # read from preference judgments, no metric
-                    self.prefs.append(name)
-                elif name not in _META:
-                    metric = _with_level(parse_metric(string, dialect), level)
-                    self.metrics[name] = _with_num_docs(metric, num_docs)
-        rank = {m: i for i, m in enumerate(trec.ORDER)}
-        last = len(rank)
-        # trec_eval's measures in its order; polars-rank strings after them, as asked
-        self.names.sort(key=lambda n: rank.get(trec.printed(n), last))
-
-    def unique(self) -> list[Metric]:
-        """The distinct metrics to evaluate (two spellings may name one)."""
-        return list(dict.fromkeys(self.metrics.values()))
-
-    def with_bounds(self) -> Asked:
-        """``--bounds``: after each measure, ``<name>_low`` and ``<name>_high``.
-
-        :func:`polars_rank.evaluate`'s ``bounds=True`` columns: the measure with the
-        unjudged retrieved documents non-relevant and judged at the grade. A string
-        per query (``relstring``) has none.
-        """
-        out = self._empty()
-        for name in self.names:
-            out.names.append(name)
-            metric = self.metrics.get(name)
-            if metric is None:
-                continue
-            out.metrics[name] = metric
-            if _is_text(metric):
-                continue
-            for end in (LOW, HIGH):
-                out.names.append(f"{name}_{end}")
-                out.metrics[f"{name}_{end}"] = metric
-                out.ends[f"{name}_{end}"] = f"_{end}"
-        return out
-
-    def _empty(self) -> Asked:
-        """An Asked without measures, with this one's settings and notes."""
-        out = Asked([], self.level, self.dialect)
-        out.skipped, out.notes = self.skipped, self.notes
-        return out
-
-    def numbers_only(self) -> Asked:
-        """These measures without the string ones (relstring)."""
-        out = self._empty()
-        out.metrics = {n: m for n, m in self.metrics.items() if not _is_text(m)}
-        out.names = [n for n in self.names if n not in self.metrics or n in out.metrics]
-        out.ends = self.ends
-        return out
-
-    def zero_over_zero(self) -> dict[str, tuple[float, ...]]:
-        """The measures trec_eval divides 0 by 0 on an empty list, with their recall levels.
-
-        m_iprec_at_recall.c and m_11pt_avg.c start from the precision of the whole
-        list, num_rel_ret / num_ret: NaN when nothing is retrieved (``-J``, ``-M 0``),
-        which they keep at each level x with lround(x R) = 0 (C prints ``-nan``).
-        """
-        out: dict[str, tuple[float, ...]] = {}
-        for name, m in self.metrics.items():
-            if m.definition.name == "iprec_at_recall":
-                out[name] = (float(m.options.get("recall", 0.0)),)
-            elif m.definition.name == "11pt_avg":
-                option = m.definition.option("levels")
-                assert option is not None  # 11pt_avg has recall levels
-                out[name] = tuple(m.options.get("levels", option.default))
-        return out
-
-
-def _with_level(metric: Metric, level: int | None) -> Metric:
-    """trec_eval's ``-l``: the relevance threshold of every binary measure not given one.
-
-    Not a gain threshold (ndcg's, ranx's ``-l``; its default is None): trec_eval's
-    ndcg ignores ``-l``.
-    """
-    option = metric.definition.option("threshold")
-    if level is None or option is None or option.default is None:
-        return metric
-    if "threshold" in metric.options:
-        return metric
-    return Metric(metric.definition, metric.k, {**metric.options, "threshold": level})
-
-
-def _with_num_docs(metric: Metric, num_docs: int | None) -> Metric:
-    """trec_eval's ``-N``: the collection size, which only ``utility`` reads (m_utility.c)."""
-    if num_docs is None or metric.definition.option("num_docs") is None:
-        return metric
-    return Metric(metric.definition, metric.k, {**metric.options, "num_docs": num_docs})
-
-
-def asked(specs: Sequence[str] | None, level: int | None = None,
-          dialect: str = "trec_eval", num_docs: int | None = None) -> Asked:
-    """Parse the ``-m`` arguments (default: trec_eval's ``official`` set) in ``dialect``."""
-    return Asked(list(specs) if specs else ["official"], level, dialect, num_docs)
 
 
 def _top(run: pl.LazyFrame, max_ret: int, ties: str) -> pl.LazyFrame:
@@ -335,7 +112,7 @@ def _per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *,
         hidden[_EMPTY] = parse_metric("map_avgjg" if s.rel_info_format == "qrels_jg"
                                       else "num_ret")
     if levels:
-        hidden[_R] = _with_level(parse_metric("num_rel", a.dialect), a.level)
+        hidden[_R] = with_level(parse_metric("num_rel", a.dialect), a.level)
     metrics = list(dict.fromkeys([*a.unique(), *hidden.values()]))
     per = evaluate(run, judged, metrics, per_query=True,
                    missing=s.chosen.given_missing,  # type: ignore[arg-type]
@@ -419,38 +196,6 @@ def _checked_per_query(path: Path, qrels: pl.LazyFrame, a: Asked, s: Settings, *
                           queries=before.select("qid").unique()), twice
 
 
-def _stop_twice(twice: tuple[str, str, str] | None, run: str | None = None) -> None:
-    """Stop where trec_eval stops on a document twice (:func:`_twice`), exit status 4."""
-    if twice is None:
-        return
-    q, d, where = shown(twice[0]), shown(twice[1]), twice[2]
-    msg = (f"{'' if run is None else f'{run}: '}duplicate (query, doc) rows in {where}: "
-           f"query '{q}' has document '{d}' twice")
-    raise Stop(msg, 4, "trec_eval stops at that query (\"duplicate docs\", then \"Can't "
-                       "calculate measure\", exit status 4), after the queries before it; a "
-                       "document is ranked and judged once per query")
-
-
-def _stop(absent: str | None, per: pl.DataFrame, run: str | None = None) -> None:
-    """Stop where trec_eval 10 stops (trec_eval.c:389-393 and 445-449).
-
-    A judged query the run lacks, without ``-c``: exit 4, with trec_eval's message
-    (whose "result" and "qrels" are the wrong way round) and a hint. No query
-    evaluated: exit 7. ``run``: the run's name, when several are evaluated.
-    """
-    where = "" if run is None else f"{run}: "
-    if absent is not None:
-        absent = shown(absent)
-        hint = (f"the qrels judge query '{absent}' and {run or 'the run'} has no line for "
-                "it: trec_eval 10 stops there (exit status 4); -c scores such queries 0 "
-                "(as trec_eval -c), --missing skip leaves them out (as trec_eval 9 and "
-                "pytrec_eval)")
-        msg = f"{where}result qid '{absent}' not found in qrels"
-        raise Stop(msg, 4, hint)
-    if per.height == 0:
-        msg = f"{where}No queries with both results and relevance info"
-        raise Stop(msg, 7, "the run and the qrels share no query id")
-
 
 def _complete(per: pl.DataFrame, qrels: pl.LazyFrame, s: Settings,
               a: Asked | None = None) -> pl.DataFrame:
@@ -511,10 +256,6 @@ def _judgments(qrels: Path, a: Asked, s: Settings) -> pl.LazyFrame:
     return read_qrels(qrels, encoding=IDS).lazy()
 
 
-def _is_text(metric: Metric) -> bool:
-    """A string per query (relstring): printed per query only, never summarised."""
-    return metric.definition.over_queries == "none"
-
 
 def _counted(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | None:
     """The qrels, when the summary counts them as ``trec_eval -c`` does (:func:`_summary`).
@@ -524,53 +265,6 @@ def _counted(judgments: pl.LazyFrame, chosen: Convention) -> pl.LazyFrame | None
     """
     return judgments if chosen.missing == "zero" and not chosen.dialect.absent else None
 
-
-def zscore_reference(s: Settings) -> pl.DataFrame | None:
-    """``-Z``: the z-score file, read as trec_eval reads it after the qrels and the run.
-
-    A file trec_eval cannot read, or a malformed one, stops as trec_eval stops
-    (get_zscores.c; exit status 255, its ``return UNDEF`` from main).
-    """
-    if s.zscores is None:
-        return None
-    try:
-        return zscores.read_zscores(s.zscores, encoding=IDS)
-    except (OSError, TrecFormatError) as exc:
-        msg = f"-Z: cannot read the z-score file: {exc}"
-        hint = ("trec_eval stops on a file it cannot read or a line without 4 fields "
-                "(get_zscores.c), with exit status 255; polars-rank also refuses a mean "
-                "or standard deviation that is not a finite number, which trec_eval's "
-                "atof reads as 0 (x) or uses as it is (nan)")
-        raise Stop(msg, 255, hint) from exc
-
-
-def _standardized(per: pl.DataFrame, reference: pl.DataFrame, a: Asked,
-                  s: Settings) -> pl.DataFrame:
-    """``-Z``: the per-query values of ``a``'s metrics as z-scores (:func:`zscored`)."""
-    columns = {n: m.definition.over_queries for n, m in a.metrics.items()}
-    return zscored(per, reference, columns, a.names, s)
-
-
-def zscored(per: pl.DataFrame, reference: pl.DataFrame, columns: Mapping[str, Summary],
-            names: Sequence[str], s: Settings) -> pl.DataFrame:
-    """``-Z``: the per-query ``columns`` as z-scores, with a note where trec_eval misreads.
-
-    ``columns``: each measure and how its values are summarised over queries;
-    ``names``: the measures asked (trec_eval converts each but runid, num_q too).
-    :func:`polars_rank._evaluation.zscores.reads_past`: where trec_eval 10 looks a value up past
-    the end of its table (a crash, or another query's mean), polars-rank gives
-    -1000000 as trec_eval's help says, and a note says so.
-    """
-    names = [n for n in names if n != "runid"]  # every value trec_eval converts
-    past = zscores.reads_past(per, reference, names)
-    if past is not None:
-        q, measure = past
-        what = f"query '{shown(q)}'" + ("" if measure is None else f", measure '{measure}',")
-        print(f"polars-rank: note: -Z {s.zscores}: trec_eval 10 looks {what} up past the "
-              "end of its table (convert_zscores.c's binary search): it then crashes or "
-              "uses the next query's mean; polars-rank gives -1000000, as trec_eval's help "
-              "says for a measure and query not in the file", file=sys.stderr)
-    return zscores.standardized(per.lazy(), reference, columns, "qid").collect()
 
 
 def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: Asked,
@@ -587,7 +281,7 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
     judgments = _judgments(qrels, a, s)
     merged: pl.DataFrame | None = None
     queries: dict[str, set[str]] = {}  # each run's evaluated queries
-    text = [n for n, m in a.metrics.items() if _is_text(m)]
+    text = [n for n, m in a.metrics.items() if is_text(m)]
     if text and per_query:
         print(f"polars-rank: note: {', '.join(text)} left out: strings are printed by "
               "--format trec_eval (one run)", file=sys.stderr)
@@ -598,9 +292,9 @@ def evaluate_files(qrels: Path, runs: Sequence[Path], names: Sequence[str], a: A
         if s.zscores is not None:
             reference = zscore_reference(s) if reference is None else reference
             assert reference is not None  # s.zscores is set
-            per = _standardized(per, reference, a, s)
-        _stop_twice(twice, name if len(runs) > 1 else None)
-        _stop(_absent(per, judgments, s), per, name if len(runs) > 1 else None)
+            per = standardized_values(per, reference, a, s)
+        stop_twice(twice, name if len(runs) > 1 else None)
+        stop_at(_absent(per, judgments, s), per, name if len(runs) > 1 else None)
         queries[name] = set(per["qid"])
         z = reference is not None
         summary = _summary(_complete(per, judgments, s, a if z else None), a,
@@ -643,7 +337,7 @@ def _line(name: str, qid: str, value: float | str | None, a: Asked, *,
     metric = a.metrics.get(name)
     count = name == "num_q" or (metric is not None and metric.definition.over_queries == "sum")
     if isinstance(value, str):
-        text = f"'{value}'" if metric is not None and _is_text(metric) else value
+        text = f"'{value}'" if metric is not None and is_text(metric) else value
     elif value is None:
         text = ""
     elif math.isnan(value):  # trec_eval's 0 / 0 (Rndcg without a positive gain), C's "-nan"
@@ -679,7 +373,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
     per, twice = _checked_per_query(run, judgments, a, s, zero_over_zero=True)
     reference = zscore_reference(s)
     if reference is not None:
-        per = _standardized(per, reference, a, s)
+        per = standardized_values(per, reference, a, s)
     z = reference is not None
     absent = None if twice is not None else _absent(per, judgments, s)
     lines = []
@@ -696,7 +390,7 @@ def print_trec_eval(qrels: Path, run: Path, a: Asked, s: Settings | None = None,
         if "runid" in a.names:  # the tag of the run's last line, as trec_eval
             meta["runid"] = last_tag(run, encoding=IDS)
         lines += [_line(n, "all", meta[n] if n in meta else means[n], a, standardized=z)
-                  for n in a.names if n not in a.metrics or not _is_text(a.metrics[n])]
+                  for n in a.names if n not in a.metrics or not is_text(a.metrics[n])]
     write_lines(lines)
-    _stop_twice(twice)
-    _stop(absent, per)
+    stop_twice(twice)
+    stop_at(absent, per)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from polars_rank._compare.data import Notes
+    from polars_rank._compare.data import Notes, Values
     from polars_rank.stats import Alternative, Interval
 
     Array = npt.NDArray[np.float64]
@@ -162,3 +162,9 @@ def tukey_rows(values: dict[Any, Array], pairs: Sequence[tuple[Any, Any]], alpha
         rows.append(row)
     return rows
 
+
+def tukey_bounds(mine: Values, theirs: Values) -> tuple[Any, ...] | None:
+    """Tukey compares each arm's values as a group: the bounds of each side's own."""
+    if mine.bounds is None or theirs.bounds is None:
+        return None
+    return (*mine.bounds[:2], *theirs.bounds[:2])

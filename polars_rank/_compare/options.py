@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -114,3 +115,39 @@ def metric_columns(schema: pl.Schema, metrics: str | Sequence[str] | None,
             msg = f"metric column {m!r} must be numeric, got {dtype}"
             raise TypeError(msg)
     return names
+
+
+def covariate_column(covariate: str | None, schema: pl.Schema, keys: list[str],
+                     paired: bool) -> list[str]:
+    """``[covariate]`` checked (unpaired arms, a column of its own), or ``[]``."""
+    if covariate is None:
+        return []
+    if not isinstance(covariate, str):
+        msg = f"covariate must be a column name or None, got {covariate!r}"
+        raise TypeError(msg)
+    if paired:
+        msg = ("covariate= (CUPED) adjusts unpaired online arms: it needs paired=False "
+               "(paired arms already remove each query's own level)")
+        raise ValueError(msg)
+    if covariate not in schema:
+        msg = (f"per_query has no column {covariate!r} (named by covariate=); "
+               f"columns: {list(schema)}")
+        raise ValueError(msg)
+    if covariate in keys or covariate in RESULT_COLUMNS or covariate == CUPED_THETA:
+        msg = f"covariate column {covariate!r} is also the arm, a query, a slice or a result column"
+        raise ValueError(msg)
+    return [covariate]
+
+
+def arm_pairs(arms: list[Any], baseline: Any) -> list[tuple[Any, Any]]:
+    """The (arm, baseline) pairs to compare, for one baseline, a list of them, or None."""
+    if baseline is None:
+        return [(other, base) for i, base in enumerate(arms) for other in arms[i + 1:]]
+    bases = list(baseline) if isinstance(baseline, (list, tuple)) else [baseline]
+    pairs: list[tuple[Any, Any]] = []
+    for base in bases:
+        for other in arms:
+            # two baselines are compared once: the later arm against the earlier
+            if other != base and not (other in bases and arms.index(other) < arms.index(base)):
+                pairs.append((other, base))
+    return pairs

@@ -1,0 +1,1 @@
+"""The parts of trec_eval's preference measures behind ``polars_rank.preferences``."""
