@@ -32,6 +32,7 @@ from polars_rank import _namespace, datasets, fusion, plot, stats
 from polars_rank._compare.report import report
 from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked, tie_spread
+from polars_rank._evaluation.buckets import in_buckets
 from polars_rank._namespace import RankNameSpace, rank
 from polars_rank._stats.power import mde, power
 from polars_rank._zscores import read_zscores
@@ -70,6 +71,7 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "evaluate",
     "evaluate_prefs",
     "ranked",
+    "in_buckets",
     "tie_spread",
     "compare",
     "summarize",

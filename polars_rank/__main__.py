@@ -213,9 +213,10 @@ def _parser() -> argparse.ArgumentParser:
                     choices=get_args(EvalTies))
     ev.add_argument("--dialect", choices=list(DIALECTS), default="trec_eval",
                     help="which tool's number a shared spelling means (default: trec_eval)")
-    ev.add_argument("--memory", choices=["high", "low"], default="high",
+    ev.add_argument("--memory", choices=["auto", "high", "low"], default="auto",
                     help="low: evaluate hash buckets of queries one after another "
-                         "(runs larger than memory)")
+                         "(runs larger than memory); high: all in memory; auto (the "
+                         "default): low for runs above 12M rows")
     _cli_compare.add_parser(sub)
     _cli_fuse.add_parser(sub)
     demo = sub.add_parser("demo", help="evaluate and compare the arms of the embedded "
@@ -331,7 +332,7 @@ def _check_prefs_options(args: argparse.Namespace) -> None:
     given = [option for option, used in (
         ("--bounds", args.bounds), ("--unjudged", args.unjudged != "low"),
         ("--unjudged-grade", args.unjudged_grade is not None), ("--ties", args.ties),
-        ("--dialect", args.dialect != "trec_eval"), ("--memory", args.memory != "high"),
+        ("--dialect", args.dialect != "trec_eval"), ("--memory", args.memory != "auto"),
     ) if used]
     if given:
         msg = (f"{given[0]}: not for preference judgments (-R {args.Rel_info_format}), "
