@@ -8,16 +8,19 @@ two (ndcg@10, map) for the ETL forms, as the issue's measurements; peak RSS is t
 process's maximum resident set (``getrusage``, what ``/usr/bin/time -v`` reports).
 
     python benches/generate.py 10m && python benches/generate.py 50m
-    python benches/scale.py 10m 50m [--repeat 3] [--tools ...] [--out FILE]
+    python benches/scale.py 10m 50m [--repeat 3] [--tools ...] [--out FILE] [--interleave]
+
+``--interleave`` runs every (variant, size) in turn within each round, so that the
+ratio of the 50M time to the 10M time is measured under the same load.
 
 The ETL forms:
 
 - ``ETL join + group_by``: the card's form, ``scan_parquet(run).join(scan_parquet(qrels),
   how="left").group_by("qid").agg(ndcg, map)`` collected with ``engine="streaming"``;
 - ``ETL join + query=``: the same join, ``select(ndcg(query=), map(query=))``;
-- ``ETL in query buckets``: ``pr.query_buckets`` (the documented form beyond memory):
-  the joined frame's queries in hash buckets, each bucket's ``group_by("qid").agg``
-  collected on its own and the per-query values concatenated.
+- ``ETL in query buckets``: ``pr.in_buckets`` (the documented form beyond memory):
+  the joined frame written once into hash buckets of queries, each bucket's
+  ``group_by("qid").agg`` collected on its own and the per-query values concatenated.
 """
 
 from __future__ import annotations
@@ -75,9 +78,8 @@ def etl_buckets(run: Path, qrels: Path) -> dict:
 
     import polars_rank as pr
 
-    per = pl.concat([
-        part.group_by("qid").agg(_etl_metrics()).collect(engine="streaming")
-        for part in pr.query_buckets(_joined(run, qrels), "qid")])
+    per = pr.in_buckets(_joined(run, qrels),
+                        lambda part: part.group_by("qid").agg(_etl_metrics()))
     return per.select(pl.exclude("qid").mean()).row(0, named=True)
 
 
@@ -102,6 +104,8 @@ TOOLS = {
 
 
 def child(tool: str, size: str) -> None:
+    if "@" in tool:  # --interleave: the size travels with the tool
+        tool, size = tool.rsplit("@", 1)
     run, qrels = DATA / f"run_{size}.parquet", DATA / f"qrels_{size}.parquet"
     modules = ("polars",) if tool.startswith("floor") else ("polars", "polars_rank")
     child_json(lambda: TOOLS[tool](run, qrels), modules)
@@ -115,14 +119,23 @@ def main() -> None:
     parser.add_argument("--tools", nargs="*", default=list(TOOLS))
     parser.add_argument("--child", nargs=2, metavar=("TOOL", "SIZE"))
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--interleave", action="store_true",
+                        help="every (variant, size) in turn in each round, so that the "
+                             "ratio between sizes is measured under the same load")
     args = parser.parse_args()
     if args.child:
         child(*args.child)
         return
     byte_compile()
     lines = [f"# Scale without a switch ({date.today()})", ""]
-    results = {size: measure(args.tools, size, args.repeat, args.timeout, script=__file__)
-               for size in args.sizes}
+    if args.interleave:
+        pairs = [f"{tool}@{size}" for size in args.sizes for tool in args.tools]
+        both = measure(pairs, "", args.repeat, args.timeout, script=__file__)
+        results = {size: {tool: both[f"{tool}@{size}"] for tool in args.tools}
+                   for size in args.sizes}
+    else:
+        results = {size: measure(args.tools, size, args.repeat, args.timeout,
+                                 script=__file__) for size in args.sizes}
     lines += ["| variant | " + " | ".join(f"{s} s | {s} MiB" for s in args.sizes)
               + (" | time ratio |" if len(args.sizes) == 2 else " |"),
               "|---|" + "---|---|" * len(args.sizes) + ("---|" if len(args.sizes) == 2 else "")]

@@ -29,9 +29,9 @@ _BUCKET = "__polars_rank_bucket"
 
 AUTO_ROWS = 12_000_000
 """``memory="auto"`` buckets a run of more rows than this. In memory, 10M rows peak
-at about 1.3 GB and 50M at 5 GB, while the buckets hold the peak near 0.6 GB at
-every size and took no longer from 10M rows on (docs/performance.md, "Streaming,
-windows and memory")."""
+at about 1.2 GB and 50M at 5.3 GB; the buckets hold the peak near 0.6 GB at every
+size, in about the one pass's time at 50M rows. Up to 12M rows the default keeps
+the one pass it had (docs/performance.md, "Streaming, windows and memory")."""
 
 
 def chosen_memory(run: pl.DataFrame | pl.LazyFrame, memory: Memory) -> Memory:

@@ -146,13 +146,13 @@ def evaluate(
         a Python function) takes ``"high"``: pass ``"low"`` for such a plan beyond
         memory. ``"high"``: one pass over the data; the ranking is a window over
         each query, which Polars computes in memory (the streaming engine falls back
-        for it), so the run must fit in RAM a few times over (about 1.3 GB at 10M
-        rows, 5 GB at 50M). ``"low"``: split the queries into hash buckets of about
+        for it), so the run must fit in RAM a few times over (about 1.2 GB at 10M
+        rows, 5.3 GB at 50M). ``"low"``: split the queries into hash buckets of about
         4M run rows, written once to a temporary folder, and evaluate them one after
         another; peak memory follows the bucket, not the data (about 0.6 GB at 10M
-        and 50M rows), and from 10M rows on it took no longer than ``"high"``
-        (docs/performance.md). The result is identical; with ``"low"`` it is computed
-        when ``evaluate`` is called.
+        and at 50M rows), in about the time of ``"high"`` at 50M rows
+        (docs/performance.md). The result is identical; with ``"low"`` it is
+        computed when ``evaluate`` is called.
     dialect
         Whose convention: which tool's number a spelling two tools share means, the
         tie policy when ``ties`` is not given and the queries averaged when
