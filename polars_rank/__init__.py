@@ -32,6 +32,7 @@ from polars_rank import datasets, fusion, plot, stats
 from polars_rank._compare.report import report
 from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked, tie_spread
+from polars_rank._evaluation.buckets import in_buckets
 from polars_rank._evaluation.zscores import read_zscores
 from polars_rank._language import namespace as _namespace
 from polars_rank._language.namespace import RankNameSpace, rank
@@ -71,6 +72,7 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "evaluate",
     "evaluate_prefs",
     "ranked",
+    "in_buckets",
     "tie_spread",
     "compare",
     "summarize",

@@ -6,6 +6,7 @@ runs as ``python -m polars_rank`` in a subprocess.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -131,14 +132,16 @@ def test_eval_means_equal_trec_eval(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert got[metric, "all"] == pytest.approx(mean, abs=1e-9), metric
 
 
-@pytest.mark.parametrize("memory", ["high", "low"])
+@pytest.mark.parametrize("memory", ["auto", "high", "low"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_eval_per_query_equals_trec_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          seed: int, memory: str,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
 
-    # --memory low: several buckets even on this small case
+    # --memory low: several buckets even on this small case (auto: above 20 run rows)
     monkeypatch.setattr(pipeline_module(), "_BUCKET_ROWS", 5)
+    monkeypatch.setattr(importlib.import_module("polars_rank._evaluation.buckets"),
+                        "AUTO_ROWS", 20)
     run, qrels = make_case(seed)
     qrels_path, run_path = write_case(tmp_path, run, qrels)
     code, out, _ = run_cli(capsys, "eval", qrels_path, run_path, "-m", "ndcg_cut_10",

@@ -135,7 +135,7 @@ def _check_prefs_options(args: argparse.Namespace) -> None:
     given = [option for option, used in (
         ("--bounds", args.bounds), ("--unjudged", args.unjudged != "low"),
         ("--unjudged-grade", args.unjudged_grade is not None), ("--ties", args.ties),
-        ("--dialect", args.dialect != "trec_eval"), ("--memory", args.memory != "high"),
+        ("--dialect", args.dialect != "trec_eval"), ("--memory", args.memory != "auto"),
     ) if used]
     if given:
         msg = (f"{given[0]}: not for preference judgments (-R {args.Rel_info_format}), "

@@ -89,7 +89,7 @@ class Settings:
     stop: bool = False
     """A judged query absent from a run stops (trec_eval 10 without ``-c``:
     :class:`Stop`, exit 4); the numbers are then the dialect's ``"skip"``'s."""
-    memory: str = "high"
+    memory: str = "auto"
     max_ret: int | None = None
     """``-M``: each query's first documents only (0: none, as trec_eval)."""
     judged_only: bool = False

@@ -175,9 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
                     choices=get_args(EvalTies))
     ev.add_argument("--dialect", choices=list(DIALECTS), default="trec_eval",
                     help="which tool's number a shared spelling means (default: trec_eval)")
-    ev.add_argument("--memory", choices=["high", "low"], default="high",
+    ev.add_argument("--memory", choices=["auto", "high", "low"], default="auto",
                     help="low: evaluate hash buckets of queries one after another "
-                         "(runs larger than memory)")
+                         "(runs larger than memory); high: all in memory; auto (the "
+                         "default): low for runs above 12M rows")
     _cli_compare.add_parser(sub)
     _cli_fuse.add_parser(sub)
     demo = sub.add_parser("demo", help="evaluate and compare the arms of the embedded "

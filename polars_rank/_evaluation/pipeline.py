@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 import polars as pl
 
 from polars_rank._engine.unjudged import HIGH
-from polars_rank._evaluation.buckets import buckets
+from polars_rank._evaluation.buckets import buckets, chosen_memory
 from polars_rank._evaluation.intents import check_subtopics, collapsed, intent_values
 from polars_rank._evaluation.judged import judged_rows
 from polars_rank._evaluation.judged_frame import in_rank_order, rank_columns
@@ -77,7 +77,7 @@ def evaluate(
     ties: EvalTies | None = None,
     missing: Missing | None = None,
     validate: bool = True,
-    memory: Memory = "high",
+    memory: Memory = "auto",
     dialect: str = "polars-rank",
     subtopic: str = "subtopic",
     judged_only: bool = False,
@@ -139,14 +139,20 @@ def evaluate(
         one pass over the data (see Returns). ``validate=False`` skips the checks;
         use it only for data you already checked.
     memory
-        ``"high"`` (default): one pass over the data; the ranking is a window over
+        ``"auto"`` (the default): ``"low"`` for a run of more than 12M rows, else
+        ``"high"``. A run's size is its height, or for a LazyFrame its row count when
+        that reads no data (a Parquet or IPC file's metadata, a CSV's line count, a
+        frame in memory); a LazyFrame that must run to be counted (a join, a filter,
+        a Python function) takes ``"high"``: pass ``"low"`` for such a plan beyond
+        memory. ``"high"``: one pass over the data; the ranking is a window over
         each query, which Polars computes in memory (the streaming engine falls back
-        for it), so the run must fit in RAM a few times over. ``"low"``: split the
-        queries into hash buckets of about 4M run rows and evaluate them one after
-        another, each reading the (ideally Parquet, scanned) inputs again with the
-        bucket as a filter; peak memory follows the bucket, not the data, at the cost
-        of one scan per bucket. The result is identical; it is computed when
-        ``evaluate`` is called.
+        for it), so the run must fit in RAM a few times over (about 1.2 GB at 10M
+        rows, 5.3 GB at 50M). ``"low"``: split the queries into hash buckets of about
+        4M run rows, written once to a temporary folder, and evaluate them one after
+        another; peak memory follows the bucket, not the data (about 0.6 GB at 10M
+        and at 50M rows), in about the time of ``"high"`` at 50M rows
+        (docs/performance.md). The result is identical; with ``"low"`` it is
+        computed when ``evaluate`` is called.
     dialect
         Whose convention: which tool's number a spelling two tools share means, the
         tie policy when ``ties`` is not given and the queries averaged when
@@ -212,8 +218,9 @@ def evaluate(
         every row before any metric (the columns it needs, both inputs in one
         ``collect_all``: a Parquet scan reads only those); every later step reads
         memory, and the result is the plan of the rest (``explain()`` shows the
-        metrics), computed when collected. ``memory="low"`` reads the inputs once
-        per bucket instead.
+        metrics), computed when collected. ``memory="low"`` (and ``"auto"`` above
+        12M rows) reads the inputs once, into the buckets' files, and evaluates
+        them when called.
 
     Warns
     -----
@@ -269,6 +276,7 @@ def evaluate_spec(run: FrameLike, qrels: FrameLike | None, spec: EvaluationSpec,
     """:func:`evaluate` of a resolved spec: the entry points' one path after :func:`resolve`."""
     reference = None if zscores is None else checked_reference(zscores, spec.query)
     polars_run, polars_qrels = inputs(run, qrels, spec)
+    spec = replace(spec, memory=chosen_memory(polars_run, spec.memory))
     grouped = evaluate_groups(per_query_values, polars_run, polars_qrels, spec)
     if grouped is not None:  # trec_eval's judgment-group measures
         if reference is not None:
@@ -450,7 +458,7 @@ def per_query_values(run: Frame, qrels: Frame | None, spec: EvaluationSpec, *,
     validating the data, and their per-query values joined (a metric is null on a
     query another metric's queries have and its own lack).
     """
-    if spec.memory == "high" and any(isinstance(f, pl.LazyFrame) for f in (run, qrels)):
+    if spec.memory != "low" and any(isinstance(f, pl.LazyFrame) for f in (run, qrels)):
         run, qrels = read_once(run, qrels, spec)
     parts = []
     for (policy, queries), group in spec.passes().items():

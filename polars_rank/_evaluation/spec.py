@@ -37,7 +37,7 @@ __all__ = ["EvalTies", "EvaluationSpec", "Memory", "Missing", "metric_list", "na
 EvalTies = Literal["trec_eval", "trec_eval9", "doc_ascending", "first", "optimistic",
                    "pessimistic", "expected"]
 Missing = Literal["skip", "zero"]
-Memory = Literal["high", "low"]
+Memory = Literal["auto", "high", "low"]
 JUDGMENT_GROUP = "jg"
 """The judgment-group column of qrels read with ``format="qrels_jg"``."""
 
@@ -104,7 +104,7 @@ def resolve(
     ties: EvalTies | None = None,
     missing: Missing | None = None,
     validate: bool = True,
-    memory: Memory = "high",
+    memory: Memory = "auto",
     dialect: str = "polars-rank",
     subtopic: str = "subtopic",
     judged_only: bool = False,
