@@ -28,6 +28,7 @@ import inspect
 import re
 from typing import TYPE_CHECKING, Any, ForwardRef, TypedDict, TypeVar, cast
 
+from polars_rank._engine.params import TIES
 from polars_rank._engine.unjudged import Unjudged, check_unjudged, with_unjudged
 from polars_rank._language.metric_spec import (
     MetricSpec,
@@ -174,11 +175,12 @@ def _refuse_ties(spec: MetricSpec, ties: object, rank: object) -> None:
     """A tie policy ``spec`` does not support: the one place it is refused.
 
     ``rank=(first, last)`` (tie spans, as ``evaluate(ties="expected")`` passes them)
-    is ``ties="expected"``.
+    is ``ties="expected"``. A value that is no tie policy at all is left to the
+    function's own check, whose ``ValueError`` lists the policies it takes.
     """
     if ties is None and isinstance(rank, tuple):
         ties = "expected"
-    if ties is not None and ties not in spec.ties:
+    if ties is not None and ties in TIES and ties not in spec.ties:
         allowed = ", ".join(repr(t) for t in spec.ties)
         msg = f"{spec.name}: ties={ties!r} is not supported (supported: {allowed})"
         raise NotImplementedError(msg)
