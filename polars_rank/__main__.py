@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 # the subcommands live in polars_rank/_cli/; this module parses and dispatches
 from polars_rank._cli import compare as _cli_compare
 from polars_rank._cli import fuse as _cli_fuse
-from polars_rank._cli.eval import Stop, readable
 from polars_rank._cli.eval_command import run_eval
+from polars_rank._cli.eval_settings import Stop, readable
 from polars_rank._cli.getopt import UsageError, spelled_out
 from polars_rank._cli.info import demo, list_metrics
 from polars_rank._cli.parser import EVAL_HELP as EVAL_HELP  # public here before the split

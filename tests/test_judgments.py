@@ -531,7 +531,7 @@ def test_cli_judged_only_and_num_docs(tmp_path: Path) -> None:
     assert run_cli(["--judged-only", *args]) == text != run_cli(args)
     # -N reaches utility's collection size (only its fourth weight reads it)
     metric = parse_metric("utility")
-    from polars_rank._cli.eval import asked
+    from polars_rank._cli.eval_settings import asked
 
     assert asked(["utility"], num_docs=50).metrics["utility"].options["num_docs"] == 50
     assert metric.definition.option("num_docs") is not None
@@ -541,7 +541,7 @@ def test_cli_judged_only_and_num_docs(tmp_path: Path) -> None:
 
 
 def test_a_measure_takes_the_parameters_of_its_first_m() -> None:
-    from polars_rank._cli.eval import asked
+    from polars_rank._cli.eval_settings import asked
 
     a = asked(["all_trec", "relstring.20"])
     assert "relstring_20" in a.names

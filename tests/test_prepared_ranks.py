@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from polars_rank._cli.eval import asked
+from polars_rank._cli.eval_settings import asked
 from polars_rank._engine.ranked import RankColumn
 from polars_rank._evaluation.options import LIST
 from polars_rank._evaluation.scoring import prepared_ranks

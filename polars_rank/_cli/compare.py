@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._cli.eval import Settings, asked, evaluate_files
+from polars_rank._cli.eval import evaluate_files
+from polars_rank._cli.eval_settings import Settings, asked
 from polars_rank._compare.options import CORRECTIONS, TESTS
 from polars_rank._compare.report import report
 from polars_rank.compare import compare

@@ -19,20 +19,20 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 # what was asked, and the stops (eval_settings), and -Z (zscore_files) are in their own
-# modules; their names stay importable from here, where the other subcommands find them
-from polars_rank._cli.eval_settings import IDS as IDS
-from polars_rank._cli.eval_settings import Asked as Asked
-from polars_rank._cli.eval_settings import Settings as Settings
-from polars_rank._cli.eval_settings import Stop as Stop
-from polars_rank._cli.eval_settings import asked as asked
-from polars_rank._cli.eval_settings import is_text, stop_at, stop_twice, with_level
-from polars_rank._cli.eval_settings import readable as readable
-from polars_rank._cli.eval_settings import shown as shown
-from polars_rank._cli.eval_settings import to_ids as to_ids
-from polars_rank._cli.eval_settings import write_lines as write_lines
-from polars_rank._cli.zscore_files import standardized_values
-from polars_rank._cli.zscore_files import zscore_reference as zscore_reference
-from polars_rank._cli.zscore_files import zscored as zscored
+# modules, where the other subcommands import them from
+from polars_rank._cli.eval_settings import (
+    IDS,
+    Asked,
+    Settings,
+    is_text,
+    shown,
+    stop_at,
+    stop_twice,
+    to_ids,
+    with_level,
+    write_lines,
+)
+from polars_rank._cli.zscore_files import standardized_values, zscore_reference
 from polars_rank._engine.sort_keys import trec_score
 from polars_rank._engine.summaries import GEOMETRIC_FLOOR, summarize
 from polars_rank._evaluation import evaluate
@@ -45,8 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-__all__ = ["IDS", "Asked", "Settings", "Stop", "asked", "evaluate_files", "print_trec_eval",
-           "readable", "shown", "to_ids", "write_lines", "zscore_reference", "zscored"]
+__all__ = ["evaluate_files", "print_trec_eval"]
 
 _EMPTY = "__polars_rank_nothing_retrieved"
 _R = "__polars_rank_relevant"

@@ -11,15 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from polars_rank._cli import judgment_groups as _cli_judgment_groups
-from polars_rank._cli.eval import (
-    Settings,
-    Stop,
-    asked,
-    evaluate_files,
-    print_trec_eval,
-    readable,
-    to_ids,
-)
+from polars_rank._cli.eval import evaluate_files, print_trec_eval
+from polars_rank._cli.eval_settings import Settings, Stop, asked, readable, to_ids
 from polars_rank._cli.prefs import PREFS_FORMATS, evaluate_prefs_files, print_prefs, refuse
 from polars_rank._cli.status import first_refusal, stop_in_order
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from polars_rank._cli.eval import Stop
+from polars_rank._cli.eval_settings import Stop
 from polars_rank._language import trec_measures as trec
 
 if TYPE_CHECKING:
-    from polars_rank._cli.eval import Asked
+    from polars_rank._cli.eval_settings import Asked
 
 __all__ = ["check_measures"]
 

@@ -7,7 +7,7 @@ order), then the ``all`` lines (``runid``, ``num_q``, the counts summed, the oth
 averaged), ``%ld`` for counts and ``%6.4f`` otherwise. ``-c``, ``-M``, ``-n`` and
 ``-D level.qid`` act as in trec_eval; ``-J``, ``-l`` and ``-N`` do not reach these
 measures there, nor here. Ids are read byte for byte, as the rest of the command line
-reads them (:data:`~polars_rank._cli.eval.IDS`); ``-Z`` converts each value to its
+reads them (:data:`~polars_rank._cli.eval_settings.IDS`); ``-Z`` converts each value to its
 z-score as trec_eval converts every measure's.
 
 Where trec_eval cannot compute a measure it stops with exit status 4 ("Can't
@@ -22,15 +22,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._cli.eval import (
-    IDS,
-    Stop,
-    readable,
-    shown,
-    write_lines,
-    zscore_reference,
-    zscored,
-)
+from polars_rank._cli.eval_settings import IDS, Stop, readable, shown, write_lines
+from polars_rank._cli.zscore_files import zscore_reference, zscored
 from polars_rank._language import trec_measures as trec
 from polars_rank.io import last_tag, read_qrels, read_run
 from polars_rank.preferences import (
@@ -44,7 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from polars_rank._cli.eval import Asked, Settings
+    from polars_rank._cli.eval_settings import Asked, Settings
     from polars_rank._engine.summaries import Summary
 
 __all__ = ["PREFS_FORMATS", "evaluate_prefs_files", "print_prefs", "refuse"]
@@ -132,7 +125,7 @@ def _per_query(judgments: pl.DataFrame, path: Path, a: Asked, s: Settings, *,
     lacks: the queries after it are not evaluated (their judgments not checked). Where
     it stops on the data of a query (:class:`~polars_rank.preferences.PrefsDataError`),
     the lines it prints before (``per_line``: the ``-q`` lines) are printed, then
-    :class:`~polars_rank._cli.eval.Stop` is raised.
+    :class:`~polars_rank._cli.eval_settings.Stop` is raised.
     """
     run = _run(path)
     reference = zscore_reference(s)  # read after the judgments and the run, as trec_eval
@@ -205,7 +198,10 @@ def _line(name: str, qid: str, value: float | str, *, standardized: bool = False
 
 
 def _judgments(qrels: Path, rel_format: str) -> pl.DataFrame:
-    """The preference judgments, ids read byte for byte (:data:`~polars_rank._cli.eval.IDS`)."""
+    """The preference judgments, ids read byte for byte.
+
+    As :data:`~polars_rank._cli.eval_settings.IDS` reads them.
+    """
     return read_qrels(qrels, format=rel_format, encoding=IDS)  # type: ignore[arg-type]
 
 

@@ -24,7 +24,7 @@ status  trec_eval's message                                    where
 eval`` exits with trec_eval's status for each error the two share, after the same
 files have been read, with its own message naming the rule; its own refusals (an
 option trec_eval does not have, a value trec_eval reads as something else) exit 2.
-Where it stops on a query (4, 7) is :class:`~polars_rank._cli.eval.Stop`'s; the
+Where it stops on a query (4, 7) is :class:`~polars_rank._cli.eval_settings.Stop`'s; the
 others are :func:`exit_status`'s.
 """
 
@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NoReturn
 
-from polars_rank._cli.eval import IDS, Settings, Stop, zscore_reference
+from polars_rank._cli.eval_settings import IDS, Settings, Stop
+from polars_rank._cli.zscore_files import zscore_reference
 from polars_rank._language import trec_measures as trec
 from polars_rank.errors import DuplicateRowsError
 from polars_rank.io import read_qrels, read_run
