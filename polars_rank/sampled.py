@@ -68,7 +68,14 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rank._engine.column_types import checked_key, checked_label
-from polars_rank._engine.params import check_choice, check_k, check_real, to_expr, to_exprs
+from polars_rank._engine.params import (
+    SampledTies,
+    check_choice,
+    check_k,
+    check_real,
+    to_expr,
+    to_exprs,
+)
 from polars_rank._stats import sampled_table as _sampled_table
 from polars_rank.metrics._docs import shared_parameters
 
@@ -87,7 +94,6 @@ within k), ``ap`` and ``mrr`` (1/r within k; with one relevant item AP is RR), a
 Correction = Literal["bias_variance", "minimal_bias", "rank", "none"]
 CORRECTIONS: tuple[str, ...] = ("bias_variance", "minimal_bias", "rank", "none")
 """The values of ``correction=``, in the order of the paper's preference."""
-SampledTies = Literal["first", "optimistic", "pessimistic", "expected"]
 
 
 def _check(metric: object, k: object, n_items: object, n_sampled: object, gamma: object,

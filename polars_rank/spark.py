@@ -48,8 +48,9 @@ if TYPE_CHECKING:
 
     from pyspark.sql import Column, DataFrame
 
+    from polars_rank._engine.params import EvalTies
     from polars_rank._engine.unjudged import Unjudged
-    from polars_rank._evaluation.spec import EvalTies, Missing
+    from polars_rank._evaluation.spec import Missing
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate"]

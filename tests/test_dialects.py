@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import polars_rank as pr
 from polars_rank.__main__ import main
-from polars_rank._evaluation.spec import EvalTies
+from polars_rank._engine.params import EvalTies
 from polars_rank.registry import DIALECTS, convention, parse_metric
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from polars_rank import __version__
 from polars_rank._cli import compare as _cli_compare
 from polars_rank._cli import fuse as _cli_fuse
 from polars_rank._cli.status import first_refusal
-from polars_rank._evaluation.spec import EvalTies
+from polars_rank._engine.params import EvalTies
 from polars_rank._language.trec_measures import atol
 from polars_rank.registry import DIALECTS
 

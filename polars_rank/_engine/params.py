@@ -15,8 +15,37 @@ from typing import Literal, TypeAlias, get_args
 import polars as pl
 
 Gain: TypeAlias = Literal["exponential", "linear", "binary"]
+# ---------------------------------------------------------------- tie policies
+# How equal scores are ordered: one vocabulary (the glossary's "ties policy",
+# docs/architecture.md), each entry point taking the subset it can compute. The
+# meaning of each name is written once, in TIE_POLICIES; the aliases below list
+# names of it only (tests/test_ties.py::test_one_tie_vocabulary).
+TIE_POLICIES: dict[str, str] = {
+    "trec_eval": "by document id, descending, among equal scores compared as doubles "
+                 "(trec_eval 10)",
+    "trec_eval9": "by document id, descending, among equal scores compared as floats "
+                  "(trec_eval 9)",
+    "doc_ascending": "by document id, ascending (ir_measures' providers, ranx's loaders)",
+    "ndeval": "by document id, ascending (ndeval's intent-aware metrics)",
+    "first": "the row order (or the ranking step's positions)",
+    "optimistic": "the metric's row gain, largest first: its best value over tie orders",
+    "pessimistic": "the metric's row gain, smallest first: its worst value over tie orders",
+    "expected": "none: the exact mean over every order of the tied rows",
+}
+TiePolicy: TypeAlias = Literal["trec_eval", "trec_eval9", "doc_ascending", "ndeval", "first",
+                               "optimistic", "pessimistic", "expected"]
+"""Every tie policy (:data:`TIE_POLICIES` says what each orders by)."""
 Ties: TypeAlias = Literal["first", "optimistic", "pessimistic", "expected", "trec_eval",
                           "trec_eval9"]
+"""A metric expression's ``ties`` (``doc_ascending`` is ``by=[score, doc]``, ascending)."""
+EvalTies: TypeAlias = Literal["trec_eval", "trec_eval9", "doc_ascending", "first",
+                              "optimistic", "pessimistic", "expected"]
+""":func:`polars_rank.evaluate`'s ``ties`` (and the front ends', the CLI's ``--ties``)."""
+IntentTies: TypeAlias = Literal["ndeval", "trec_eval"]
+"""The intent-aware metrics' ``ties``: by document id ascending (ndeval, as pyndeval and
+ir_measures call it) or descending with 64-bit scores (trec_eval 10)."""
+SampledTies: TypeAlias = Literal["first", "optimistic", "pessimistic", "expected"]
+"""``polars_rank.sampled``'s ``ties``: over sampled ranks, no document ids."""
 Denominator: TypeAlias = Literal["relevant", "capped", "retrieved"]
 """AP's denominator: R, min(R, k), or the relevant rows ranked within k."""
 Empty: TypeAlias = Literal["zero", "one", "skip", "error"]
@@ -48,6 +77,8 @@ order is ``by=None``, said explicitly, never an accident of a forgotten argument
 
 GAINS: tuple[str, ...] = get_args(Gain)
 TIES: tuple[str, ...] = get_args(Ties)
+EVAL_TIES: tuple[str, ...] = get_args(EvalTies)
+INTENT_TIES: tuple[str, ...] = get_args(IntentTies)
 EMPTY: tuple[str, ...] = get_args(Empty)
 DENOMINATORS: tuple[str, ...] = get_args(Denominator)
 

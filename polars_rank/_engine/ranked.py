@@ -164,10 +164,6 @@ class Ranked:
     gain: pl.Expr | None = None
     """Each row's gain as the metric computes it (:meth:`by_gain`), the key that
     ``ties="optimistic"`` / ``"pessimistic"`` order tied rows by; None: the label."""
-    tie_default: bool = False
-    """``ties`` was not given: ``"expected"`` chosen as the order-free default
-    (:func:`default_ties`), which a metric without its closed form replaces
-    (:meth:`without_expected`)."""
     rank_ordered: bool = False
     """Positions mode: the rows come in rank order, the ones not retrieved last
     (:class:`RankColumn`): values are in rank order as they are."""
@@ -200,7 +196,6 @@ class Ranked:
                 raise TypeError(msg)
             by = None
         doc_expr = None if doc is None else to_expr(doc, "doc")
-        tie_default = ties is None
         if ties is None:
             ties = default_ties(by=by, rank=rank, doc=doc_expr)
         check_choice(ties, "ties", TIES)
@@ -251,23 +246,7 @@ class Ranked:
             desc = (*desc, True)
             ties = "first"
         return cls(labels, keys, desc, ties, query_exprs, doc=doc_expr, score=score,
-                   columns_only=columns_only, tie_default=tie_default and ties == "expected")
-
-    def without_expected(self, reason: str) -> Ranked:
-        """The list for a metric with no closed form under ``ties="expected"``.
-
-        Asked for by name, ``"expected"`` raises ``NotImplementedError`` with ``reason``
-        and the policies that work. As the default (no ``ties``, no ``doc``) it becomes
-        ``"pessimistic"``: still one value for any row order (tied rows by the
-        metric's gain, the lowest first), and the cautious one: ties never help.
-        """
-        if self.ties != "expected":
-            return self
-        if self.tie_default:
-            return replace(self, ties="pessimistic", tie_default=False)
-        msg = (f"{reason}; use ties='trec_eval' (with doc=), 'optimistic' or 'pessimistic' "
-               "(bounds), or 'first' (the row order)")
-        raise NotImplementedError(msg)
+                   columns_only=columns_only)
 
     # ------------------------------------------------------------------ whole list
     def gains(self) -> pl.Expr:
@@ -733,8 +712,9 @@ def default_ties(*, by: object, rank: object, doc: object) -> str:
     default never reads it (DESIGN, revised 2026-11-28). With ``doc``: trec_eval's
     order (doc id descending), as :func:`polars_rank.evaluate`. Without: the exact
     mean over every order of the tied rows (``"expected"``; scikit-learn's
-    ``ndcg_score`` and torchmetrics average ties too), ``"pessimistic"`` for a metric
-    without its closed form (:meth:`Ranked.without_expected`). Positions (``rank=``)
+    ``ndcg_score`` and torchmetrics average ties too), which a metric without its
+    closed form replaces by ``"pessimistic"`` (its spec's ``ties``: the metric
+    decorator, :func:`polars_rank._language.naming.metric`). Positions (``rank=``)
     and the row order (``by=None``) have no ties to break: ``"first"``.
     """
     if rank is not None or by is None:

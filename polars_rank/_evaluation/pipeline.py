@@ -40,7 +40,6 @@ from polars_rank._evaluation.options import (
 from polars_rank._evaluation.scoring import per_list
 from polars_rank._evaluation.spec import (
     JUDGMENT_GROUP,
-    EvalTies,
     EvaluationSpec,
     Memory,
     Missing,
@@ -53,6 +52,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._engine.frames import FrameLike
+    from polars_rank._engine.params import EvalTies
     from polars_rank._engine.unjudged import Unjudged
     from polars_rank._evaluation.options import Frame
     from polars_rank.registry import Metric

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from polars_rank._engine.params import check_choice
+from polars_rank._engine.params import EVAL_TIES, check_choice
 from polars_rank._engine.unjudged import HIGH, LOW, check_unjudged
 from polars_rank._language.metric_spec import UNJUDGED_GRADE, UNJUDGED_POLICY
 from polars_rank.registry import (
@@ -29,13 +29,12 @@ from polars_rank.registry import (
 )
 
 if TYPE_CHECKING:
+    from polars_rank._engine.params import EvalTies
     from polars_rank._engine.unjudged import Unjudged
 
-__all__ = ["EvalTies", "EvaluationSpec", "Memory", "Missing", "metric_list", "names", "resolve",
+__all__ = ["EvaluationSpec", "Memory", "Missing", "metric_list", "names", "resolve",
            "under_policy", "with_policy"]
 
-EvalTies = Literal["trec_eval", "trec_eval9", "doc_ascending", "first", "optimistic",
-                   "pessimistic", "expected"]
 Missing = Literal["skip", "zero"]
 Memory = Literal["auto", "high", "low"]
 JUDGMENT_GROUP = "jg"
@@ -125,7 +124,7 @@ def resolve(
             msg = f"{param} must be a column name, got {column!r}"
             raise TypeError(msg)
     if ties is not None:
-        check_choice(ties, "ties", get_args(EvalTies))
+        check_choice(ties, "ties", EVAL_TIES)
     if missing is not None:
         check_choice(missing, "missing", get_args(Missing))
     check_choice(memory, "memory", get_args(Memory))

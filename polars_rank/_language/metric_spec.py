@@ -90,6 +90,10 @@ UNJUDGED_GRADE = Option("unjudged_grade", float, None,
                         description="the label of unjudged rows under unjudged=high "
                                     "(none: the list's largest label, at least 1)")
 COMMON_OPTIONS = (JUDGED_ONLY, UNJUDGED_POLICY, UNJUDGED_GRADE)
+
+NO_EXPECTED: tuple[str, ...] = tuple(t for t in TIES if t != "expected")
+"""``ties`` of a metric with no closed form over tie orders (its :attr:`MetricSpec.ties_note`
+says why)."""
 """The options every metric string takes (they rewrite the data, not the metric)."""
 
 # options several metrics share, declared once
@@ -154,7 +158,15 @@ class MetricSpec:
     """A list with nothing retrieved scores the metric's own value there, not 0, under
     ``missing="zero"`` (yaap: ln(1 / (1 + R)); ideal_dcg: the judgments' ideal)."""
     ties: tuple[str, ...] = TIES
-    """The tie policies it supports; any other is refused before it is ranked."""
+    """The tie policies it supports; any other is refused before it is ranked, with
+    :attr:`ties_note`. The order-free default (no ``ties``: ``"expected"``) becomes
+    ``"pessimistic"`` where ``"expected"`` is not listed (ties never help), or is
+    refused too for a metric of the unjudged rows (:attr:`of_unjudged`)."""
+    ties_note: str = ""
+    """Why the policies left out of :attr:`ties` are not supported: the refusal's reason
+    (``"infap has no closed form under ties='expected' (...)"``)."""
+    ties_uncut: tuple[str, ...] | None = None
+    """The policies it supports without a cutoff (``k=None``), where they differ."""
     at: str | None = None
     """The option ``@x`` sets instead of a cutoff (``iprec_at_recall@0.5``: the recall)."""
     of_unjudged: bool = False
@@ -173,6 +185,10 @@ class MetricSpec:
     judgment group of the qrels (``-R qrels_jg``), averaged over the groups of each
     query (:mod:`polars_rank._evaluation.judgment_groups`). Its function is that
     metric's: one list judged once is one group."""
+
+    def supported_ties(self, k: object = None) -> tuple[str, ...]:
+        """The tie policies it supports for a call with cutoff ``k``."""
+        return self.ties if k is not None or self.ties_uncut is None else self.ties_uncut
 
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (ir_measures' ``rel``: ``threshold``, ``T``: ``target``).

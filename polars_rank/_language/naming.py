@@ -28,7 +28,8 @@ import inspect
 import re
 from typing import TYPE_CHECKING, Any, ForwardRef, TypedDict, TypeVar, cast
 
-from polars_rank._engine.params import TIES
+from polars_rank._engine.params import TIES, UNSET
+from polars_rank._engine.ranked import default_ties
 from polars_rank._engine.unjudged import Unjudged, check_unjudged, with_unjudged
 from polars_rank._language.metric_spec import (
     MetricSpec,
@@ -39,7 +40,7 @@ from polars_rank._language.metric_spec import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     import polars as pl
 
@@ -171,19 +172,39 @@ def metric(spec: MetricSpec) -> Callable[[F], F]:
     return decorate
 
 
-def _refuse_ties(spec: MetricSpec, ties: object, rank: object) -> None:
-    """A tie policy ``spec`` does not support: the one place it is refused.
+def _chosen_ties(spec: MetricSpec, arguments: Mapping[str, Any],
+                 checked: Callable[[], object]) -> object:
+    """The call's tie policy as the spec allows it: the one place a policy is refused.
 
     ``rank=(first, last)`` (tie spans, as ``evaluate(ties="expected")`` passes them)
-    is ``ties="expected"``. A value that is no tie policy at all is left to the
-    function's own check, whose ``ValueError`` lists the policies it takes.
+    is ``ties="expected"``. Without ``ties``, the order-free default
+    (:func:`~polars_rank._engine.ranked.default_ties`); where the spec has no
+    ``"expected"``, ``"pessimistic"`` (ties never help), except for a metric of the
+    unjudged rows, which that order leaves undefined: refused, after ``checked()``
+    (the function called with ``ties="first"``) has checked the other parameters, as
+    before the default was refused here. A value that is no tie policy at all is left
+    to the function's own check, whose ``ValueError`` lists the policies it takes.
     """
+    ties = arguments.get("ties")
+    rank = arguments.get("rank")
+    by = arguments.get("by", UNSET)
+    supported = spec.supported_ties(arguments.get("k"))
     if ties is None and isinstance(rank, tuple):
         ties = "expected"
-    if ties is not None and ties in TIES and ties not in spec.ties:
-        allowed = ", ".join(repr(t) for t in spec.ties)
-        msg = f"{spec.name}: ties={ties!r} is not supported (supported: {allowed})"
+    elif ties is None and "ties" in arguments and (by is not UNSET or rank is not None):
+        default = default_ties(by=by, rank=rank, doc=arguments.get("doc"))
+        if default in supported:
+            return None
+        if "pessimistic" in supported and not spec.of_unjudged:
+            return "pessimistic"
+        checked()
+        ties = default
+    if ties is not None and ties in TIES and ties not in supported:
+        allowed = ", ".join(repr(t) for t in supported)
+        why = f": {spec.ties_note}" if spec.ties_note else ""
+        msg = f"{spec.name}: ties={ties!r} is not supported{why} (supported: {allowed})"
         raise NotImplementedError(msg)
+    return arguments.get("ties")
 
 
 def _named(function: F, spec: MetricSpec | None) -> F:
@@ -202,7 +223,12 @@ def _named(function: F, spec: MetricSpec | None) -> F:
 
         bound = _bind(function.__name__, signature, args, kwargs)
         if spec is not None:
-            _refuse_ties(spec, bound.arguments.get("ties"), bound.arguments.get("rank"))
+            defaults = {name: p.default for name, p in signature.parameters.items()
+                        if p.default is not inspect.Parameter.empty}
+            ties = _chosen_ties(spec, {**defaults, **bound.arguments},
+                                lambda: function(*args, **{**kwargs, "ties": "first"}))
+            if ties is not None:
+                bound.arguments["ties"] = kwargs["ties"] = ties
         grade = check_unjudged(unjudged, unjudged_grade, bounds)
         check_rewritable(definition, unjudged, bounds=bounds)
         out = function(*args, **kwargs)  # checks the parameters first

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from polars_rank._engine.frames import FrameLike
-    from polars_rank._evaluation.spec import EvalTies, Missing
+    from polars_rank._engine.params import EvalTies
+    from polars_rank._evaluation.spec import Missing
     from polars_rank.fusion._fuse import FusionMethod
     from polars_rank.fusion._runs import Norm
 

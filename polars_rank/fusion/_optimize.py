@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from polars_rank._engine.frames import FrameLike
-    from polars_rank._evaluation.spec import EvalTies
+    from polars_rank._engine.params import EvalTies
     from polars_rank.fusion._runs import Norm
 
 __all__ = ["optimize_fusion", "OptimizedFusion"]

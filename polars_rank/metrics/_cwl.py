@@ -47,6 +47,9 @@ CWL_DEPTH = 1000
 MAX_REL = Option("max_rel", float, None, description="top label, gain 1 (required)")
 MIN_REL = Option("min_rel", float, 0, description="label of gain 0")
 TARGET = Option("target", float, 1.0, description="T, the total gain wanted")
+CWL_NOTE = ("the C/W/L metrics have no closed form under ties='expected' (their "
+            "continuation depends on the gain seen so far)")
+"""Why the C/W/L metrics' specs leave out ``ties="expected"``."""
 
 
 def check_scale(min_rel: object, max_rel: object) -> tuple[float, float]:
@@ -108,9 +111,6 @@ class GainRows:
     """
 
     def __init__(self, r: Ranked, gains: pl.Expr, depth: int) -> None:
-        r = r.without_expected("the C/W/L metrics have no closed form under "
-                               "ties='expected' (their continuation depends on the gain "
-                               "seen so far)")
         inside = r.retrieved(depth)
         rank = r.positions(depth).filter(inside).cast(pl.Float64)
         ordered = r.by_gain(gains).ordered(gains, depth)

@@ -110,6 +110,12 @@ def _log_modulus_and_argument(a: pl.Expr, theta: pl.Expr) -> tuple[pl.Expr, pl.E
     return 0.5 * (re * re + im * im).log(), pl.arctan2(im, re)
 
 
+POLARS_1_ERR = (f"err under ties='expected' needs Polars 2 or later (installed: Polars "
+                f"{pl.__version__}, whose list.slice cuts a list at one offset only); "
+                "upgrade Polars, or use ties='first', 'optimistic' or 'pessimistic'")
+"""Why ERR's spec leaves out ``ties="expected"`` on Polars 1.x."""
+
+
 def _int(value: pl.Expr) -> pl.Expr:
     return value.cast(pl.Int64)
 
@@ -117,10 +123,7 @@ def _int(value: pl.Expr) -> pl.Expr:
 def expected_err(r: Ranked, k: int | None, max_grade: float) -> pl.Expr:
     """E[ERR@k] over the orders of every tie group (see the module docstring)."""
     if not SLICES_BY_MANY_OFFSETS:
-        msg = (f"err under ties='expected' needs Polars 2 or later (installed: Polars "
-               f"{pl.__version__}, whose list.slice cuts a list at one offset only); "
-               "upgrade Polars, or use ties='first', 'optimistic' or 'pessimistic'")
-        raise NotImplementedError(msg)
+        raise NotImplementedError(POLARS_1_ERR)
     lo, hi = r.bounds()
     n_ret = r.n_retrieved().cast(pl.Int64)
     limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))

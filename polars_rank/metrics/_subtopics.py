@@ -28,13 +28,20 @@ import functools
 import math
 import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank._engine.column_types import checked_key, checked_label
 from polars_rank._engine.compat import any_true, group_sum
-from polars_rank._engine.params import check_choice, check_real, check_threshold, to_expr, to_exprs
+from polars_rank._engine.params import (
+    INTENT_TIES,
+    check_choice,
+    check_real,
+    check_threshold,
+    to_expr,
+    to_exprs,
+)
 from polars_rank._engine.ranked import NAN
 from polars_rank._engine.rules import id_rules, label_rules, score_rules
 from polars_rank._engine.sort_keys import rank_key, trec_score
@@ -46,12 +53,8 @@ if TYPE_CHECKING:
 
     from polars_rank._engine.params import IntoExpr, Query
 
-__all__ = ["ALPHA", "Intents", "IntentTies", "check_alpha", "ideal_ideal", "nrbp_depth"]
+__all__ = ["ALPHA", "Intents", "check_alpha", "ideal_ideal", "nrbp_depth"]
 
-IntentTies: TypeAlias = Literal["ndeval", "trec_eval"]
-"""Equal scores: by document id ascending (ndeval, as pyndeval and ir_measures call
-it) or descending with 64-bit scores (trec_eval 10)."""
-INTENT_TIES = ("ndeval", "trec_eval")
 _TIE_TOLERANCE = 1e-12  # equal greedy gains summed in another order differ by an ulp
 
 

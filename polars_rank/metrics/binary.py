@@ -22,7 +22,14 @@ from polars_rank._engine.params import (
     check_threshold,
 )
 from polars_rank._engine.ranked import Ranked, by_parts_weights, cutoff, reached, reciprocal
-from polars_rank._language.metric_spec import EMPTY_LIST, THRESHOLD, MetricSpec, Option, register
+from polars_rank._language.metric_spec import (
+    EMPTY_LIST,
+    NO_EXPECTED,
+    THRESHOLD,
+    MetricSpec,
+    Option,
+    register,
+)
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._expected_ap import expected_ap_over_hits, expected_precision_sum
@@ -346,6 +353,9 @@ YAAP = MetricSpec(
     trec_eval="yaap",
     summary="ln((1 + S) / (1 + R - S)), S = R x AP: AP smoothed",
     paper="Robertson, ECIR 2012",
+    ties=NO_EXPECTED,
+    ties_note="yaap has no closed form under ties='expected' (the logarithm of a ratio of "
+              "the precision sum, not a sum over ranks)",
     absent=_yaap_stand_in,
     empty_value=True,
 )
@@ -433,8 +443,6 @@ def yaap(
     """
     r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    r = r.without_expected("yaap has no closed form under ties='expected' (the logarithm "
-                           "of a ratio of the precision sum, not a sum over ranks)")
     return r.finish(yaap_value(r, cutoff(k), check_threshold(threshold)))
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.params import UNSET, to_expr
-from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._engine.ranked import Ranked, cutoff, default_ties
 from polars_rank._language.naming import named_after_metric
 from polars_rank.metrics._docs import shared_parameters
 
@@ -118,15 +118,20 @@ def mean_dwell(
     │ 36.0       │
     └────────────┘
     """
+    k = cutoff(k)
+    # a ratio of two counts within k: no closed form under "expected" (mean_dwell has no
+    # MetricSpec, whose ties the decorator would check: it is no metric of evaluate())
+    if k is not None and (ties or default_ties(by=by, rank=rank, doc=doc)) == "expected":
+        if ties is not None:
+            msg = ("mean_dwell has no closed form under ties='expected' with a cutoff k "
+                   "(k=None has); use ties='trec_eval' (with doc=), 'optimistic' or "
+                   "'pessimistic' (bounds), or 'first' (the row order)")
+            raise NotImplementedError(msg)
+        ties = "pessimistic"  # the order-free default without the closed form
     r = Ranked.build(dwell, by=by, descending=descending, ties=ties, query=query, rank=rank,
                      doc=doc)
-    k = cutoff(k)
     if r.ties == "expected":
-        if k is not None:  # a ratio of two counts within k: no closed form
-            r = r.without_expected("mean_dwell has no closed form under ties='expected' "
-                                   "with a cutoff k (k=None has)")
-        else:
-            r = replace(r, ties="first")  # without a cutoff the order does not matter
+        r = replace(r, ties="first")  # without a cutoff the order does not matter
     counted = r.retrieved(k)
     values = r.ordered(r.labels, k)
     extra: list[pl.Expr] = []

@@ -11,6 +11,7 @@ from polars_rank._engine.gain_table import check_gains, gain_of
 from polars_rank._engine.params import (
     EMPTY,
     GAINS,
+    TIES,
     UNSET,
     Empty,
     Gain,
@@ -25,12 +26,13 @@ from polars_rank._language.metric_spec import (
     GAIN_TABLE,
     GAIN_THRESHOLD,
     LINEAR,
+    NO_EXPECTED,
     MetricSpec,
     Option,
 )
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
-from polars_rank.metrics._expected_err import expected_err
+from polars_rank.metrics._expected_err import POLARS_1_ERR, expected_err
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -130,10 +132,7 @@ def _check_gain_options(gain: str, threshold: float | None) -> float | None:
 def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
     """ERR@k of a ranked list (validated parameters)."""
     if r.ties == "expected":
-        if SLICES_BY_MANY_OFFSETS or not r.tie_default:
-            return expected_err(r, k, max_grade)
-        # the default on Polars 1.x, which lacks the closed form's list.slice: pessimistic
-        r = r.without_expected("err under ties='expected' needs Polars 2")
+        return expected_err(r, k, max_grade)
     ranked = r.ordered(r.gains(), k)
     stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0 ** float(max_grade)
     if r.rank is None:
@@ -486,6 +485,10 @@ ERR = MetricSpec(
     options=(Option("max_grade", float, 4, description="highest label"),),
     summary="expected reciprocal rank of a cascade user",
     paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
+    # Polars 1.x lacks the closed form's list.slice: "expected" is refused there, and
+    # the order-free default is "pessimistic" (polars_rank/metrics/_expected_err.py)
+    ties=TIES if SLICES_BY_MANY_OFFSETS else NO_EXPECTED,
+    ties_note="" if SLICES_BY_MANY_OFFSETS else POLARS_1_ERR,
 )
 """ERR's spec: ``max_grade`` is the one option a string sets."""
 

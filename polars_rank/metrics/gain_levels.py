@@ -26,7 +26,7 @@ from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.gain_table import check_gains
 from polars_rank._engine.params import UNSET, Ties, check_threshold
 from polars_rank._engine.ranked import NAN, Ranked
-from polars_rank._language.metric_spec import GAIN_TABLE, THRESHOLD, MetricSpec
+from polars_rank._language.metric_spec import GAIN_TABLE, NO_EXPECTED, THRESHOLD, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.gain import row_gain
@@ -48,9 +48,10 @@ def _table_gain(labels: pl.Expr, o: Mapping[str, Any]) -> pl.Expr:
     return row_gain(labels, gains=o["gains"])
 
 
-def _no_expected(r: Ranked, name: str) -> Ranked:
-    return r.without_expected(f"{name} has no closed form under ties='expected' (each "
-                              "row's term depends on the rows ranked before it)")
+def _no_closed_form(name: str) -> str:
+    """Why these metrics' specs leave out ``ties="expected"``."""
+    return (f"{name} has no closed form under ties='expected' (each row's term depends on "
+            "the rows ranked before it)")
 
 
 class _Walk:
@@ -102,7 +103,6 @@ class _Walk:
 
 def normalized_gain_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
     """trec_eval's G of a ranked list (validated parameters)."""
-    r = _no_expected(r, "normalized_gain (G)")
     w = _Walk(r, gains)
     # trec_eval's sum_cost: the ideal gains so far, each at least 1, 1 past the ideal
     cost = pl.lit(0.0).append(w.ideal.clip(lower_bound=1.0).cum_sum())
@@ -115,7 +115,6 @@ def normalized_gain_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
 
 def binary_normalized_gain_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     """trec_eval's binG of a ranked list (validated parameters)."""
-    r = _no_expected(r, "binary_normalized_gain (binG)")
     hit = r.hits(None, threshold)
     non_relevant_before = r.positions().cast(pl.Float64) - hit.cum_sum()
     term = pl.when(hit > 0).then(1.0 / (2.0 + non_relevant_before).log(2)).otherwise(0.0)
@@ -124,7 +123,6 @@ def binary_normalized_gain_value(r: Ranked, threshold: float = 1) -> pl.Expr:
 
 def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Expr:
     """trec_eval's ndcg_rel of a ranked list (validated parameters)."""
-    r = _no_expected(r, "ndcg_over_relevant (ndcg_rel)")
     w = _Walk(r, gains)
     terms = w.dcg_terms()
     ideal = w.ideal_dcg()
@@ -142,7 +140,6 @@ def ndcg_over_relevant_value(r: Ranked, gains: GainTable | None = None) -> pl.Ex
 
 def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1) -> pl.Expr:
     """trec_eval's Rndcg of a ranked list (validated parameters)."""
-    r = _no_expected(r, "r_ndcg (Rndcg)")
     w = _Walk(r, gains)
     terms = w.dcg_terms()
     ideal = w.ideal_dcg()
@@ -165,6 +162,8 @@ def r_ndcg_value(r: Ranked, gains: GainTable | None = None, threshold: float = 1
 
 NORMALIZED_GAIN = MetricSpec(
     "g",
+    ties=NO_EXPECTED,
+    ties_note=_no_closed_form("normalized_gain (G)"),
     aliases=("normalized_gain",),
     cutoff=False,
     options=(GAIN_TABLE,),
@@ -249,6 +248,8 @@ def normalized_gain(
 
 BINARY_NORMALIZED_GAIN = MetricSpec(
     "bing",
+    ties=NO_EXPECTED,
+    ties_note=_no_closed_form("binary_normalized_gain (binG)"),
     aliases=("binary_normalized_gain",),
     cutoff=False,
     options=(THRESHOLD,),
@@ -329,6 +330,8 @@ def binary_normalized_gain(
 
 NDCG_OVER_RELEVANT = MetricSpec(
     "ndcg_rel",
+    ties=NO_EXPECTED,
+    ties_note=_no_closed_form("ndcg_over_relevant (ndcg_rel)"),
     aliases=("ndcg_over_relevant",),
     cutoff=False,
     options=(GAIN_TABLE,),
@@ -414,6 +417,8 @@ def ndcg_over_relevant(
 
 R_NDCG = MetricSpec(
     "rndcg",
+    ties=NO_EXPECTED,
+    ties_note=_no_closed_form("r_ndcg (Rndcg)"),
     aliases=("r_ndcg",),
     cutoff=False,
     options=(GAIN_TABLE, THRESHOLD),

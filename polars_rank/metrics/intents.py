@@ -18,12 +18,12 @@ from polars_rank._engine.ranked import cutoff
 from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
-from polars_rank.metrics._subtopics import Intents, IntentTies
+from polars_rank.metrics._subtopics import Intents
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from polars_rank._engine.params import IntoExpr, Query
+    from polars_rank._engine.params import IntentTies, IntoExpr, Query
     from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["precision_ia", "ap_ia", "subtopic_recall"]

@@ -20,7 +20,7 @@ import polars as pl
 from polars_rank._engine.compat import per_list
 from polars_rank._engine.params import UNSET, Ties, check_choice, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option
+from polars_rank._language.metric_spec import NO_EXPECTED, THRESHOLD, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
@@ -48,8 +48,6 @@ ROUNDING = Option("rounding", str, "nearest", ROUNDINGS,
 
 def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
     """The ranks of the relevant retrieved rows, ascending."""
-    r = r.without_expected("iprec_at_recall has no closed form under ties='expected' "
-                           "(a maximum over ranks)")
     if r.rank is not None:
         inside = r.rank.is_not_null() & (r.relevant(threshold) > 0)
         return r.sorted_ranks(r.rank.filter(inside)).cast(pl.Float64)
@@ -78,6 +76,9 @@ def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1,
     return best.fill_null(0.0)
 
 
+IPREC_NOTE = ("iprec_at_recall has no closed form under ties='expected' (a maximum over "
+              "ranks)")
+
 IPREC_AT_RECALL = MetricSpec(
     "iprec_at_recall",
     aliases=("iprec",),
@@ -85,6 +86,8 @@ IPREC_AT_RECALL = MetricSpec(
     options=(Option("recall", float, 0.0, description="recall level"), THRESHOLD, ROUNDING),
     at="recall",
     trec_eval="iprec_at_recall_x",
+    ties=NO_EXPECTED,
+    ties_note=IPREC_NOTE,
     summary="best precision at recall >= x",
     paper="Manning, Raghavan & Schütze, Introduction to IR, 2008, 8.4",
 )
@@ -190,6 +193,8 @@ ELEVEN_POINT_AVERAGE = MetricSpec(
     "11pt_avg",
     aliases=("eleven_point_average",),
     cutoff=False,
+    ties=NO_EXPECTED,
+    ties_note=IPREC_NOTE,
     options=(
         Option("levels", tuple, ELEVEN_POINTS, description="recall levels, [0.2,0.5,0.8]"),
         THRESHOLD,

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from polars_rank._engine.params import UNSET, Ties, check_real
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.metric_spec import MetricSpec, Option
+from polars_rank._language.metric_spec import NO_EXPECTED, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._cwl import (
+    CWL_NOTE,
     MAX_REL,
     MIN_REL,
     TARGET,
@@ -45,6 +46,8 @@ __all__ = ["nerr8", "nerr9", "nerr10", "nerr11"]
 
 NERR8 = MetricSpec(
     "nerr8",
+    ties=NO_EXPECTED,
+    ties_note=CWL_NOTE,
     options=(MAX_REL, MIN_REL),
     summary="C/W/L cascade, C_i = 1 - g_i, cut at k",
     paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021",
@@ -129,6 +132,8 @@ def nerr8(
 
 NERR9 = MetricSpec(
     "nerr9",
+    ties=NO_EXPECTED,
+    ties_note=CWL_NOTE,
     options=(MAX_REL, MIN_REL),
     summary="C/W/L cascade, C_i = i/(i+1) (1 - g_i), cut at k",
     paper="Azzopardi, Mackenzie & Moffat, ICTIR 2021",
@@ -212,6 +217,8 @@ def nerr9(
 
 NERR10 = MetricSpec(
     "nerr10",
+    ties=NO_EXPECTED,
+    ties_note=CWL_NOTE,
     cutoff=False,
     options=(MAX_REL, Option("p", float, 0.9, description="persistence"), MIN_REL),
     summary="C/W/L cascade, C_i = p (1 - g_i)",
@@ -295,6 +302,8 @@ def nerr10(
 
 NERR11 = MetricSpec(
     "nerr11",
+    ties=NO_EXPECTED,
+    ties_note=CWL_NOTE,
     cutoff=False,
     options=(MAX_REL, TARGET, MIN_REL),
     summary="C/W/L cascade with INSQ's goal T",

@@ -25,7 +25,6 @@ from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._subtopics import (
     ALPHA,
     Intents,
-    IntentTies,
     check_alpha,
     ideal_ideal,
 )
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from polars_rank._engine.params import IntoExpr, Query
+    from polars_rank._engine.params import IntentTies, IntoExpr, Query
     from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["alpha_dcg", "alpha_ndcg", "err_ia", "nerr_ia"]

@@ -20,7 +20,6 @@ from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics._subtopics import (
     ALPHA,
     Intents,
-    IntentTies,
     check_alpha,
     nrbp_depth,
 )
@@ -28,7 +27,7 @@ from polars_rank.metrics._subtopics import (
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from polars_rank._engine.params import IntoExpr, Query
+    from polars_rank._engine.params import IntentTies, IntoExpr, Query
     from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["nrbp", "nnrbp"]

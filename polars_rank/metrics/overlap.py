@@ -13,7 +13,7 @@ import polars as pl
 from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.params import UNSET, Ties, check_real
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.metric_spec import MetricSpec, Option
+from polars_rank._language.metric_spec import NO_EXPECTED, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
@@ -36,8 +36,6 @@ def compat_value(r: Ranked, p: float, normalize: bool) -> pl.Expr:
     b, is in A_i & B_i for every i >= max(a, b), so it adds
     T(m) = sum_(i=m..D) p^(i-1) / i, read from prefix sums over 1..D.
     """
-    r = r.without_expected("compat has no closed form under ties='expected' (an overlap "
-                           "of two rankings)")
     label = r.ordered(r.gains())  # rank order: retrieved rows first, then the others
     shown = pl.when(r.retrieved()).then(r.positions())
     # the ideal: labels > 0, best first, ties in the ranking's order
@@ -65,6 +63,8 @@ COMPAT = MetricSpec(
         Option("normalize", bool, True, description="over the ideal's own"),
     ),
     summary="rank-biased overlap with the ideal ranking",
+    ties=NO_EXPECTED,
+    ties_note="compat has no closed form under ties='expected' (an overlap of two rankings)",
     paper="Clarke, Vtyurina & Smucker, TOIS 2021",
 )
 """``compat``'s spec: rank-biased overlap with the ideal, no cutoff."""

@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked, cutoff
-from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
+from polars_rank._language.metric_spec import NO_EXPECTED, THRESHOLD, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 
@@ -291,8 +291,6 @@ def accuracy_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
     With m relevant rows among the n shown at ranks r_1 < ... < r_m, the i-th has
     r_i - i non-relevant rows above it, out of n - m.
     """
-    r = r.without_expected("accuracy under ties='expected' is not implemented (auc counts "
-                           "a tied pair as one half)")
     hits = r.hits(k, threshold)
     ranks = r.positions(k).cast(pl.Float64)
     relevant = hits.sum()
@@ -307,6 +305,9 @@ def accuracy_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.
 ACCURACY = MetricSpec(
     "accuracy",
     options=(THRESHOLD,),
+    ties=NO_EXPECTED,
+    ties_note="accuracy under ties='expected' is not implemented (auc counts a tied pair "
+              "as one half)",
     summary="share of (relevant, other) pairs of the top k in order",
     paper="ir_measures (MacAvaney, Macdonald & Ounis, ECIR 2022)",
 )

@@ -18,7 +18,7 @@ import polars as pl
 from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.params import UNSET, Ties, check_threshold, to_expr
 from polars_rank._engine.ranked import Ranked, count, cutoff
-from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
+from polars_rank._language.metric_spec import NO_EXPECTED, THRESHOLD, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
 from polars_rank.metrics.incomplete import check_unjudged_order
@@ -45,9 +45,6 @@ def in_pool(r: Ranked, pooled: IntoExpr | None) -> pl.Expr:
 
 def infap_value(r: Ranked, pooled: IntoExpr | None = None, threshold: float = 1) -> pl.Expr:
     """The infAP of a ranked list, term for term as m_infap.c (validated parameters)."""
-    r = r.without_expected("infap has no closed form under ties='expected' (each relevant "
-                           "row's term multiplies counts of the rows above it, so it is not "
-                           "linear in the ranks)")
     relevant = r.relevant(threshold)
     non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
     unjudged = in_pool(r, pooled).cast(pl.Float64)
@@ -76,11 +73,6 @@ def relstring_value(r: Ranked, k: int | None = 10, pooled: IntoExpr | None = Non
 
     A rank no row holds (positions mode: an unjudged row left out) is not in the pool.
     """
-    if r.ties == "expected":  # asked for, or the default without doc=
-        msg = ("relstring shows one order of the list, which ties='expected' (the default "
-               "without doc=) does not choose; give doc= (trec_eval's order) or "
-               "ties='first' (the row order)")
-        raise NotImplementedError(msg)
     check_unjudged_order(r.ties, "relstring")
     grade = r.labels.floor()  # trec_eval reads labels as integers
     char = (
@@ -105,6 +97,9 @@ INFAP = MetricSpec(
     options=(THRESHOLD,),
     trec_eval="infAP",
     reads_pool=True,
+    ties=NO_EXPECTED,
+    ties_note="infap has no closed form under ties='expected' (each relevant row's term "
+              "multiplies counts of the rows above it, so it is not linear in the ranks)",
     summary="AP estimated from a sampled pool (pooled unjudged rows skipped)",
     paper="Yilmaz & Aslam, CIKM 2006",
 )
@@ -277,6 +272,10 @@ RELSTRING = MetricSpec(
     "relstring",
     trec_eval="relstring.k (per query)",
     of_unjudged=True,
+    ties=NO_EXPECTED,
+    ties_note="relstring shows one order of the list, which ties='expected' (the default "
+              "without doc=) does not choose; give doc= (trec_eval's order) or "
+              "ties='first' (the row order)",
     reads_pool=True,
     over_queries="none",
     summary="the labels of the top k as a string (. pooled, - not)",

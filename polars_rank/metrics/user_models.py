@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 from polars_rank._engine.params import UNSET, Ties
 from polars_rank._engine.ranked import Ranked
-from polars_rank._language.metric_spec import MetricSpec
+from polars_rank._language.metric_spec import NO_EXPECTED, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._cwl import (
+    CWL_NOTE,
     MAX_REL,
     MIN_REL,
     TARGET,
@@ -42,6 +43,8 @@ __all__ = ["sdcg", "inst", "insq", "bpm"]
 
 SDCG = MetricSpec(
     "sdcg",
+    ties=NO_EXPECTED,
+    ties_note=CWL_NOTE,
     options=(MAX_REL, MIN_REL),
     summary="DCG@k over the DCG of k top-grade rows",
     paper="Järvelin & Kekäläinen, TOIS 2002; Moffat et al., TOIS 2017",
@@ -128,6 +131,8 @@ def sdcg(
 
 INST = MetricSpec(
     "inst",
+    ties=NO_EXPECTED,
+    ties_note=CWL_NOTE,
     cutoff=False,
     options=(MAX_REL, TARGET, MIN_REL),
     summary="C/W/L user with a shrinking goal T",
@@ -214,6 +219,8 @@ def inst(
 
 INSQ = MetricSpec(
     "insq",
+    ties=NO_EXPECTED,
+    ties_note=CWL_NOTE,
     cutoff=False,
     options=(MAX_REL, TARGET, MIN_REL),
     summary="C/W/L user with a goal T",
@@ -298,6 +305,8 @@ def insq(
 
 BPM = MetricSpec(
     "bpm",
+    ties=NO_EXPECTED,
+    ties_note=CWL_NOTE,
     options=(MAX_REL, TARGET, MIN_REL),
     summary="gain per row read until the gain reaches T or k rows",
     paper="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017",
