@@ -434,7 +434,7 @@ class Metric:
         params = {o.name: self.options.get(o.name, o.default) for o in self.definition.options}
         if self.k is not None:
             params["k"] = self.k
-        if self.definition.name == "auc":
+        if self.definition.reads_tie_spans:
             kwargs.pop("ties", None)
         unjudged = self.options.get(UNJUDGED_POLICY.name, "low")
         grade = check_unjudged(unjudged, self.options.get(UNJUDGED_GRADE.name), bounds)

@@ -108,7 +108,7 @@ class Options:
     @property
     def needs_tie_span(self) -> bool:
         """Whether the score's tie spans are needed beside the ranks (AUC)."""
-        return any(m.definition.name == "auc" for _, m in self.named)
+        return any(m.definition.reads_tie_spans for _, m in self.named)
 
     @property
     def gain_ranks(self) -> dict[str, pl.Expr]:
@@ -138,7 +138,7 @@ class Options:
         """
         if self.ties == "expected":
             return (RANK, RANK_LAST)
-        if metric.definition.name == "auc":
+        if metric.definition.reads_tie_spans:
             return (TIE_FIRST, TIE_LAST)
         gain = metric.tie_gain(pl.col(self.rel).cast(pl.Float64))
         if gain is not None and self.ties in LABEL_TIES:

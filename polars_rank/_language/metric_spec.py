@@ -167,6 +167,10 @@ class MetricSpec:
     (``"infap has no closed form under ties='expected' (...)"``)."""
     ties_uncut: tuple[str, ...] | None = None
     """The policies it supports without a cutoff (``k=None``), where they differ."""
+    reads_tie_spans: bool = False
+    """It gives tied rows their mean rank itself (AUC: a tied pair counts one half), so it
+    takes no ``ties``: :func:`polars_rank.evaluate` passes it the score's tie spans,
+    ``rank=(first, last)``, whatever the policy, and its expression drops ``ties``."""
     at: str | None = None
     """The option ``@x`` sets instead of a cutoff (``iprec_at_recall@0.5``: the recall)."""
     of_unjudged: bool = False

@@ -179,6 +179,7 @@ AUC = MetricSpec(
     cutoff=False,
     options=(THRESHOLD,),
     summary="ROC AUC of the ranking, ties 1/2",
+    reads_tie_spans=True,
     paper="Hanley & McNeil, Radiology 1982; GAUC: Zhou et al., KDD 2018",
 )
 """AUC's spec: GAUC when averaged over queries; a tied pair counts one half."""
