@@ -6,9 +6,15 @@ When one fails, simplify the code it points to and delete the canary.
 from __future__ import annotations
 
 import gc
+from typing import TYPE_CHECKING
 
 import polars as pl
 import pytest
+
+from polars_rank._engine.compat import counted_cheaply, partitioned_sink
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 POLARS_2 = int(pl.__version__.split(".")[0]) >= 2
 
@@ -269,3 +275,22 @@ def test_a_chained_when_of_a_short_mask_still_panics_in_memory() -> None:
         1.0, 2.0]
     with pytest.raises(BaseException, match="left == right"):  # a PanicException
         frame.lazy().select(chained).collect(engine="in-memory")
+
+
+def test_a_cheap_count_is_told_from_the_explained_plan(tmp_path: Path) -> None:
+    """``counted_cheaply`` reads ``explain()``'s text (Polars has no API for whether a
+    count reads data): a Parquet scan and a frame count from metadata, a join does not.
+    If Polars changes the text, this fails, before ``memory="auto"`` silently stops
+    bucketing large LazyFrames."""
+    frame = pl.DataFrame({"qid": [1, 1, 2], "score": [0.1, 0.2, 0.3]})
+    frame.write_parquet(tmp_path / "run.parquet")
+    scan = pl.scan_parquet(tmp_path / "run.parquet")
+    assert counted_cheaply(scan) == 3
+    assert counted_cheaply(frame.lazy()) == 3
+    assert counted_cheaply(scan.join(frame.lazy(), on="qid")) is None
+    assert counted_cheaply(scan.filter(pl.col("score") > 0.15)) is None
+
+
+def test_a_partitioned_sink_exists_on_every_supported_polars() -> None:
+    """``partitioned_sink``: ``pl.PartitionBy`` (2.x) or ``pl.PartitionByKey`` (1.x)."""
+    assert partitioned_sink("folder", "key") is not None

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = ["HAS_BIT_CAST", "POLARS_2", "PREPARED_RANKS", "SLICES_BY_MANY_OFFSETS",
-           "TOP_ROWS", "any_true", "group_sum", "per_list", "row_sum", "safe_div",
-           "times_reciprocal"]
+           "TOP_ROWS", "any_true", "counted_cheaply", "group_sum", "partitioned_sink",
+           "per_list", "row_sum", "safe_div", "times_reciprocal"]
 
 _SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
 
@@ -135,3 +135,38 @@ def any_true(mask: pl.Expr) -> pl.Expr:
     (canary in tests/test_workarounds.py, skipped on Polars 2, which maps it right).
     """
     return mask.sum() > 0
+
+
+def counted_cheaply(frame: pl.LazyFrame) -> int | None:
+    """The rows of a LazyFrame whose count reads no data, or None.
+
+    A file's metadata (Parquet, IPC), a CSV's line count and a frame in memory count
+    cheaply.
+    A plan that must run to be counted (a join, a filter, a Python function) is not
+    counted: counting it would read its sources once more, and the default would
+    cost a pass where ``memory="high"`` reads them once. The optimised count plan
+    says which: a scan or a frame under the count, and nothing else. Polars has no API
+    for "does this count read data"; the text of ``explain()`` is read instead
+    (canary: ``test_a_cheap_count_is_told_from_the_explained_plan``).
+    """
+    count = frame.select(pl.len())
+    lines = [line.strip() for line in count.explain().splitlines() if line.strip()]
+    source = lines[1] if len(lines) > 1 else ""
+    bare = (lines[:1] == ["SELECT [len()]"]
+            and (source.startswith("DF ") or ("SCAN [" in source and "PYTHON" not in source))
+            and all(line.startswith(("PROJECT", "ESTIMATED ROWS")) for line in lines[2:]))
+    fast = bool(lines) and lines[0].startswith("FAST COUNT")  # a CSV's line count
+    if not (bare or fast):
+        return None
+    return int(count.collect().item())
+
+
+def partitioned_sink(folder: str, key: str) -> object | None:  # the type differs by version
+    """The partitioned Parquet target of this Polars (its name changed in 2.0), or None.
+
+    Canary: ``test_a_partitioned_sink_exists_on_every_supported_polars``.
+    """
+    if hasattr(pl, "PartitionBy"):  # Polars 2.x
+        return pl.PartitionBy(folder, key=key, include_key=True)
+    by_key = getattr(pl, "PartitionByKey", None)  # Polars 1.x (unstable API)
+    return None if by_key is None else by_key(folder, by=key, include_key=True)

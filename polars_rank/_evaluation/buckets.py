@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
+from polars_rank._engine.compat import counted_cheaply, partitioned_sink
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
@@ -42,38 +44,8 @@ def chosen_memory(run: pl.DataFrame | pl.LazyFrame, memory: Memory) -> Memory:
     """
     if memory != "auto":
         return memory
-    rows = run.height if isinstance(run, pl.DataFrame) else _counted_cheaply(run)
+    rows = run.height if isinstance(run, pl.DataFrame) else counted_cheaply(run)
     return "low" if rows is not None and rows > AUTO_ROWS else "high"
-
-
-def _counted_cheaply(frame: pl.LazyFrame) -> int | None:
-    """The rows of a LazyFrame whose count reads no data, or None.
-
-    A file's metadata (Parquet, IPC), a CSV's line count and a frame in memory count
-    cheaply.
-    A plan that must run to be counted (a join, a filter, a Python function) is not
-    counted: counting it would read its sources once more, and the default would
-    cost a pass where ``memory="high"`` reads them once. The optimised count plan
-    says which: a scan or a frame under the count, and nothing else.
-    """
-    count = frame.select(pl.len())
-    lines = [line.strip() for line in count.explain().splitlines() if line.strip()]
-    source = lines[1] if len(lines) > 1 else ""
-    bare = (lines[:1] == ["SELECT [len()]"]
-            and (source.startswith("DF ") or ("SCAN [" in source and "PYTHON" not in source))
-            and all(line.startswith(("PROJECT", "ESTIMATED ROWS")) for line in lines[2:]))
-    fast = bool(lines) and lines[0].startswith("FAST COUNT")  # a CSV's line count
-    if not (bare or fast):
-        return None
-    return int(count.collect().item())
-
-
-def _partitioned_sink(folder: str, key: str) -> object | None:  # the type differs by version
-    """The partitioned Parquet target of this Polars (its name changed in 2.0), or None."""
-    if hasattr(pl, "PartitionBy"):  # Polars 2.x
-        return pl.PartitionBy(folder, key=key, include_key=True)
-    by_key = getattr(pl, "PartitionByKey", None)  # Polars 1.x (unstable API)
-    return None if by_key is None else by_key(folder, by=key, include_key=True)
 
 
 def buckets(run: pl.LazyFrame, qrels: pl.LazyFrame | None, query: str,
@@ -105,7 +77,7 @@ def _split(frame: pl.LazyFrame, bucket: pl.Expr, folder: str) -> pl.LazyFrame:
     Written in one streaming pass and scanned back; without a partitioned sink
     (an older Polars), the frame as it is, each bucket filtering it again.
     """
-    target = _partitioned_sink(folder, _BUCKET)
+    target = partitioned_sink(folder, _BUCKET)
     if target is None:  # no partitioned sink: each bucket filters the input again
         return frame.with_columns(bucket)
     schema = frame.collect_schema()
