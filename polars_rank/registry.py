@@ -402,10 +402,11 @@ class Metric:
 
     @property
     def max_grade(self) -> float | None:
-        """The ERR max_grade this metric checks labels against, if any."""
-        if self.definition.name != "err":
+        """The highest label this metric takes (ERR's ``max_grade`` option), if any."""
+        option = self.definition.option("max_grade")
+        if option is None:
             return None
-        return float(self.options.get("max_grade", 4))
+        return float(self.options.get(option.name, option.default))
 
     def tie_gain(self, labels: pl.Expr) -> pl.Expr | None:
         """The gain ``ties="optimistic"`` / ``"pessimistic"`` order its tied rows by.

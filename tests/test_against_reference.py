@@ -508,7 +508,7 @@ def test_every_public_metric_is_covered() -> None:
     assert public == set(METRICS) - set(VARIANTS)
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_ascending_rank_column_equals_score(rows: list[Row], params: Params) -> None:
@@ -527,7 +527,7 @@ def test_ascending_rank_column_equals_score(rows: list[Row], params: Params) -> 
         assert same(by_rank[name], expected), (name, by_rank[name], expected)
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(rows=rows_st, params=params_st)
 @pinned
 def test_row_order_ranking(rows: list[Row], params: Params) -> None:
@@ -559,7 +559,7 @@ def _key_order(values: list[float | int | None], descending: bool) -> list[int]:
     return present + [i for i, v in enumerate(values) if v is None]
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(
     rows=st.lists(st.tuples(labels_st, scores_st, secondary_st, secondary_st), max_size=12),
     params=params_st,

@@ -250,7 +250,7 @@ def test_metric_table_is_complete() -> None:
 
 
 # ---------------------------------------------------------------------------- bounds
-@settings(max_examples=examples(8), deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 @given(rows=rows_st(), params=params_st)
 def test_normalised_metrics_are_in_unit_interval(rows: Rows, params: Params) -> None:
     df = rows.frame()
@@ -323,7 +323,7 @@ def test_perfect_ranking_ignores_row_order(
 
 
 # ---------------------------------------------------------------------------- invariance
-@settings(max_examples=examples(8), deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 @given(pair=shuffled_st(distinct=True), params=params_st)
 def test_row_order_is_irrelevant_without_ties(pair: tuple[Rows, Rows], params: Params) -> None:
     before, after = (rows.frame() for rows in pair)
@@ -378,7 +378,7 @@ def test_query_mean_within_groups_and_windows(
             assert close(row[name], row[f"{name}_group"]), (name, row)
 
 
-@settings(max_examples=examples(6), deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(rows=rows_st(), params=params_st, data=st.data())
 def test_relabelled_query_ids_change_nothing(
     rows: Rows, params: Params, data: st.DataObject

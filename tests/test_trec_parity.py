@@ -87,7 +87,7 @@ def joined_frame(run: dict, qrels: dict) -> pl.DataFrame:
     )
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trec_case())
 def test_per_query_values_equal_trec_eval(case: tuple[dict, dict]) -> None:
     run, qrels = case
@@ -111,7 +111,7 @@ SINGLE_DIVISION = [
 ]
 
 
-@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trec_case())
 def test_single_division_measures_equal_trec_eval_to_the_bit(case: tuple[dict, dict]) -> None:
     """In a group_by, a window and a select of one query's rows."""
