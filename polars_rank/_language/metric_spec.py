@@ -90,11 +90,11 @@ UNJUDGED_GRADE = Option("unjudged_grade", float, None,
                         description="the label of unjudged rows under unjudged=high "
                                     "(none: the list's largest label, at least 1)")
 COMMON_OPTIONS = (JUDGED_ONLY, UNJUDGED_POLICY, UNJUDGED_GRADE)
+"""The options every metric string takes (they rewrite the data, not the metric)."""
 
 NO_EXPECTED: tuple[str, ...] = tuple(t for t in TIES if t != "expected")
 """``ties`` of a metric with no closed form over tie orders (its :attr:`MetricSpec.ties_note`
 says why)."""
-"""The options every metric string takes (they rewrite the data, not the metric)."""
 
 # options several metrics share, declared once
 THRESHOLD = Option("threshold", float, 1, description="labels >= threshold are relevant")
@@ -165,8 +165,6 @@ class MetricSpec:
     ties_note: str = ""
     """Why the policies left out of :attr:`ties` are not supported: the refusal's reason
     (``"infap has no closed form under ties='expected' (...)"``)."""
-    ties_uncut: tuple[str, ...] | None = None
-    """The policies it supports without a cutoff (``k=None``), where they differ."""
     reads_tie_spans: bool = False
     """It gives tied rows their mean rank itself (AUC: a tied pair counts one half), so it
     takes no ``ties``: :func:`polars_rank.evaluate` passes it the score's tie spans,
@@ -189,10 +187,6 @@ class MetricSpec:
     judgment group of the qrels (``-R qrels_jg``), averaged over the groups of each
     query (:mod:`polars_rank._evaluation.judgment_groups`). Its function is that
     metric's: one list judged once is one group."""
-
-    def supported_ties(self, k: object = None) -> tuple[str, ...]:
-        """The tie policies it supports for a call with cutoff ``k``."""
-        return self.ties if k is not None or self.ties_uncut is None else self.ties_uncut
 
     def option(self, name: str) -> Option | None:
         """The option called ``name`` (ir_measures' ``rel``: ``threshold``, ``T``: ``target``).

@@ -188,7 +188,7 @@ def _chosen_ties(spec: MetricSpec, arguments: Mapping[str, Any],
     ties = arguments.get("ties")
     rank = arguments.get("rank")
     by = arguments.get("by", UNSET)
-    supported = spec.supported_ties(arguments.get("k"))
+    supported = spec.ties
     if ties is None and isinstance(rank, tuple):
         ties = "expected"
     elif ties is None and "ties" in arguments and (by is not UNSET or rank is not None):
@@ -209,6 +209,9 @@ def _chosen_ties(spec: MetricSpec, arguments: Mapping[str, Any],
 
 def _named(function: F, spec: MetricSpec | None) -> F:
     signature = _own_signature(function)
+    # the parameters' defaults, for the spec's choice of a tie policy (_chosen_ties)
+    defaults = {name: p.default for name, p in signature.parameters.items()
+                if p.default is not inspect.Parameter.empty}
 
     def lookup() -> tuple[MetricSpec | None, Callable[[str, dict[str, Any]], str]]:
         if spec is not None:
@@ -223,8 +226,6 @@ def _named(function: F, spec: MetricSpec | None) -> F:
 
         bound = _bind(function.__name__, signature, args, kwargs)
         if spec is not None:
-            defaults = {name: p.default for name, p in signature.parameters.items()
-                        if p.default is not inspect.Parameter.empty}
             ties = _chosen_ties(spec, {**defaults, **bound.arguments},
                                 lambda: function(*args, **{**kwargs, "ties": "first"}))
             if ties is not None:
