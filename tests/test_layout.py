@@ -27,7 +27,6 @@ OVER = {
     "metrics/counts.py": "a family with its specs: counts / utility",
     "metrics/gain_levels.py": "a family with its specs: G and binG / nDCG_rel and Rndcg",
     "metrics/novelty.py": "a family with its specs: alpha-nDCG / ERR-IA",
-    "_engine/ranked.py": "waits for item 2, the ranked-list protocol (its variants split it)",
     "_evaluation/pipeline.py": "being changed by the scale branch (issue 38, item 5)",
     "_compare/report.py": "4 lines over, not split yet: its tables and its text could part",
 }

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 from polars_rank._cli.eval_settings import asked
-from polars_rank._engine.ranked import RankColumn
+from polars_rank._engine.positions import RankColumn
 from polars_rank._evaluation.options import LIST
 from polars_rank._evaluation.scoring import prepared_ranks
 from polars_rank.registry import Metric, parse_metric

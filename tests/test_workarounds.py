@@ -61,7 +61,7 @@ def test_division_by_a_literal_is_still_a_multiplication() -> None:
 
 
 def test_agg_still_recomputes_a_repeated_sub_expression() -> None:
-    """``polars_rank._engine.compat.safe_div`` and ``polars_rank._engine.ranked.by_parts_weights``
+    """``polars_rank._engine.compat.safe_div`` and ``polars_rank._engine.terms.by_parts_weights``
     name a ranked list once: common sub-expressions are shared in a ``select`` but not
     inside ``group_by().agg``."""
     frame = pl.LazyFrame({"g": [1, 1, 2], "x": [3.0, 1.0, 2.0]})
@@ -125,7 +125,7 @@ def test_an_imploded_struct_beside_a_shared_cutoff_still_panics() -> None:
 
 @pytest.mark.skipif(not POLARS_2, reason="Polars 1.x keeps the sort (the defect came with 2.x)")
 def test_a_shared_count_of_a_sorted_list_still_unsorts_it_in_memory() -> None:
-    """``polars_rank._engine.ranked.Ranked.ordered``: Polars 2.1's in-memory engine drops the
+    """``polars_rank._engine.keys.SortKeys.ordered``: Polars 2.1's in-memory engine drops the
     sort from ``len()`` of a sorted list that occurs twice, and common-subexpression
     elimination then gives the other uses of that list the unsorted values (G and
     compat read their ideal gains unsorted in a ``select``)."""
@@ -141,7 +141,7 @@ def test_a_shared_count_of_a_sorted_list_still_unsorts_it_in_memory() -> None:
 
 @pytest.mark.skipif(not POLARS_2, reason="Polars 1.x sorts it right (the defect came with 2.x)")
 def test_a_limited_sort_by_a_rank_in_a_group_by_still_goes_wrong() -> None:
-    """``polars_rank._engine.ranked.Ranked.ordered`` cuts a list sorted by a per-list key at
+    """``polars_rank._engine.keys.SortKeys.ordered`` cuts a list sorted by a per-list key at
     ``head(min(n, k))``: Polars 2.1 pushes a literal ``head(k)`` into the ``sort_by`` as
     a limit, which in a ``group_by`` (or window) panics ("range start index 5 out of
     range") on the list itself, and sums the wrong rows when summed (here 0.0)."""
@@ -264,7 +264,7 @@ def test_any_of_a_rank_in_a_window_still_stays_in_list_order() -> None:
 
 @pytest.mark.skipif(not POLARS_2, reason="Polars 1.x's in-memory engine evaluates it")
 def test_a_chained_when_of_a_short_mask_still_panics_in_memory() -> None:
-    """``polars_rank._engine.ranked.by_parts_weights`` adds masked values instead of chaining
+    """``polars_rank._engine.terms.by_parts_weights`` adds masked values instead of chaining
     ``when/then``: on Polars 2.1's in-memory engine, a chained ``when`` whose masks are
     shorter than the frame (the first min(n, k) ranks) panics in a ``select``."""
     frame = pl.DataFrame({"x": [1.0, 2.0, 3.0]})

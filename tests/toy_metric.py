@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, check_real, check_threshold
-from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._engine.ranked import cutoff
 from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -83,8 +84,8 @@ def toy(
     pl.Expr
         Float64 >= 0.
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     w = check_real(weight, "weight", allowed="a finite number")
     return r.finish(w * hits_value(r, cutoff(k), check_threshold(threshold)),
                     summary=TOY.over_queries)

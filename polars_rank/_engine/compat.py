@@ -33,7 +33,7 @@ the marked path gave a wrong nDCG (the floor pass found it): there it is read as
 plain rank column."""
 
 TOP_ROWS = POLARS_2
-"""Whether :meth:`polars_rank._engine.ranked.Ranked.top_rows` is used. On Polars 1.36 a
+"""Whether :meth:`polars_rank._engine.keys.TieAveraged.top_rows` is used. On Polars 1.36 a
 struct of rows filtered in a ``group_by`` took rows of other groups
 (``test_a_struct_of_filtered_fields_in_a_group_by_still_sorts_other_rows``), and
 these structs were not tried there: ``ties="expected"`` ranks whole lists, as before."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._engine.ranked import RankColumn
+from polars_rank._engine.positions import RankColumn
 from polars_rank._evaluation.options import (
     HITS,
     IDEAL,

@@ -14,16 +14,17 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import any_true, group_sum
+from polars_rank._engine.keys import TieAveraged
 from polars_rank._engine.ranked import order_free_sum
 from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
-    from polars_rank._engine.ranked import Ranked
+    from polars_rank._engine.expected import Expected
 
 __all__ = ["expected_precision_sum", "expected_ap_over_hits"]
 
 
-def _limit(r: Ranked, k: int | None) -> pl.Expr:
+def _limit(r: Expected, k: int | None) -> pl.Expr:
     """min(n, k): the last rank within the cutoff (n = the list's length)."""
     n_ret = r.n_retrieved().cast(pl.Int64)
     return n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))
@@ -33,13 +34,13 @@ def _harmonic(first: pl.Expr, last: pl.Expr) -> pl.Expr:
     """Per row: the sum of 1/p over p = first..last (0 when last < first).
 
     A Polars 2.1 workaround: gathering these sums from a prefix table
-    (Ranked.prefix_sums) panics in a group_by of no rows (tests/test_workarounds.py
+    (Expected.prefix_sums) panics in a group_by of no rows (tests/test_workarounds.py
     tells when it stops).
     """
     return pl.int_ranges(first, last + 1).list.eval(1.0 / pl.element()).list.sum()
 
 
-def expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None,
+def expected_precision_sum(r: Expected, hits: pl.Expr, k: int | None,
                            whole_groups: bool = False) -> pl.Expr:
     """ties="expected": E[sum of precision at the relevant ranks within k].
 
@@ -55,8 +56,8 @@ def expected_precision_sum(r: Ranked, hits: pl.Expr, k: int | None,
     times, each reading ranked the list again in a ``group_by`` (MAP@10 took about
     30x ``ties="first"``; docs/performance.md).
     """
-    if k is not None and not whole_groups and r.top_rows_apply():
-        # within k only the rows at least the k-th best count (Ranked.top_rows): their
+    if k is not None and not whole_groups and isinstance(r, TieAveraged) and r.top_rows_apply():
+        # within k only the rows at least the k-th best count (TieAveraged.top_rows): their
         # tie spans among themselves, then the same terms (limit: hi <= the length)
         down = r.descending[0]
         key = pl.element().struct.field("key")
@@ -110,7 +111,7 @@ def _log_choose(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     return _log_factorial(a) - _log_factorial(b) - _log_factorial(a - b)
 
 
-def expected_ap_over_hits(r: Ranked, hits: pl.Expr, k: int) -> pl.Expr:
+def expected_ap_over_hits(r: Expected, hits: pl.Expr, k: int) -> pl.Expr:
     """ties="expected": E[AP@k over the relevant rows ranked within k].
 
     With K = min(n, k), the groups ranked entirely within K hold c relevant rows and

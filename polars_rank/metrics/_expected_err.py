@@ -63,7 +63,7 @@ from polars_rank._engine.compat import SLICES_BY_MANY_OFFSETS
 from polars_rank.metrics._let import Get, let
 
 if TYPE_CHECKING:
-    from polars_rank._engine.ranked import Ranked
+    from polars_rank._engine.expected import Expected
 
 __all__ = ["expected_err"]
 
@@ -120,7 +120,7 @@ def _int(value: pl.Expr) -> pl.Expr:
     return value.cast(pl.Int64)
 
 
-def expected_err(r: Ranked, k: int | None, max_grade: float) -> pl.Expr:
+def expected_err(r: Expected, k: int | None, max_grade: float) -> pl.Expr:
     """E[ERR@k] over the orders of every tie group (see the module docstring)."""
     if not SLICES_BY_MANY_OFFSETS:
         raise NotImplementedError(POLARS_1_ERR)

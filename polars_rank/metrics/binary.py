@@ -7,11 +7,14 @@ counts judged rows the ranking did not retrieve (null ``by``), as trec_eval does
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polars_rank._engine.compat import group_sum, safe_div
+from polars_rank._engine.expected import Expected
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import (
     DENOMINATORS,
     UNSET,
@@ -21,7 +24,9 @@ from polars_rank._engine.params import (
     check_choice,
     check_threshold,
 )
-from polars_rank._engine.ranked import Ranked, by_parts_weights, cutoff, reached, reciprocal
+from polars_rank._engine.positions import Positions
+from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._engine.terms import by_parts_weights, reached, reciprocal
 from polars_rank._language.metric_spec import (
     EMPTY_LIST,
     NO_EXPECTED,
@@ -55,7 +60,7 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
     (``"retrieved"``).
     """
     relevant = r.relevant(threshold)
-    if denominator == "retrieved" and r.ties == "expected" and k is not None:
+    if denominator == "retrieved" and isinstance(r, Expected) and k is not None:
         return expected_ap_over_hits(r, relevant, k)  # the number of hits is random
     if denominator == "relevant":
         whole = r.n_relevant(threshold)
@@ -67,29 +72,34 @@ def average_precision_value(r: Ranked, k: int | None = None, threshold: float = 
     return safe_div(precision_sum(r, k, threshold), whole)
 
 
+@functools.singledispatch
 def precision_sum(r: Ranked, k: int | None, threshold: float) -> pl.Expr:
     """The sum of the precisions at the relevant ranks within k: AP's numerator, R x AP.
 
-    Under ``ties="expected"`` its exact mean over the orders of the tied rows.
+    Sort keys: by parts over the sorted hits. Under ``ties="expected"`` its exact mean
+    over the orders of the tied rows; over positions trec_eval's sum.
     """
-    relevant = r.relevant(threshold)
-    if r.ties == "expected":
-        return expected_precision_sum(r, relevant, k)
-    if r.rank is not None and (so_far := r.prepared_precision_sum(threshold)) is not None:
+    return _dense_precision_sum(r.hits(k, threshold), k)
+
+
+@precision_sum.register(Expected)
+def _(r: Expected, k: int | None, threshold: float) -> pl.Expr:
+    return expected_precision_sum(r, r.relevant(threshold), k)
+
+
+@precision_sum.register(Positions)
+def _(r: Positions, k: int | None, threshold: float) -> pl.Expr:
+    if (so_far := r.prepared_precision_sum(threshold)) is not None:
         # the running sum below, computed once for every AP of the evaluation: at the
         # last retrieved row within k (it only grows down the list)
-        inside = r.rank.is_not_null() if k is None else r.rank <= k
-        return pl.when(inside).then(so_far).max().fill_null(0.0)
-    if r.rank is not None:
-        # trec_eval's sum (m_map.c): i / rank_i at the i-th hit, added in rank order, so
-        # that the printed digits are trec_eval's even at a half unit (AP = 23/32)
-        inside = r.rank.is_not_null() if k is None else r.rank <= k
-        hit = inside & (relevant > 0)
-        n_hits = hit.sum()  # counted before the sort (Ranked.ordered says why)
-        ranks = r.sorted_ranks(r.rank.filter(hit)).cast(pl.Float64)
-        terms = pl.int_range(1, n_hits + 1, dtype=pl.Int64).cast(pl.Float64) / ranks
-        return terms.cum_sum().last().fill_null(0.0)
-    return _dense_precision_sum(r.hits(k, threshold), k)
+        return pl.when(r.within(k)).then(so_far).max().fill_null(0.0)
+    # trec_eval's sum (m_map.c): i / rank_i at the i-th hit, added in rank order, so
+    # that the printed digits are trec_eval's even at a half unit (AP = 23/32)
+    hit = r.within(k) & (r.relevant(threshold) > 0)
+    n_hits = hit.sum()  # counted before the sort (Ranked.ordered says why)
+    ranks = r.sorted_ranks(r.rank.filter(hit)).cast(pl.Float64)
+    terms = pl.int_range(1, n_hits + 1, dtype=pl.Int64).cast(pl.Float64) / ranks
+    return terms.cum_sum().last().fill_null(0.0)
 
 
 def yaap_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
@@ -241,8 +251,8 @@ def average_precision(
     │ 0.333333 ┆ 0.5    ┆ 1.0       │
     └──────────┴────────┴───────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = check_threshold(threshold)
     check_choice(denominator, "denominator", DENOMINATORS)
     return r.finish_empty(average_precision_value(r, cutoff(k), level, denominator), level, empty)
@@ -333,8 +343,8 @@ def gm_map(
     │ 0.707107 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     value = average_precision_value(r, cutoff(k), check_threshold(threshold))
     return r.finish(value, summary=GM_MAP.over_queries)
 
@@ -441,8 +451,8 @@ def yaap(
     >>> round(math.log((1 + 5 / 3) / (1 + 3 - 5 / 3)), 6)
     0.133531
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(yaap_value(r, cutoff(k), check_threshold(threshold)))
 
 
@@ -524,8 +534,8 @@ def reciprocal_rank(
     │ 0.5 │
     └─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = check_threshold(threshold)
     return r.finish_empty(reciprocal_rank_value(r, cutoff(k), level), level, empty)
 
@@ -610,7 +620,7 @@ def hit_rate(
     │ 2   ┆ 0.0        │
     └─────┴────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = check_threshold(threshold)
     return r.finish_empty(hit_rate_value(r, cutoff(k), level), level, empty)

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import safe_div
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET
-from polars_rank._engine.ranked import Ranked, count, cutoff, reached, reciprocal
+from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._engine.terms import count, reached, reciprocal
 from polars_rank._language.metric_spec import MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -106,8 +108,8 @@ def ctr(
     │ 0.75  │
     └───────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(ctr_value(r, cutoff(k)), judgments=False)
 
 
@@ -218,8 +220,8 @@ def abandonment(
     │ 0.333333 ┆ 0.666667 │
     └──────────┴──────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(abandonment_value(r, cutoff(k)), judgments=False)
 
 
@@ -300,8 +302,8 @@ def first_click_rr(
     │ 0.611111       │
     └────────────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(first_click_rr_value(r, cutoff(k)), judgments=False)
 
 
@@ -383,6 +385,6 @@ def clicks_per_query(
     │ 3       ┆ 1.0              │
     └─────────┴──────────────────┘
     """
-    r = Ranked.build(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(clicks, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(clicks_per_query_value(r, cutoff(k)), judgments=False)

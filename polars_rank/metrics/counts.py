@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
-from polars_rank._engine.ranked import Ranked, count, cutoff
+from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._engine.terms import count
 from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -108,8 +110,8 @@ def hits(
     │ 1.0    │
     └────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(hits_value(r, cutoff(k), check_threshold(threshold)))
 
 
@@ -183,8 +185,8 @@ def num_ret(
     │ 2.0     │
     └─────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(r.n_retrieved(), summary=NUM_RET.over_queries)
 
 
@@ -267,8 +269,8 @@ def num_rel(
     │ 2.0     ┆ 1.0 │
     └─────────┴─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(r.n_relevant(check_threshold(threshold)), summary=NUM_REL.over_queries)
 
 
@@ -345,8 +347,8 @@ def num_rel_ret(
     │ 1.0         │
     └─────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     value = hits_value(r, None, check_threshold(threshold))
     return r.finish(value, summary=NUM_REL_RET.over_queries)
 
@@ -423,8 +425,8 @@ def num_nonrel_judged_ret(
     │ 1.0                   │
     └───────────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     value = num_nonrel_judged_ret_value(r, check_threshold(threshold))
     return r.finish(value, summary=NUM_NONREL_JUDGED_RET.over_queries)
 
@@ -534,8 +536,8 @@ def utility(
         msg = f"weights must be four numbers (a, b, c, d), got {weights!r}"
         raise ValueError(msg)
     a, b, c, d = (check_real(w, "weights", allowed="four finite numbers") for w in weights)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     t = check_threshold(threshold)
     found, shown = hits_value(r, None, t), r.n_retrieved().cast(pl.Float64)
     relevant = r.n_relevant(t)

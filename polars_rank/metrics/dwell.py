@@ -6,13 +6,14 @@ dwell column plays the part of the label and ``clicks=`` says which rows were cl
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.expected import Expected
+from polars_rank._engine.lists import ranked_list, retied
 from polars_rank._engine.params import UNSET, to_expr
-from polars_rank._engine.ranked import Ranked, cutoff, default_ties
+from polars_rank._engine.ranked import cutoff, default_ties
 from polars_rank._language.naming import named_after_metric
 from polars_rank.metrics._docs import shared_parameters
 
@@ -128,10 +129,10 @@ def mean_dwell(
                    "'pessimistic' (bounds), or 'first' (the row order)")
             raise NotImplementedError(msg)
         ties = "pessimistic"  # the order-free default without the closed form
-    r = Ranked.build(dwell, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
-    if r.ties == "expected":
-        r = replace(r, ties="first")  # without a cutoff the order does not matter
+    r = ranked_list(dwell, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
+    if isinstance(r, Expected):
+        r = retied(r, "first")  # without a cutoff the order does not matter
     counted = r.retrieved(k)
     values = r.ordered(r.labels, k)
     extra: list[pl.Expr] = []

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polars_rank._engine.compat import SLICES_BY_MANY_OFFSETS, group_sum, safe_div
+from polars_rank._engine.expected import Expected
 from polars_rank._engine.gain_table import check_gains, gain_of
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import (
     EMPTY,
     GAINS,
@@ -19,7 +22,9 @@ from polars_rank._engine.params import (
     check_choice,
     check_real,
 )
-from polars_rank._engine.ranked import Ranked, by_parts_weights, cutoff, when_empty
+from polars_rank._engine.positions import Positions
+from polars_rank._engine.ranked import Ranked, cutoff, when_empty
+from polars_rank._engine.terms import by_parts_weights
 from polars_rank._language.metric_spec import (
     DCG_OPTIONS,
     EMPTY_LIST,
@@ -129,14 +134,21 @@ def _check_gain_options(gain: str, threshold: float | None) -> float | None:
     return check_real(threshold, "threshold", allowed="a finite number or None")
 
 
+@functools.singledispatch
 def err_value(r: Ranked, k: int | None = None, max_grade: float = 4) -> pl.Expr:
     """ERR@k of a ranked list (validated parameters)."""
-    if r.ties == "expected":
-        return expected_err(r, k, max_grade)
-    ranked = r.ordered(r.gains(), k)
-    stop = (pl.lit(2.0).pow(ranked) - 1.0) / 2.0 ** float(max_grade)
-    if r.rank is None:
-        return _dense_err(stop, r, k)
+    stop = (pl.lit(2.0).pow(r.ordered(r.gains(), k)) - 1.0) / 2.0 ** float(max_grade)
+    return _dense_err(stop, r, k)
+
+
+@err_value.register(Expected)
+def _(r: Expected, k: int | None = None, max_grade: float = 4) -> pl.Expr:
+    return expected_err(r, k, max_grade)
+
+
+@err_value.register(Positions)
+def _(r: Positions, k: int | None = None, max_grade: float = 4) -> pl.Expr:
+    stop = (pl.lit(2.0).pow(r.ordered(r.gains(), k)) - 1.0) / 2.0 ** float(max_grade)
     reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
     contrib = stop * reach / r.positions(k).cast(pl.Float64)
     return group_sum(pl.when(r.retrieved(k)).then(contrib).otherwise(0.0))
@@ -253,8 +265,8 @@ def dcg(
     │ 9.392789              ┆ 4.76186 │
     └───────────────────────┴─────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = _check_gain_options(gain, threshold)
     base = check_real(log_base, "log_base", low=1, low_open=True, allowed="a number > 1")
     return r.finish(dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
@@ -351,8 +363,8 @@ def ideal_dcg(
     │ 4.76186   │
     └───────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = _check_gain_options(gain, threshold)
     base = check_real(log_base, "log_base", low=1, low_open=True, allowed="a number > 1")
     return r.finish(ideal_dcg_value(r, cutoff(k), gain, level, base, check_gains(gains)))
@@ -473,8 +485,8 @@ def ndcg(
     │ 0.614841                 │
     └──────────────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = _check_gain_options(gain, threshold)
     return r.finish(ndcg_value(r, cutoff(k), gain, level, check_choice(empty, "empty", EMPTY),
                                check_gains(gains)))
@@ -569,7 +581,7 @@ def err(
     >>> round(tied.select(pr.err("rel", max_grade=3, by="score", ties="expected")).item(), 12)
     0.65625
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     m = check_real(max_grade, "max_grade", low=1, allowed="a finite number >= 1")
     return r.finish(err_value(r, cutoff(k), m), r.bad(r.labels > m))

@@ -24,6 +24,7 @@ import polars as pl
 
 from polars_rank._engine.compat import group_sum, safe_div
 from polars_rank._engine.gain_table import check_gains
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_threshold
 from polars_rank._engine.ranked import NAN, Ranked
 from polars_rank._language.metric_spec import GAIN_TABLE, NO_EXPECTED, THRESHOLD, MetricSpec
@@ -241,8 +242,8 @@ def normalized_gain(
     │ 0.63093 ┆ 0.59794 │
     └─────────┴─────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(normalized_gain_value(r, check_gains(gains)))
 
 
@@ -323,8 +324,8 @@ def binary_normalized_gain(
     │ 0.543643 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(binary_normalized_gain_value(r, check_threshold(threshold)))
 
 
@@ -410,8 +411,8 @@ def ndcg_over_relevant(
     │ 0.630094 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(ndcg_over_relevant_value(r, check_gains(gains)))
 
 
@@ -500,6 +501,6 @@ def r_ndcg(
     │ 0.419113 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(r_ndcg_value(r, check_gains(gains), check_threshold(threshold)))

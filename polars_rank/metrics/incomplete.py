@@ -7,13 +7,17 @@ unjudged@k says how much of the top k nobody judged.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank._engine.compat import per_list, safe_div
+from polars_rank._engine.expected import Expected
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_threshold
-from polars_rank._engine.ranked import Ranked, count, cutoff, order_free_sum
+from polars_rank._engine.ranked import Ranked, cutoff, order_free_sum
+from polars_rank._engine.terms import count
 from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -30,10 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["bpref", "gm_bpref", "unjudged"]
 
 
+@functools.singledispatch
 def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     """Bpref of a ranked list (validated parameters)."""
-    if r.ties == "expected":
-        return _expected_bpref(r, threshold)
     non_relevant = (r.labels < threshold).fill_null(False).cast(pl.Float64)  # judged only
     n_rel, n_non = r.n_relevant(threshold), non_relevant.sum()
     ranked_rel = r.ordered(r.relevant(threshold))
@@ -51,7 +54,8 @@ def bpref_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     return safe_div(contrib.cum_sum().last().fill_null(0.0), n_rel)
 
 
-def _expected_bpref(r: Ranked, threshold: float) -> pl.Expr:
+@bpref_value.register(Expected)
+def _expected_bpref(r: Expected, threshold: float = 1) -> pl.Expr:
     r"""Bpref under ``ties="expected"``: the exact mean over the orders of the tied rows.
 
     The approach is McSherry & Najork's (ECIR 2008). Bpref sums a term per relevant
@@ -167,8 +171,8 @@ def bpref(
     │ 0.5   │
     └───────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(bpref_value(r, check_threshold(threshold)))
 
 
@@ -266,8 +270,8 @@ def gm_bpref(
     │ 0.003162 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(bpref_value(r, check_threshold(threshold)), summary=GM_BPREF.over_queries)
 
 
@@ -348,6 +352,6 @@ def unjudged(
     if depth is None:
         msg = "unjudged needs a cutoff k (a positive int)"
         raise ValueError(msg)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(unjudged_value(r, depth))

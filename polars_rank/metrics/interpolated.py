@@ -12,14 +12,16 @@ at usnistgov/trec_eval dc0c991), which pytrec_eval computes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
 from polars_rank._engine.compat import per_list
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_choice, check_real, check_threshold
-from polars_rank._engine.ranked import Ranked
+from polars_rank._engine.positions import Positions
 from polars_rank._language.metric_spec import NO_EXPECTED, THRESHOLD, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.ranked import Ranked
     from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["iprec_at_recall", "eleven_point_average"]
@@ -46,12 +49,16 @@ ROUNDING = Option("rounding", str, "nearest", ROUNDINGS,
 """How a recall level becomes a count of relevant rows (ir_measures' dialect: trec_eval 9's)."""
 
 
+@functools.singledispatch
 def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
     """The ranks of the relevant retrieved rows, ascending."""
-    if r.rank is not None:
-        inside = r.rank.is_not_null() & (r.relevant(threshold) > 0)
-        return r.sorted_ranks(r.rank.filter(inside)).cast(pl.Float64)
     return r.positions().filter(r.hits(None, threshold) > 0).cast(pl.Float64)
+
+
+@_relevant_ranks.register(Positions)
+def _(r: Positions, threshold: float) -> pl.Expr:
+    inside = r.rank.is_not_null() & (r.relevant(threshold) > 0)
+    return r.sorted_ranks(r.rank.filter(inside)).cast(pl.Float64)
 
 
 def iprec_at_recall_value(r: Ranked, recall: float, threshold: float = 1,
@@ -184,8 +191,8 @@ def iprec_at_recall(
     """
     level = check_real(recall, "recall", low=0, high=1, allowed="a recall level in [0, 1]")
     how = check_choice(rounding, "rounding", ROUNDINGS)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(iprec_at_recall_value(r, level, check_threshold(threshold), how))
 
 
@@ -279,8 +286,8 @@ def eleven_point_average(
     │ 0.863636 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     t = check_threshold(threshold)
     how = check_choice(rounding, "rounding", ROUNDINGS)
     points = check_levels(levels)

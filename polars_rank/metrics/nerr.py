@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_real
-from polars_rank._engine.ranked import Ranked
 from polars_rank._language.metric_spec import NO_EXPECTED, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._cwl import (
@@ -125,8 +125,8 @@ def nerr8(
     """
     depth = required_cutoff(k)
     low, high = check_scale(min_rel, max_rel)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(nerr8_value(r, depth, low, high))
 
 
@@ -210,8 +210,8 @@ def nerr9(
     """
     depth = required_cutoff(k)
     low, high = check_scale(min_rel, max_rel)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(nerr9_value(r, depth, low, high))
 
 
@@ -295,8 +295,8 @@ def nerr10(
     """
     p_checked = check_real(p, "p", low=0, low_open=True, high=1, allowed="in (0, 1]")
     low, high = check_scale(min_rel, max_rel)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(nerr10_value(r, p_checked, low, high))
 
 
@@ -381,6 +381,6 @@ def nerr11(
     """
     target_checked = check_target(target)
     low, high = check_scale(min_rel, max_rel)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(nerr11_value(r, target_checked, low, high))

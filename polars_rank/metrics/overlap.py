@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum, safe_div
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_real
-from polars_rank._engine.ranked import Ranked
 from polars_rank._language.metric_spec import NO_EXPECTED, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from polars_rank._engine.params import By, IntoExpr, Query, Rank, Unset
+    from polars_rank._engine.ranked import Ranked
     from polars_rank._language.naming import UnjudgedOptions
 
 __all__ = ["compat"]
@@ -149,6 +150,6 @@ def compat(
     if not isinstance(normalize, bool):
         msg = f"normalize must be True or False, got {normalize!r}"
         raise TypeError(msg)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(compat_value(r, persistence, normalize))

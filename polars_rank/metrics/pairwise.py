@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import functools
 from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.keys import SortKeys, TieAveraged
+from polars_rank._engine.lists import ranked_list, retied
 from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
+from polars_rank._engine.positions import Positions, TieSpans
 from polars_rank._engine.ranked import Ranked, cutoff
 from polars_rank._language.metric_spec import NO_EXPECTED, THRESHOLD, MetricSpec
 from polars_rank._language.naming import metric
@@ -100,23 +103,24 @@ def rank_correlation(
     │ 0.666667         │
     └──────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(rank_correlation_value(r))
 
 
+@functools.singledispatch
 def rank_correlation_value(r: Ranked) -> pl.Expr:
     """Rank correlation of a ranked list."""
-    if r.rank is not None:
-        return _positioned_rank_correlation(r)
-    if r.ties == "expected":
-        # linear in the count of discordant pairs: a tied pair with different labels
-        # is discordant in exactly one of the two bounds, and in half of all orderings
-        bounds = [rank_correlation_value(replace(r, ties=t)) for t in ("optimistic", "pessimistic")]
-        return (bounds[0] + bounds[1]) / 2.0
     labels = r.ordered(r.gains()).filter(r.retrieved())
     n = labels.len().cast(pl.Float64)
     return _share_concordant(_discordant(labels), n)
+
+
+@rank_correlation_value.register(TieAveraged)
+def _(r: TieAveraged) -> pl.Expr:
+    """Linear in the discordant pairs: a tied pair of two labels is discordant in one bound."""
+    bounds = [rank_correlation_value(retied(r, t)) for t in ("optimistic", "pessimistic")]
+    return (bounds[0] + bounds[1]) / 2.0
 
 
 def _discordant(labels: pl.Expr) -> pl.Expr:
@@ -129,7 +133,8 @@ def _share_concordant(discordant: pl.Expr, n: pl.Expr) -> pl.Expr:
     return pl.when(pairs > 0).then(1.0 - discordant / pairs).otherwise(1.0)
 
 
-def _positioned_rank_correlation(r: Ranked) -> pl.Expr:
+@rank_correlation_value.register(Positions)
+def _positioned_rank_correlation(r: Positions) -> pl.Expr:
     """Rank correlation from given ranks: the rows left out are unjudged (label 0).
 
     A row with a label above 0 is discordant with every left-out row above it: those
@@ -147,7 +152,7 @@ def _positioned_rank_correlation(r: Ranked) -> pl.Expr:
     left_out_above = (lo_p - 1 - above).cast(pl.Float64)
     left_out_in_group = (hi_p - lo_p + 1 - in_group).cast(pl.Float64)
     positive = (gains > 0).cast(pl.Float64)
-    orders = [True] if r.rank_last is None else [True, False]  # optimistic, pessimistic
+    orders = [True, False] if isinstance(r, TieSpans) else [True]  # optimistic, pessimistic
     total = pl.lit(0.0)
     for optimistic in orders:
         labels = _by_rank_then_label(gains, lo_p, optimistic=optimistic)
@@ -255,8 +260,8 @@ def auc(
     │ 0.875 │
     └───────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties="first", query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties="first", query=query, rank=rank,
+                    doc=doc)
     t = check_real(threshold, "threshold", allowed="a finite number")
     return r.finish(auc_value(r, t))
 
@@ -268,22 +273,26 @@ def auc_value(r: Ranked, threshold: float = 1) -> pl.Expr:
     the average rank n + 1 - (lo + hi) / 2 (ties one half). Keys mode reads the first
     key only; positions mode the given ranks (strict positions have no ties).
     """
-    if r.rank is not None:
-        lo, hi = r.bounds()
-        n = r.n_retrieved().cast(pl.Float64)
-    elif r.keys:
-        key, down = r.keys[0], r.descending[0]
-        lo, hi = key.rank("min", descending=down), key.rank("max", descending=down)
-        n = r.n_retrieved().cast(pl.Float64)
-    else:
-        lo = hi = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
-        n = pl.len().cast(pl.Float64)
+    lo, hi, n = _spans(r)
     positive = pl.when(lo.is_not_null()).then(r.relevant(threshold)).otherwise(0.0)
     n_pos = positive.sum()
     n_neg = n - n_pos
     from_bottom = n + 1.0 - (lo + hi).cast(pl.Float64) / 2.0
     u = (positive * from_bottom).fill_null(0.0).sum() - n_pos * (n_pos + 1.0) / 2.0
     return pl.when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos * n_neg)).otherwise(None)
+
+
+def _spans(r: Ranked) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """AUC's (first, last) rank of each row, by the first key only, and the list's length."""
+    if isinstance(r, SortKeys) and not r.keys:  # the row order
+        ranks = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+        return ranks, ranks, pl.len().cast(pl.Float64)
+    if isinstance(r, SortKeys):
+        key, down = r.keys[0], r.descending[0]
+        return (key.rank("min", descending=down), key.rank("max", descending=down),
+                r.n_retrieved().cast(pl.Float64))
+    lo, hi = r.bounds()
+    return lo, hi, r.n_retrieved().cast(pl.Float64)
 
 
 def accuracy_value(r: Ranked, k: int | None = None, threshold: float = 1) -> pl.Expr:
@@ -386,6 +395,6 @@ def accuracy(
     │ 0.75     │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(accuracy_value(r, cutoff(k), check_threshold(threshold)))

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum, safe_div
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_threshold, to_expr
-from polars_rank._engine.ranked import Ranked, count, cutoff
+from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._engine.terms import count
 from polars_rank._language.metric_spec import NO_EXPECTED, THRESHOLD, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -181,8 +183,8 @@ def infap(
     │ 0.911109 ┆ 0.866667 │
     └──────────┴──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(infap_value(r, pooled, check_threshold(threshold)))
 
 
@@ -263,8 +265,8 @@ def judged(
     └───────────┘
     """
     depth = cutoff(k)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(judged_value(r, depth, pooled))
 
 
@@ -366,7 +368,7 @@ def relstring(
                "per query (group_by(query).agg(...) or .over(query)), without query=")
         raise ValueError(msg)
     depth = cutoff(k)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=None, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=None, rank=rank,
+                    doc=doc)
     value = relstring_value(r, depth, pooled)
     return pl.when(r.bad()).then(pl.lit(None, pl.String)).otherwise(value)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from polars_rank._engine.compat import per_list
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties
-from polars_rank._engine.ranked import Ranked
 from polars_rank._language.metric_spec import MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -95,6 +95,6 @@ def num_q(
     │ 2.0   │
     └───────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(per_list(1.0), summary=NUM_Q.over_queries)

@@ -14,9 +14,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.expected import Expected
 from polars_rank._engine.gain_table import check_gains, gain_of
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_choice, check_real, check_threshold
-from polars_rank._engine.ranked import Ranked, count, cutoff
+from polars_rank._engine.positions import Positions
+from polars_rank._engine.ranked import Ranked, cutoff
+from polars_rank._engine.terms import count
 from polars_rank._language.metric_spec import GAIN_TABLE, THRESHOLD, MetricSpec, Option
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -88,7 +92,7 @@ def _power_table(p: float, longest: int) -> pl.Series:
     return pl.select(_powers(p, pl.lit(longest, pl.Int64))).to_series()
 
 
-def _powers_at(r: Ranked, p: float, at: pl.Expr) -> pl.Expr:
+def _powers_at(r: Positions, p: float, at: pl.Expr) -> pl.Expr:
     """p^at (``at`` = 0, 1, ... up to the list's length), each as :func:`_powers` has it.
 
     A table built once when the longest list is known (evaluate(): lists of 1000 built
@@ -99,14 +103,9 @@ def _powers_at(r: Ranked, p: float, at: pl.Expr) -> pl.Expr:
     return _powers(p, r.n_retrieved()).gather(at)
 
 
-def _in_rank_order(r: Ranked, gains: pl.Expr, p: float, k: int | None) -> pl.Expr:
-    """Sum of gain x p^(rank - 1) over the retrieved rows within k, as m_rbp.c adds it.
-
-    Positions mode: one term per row of non-zero gain, added in rank order.
-    """
-    assert r.rank is not None
-    inside = r.rank.is_not_null() if k is None else r.rank <= k
-    take = inside & (gains != 0)
+def _in_rank_order(r: Positions, gains: pl.Expr, p: float, k: int | None) -> pl.Expr:
+    """Sum of gain x p^(rank - 1) over the rows within k: a term per non-zero gain, rank order."""
+    take = r.within(k) & (gains != 0)
     ranks = r.rank.filter(take)
     terms = r.in_rank_order(gains.filter(take), ranks) * _powers_at(
         r, p, r.sorted_ranks(ranks).cast(pl.Int64) - 1)
@@ -122,22 +121,14 @@ def _per_row(whole: pl.Expr, like: pl.Expr) -> pl.Expr:
     return whole + like * 0.0
 
 
-def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1,
+def _rbp_sums(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float = 1,
               gain: str = "binary", gains: GainTable | None = None) -> pl.Expr:
-    """RBP of a ranked list (validated parameters)."""
+    """RBP of a ranked list (validated parameters), as sums over ranks."""
     term, term_sum = _discount(p)
-    exact = r.rank is not None and r.ties != "expected"  # trec_eval's arithmetic
     if gains:  # graded only (checked by rbp())
         g = _table_gains(r, gains)
         r = r.by_gain(g)  # ties="optimistic": the table's order, not the labels'
-        if exact:
-            return (1.0 - p) * _in_rank_order(r, g, p, k)
         return (1.0 - p) * r.rank_sum(g, k, term, term_sum).fill_null(0.0)
-    if gain == "graded" and exact:  # m_rbp.c: each label over the list's largest, if > 1
-        labels = r.labels.cast(pl.Float64)
-        top = _per_row(r.labels.max().cast(pl.Float64), labels)
-        scaled = pl.when(top > 1.0).then(labels / top).otherwise(labels).fill_null(0.0)
-        return (1.0 - p) * _in_rank_order(r, scaled, p, k)
     if gain == "graded":  # trec_eval 10 (m_rbp.c:66-83): labels over the list's largest
         # RBP is linear in the gains: divide the sum, not the rows. A row value divided
         # by its list's maximum, then ranked, took other lists' rows on Polars 1.36
@@ -148,6 +139,24 @@ def rbp_value(r: Ranked, p: float = 0.8, k: int | None = None, threshold: float 
         raw = pl.when(r.labels >= threshold).then(r.labels).otherwise(0.0)  # null: 0
         return (1.0 - p) * r.rank_sum(raw, k, term, term_sum)
     return (1.0 - p) * r.rank_sum(r.relevant(threshold), k, term, term_sum)
+
+
+rbp_value = functools.singledispatch(_rbp_sums)
+rbp_value.register(Expected, _rbp_sums)  # tie spans: the closed forms, not the positions'
+
+
+@rbp_value.register(Positions)
+def _(r: Positions, p: float = 0.8, k: int | None = None, threshold: float = 1,
+      gain: str = "binary", gains: GainTable | None = None) -> pl.Expr:
+    """trec_eval's arithmetic (m_rbp.c): the terms of the given gains added in rank order."""
+    if gains:  # graded only (checked by rbp())
+        return (1.0 - p) * _in_rank_order(r, _table_gains(r, gains), p, k)
+    if gain == "graded":  # m_rbp.c: each label over the list's largest, if > 1
+        labels = r.labels.cast(pl.Float64)
+        top = _per_row(r.labels.max().cast(pl.Float64), labels)
+        scaled = pl.when(top > 1.0).then(labels / top).otherwise(labels).fill_null(0.0)
+        return (1.0 - p) * _in_rank_order(r, scaled, p, k)
+    return _rbp_sums(r, p, k, threshold, gain, gains)
 
 
 RBP = MetricSpec(
@@ -264,8 +273,8 @@ def rbp(
     │ 0.5625 ┆ 0.375 │
     └────────┴───────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
     check_choice(gain, "gain", RBP_GAINS)
@@ -277,29 +286,36 @@ def rbp(
                               table))
 
 
-def rbp_residual_value(r: Ranked, p: float) -> pl.Expr:
+def _residual_sums(r: Ranked, p: float) -> pl.Expr:
     """The RBP unjudged rows could add (m_rbp_resid.c), 0 when every row retrieved is judged.
 
     p^n + (1 - p) sum over unjudged ranks i of p^(i-1) is 1 - (1 - p) times the sum over
     the judged ranks: the judged rows suffice (evaluate() keeps only those).
     """
     check_unjudged_order(r.ties, "rbp_residual")
-    if r.rank is not None and r.ties != "expected":
-        # m_rbp_resid.c's arithmetic: p^n and the powers at the unjudged ranks, added
-        # in rank order
-        n = r.n_retrieved()
-        ranks = pl.int_range(1, n + 1, dtype=pl.Int64)
-        judged = r.rank.filter(r.rank.is_not_null() & r.labels.is_not_null()).cast(pl.Int64)
-        n_judged = (r.rank.is_not_null() & r.labels.is_not_null()).sum()
-        unjudged = ranks.filter(~ranks.is_in(judged.implode()))
-        total = _powers_at(r, p, unjudged - 1).cum_sum().last().fill_null(0.0)
-        last = _powers_at(r, p, n.cast(pl.Int64)).first()  # p^n
-        return pl.when(n_judged < n).then(last + (1.0 - p) * total).otherwise(0.0)
     term, term_sum = _discount(p)
     judged = r.labels.is_not_null().cast(pl.Float64)
     n_judged = r.rank_sum(judged, None, term_sum=count)
     residual = 1.0 - (1.0 - p) * r.rank_sum(judged, None, term, term_sum)
     return pl.when(n_judged < r.n_retrieved()).then(residual).otherwise(0.0)
+
+
+rbp_residual_value = functools.singledispatch(_residual_sums)
+rbp_residual_value.register(Expected, _residual_sums)
+
+
+@rbp_residual_value.register(Positions)
+def _(r: Positions, p: float) -> pl.Expr:
+    """m_rbp_resid.c's arithmetic: p^n and the powers at the unjudged ranks, in rank order."""
+    check_unjudged_order(r.ties, "rbp_residual")
+    n = r.n_retrieved()
+    ranks = pl.int_range(1, n + 1, dtype=pl.Int64)
+    judged = r.rank.filter(r.rank.is_not_null() & r.labels.is_not_null()).cast(pl.Int64)
+    n_judged = (r.rank.is_not_null() & r.labels.is_not_null()).sum()
+    unjudged = ranks.filter(~ranks.is_in(judged.implode()))
+    total = _powers_at(r, p, unjudged - 1).cum_sum().last().fill_null(0.0)
+    last = _powers_at(r, p, n.cast(pl.Int64)).first()  # p^n
+    return pl.when(n_judged < n).then(last + (1.0 - p) * total).otherwise(0.0)
 
 
 RBP_RESIDUAL = MetricSpec(
@@ -376,8 +392,8 @@ def rbp_residual(
     │ 0.375            │
     └──────────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     persistence = check_real(p, "p", low=0, low_open=True, high=1, high_open=True,
                              allowed="a number strictly between 0 and 1")
     return r.finish(rbp_residual_value(r, persistence))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import safe_div
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties, check_real, check_threshold
 from polars_rank._engine.ranked import Ranked, cutoff
 from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option, register
@@ -135,8 +136,8 @@ def relative_precision(
     │ 1.0          │
     └──────────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(relative_precision_value(r, cutoff(k), check_threshold(threshold)))
 
 
@@ -218,8 +219,8 @@ def r_precision_multiple(
     └──────────────┘
     """
     x = check_real(multiple, "multiple", low=0, low_open=True, allowed="a positive number")
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(r_precision_multiple_value(r, x, check_threshold(threshold)))
 
 
@@ -312,6 +313,6 @@ def set_map(
     │ 0.166667 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(set_map_value(r, check_threshold(threshold)))

@@ -9,13 +9,18 @@ retrieve (null ``by``), as trec_eval does.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank._engine.compat import per_list, safe_div
+from polars_rank._engine.expected import Expected
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Empty, Ties, check_real, check_threshold
-from polars_rank._engine.ranked import Ranked, count, cutoff, order_free_sum
+from polars_rank._engine.positions import Positions
+from polars_rank._engine.ranked import Ranked, cutoff, order_free_sum
+from polars_rank._engine.terms import count
 from polars_rank._language.metric_spec import EMPTY_LIST, THRESHOLD, MetricSpec, Option, register
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
@@ -61,20 +66,28 @@ def f1_value(r: Ranked, k: int | None = None, threshold: float = 1,
     return safe_div((beta + 1.0) * p * rc, beta * p + rc)  # as m_set_F.c computes it
 
 
+@functools.singledispatch
 def relevant_within(r: Ranked, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
     """Relevant rows ranked within a depth computed per list (R, or a multiple of it).
 
     ``depth`` may be on every row (from :meth:`Ranked.n_relevant_by_row`).
     """
-    hits = r.relevant(threshold)
-    if r.ties == "expected":  # the share of each row's tie group within the depth
-        lo, hi = r.bounds()
-        share = (pl.min_horizontal(hi, depth) - lo + 1).clip(lower_bound=0) / (hi - lo + 1)
-        return order_free_sum((hits * share).fill_null(0.0))  # fractions: order-free
-    if r.rank is not None:
-        return pl.when(r.rank <= depth).then(hits).otherwise(0.0).sum()  # whole counts
     inside = pl.when(r.positions() <= depth).then(r.hits(None, threshold)).otherwise(0.0)
     return inside.sum()
+
+
+@relevant_within.register(Expected)
+def _(r: Expected, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
+    # the share of each row's tie group within the depth
+    lo, hi = r.bounds()
+    share = (pl.min_horizontal(hi, depth) - lo + 1).clip(lower_bound=0) / (hi - lo + 1)
+    return order_free_sum((r.relevant(threshold) * share).fill_null(0.0))  # fractions
+
+
+@relevant_within.register(Positions)
+def _(r: Positions, depth: pl.Expr, threshold: float = 1) -> pl.Expr:
+    hits = r.relevant(threshold)
+    return pl.when(r.rank <= depth).then(hits).otherwise(0.0).sum()  # whole counts
 
 
 def r_precision_value(r: Ranked, threshold: float = 1, k: int | None = None) -> pl.Expr:
@@ -170,8 +183,8 @@ def precision(
     │ 0.5 ┆ 0.2 │
     └─────┴─────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = check_threshold(threshold)
     if not isinstance(adaptive_k, bool):
         msg = f"adaptive_k must be True or False, got {adaptive_k!r}"
@@ -274,8 +287,8 @@ def recall(
     │ 0.333333 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = check_threshold(threshold)
     return r.finish_empty(recall_value(r, cutoff(k), level), level, empty)
 
@@ -364,8 +377,8 @@ def f1(
     │ 0.4  │
     └──────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     weight = check_real(beta, "beta", low=0, low_open=True, allowed="a positive number")
     return r.finish(f1_value(r, cutoff(k), check_threshold(threshold), weight))
 
@@ -451,7 +464,7 @@ def r_precision(
     │ 0.666667 │
     └──────────┘
     """
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     level = check_threshold(threshold)
     return r.finish_empty(r_precision_value(r, level, cutoff(k)), level, empty)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from polars_rank._engine.lists import ranked_list
 from polars_rank._engine.params import UNSET, Ties
-from polars_rank._engine.ranked import Ranked
 from polars_rank._language.metric_spec import NO_EXPECTED, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._cwl import (
@@ -124,8 +124,8 @@ def sdcg(
     """
     depth = required_cutoff(k)
     low, high = check_scale(min_rel, max_rel)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(sdcg_value(r, depth, low, high))
 
 
@@ -212,8 +212,8 @@ def inst(
     """
     goal = check_target(target)
     low, high = check_scale(min_rel, max_rel)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(inst_value(r, goal, low, high))
 
 
@@ -298,8 +298,8 @@ def insq(
     """
     goal = check_target(target)
     low, high = check_scale(min_rel, max_rel)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(insq_value(r, goal, low, high))
 
 
@@ -389,6 +389,6 @@ def bpm(
     depth = required_cutoff(k)
     goal = check_target(target)
     low, high = check_scale(min_rel, max_rel)
-    r = Ranked.build(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
-                     doc=doc)
+    r = ranked_list(rel, by=by, descending=descending, ties=ties, query=query, rank=rank,
+                    doc=doc)
     return r.finish(bpm_value(r, depth, goal, low, high))
