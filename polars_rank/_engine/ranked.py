@@ -95,8 +95,6 @@ def tie_key(labels: pl.Expr, gain: pl.Expr | None = None) -> pl.Expr:
     return labels.fill_null(-1.0) if gain is None else gain
 
 
-
-
 @dataclass(frozen=True, kw_only=True)
 class Ranked(ABC):
     """One ranked list (the evaluation context), seen through a ranking: the protocol.
