@@ -18,7 +18,6 @@ PACKAGE = Path(__file__).resolve().parents[1] / "polars_rank"
 LIMIT = 400
 
 OVER = {
-    "registry.py": "the dialects and the metric-string parser: they part into _language/",
     # the metric families grew by their specs (issue 38, item 1): each splits by
     # sub-family (e.g. binary: AP and its variants / reciprocal rank / hit rate)
     "metrics/sets.py": "a family with its specs: precision / recall and F / R-precision",
