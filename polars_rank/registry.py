@@ -65,12 +65,12 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["f1"],  # metrics/sets.py: F1
         SPECS["err"],  # metrics/gain.py: ERR
         SPECS["hit_rate"],  # metrics/binary.py: HIT_RATE
-        SPECS["hits"],  # metrics/counts.py: HITS
+        SPECS["hits"],  # metrics/averaged_counts.py: HITS
         SPECS["rprec"],  # metrics/sets.py: R_PRECISION
         SPECS["bpref"],  # metrics/incomplete.py: BPREF
         SPECS["rbp"],  # metrics/rbp.py: RBP
         SPECS["rbp_resid"],  # metrics/rbp.py: RBP_RESIDUAL
-        SPECS["utility"],  # metrics/counts.py: UTILITY
+        SPECS["utility"],  # metrics/averaged_counts.py: UTILITY
         SPECS["gm_bpref"],  # metrics/incomplete.py: GM_BPREF
         SPECS["unj"],  # metrics/incomplete.py: UNJ
         SPECS["infap"],  # metrics/pool.py: INFAP

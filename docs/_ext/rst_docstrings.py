@@ -59,6 +59,7 @@ PUBLIC_MODULES = (
     "polars_rank.metrics.rbp",
     "polars_rank.metrics.interpolated",
     "polars_rank.metrics.counts",
+    "polars_rank.metrics.averaged_counts",
     "polars_rank.metrics.relative",
     "polars_rank.metrics.pairwise",
     "polars_rank.metrics.clicks",
