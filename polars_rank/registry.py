@@ -54,8 +54,8 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["ideal_dcg"],  # metrics/gain.py: IDEAL_DCG
         SPECS["g"],  # metrics/gain_levels.py: NORMALIZED_GAIN
         SPECS["bing"],  # metrics/gain_levels.py: BINARY_NORMALIZED_GAIN
-        SPECS["ndcg_rel"],  # metrics/gain_levels.py: NDCG_OVER_RELEVANT
-        SPECS["rndcg"],  # metrics/gain_levels.py: R_NDCG
+        SPECS["ndcg_rel"],  # metrics/ndcg_levels.py: NDCG_OVER_RELEVANT
+        SPECS["rndcg"],  # metrics/ndcg_levels.py: R_NDCG
         SPECS["map"],  # metrics/binary.py: AVERAGE_PRECISION
         SPECS["gm_map"],  # metrics/binary.py: GM_MAP
         SPECS["yaap"],  # metrics/binary.py: YAAP

@@ -23,7 +23,6 @@ OVER = {
     "metrics/sets.py": "a family with its specs: precision / recall and F / R-precision",
     "metrics/binary.py": "a family with its specs: AP and its variants / RR / hit rate",
     "metrics/gain.py": "a family with its specs: DCG and nDCG / ERR",
-    "metrics/gain_levels.py": "a family with its specs: G and binG / nDCG_rel and Rndcg",
     "metrics/novelty.py": "a family with its specs: alpha-nDCG / ERR-IA",
     "_engine/ranked.py": "waits for item 2, the ranked-list protocol (its variants split it)",
     "_evaluation/pipeline.py": "being changed by the scale branch (issue 38, item 5)",

@@ -52,6 +52,7 @@ PUBLIC_MODULES = (
     "polars_rank.metrics",
     "polars_rank.metrics.gain",
     "polars_rank.metrics.gain_levels",
+    "polars_rank.metrics.ndcg_levels",
     "polars_rank.metrics.binary",
     "polars_rank.metrics.sets",
     "polars_rank.metrics.incomplete",
