@@ -95,8 +95,8 @@ METRICS: dict[str, MetricDef] = gather([
         # intent-aware (diversity) metrics, ndeval's: one row per (document, subtopic)
         SPECS["alpha_ndcg"],  # metrics/novelty.py: ALPHA_NDCG
         SPECS["alpha_dcg"],  # metrics/novelty.py: ALPHA_DCG
-        SPECS["err_ia"],  # metrics/novelty.py: ERR_IA
-        SPECS["nerr_ia"],  # metrics/novelty.py: NERR_IA
+        SPECS["err_ia"],  # metrics/novelty_err.py: ERR_IA
+        SPECS["nerr_ia"],  # metrics/novelty_err.py: NERR_IA
         SPECS["nrbp"],  # metrics/novelty_rbp.py: NRBP
         SPECS["nnrbp"],  # metrics/novelty_rbp.py: NNRBP
         SPECS["p_ia"],  # metrics/intents.py: PRECISION_IA

@@ -23,7 +23,6 @@ OVER = {
     "metrics/sets.py": "a family with its specs: precision / recall and F / R-precision",
     "metrics/binary.py": "a family with its specs: AP and its variants / RR / hit rate",
     "metrics/gain.py": "a family with its specs: DCG and nDCG / ERR",
-    "metrics/novelty.py": "a family with its specs: alpha-nDCG / ERR-IA",
     "_engine/ranked.py": "waits for item 2, the ranked-list protocol (its variants split it)",
     "_evaluation/pipeline.py": "being changed by the scale branch (issue 38, item 5)",
     "_compare/report.py": "4 lines over, not split yet: its tables and its text could part",

@@ -66,6 +66,7 @@ PUBLIC_MODULES = (
     "polars_rank.metrics.clicks",
     "polars_rank.metrics.dwell",
     "polars_rank.metrics.novelty",
+    "polars_rank.metrics.novelty_err",
     "polars_rank.metrics.novelty_rbp",
     "polars_rank.metrics.intents",
     "polars_rank.metrics.user_models",
