@@ -52,7 +52,7 @@ def _number(value: float | None, digits: int, empty: str) -> str:
 
 
 def markdown(t: Table, arm: str, digits: int, caption: str | None) -> str:
-    """ranx's table in Markdown: ``<sup>`` superscripts, ``**bold**`` best means."""
+    """The table as ranx's, in Markdown: ``<sup>`` superscripts, ``**bold**`` best means."""
     def cell(text: str) -> str:
         return text.replace("|", r"\|")
 
