@@ -24,7 +24,6 @@ OVER = {
     "metrics/binary.py": "a family with its specs: AP and its variants / RR / hit rate",
     "metrics/gain.py": "a family with its specs: DCG and nDCG / ERR",
     "_engine/ranked.py": "waits for item 2, the ranked-list protocol (its variants split it)",
-    "_evaluation/pipeline.py": "being changed by the scale branch (issue 38, item 5)",
 }
 
 
