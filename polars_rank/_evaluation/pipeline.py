@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from polars_rank._engine.params import EvalTies
     from polars_rank._engine.unjudged import Unjudged
     from polars_rank._evaluation.options import Frame
+    from polars_rank._language.dialects import DialectName
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate", "evaluate_spec", "per_query_values"]
@@ -62,7 +63,7 @@ def evaluate(
     missing: Missing | None = None,
     validate: bool = True,
     memory: Memory = "auto",
-    dialect: str = "polars-rank",
+    dialect: DialectName = "polars-rank",
     subtopic: str = "subtopic",
     judged_only: bool = False,
     unjudged: Unjudged = "low",

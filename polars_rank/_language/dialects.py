@@ -8,7 +8,7 @@ resolves one with the caller's ``ties`` and ``missing``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from polars_rank._language.ir_measures import provider_ties
 
@@ -18,7 +18,11 @@ if TYPE_CHECKING:
     from polars_rank._language.metric import Metric
     from polars_rank._language.metric_spec import MetricSpec
 
-__all__ = ["Dialect", "DIALECTS", "Convention", "convention"]
+__all__ = ["Dialect", "DIALECTS", "Convention", "convention", "DialectName"]
+
+DialectName: TypeAlias = Literal["polars-rank", "trec_eval", "ir_measures", "ranx", "sklearn",
+                                 "torchmetrics", "recommenders"]
+"""A dialect's name: a key of :data:`DIALECTS` (a test holds the two equal)."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,7 @@ class Dialect:
     line read nothing else.
     """
 
-    name: str
+    name: DialectName
     source: str
     """Where the lender defines them: file (and version or commit)."""
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -176,7 +180,7 @@ where the lender defines its numbers; docs/conventions.md shows every difference
 """
 
 
-def convention(dialect: str, *, ties: str | None = None,
+def convention(dialect: DialectName, *, ties: str | None = None,
                missing: str | None = None) -> Convention:
     """``dialect``'s convention for one evaluation: the one place it is resolved.
 

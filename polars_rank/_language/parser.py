@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from polars_rank._engine.params import check_k
-from polars_rank._language.dialects import convention
+from polars_rank._language.dialects import DialectName, convention
 from polars_rank._language.ir_measures import chosen_metric
 from polars_rank._language.metric import Metric
 from polars_rank._language.metric_spec import ALIASES, SPECS, MetricSpec
@@ -90,7 +90,7 @@ def _unknown(spec: str, name: str) -> ValueError:
     return ValueError(f"unknown metric {spec!r}{hint} Known metrics: {', '.join(METRICS)}")
 
 
-def parse_metric(spec: str | Metric, dialect: str = "polars-rank") -> Metric:
+def parse_metric(spec: str | Metric, dialect: DialectName = "polars-rank") -> Metric:
     """Parse a metric string (case-insensitive) into a :class:`Metric`.
 
     A spelling borrowed from another tool gives that tool's number: NDCG and DCG
