@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from polars_rank._engine.params import EvalTies
     from polars_rank._engine.unjudged import Unjudged
     from polars_rank._evaluation.spec import Missing
+    from polars_rank._language.dialects import DialectName
     from polars_rank.registry import Metric
 
 __all__ = ["evaluate"]
@@ -70,7 +71,7 @@ def evaluate(
     ties: EvalTies | None = None,
     missing: Missing | None = None,
     validate: bool = True,
-    dialect: str = "polars-rank",
+    dialect: DialectName = "polars-rank",
     subtopic: str = "subtopic",
     judged_only: bool = False,
     unjudged: Unjudged = "low",

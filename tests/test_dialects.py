@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import polars_rank as pr
 from polars_rank.__main__ import main
 from polars_rank._engine.params import EvalTies
+from polars_rank._language.dialects import DialectName
 from polars_rank.registry import DIALECTS, convention, parse_metric
 
 if TYPE_CHECKING:
@@ -65,6 +66,12 @@ def test_relevance_level_needs_a_threshold_option() -> None:
         parse_metric("p@3(adaptive_k=maybe)")
     with pytest.raises(ValueError, match="empty"):
         parse_metric("map(empty=never)")
+
+
+def test_the_dialect_type_names_the_table() -> None:
+    """``DialectName``, the type of every ``dialect=``, is the dialect table's keys."""
+    assert get_args(DialectName) == tuple(DIALECTS)
+    assert all(dialect.name == name for name, dialect in DIALECTS.items())
 
 
 def test_every_dialect_is_buildable() -> None:

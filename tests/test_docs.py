@@ -224,7 +224,7 @@ def test_rst_is_rewritten_as_markdown() -> None:
             "with :math:`x^2`.")
     out = rst.rst_to_markdown(text)
     assert "[`polars_rank.validate()`][polars_rank.validate.validate]" in out
-    assert "[`Metric`][polars_rank.registry.Metric]" in out
+    assert "[`Metric`][polars_rank._language.metric.Metric]" in out
     assert "`polars_rank._engine.ranked.Ranked`" in out
     assert "][polars_rank._engine.ranked" not in out
     assert "[Altair](https://altair-viz.github.io)" in out

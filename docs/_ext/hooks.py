@@ -71,7 +71,8 @@ def _anchor(function: Callable[..., Any]) -> str:
 def metric_table() -> str:
     """The Markdown of the metric reference page."""
     from polars_rank import metrics
-    from polars_rank.registry import METRICS, trec_cut_spellings
+    from polars_rank._language.parser import trec_cut_spellings
+    from polars_rank.registry import METRICS
 
     lines = [
         "# Metric reference",
@@ -79,7 +80,7 @@ def metric_table() -> str:
         "Generated from the metric registry (`polars_rank.registry.METRICS`) when the",
         "documentation is built. A metric string is `name`, `name@k` or",
         "`name@k(option=value)`, case-insensitive, in any of the spellings below",
-        "(see [`parse_metric`][polars_rank.registry.parse_metric]);",
+        "(see [`parse_metric`][polars_rank._language.parser.parse_metric]);",
         "`polars-rank metrics` prints the same list. Each name links to the function,",
         "whose page has the parameters, the conventions and an example.",
         "",

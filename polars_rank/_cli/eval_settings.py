@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     import polars as pl
 
+    from polars_rank._language.dialects import DialectName
+
 _META = ("runid", "num_q")  # trec_eval's measures of a run, not of its queries (summary only)
 IDS = "latin-1"
 """How the command line reads ids: each byte one character, so that ids compare as
@@ -106,7 +108,7 @@ class Settings:
     (:mod:`polars_rank._cli.judgment_groups`)."""
 
     @classmethod
-    def of(cls, dialect: str, *, ties: str | None = None, missing: str | None = None,
+    def of(cls, dialect: DialectName, *, ties: str | None = None, missing: str | None = None,
            **rest: Any) -> Settings:
         """The settings of ``--dialect``, ``--ties`` and ``--missing`` (``-c``: ``"zero"``).
 
@@ -132,7 +134,7 @@ class Asked:
     """The measures asked: printed names, their metrics, and what was left out."""
 
     def __init__(self, specs: Sequence[str], level: int | None,
-                 dialect: str = "trec_eval", num_docs: int | None = None) -> None:
+                 dialect: DialectName = "trec_eval", num_docs: int | None = None) -> None:
         self.level, self.dialect = level, dialect
         self.names: list[str] = []
         self.metrics: dict[str, Metric] = {}
@@ -251,7 +253,7 @@ def _with_num_docs(metric: Metric, num_docs: int | None) -> Metric:
 
 
 def asked(specs: Sequence[str] | None, level: int | None = None,
-          dialect: str = "trec_eval", num_docs: int | None = None) -> Asked:
+          dialect: DialectName = "trec_eval", num_docs: int | None = None) -> Asked:
     """Parse the ``-m`` arguments (default: trec_eval's ``official`` set) in ``dialect``."""
     return Asked(list(specs) if specs else ["official"], level, dialect, num_docs)
 

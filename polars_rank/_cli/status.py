@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from polars_rank._language.dialects import DialectName
+
 __all__ = ["TREC_EVAL_NAMES", "exit_status", "first_refusal", "stop_in_order"]
 
 TREC_EVAL_NAMES = frozenset({
@@ -63,7 +65,7 @@ TREC_EVAL_NAMES = frozenset({
 """Every name trec_eval 10's ``-m`` takes: its measures and its sets (nicknames)."""
 
 
-def _refusal(spec: str, given: dict[str, str], dialect: str) -> trec.MeasureError | None:
+def _refusal(spec: str, given: dict[str, str], dialect: DialectName) -> trec.MeasureError | None:
     """What trec_eval's (or polars-rank's) reading of one ``-m`` refuses, if anything."""
     measure = spec.partition(".")[0]
     try:
@@ -83,7 +85,7 @@ def _refusal(spec: str, given: dict[str, str], dialect: str) -> trec.MeasureErro
     return None
 
 
-def first_refusal(specs: Sequence[str], dialect: str) -> trec.MeasureError | None:
+def first_refusal(specs: Sequence[str], dialect: DialectName) -> trec.MeasureError | None:
     """The ``-m`` trec_eval would stop on first, or None.
 
     trec_eval reads each ``-m`` as it reads the options (an unknown name stops it there,

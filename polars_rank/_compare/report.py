@@ -9,12 +9,12 @@ better than.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 import polars as pl
 
 from polars_rank._compare.options import OPTIONAL_COLUMNS, RESULT_COLUMNS
+from polars_rank._compare.report_text import LETTERS, Table, latex, markdown, plain
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -27,35 +27,12 @@ __all__ = ["report"]
 
 TextFormat: TypeAlias = Literal["markdown", "latex", "table"]
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-_SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ۹ʳˢᵗᵘᵛʷˣʸᶻ"  # ranx's super_chars (no superscript q)
 _TESTS = {"t": "Student's t-test", "randomization": "Fisher's randomization test",
           "bootstrap": "bootstrap test", "wilcoxon": "Wilcoxon signed-rank test",
           "sign": "sign test", "tukey": "Tukey's HSD test"}
 _UNPAIRED = {"t": "Welch's t-test", "wilcoxon": "Wilcoxon rank-sum test"}
-_CORRECTIONS = {"holm": ("Holm's", "Holm's"), "bonferroni": ("Bonferroni's", "Bonferroni's"),
-                "holm-sidak": ("Holm-Šidák", "Holm-\\v{S}id\\'ak"),
-                "bh": ("Benjamini-Hochberg", "Benjamini-Hochberg")}
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
-_EMPTY = "\N{EN DASH}"  # a mean that is missing
-_MINUS = "\N{MINUS SIGN}"
 _REQUIRED = ("metric", "baseline", "mean", "baseline_mean", "delta")
-
-
-@dataclass(frozen=True)
-class _Table:
-    """What the three table formats print: arms, metrics, cells, and the test used."""
-
-    arms: list[str]
-    metrics: list[str]
-    means: dict[tuple[str, str], float | None]
-    beats: dict[tuple[str, str], list[int]]  # (arm, metric) -> indices of arms it beats
-    best: dict[str, set[str]]  # metric -> arms in bold
-    test: str  # e.g. "paired Student's t-test"
-    alpha: float
-    correction: str | None
+_MINUS = "\N{MINUS SIGN}"
 
 
 def _one(frame: pl.DataFrame, column: str, default: Any) -> Any:
@@ -70,7 +47,7 @@ def _one(frame: pl.DataFrame, column: str, default: Any) -> Any:
 
 
 def _table(frame: pl.DataFrame, arm: str, digits: int, alpha: float | None,
-           lower_is_better: Sequence[str]) -> _Table:
+           lower_is_better: Sequence[str]) -> Table:
     missing = [c for c in (arm, *_REQUIRED) if c not in frame.columns]
     if missing:
         msg = (f"comparison has no column(s) {missing}: give compare()'s output (and its "
@@ -87,8 +64,8 @@ def _table(frame: pl.DataFrame, arm: str, digits: int, alpha: float | None,
     metrics = frame["metric"].unique(maintain_order=True).to_list()
     arms = list(dict.fromkeys(a for row in frame.select("baseline", arm).iter_rows()
                               for a in row))
-    if len(arms) > len(_LETTERS):
-        msg = f"report() letters at most {len(_LETTERS)} arms, got {len(arms)}"
+    if len(arms) > len(LETTERS):
+        msg = f"report() letters at most {len(LETTERS)} arms, got {len(arms)}"
         raise ValueError(msg)
     # an arm's mean: from its comparison over the most queries (paired comparisons
     # average over the queries both arms have; they agree when every arm has every query)
@@ -133,105 +110,8 @@ def _table(frame: pl.DataFrame, arm: str, digits: int, alpha: float | None,
         label = f"one-sided ({alternative}) {label}"
     level = float(alpha if alpha is not None else _one(frame, "alpha", 0.05))
     correction = _one(frame, "correction", None)
-    return _Table(arms, metrics, means, {k: sorted(v) for k, v in beats.items()}, best,
+    return Table(arms, metrics, means, {k: sorted(v) for k, v in beats.items()}, best,
                   label, level, None if correction in (None, "tukey") else str(correction))
-
-
-def _caption(t: _Table, *, latex: bool, bold: bool = True) -> str:
-    p = rf"$p \le {t.alpha:g}$" if latex else f"p ≤ {t.alpha:g}"
-    corrected = ""
-    if t.correction is not None:
-        name = _CORRECTIONS.get(t.correction, (t.correction, t.correction))[1 if latex else 0]
-        corrected = f" after {name} correction"
-    return ("Overall effectiveness of the models.\n"
-            + ("The best results are highlighted in boldface.\n" if bold else "")
-            + f"Superscripts denote significant differences in {t.test} with {p}{corrected}.")
-
-
-def _number(value: float | None, digits: int, empty: str) -> str:
-    return empty if value is None else f"{value:.{digits}f}"
-
-
-def _markdown(t: _Table, arm: str, digits: int, caption: str | None) -> str:
-    def cell(text: str) -> str:
-        return text.replace("|", r"\|")
-
-    lines = ["| # | " + " | ".join(cell(c) for c in [arm, *t.metrics]) + " |",
-             "|:-:|:--|" + "--:|" * len(t.metrics)]
-    for i, a in enumerate(t.arms):
-        cells = [_LETTERS[i], cell(a)]
-        for m in t.metrics:
-            text = _number(t.means.get((a, m)), digits, _EMPTY)
-            if a in t.best.get(m, ()):
-                text = f"**{text}**"
-            letters = "".join(_LETTERS[j] for j in t.beats.get((a, m), []))
-            cells.append(text + (f"<sup>{letters}</sup>" if letters else ""))
-        lines.append("| " + " | ".join(cells) + " |")
-    text = caption if caption is not None else _caption(t, latex=False).replace("\n", " ")
-    return "\n".join(lines) + "\n\n" + text + "\n"
-
-
-def _plain(t: _Table, arm: str, digits: int, caption: str | None) -> str:
-    """As ranx's ``to_table`` (tabulate's "simple" format, Unicode superscripts)."""
-    rows = [["#", arm, *t.metrics]]
-    for i, a in enumerate(t.arms):
-        row = [_LETTERS[i], a]
-        for m in t.metrics:
-            letters = "".join(_SUPERSCRIPTS[j] for j in t.beats.get((a, m), []))
-            row.append(_number(t.means.get((a, m)), digits, _EMPTY) + letters)
-        rows.append(row)
-    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)).rstrip()
-
-    lines = [line(rows[0]), line(["-" * w for w in widths]), *(line(r) for r in rows[1:])]
-    text = caption if caption is not None else _caption(t, latex=False, bold=False)
-    return "\n".join(lines) + "\n\n" + text + "\n"
-
-
-def _escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
-
-
-def _latex(t: _Table, arm: str, digits: int, caption: str | None, label: str) -> str:
-    """As ranx's ``to_latex``: booktabs, a resizebox, phantoms that align the superscripts."""
-    head = [
-        r"% Add in preamble: \usepackage{graphicx} and \usepackage{booktabs}",
-        r"% To change the table size, act on the resizebox argument `0.8`.",
-        r"\begin{table*}[ht]",
-        r"\centering",
-        r"\caption{",
-        caption if caption is not None else _caption(t, latex=True),
-        "}",
-        r"\resizebox{0.8\textwidth}{!}{",
-        r"\begin{tabular}{c|l" + "|c" * len(t.metrics) + "}",
-        r"\toprule",
-        r"\textbf{\#}",
-        rf"& \textbf{{{_escape(arm.capitalize())}}}",
-        *(rf"& \textbf{{{_escape(m)}}}" for m in t.metrics[:-1]),
-        rf"& \textbf{{{_escape(t.metrics[-1])}}} \\",
-        r"\midrule",
-    ]
-    body = []
-    for i, a in enumerate(t.arms):
-        body += [f"{_LETTERS[i]} &", f"{_escape(a)} &"]
-        cells = []
-        for m in t.metrics:
-            text = _number(t.means.get((a, m)), digits, "--")
-            if a in t.best.get(m, ()):
-                text = rf"\textbf{{{text}}}"
-            won = t.beats.get((a, m), [])
-            letters = "".join(_LETTERS[j] for j in won)
-            phantoms = "".join(_LETTERS[j] for j in range(len(t.arms)) if j != i and j not in won)
-            if letters:
-                text += f"$^{{{letters}}}$"
-            if phantoms:
-                text += rf"\hphantom{{$^{{{phantoms}}}$}}"
-            cells.append(text)
-        body.append(" &\n".join(cells) + r"\\")
-    tail = [r"\bottomrule", r"\end{tabular}", "}", rf"\label{{{label}}}", r"\end{table*}"]
-    return "\n".join([*head, *body, *tail]) + "\n"
 
 
 def _chart(frame: pl.DataFrame, arm: str, title: str | None) -> alt.FacetChart:
@@ -398,7 +278,7 @@ def report(
         raise ValueError(msg)
     table = _table(frame, arm, digits, alpha, lower_is_better)
     if format == "markdown":
-        return _markdown(table, arm, digits, caption)
+        return markdown(table, arm, digits, caption)
     if format == "table":
-        return _plain(table, arm, digits, caption)
-    return _latex(table, arm, digits, caption, label)
+        return plain(table, arm, digits, caption)
+    return latex(table, arm, digits, caption, label)

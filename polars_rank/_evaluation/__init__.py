@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from polars_rank._evaluation.pipeline import evaluate, ranked
+from polars_rank._evaluation.pipeline import evaluate
+from polars_rank._evaluation.ranking import ranked
 from polars_rank._evaluation.tie_spread import tie_spread
 
 __all__ = ["evaluate", "ranked", "tie_spread"]

@@ -31,6 +31,7 @@ from polars_rank.registry import (
 if TYPE_CHECKING:
     from polars_rank._engine.params import EvalTies
     from polars_rank._engine.unjudged import Unjudged
+    from polars_rank._language.dialects import DialectName
 
 __all__ = ["EvaluationSpec", "Memory", "Missing", "metric_list", "names", "resolve",
            "under_policy", "with_policy"]
@@ -104,7 +105,7 @@ def resolve(
     missing: Missing | None = None,
     validate: bool = True,
     memory: Memory = "auto",
-    dialect: str = "polars-rank",
+    dialect: DialectName = "polars-rank",
     subtopic: str = "subtopic",
     judged_only: bool = False,
     unjudged: Unjudged = "low",
@@ -157,7 +158,7 @@ def names(value: str | Sequence[str] | None, what: str) -> list[str]:
 
 
 def metric_list(metrics: str | Metric | Sequence[str | Metric],
-                dialect: str = "polars-rank", *,
+                dialect: DialectName = "polars-rank", *,
                 judged_only: bool = False) -> list[tuple[str, Metric]]:
     """(output name, parsed metric) for each metric asked, names unique.
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from polars_rank._engine.frames import FrameLike
     from polars_rank._engine.params import EvalTies
     from polars_rank._evaluation.spec import Missing
+    from polars_rank._language.dialects import DialectName
     from polars_rank.fusion._fuse import FusionMethod
     from polars_rank.fusion._runs import Norm
 
@@ -40,7 +41,7 @@ def compare_fusion(
     rel: str = "rel",
     system: str = "system",
     ties: EvalTies | None = None,
-    dialect: str = "polars-rank",
+    dialect: DialectName = "polars-rank",
     missing: Missing = "skip",
     **options: Any,
 ) -> pl.DataFrame:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from polars_rank._engine.frames import FrameLike
     from polars_rank._engine.params import EvalTies
+    from polars_rank._language.dialects import DialectName
     from polars_rank.fusion._runs import Norm
 
 __all__ = ["optimize_fusion", "OptimizedFusion"]
@@ -157,7 +158,7 @@ def optimize_fusion(
     rel: str = "rel",
     system: str = "system",
     ties: EvalTies | None = None,
-    dialect: str = "polars-rank",
+    dialect: DialectName = "polars-rank",
 ) -> OptimizedFusion:
     """Tune a fusion's weights or parameter against qrels, as ranx's ``optimize_fusion``.
 

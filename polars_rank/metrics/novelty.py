@@ -8,30 +8,29 @@ it, "intent aware" in the sense of Agrawal et al. (WSDM 2009): the collection-
 independent forms divide by an "ideal ideal" list (every subtopic at every rank), the
 ``n`` forms by ndeval's greedy ideal ranking of the judged documents. The input is one
 row per (document, subtopic): see :mod:`polars_rank.metrics._subtopics`.
+
+ERR-IA and nERR-IA are in :mod:`polars_rank.metrics.novelty_err` (re-exported here).
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
-import polars as pl
-
-from polars_rank._engine.compat import group_sum, safe_div
+from polars_rank._engine.compat import safe_div
 from polars_rank._engine.ranked import cutoff
 from polars_rank._language.metric_spec import THRESHOLD, MetricSpec
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
+from polars_rank.metrics._novelty import by_ideal_ideal, log_discount, needs_cutoff
 from polars_rank.metrics._subtopics import (
     ALPHA,
     Intents,
     check_alpha,
-    ideal_ideal,
 )
+from polars_rank.metrics.novelty_err import err_ia, nerr_ia
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
+    import polars as pl
     from typing_extensions import Unpack
 
     from polars_rank._engine.params import IntentTies, IntoExpr, Query
@@ -40,59 +39,16 @@ if TYPE_CHECKING:
 __all__ = ["alpha_dcg", "alpha_ndcg", "err_ia", "nerr_ia"]
 
 
-def _log_discount(rank: int) -> float:
-    return 1.0 / math.log2(rank + 1)
-
-
-def _reciprocal(rank: int) -> float:
-    return 1.0 / rank
-
-
-def _by_ideal_ideal(r: Intents, raw: pl.Expr, alpha: float, k: int | None,
-                    weight: Callable[[int], float]) -> pl.Expr:
-    """``raw`` over the ideal-ideal list at depth k (ndeval leaves depth 1 as it is)."""
-    if k == 1:  # ndeval.c normalises ranks 2..20 only (its loops start at i = 1)
-        return raw
-    if k is not None:
-        return safe_div(raw, ideal_ideal(r.n_intents(), alpha, k, weight))
-    ranks = pl.int_range(1, r.n_retrieved() + 1, dtype=pl.Int64).cast(pl.Float64)
-    column = (ranks + 1.0).log(2).pow(-1) if weight is _log_discount else ranks.pow(-1)
-    terms = pl.lit(1.0 - alpha).pow(ranks - 1.0) * column
-    whole = r.n_intents().cast(pl.Float64) * group_sum(terms)
-    return pl.when(r.n_retrieved() == 1).then(raw).otherwise(safe_div(raw, whole))
-
-
-def _needs_cutoff(k: int | None, name: str) -> int:
-    checked = cutoff(k)
-    if checked is None:
-        msg = (f"{name} needs a cutoff k (a positive int): its ideal ranking is built one "
-               "rank at a time (ndeval computes it to rank 20)")
-        raise ValueError(msg)
-    return checked
-
-
 def alpha_dcg_value(r: Intents, k: int | None, alpha: float) -> pl.Expr:
     """Ndeval's alpha-DCG@k: novelty-discounted DCG over the ideal-ideal list."""
     raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: (p + 1.0).log(2).pow(-1))
-    return _by_ideal_ideal(r, raw, alpha, k, _log_discount)
+    return by_ideal_ideal(r, raw, alpha, k, log_discount)
 
 
 def alpha_ndcg_value(r: Intents, k: int, alpha: float) -> pl.Expr:
     """alpha-DCG@k over the alpha-DCG@k of ndeval's greedy ideal ranking."""
     raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: (p + 1.0).log(2).pow(-1))
-    return safe_div(raw, r.ideal(alpha, k, _log_discount))
-
-
-def err_ia_value(r: Intents, k: int | None, alpha: float) -> pl.Expr:
-    """Ndeval's ERR-IA@k: novelty gains over the rank, over the ideal-ideal list."""
-    raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: p.pow(-1))
-    return _by_ideal_ideal(r, raw, alpha, k, _reciprocal)
-
-
-def nerr_ia_value(r: Intents, k: int, alpha: float) -> pl.Expr:
-    """ERR-IA@k over the ERR-IA@k of ndeval's greedy ideal ranking."""
-    raw = r.rank_sum(r.novel_gain(alpha, k), lambda p: p.pow(-1))
-    return safe_div(raw, r.ideal(alpha, k, _reciprocal))
+    return safe_div(raw, r.ideal(alpha, k, log_discount))
 
 
 ALPHA_NDCG = MetricSpec(
@@ -190,7 +146,7 @@ def alpha_ndcg(
     """
     r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
                       ties=ties, query=query, threshold=threshold)
-    return r.finish(alpha_ndcg_value(r, _needs_cutoff(k, "alpha_ndcg"), check_alpha(alpha)))
+    return r.finish(alpha_ndcg_value(r, needs_cutoff(k, "alpha_ndcg"), check_alpha(alpha)))
 
 
 ALPHA_DCG = MetricSpec(
@@ -282,183 +238,3 @@ def alpha_dcg(
     r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
                       ties=ties, query=query, threshold=threshold)
     return r.finish(alpha_dcg_value(r, cutoff(k), check_alpha(alpha)))
-
-
-ERR_IA = MetricSpec(
-    "err_ia",
-    aliases=("err-ia",),
-    options=(ALPHA, THRESHOLD),
-    summary="intent-aware ERR@k / every subtopic at every rank",
-    subtopics=True,
-    paper="Chapelle et al., CIKM 2009",
-)
-"""``err_ia``\'s spec: intent-aware (rows per document and subtopic); also ``err-ia``."""
-
-
-@shared_parameters
-@metric(ERR_IA)
-def err_ia(
-    rel: IntoExpr,
-    k: int | None = None,
-    *,
-    subtopic: IntoExpr,
-    doc: IntoExpr,
-    by: IntoExpr | None = None,
-    rank: IntoExpr | None = None,
-    descending: bool = True,
-    alpha: float = 0.5,
-    threshold: float = 1,
-    query: Query = None,
-    ties: IntentTies = "ndeval",
-    **unjudged: Unpack[UnjudgedOptions],
-) -> pl.Expr:
-    r"""Intent-aware ERR@k as ndeval computes it (Chapelle et al., CIKM 2009).
-
-    .. math:: \frac{\sum_{r \le k} \frac{1}{r} \sum_j l_{rj} (1 - \alpha)^{c_{rj}}}
-              {S \sum_{r \le k} (1 - \alpha)^{r - 1} / r}
-
-    With binary labels, ERR for subtopic j with stopping probability alpha is the
-    alpha-discounted gain over the rank; averaged over the S subtopics of the query
-    and divided by its value on an "ideal ideal" list (collection-independent). As in
-    ndeval, ``alpha`` (0.5) is the stopping probability, and k = 1 is not divided
-    (the value is the number of subtopics the first document covers). ``k=None``:
-    the whole list. ir_measures' ``ERR_IA@k``; trec_eval has no diversity metric.
-
-    Parameters
-    ----------
-    rel
-        The document's label for the row's subtopic (null = unjudged).
-    k
-        Cutoff. ``None`` = the whole list.
-    subtopic
-        ...
-    doc
-        ... intents
-    by
-        ... intents
-    rank
-        ... intents
-    descending
-        ... intents
-    alpha
-        The chance a relevant document satisfies the user, in [0, 1] (0.5).
-    threshold
-        ...
-    query
-        ...
-    ties
-        ... intents
-
-    Returns
-    -------
-    pl.Expr
-        Float64 (in [0, 1] for k > 1); NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"docid": ["a", "a", "b"], "subtopic": [1, 2, 1],
-    ...                    "rel": [1, 1, 1], "score": [3.0, 3.0, 2.0]})
-    >>> df.select(pr.err_ia("rel", 2, subtopic="subtopic", doc="docid", by="score"))
-    shape: (1, 1)
-    ┌──────────┐
-    │ err_ia@2 │
-    │ ---      │
-    │ f64      │
-    ╞══════════╡
-    │ 0.9      │
-    └──────────┘
-    """
-    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
-                      ties=ties, query=query, threshold=threshold)
-    return r.finish(err_ia_value(r, cutoff(k), check_alpha(alpha)))
-
-
-NERR_IA = MetricSpec(
-    "nerr_ia",
-    aliases=("nerr-ia",),
-    options=(ALPHA, THRESHOLD),
-    summary="intent-aware ERR@k / its greedy ideal",
-    subtopics=True,
-    paper="Chapelle et al., CIKM 2009",
-)
-"""``nerr_ia``\'s spec: intent-aware (rows per document and subtopic); also ``nerr-ia``."""
-
-
-@shared_parameters
-@metric(NERR_IA)
-def nerr_ia(
-    rel: IntoExpr,
-    k: int | None = None,
-    *,
-    subtopic: IntoExpr,
-    doc: IntoExpr,
-    by: IntoExpr | None = None,
-    rank: IntoExpr | None = None,
-    descending: bool = True,
-    alpha: float = 0.5,
-    threshold: float = 1,
-    query: Query = None,
-    ties: IntentTies = "ndeval",
-    **unjudged: Unpack[UnjudgedOptions],
-) -> pl.Expr:
-    r"""Normalised intent-aware ERR@k, ndeval's nERR-IA (Chapelle et al., CIKM 2009).
-
-    .. math:: \frac{\sum_{r \le k} \frac{1}{r} \sum_j l_{rj} (1 - \alpha)^{c_{rj}}}
-              {\text{the same for the greedy ideal ranking}}
-
-    :func:`err_ia` divided by its value on ndeval's greedy ideal ranking of the
-    judged documents (the one :func:`alpha_ndcg` uses; collection-dependent); 0 when
-    nothing is relevant. ir_measures' ``nERR_IA@k``; trec_eval has no diversity
-    metric.
-
-    Parameters
-    ----------
-    rel
-        The document's label for the row's subtopic (null = unjudged).
-    k
-        Cutoff, required (the ideal ranking is built one rank at a time).
-    subtopic
-        ...
-    doc
-        ... intents
-    by
-        ... intents
-    rank
-        ... intents
-    descending
-        ... intents
-    alpha
-        The chance a relevant document satisfies the user, in [0, 1] (0.5).
-    threshold
-        ...
-    query
-        ...
-    ties
-        ... intents
-
-    Returns
-    -------
-    pl.Expr
-        Float64 in [0, 1]; NaN for a list that cannot be scored.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import polars_rank as pr
-    >>> df = pl.DataFrame({"docid": ["a", "a", "b", "d"], "subtopic": [1, 2, 1, 3],
-    ...                    "rel": [1, 1, 1, 1], "score": [3.0, 3.0, 2.0, None]})
-    >>> df.select(pr.nerr_ia("rel", 2, subtopic="subtopic", doc="docid", by="score"))
-    shape: (1, 1)
-    ┌───────────┐
-    │ nerr_ia@2 │
-    │ ---       │
-    │ f64       │
-    ╞═══════════╡
-    │ 0.9       │
-    └───────────┘
-    """
-    r = Intents.build(rel, subtopic=subtopic, doc=doc, by=by, rank=rank, descending=descending,
-                      ties=ties, query=query, threshold=threshold)
-    return r.finish(nerr_ia_value(r, _needs_cutoff(k, "nerr_ia"), check_alpha(alpha)))
