@@ -58,15 +58,15 @@ METRICS: dict[str, MetricDef] = gather([
         SPECS["rndcg"],  # metrics/ndcg_levels.py: R_NDCG
         SPECS["map"],  # metrics/binary.py: AVERAGE_PRECISION
         SPECS["gm_map"],  # metrics/binary.py: GM_MAP
-        SPECS["yaap"],  # metrics/binary.py: YAAP
-        SPECS["mrr"],  # metrics/binary.py: RECIPROCAL_RANK
+        SPECS["yaap"],  # metrics/yaap.py: YAAP
+        SPECS["mrr"],  # metrics/first_hit.py: RECIPROCAL_RANK
         SPECS["p"],  # metrics/sets.py: PRECISION
         SPECS["recall"],  # metrics/sets.py: RECALL
         SPECS["f1"],  # metrics/sets.py: F1
-        SPECS["err"],  # metrics/gain.py: ERR
-        SPECS["hit_rate"],  # metrics/binary.py: HIT_RATE
+        SPECS["err"],  # metrics/err.py: ERR
+        SPECS["hit_rate"],  # metrics/first_hit.py: HIT_RATE
         SPECS["hits"],  # metrics/averaged_counts.py: HITS
-        SPECS["rprec"],  # metrics/sets.py: R_PRECISION
+        SPECS["rprec"],  # metrics/r_precision.py: R_PRECISION
         SPECS["bpref"],  # metrics/incomplete.py: BPREF
         SPECS["rbp"],  # metrics/rbp.py: RBP
         SPECS["rbp_resid"],  # metrics/rbp.py: RBP_RESIDUAL

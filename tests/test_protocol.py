@@ -19,7 +19,7 @@ from polars_rank._engine.keys import SortKeys, TieAveraged
 from polars_rank._engine.lists import ranked_list, retied
 from polars_rank._engine.params import TIES, UNSET
 from polars_rank._engine.positions import Positions, TieSpans
-from polars_rank.metrics.binary import precision_sum
+from polars_rank.metrics._precision_sum import precision_sum
 
 METRICS = Path(__file__).resolve().parents[1] / "polars_rank" / "metrics"
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank.metrics.gain import row_gain
+from polars_rank.metrics._dcg import row_gain
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

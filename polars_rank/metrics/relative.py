@@ -19,7 +19,8 @@ from polars_rank._engine.ranked import Ranked, cutoff
 from polars_rank._language.metric_spec import THRESHOLD, MetricSpec, Option, register
 from polars_rank._language.naming import metric
 from polars_rank.metrics._docs import shared_parameters
-from polars_rank.metrics.sets import hits_value, relevant_within
+from polars_rank.metrics.r_precision import relevant_within
+from polars_rank.metrics.sets import hits_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
