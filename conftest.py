@@ -61,4 +61,3 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_sep("=", f"test files by worker-seconds (of {total:.0f} s)")
     for path, spent in sorted(seconds.items(), key=lambda item: -item[1])[:count]:
         terminalreporter.write_line(f"{spent:8.1f} s  {spent / total:5.1%}  {path}")
-

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
-from polars_rank._engine.ranked import Ranked, order_free_sum
+from polars_rank._engine.ranked import Ranked, order_free_sum, value_term
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,7 +33,7 @@ class Expected(Ranked):
         ``term(1, p)`` over lo..hi: ``term_sum(lo, hi)`` when the sum has a closed
         form (empty when hi < lo), else prefix sums of the terms over the ranks.
         """
-        apply = term if term is not None else (lambda v, _p: v)
+        apply = term if term is not None else value_term
         lo, hi = self.bounds()
         n_ret = self.n_retrieved().cast(pl.Int64)
         limit = n_ret if k is None else pl.min_horizontal(n_ret, pl.lit(k, pl.Int64))

@@ -14,7 +14,7 @@ import polars as pl
 
 from polars_rank._engine.compat import TOP_ROWS, group_sum
 from polars_rank._engine.expected import Expected, first_hit_chance
-from polars_rank._engine.ranked import Ranked, order_free_sum
+from polars_rank._engine.ranked import Ranked, order_free_sum, value_term
 from polars_rank._engine.sort_keys import LABEL_TIES, rank_key, sort_by
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ class SortKeys(Ranked):
                  term: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None,
                  term_sum: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None) -> pl.Expr:
         """The terms of the sorted values at their positions."""
-        apply = term if term is not None else (lambda v, _p: v)
+        apply = term if term is not None else value_term
         ranked = pl.when(self.retrieved(k)).then(self.ordered(values, k)).otherwise(0.0)
         return group_sum(apply(ranked, self.positions(k)).fill_null(0.0))
 
@@ -126,7 +126,7 @@ class TieAveraged(Expected, SortKeys):
                  term_sum: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None) -> pl.Expr:
         """Within k and one key, over :meth:`top_rows`; else from every row's tie span."""
         if k is not None and self.top_rows_apply():
-            apply = term if term is not None else (lambda v, _p: v)
+            apply = term if term is not None else value_term
             top = self._top_sum(values, k, apply, term_sum)
             if top is not None:
                 return top

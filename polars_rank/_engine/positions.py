@@ -17,7 +17,7 @@ import polars as pl
 
 from polars_rank._engine.compat import group_sum
 from polars_rank._engine.expected import Expected
-from polars_rank._engine.ranked import Ranked
+from polars_rank._engine.ranked import Ranked, value_term
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -157,7 +157,7 @@ class Positions(Ranked):
                  term: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None,
                  term_sum: Callable[[pl.Expr, pl.Expr], pl.Expr] | None = None) -> pl.Expr:
         """Each row's term where its rank is within k: no sort."""
-        apply = term if term is not None else (lambda v, _p: v)
+        apply = term if term is not None else value_term
         return group_sum(pl.when(self.within(k)).then(apply(values, self.rank)).otherwise(0.0))
 
     def first_hit(self, indicator: pl.Expr, k: int | None,

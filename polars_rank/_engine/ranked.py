@@ -338,6 +338,11 @@ class Ranked(ABC):
             out = summarize(per_query, summary).median()
         return out.cast(pl.Float64)
 
+def value_term(value: pl.Expr, _rank: pl.Expr) -> pl.Expr:
+    """The term of a rank sum without one given: the value itself (P@k, R@k, CTR)."""
+    return value
+
+
 def order_free_sum(values: pl.Expr) -> pl.Expr:
     """The sum of ``values`` added in ascending order: the same bits for any row order.
 

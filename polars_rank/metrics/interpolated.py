@@ -57,7 +57,7 @@ def _relevant_ranks(r: Ranked, threshold: float) -> pl.Expr:
 
 @_relevant_ranks.register(Positions)
 def _(r: Positions, threshold: float) -> pl.Expr:
-    inside = r.rank.is_not_null() & (r.relevant(threshold) > 0)
+    inside = r.within(None) & (r.relevant(threshold) > 0)
     return r.sorted_ranks(r.rank.filter(inside)).cast(pl.Float64)
 
 

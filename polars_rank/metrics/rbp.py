@@ -310,8 +310,8 @@ def _(r: Positions, p: float) -> pl.Expr:
     check_unjudged_order(r.ties, "rbp_residual")
     n = r.n_retrieved()
     ranks = pl.int_range(1, n + 1, dtype=pl.Int64)
-    judged = r.rank.filter(r.rank.is_not_null() & r.labels.is_not_null()).cast(pl.Int64)
-    n_judged = (r.rank.is_not_null() & r.labels.is_not_null()).sum()
+    judged = r.rank.filter(r.within(None) & r.labels.is_not_null()).cast(pl.Int64)
+    n_judged = (r.within(None) & r.labels.is_not_null()).sum()
     unjudged = ranks.filter(~ranks.is_in(judged.implode()))
     total = _powers_at(r, p, unjudged - 1).cum_sum().last().fill_null(0.0)
     last = _powers_at(r, p, n.cast(pl.Int64)).first()  # p^n
