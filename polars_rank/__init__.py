@@ -28,7 +28,7 @@ results (with the optional ``polars-rank[plot]`` extra).
 
 from __future__ import annotations
 
-from polars_rank import datasets, fusion, plot, stats
+from polars_rank import agreement, datasets, fusion, online, plot, stats
 from polars_rank._compare.report import report
 from polars_rank._compare.summary import summarize
 from polars_rank._evaluation import evaluate, ranked, tie_spread
@@ -108,4 +108,6 @@ __all__ = [  # the metrics are named once, in polars_rank.metrics
     "stats",
     "plot",
     "fusion",
+    "online",
+    "agreement",
 ]

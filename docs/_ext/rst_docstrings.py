@@ -86,6 +86,8 @@ PUBLIC_MODULES = (
     "polars_rank.errors",
     "polars_rank.compare",
     "polars_rank.fusion",
+    "polars_rank.online",
+    "polars_rank.agreement",
     "polars_rank.stats",
     "polars_rank.io",
     "polars_rank.preferences",

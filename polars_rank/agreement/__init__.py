@@ -1,0 +1,12 @@
+"""Agreement: between two rankings, between judges, between leaderboards.
+
+How alike two rankers' result lists are (rank-biased overlap, Kendall's and Spearman's
+correlations, tau_AP, overlap), how far judges agree on the same documents (Cohen's and
+Fleiss' kappa, Krippendorff's alpha), whether a leaderboard keeps its order when the
+judge, the metric or the pool changes, and what labels that are only probably right do
+to a metric.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
