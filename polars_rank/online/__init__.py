@@ -8,4 +8,7 @@ ranker's log.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from polars_rank.online._ope.clicks import ips_click_metric
+from polars_rank.online._ope.value import off_policy_value
+
+__all__: list[str] = ["ips_click_metric", "off_policy_value"]

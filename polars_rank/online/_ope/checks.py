@@ -1,0 +1,92 @@
+"""The checks of a log: columns present, propensities in (0, 1], positions 1..n, support.
+
+Each rule is a boolean expression that is true on an offending row; all the rules run
+in one query, and the first offending impression (in impression order) is named in an
+:class:`~polars_rank.errors.InvalidDataError` with the rule and the column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank.errors import InvalidDataError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["Rule", "constant_rule", "finite_rule", "first_violation", "missing_columns",
+           "position_rules", "range_rule"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An offending row is one where ``bad`` is true; ``column`` is the one to blame."""
+
+    column: str
+    rule: str
+    bad: pl.Expr
+
+
+def missing_columns(schema: Sequence[str], needed: Sequence[str], *, caller: str,
+                    why: dict[str, str]) -> None:
+    """Raise if a needed column is not in the log, naming it and what needs it."""
+    for name in needed:
+        if name not in schema:
+            msg = (f"{caller}: the log has no column {name!r} ({why.get(name, 'needed')}); "
+                   f"its columns are {list(schema)}")
+            raise InvalidDataError(msg)
+
+
+def first_violation(frame: pl.LazyFrame, rules: Sequence[Rule], *, impression: str,
+                    caller: str) -> None:
+    """Raise for the first rule that some row breaks, naming the column and the impression.
+
+    ``frame`` is sorted by impression, so the impression named is the first offending one.
+    """
+    if not rules:
+        return
+    found = frame.select(
+        *(pl.col(impression).filter(r.bad).first().alias(f"i{n}") for n, r in enumerate(rules)),
+        *(pl.col(r.column).filter(r.bad).first().cast(pl.String).alias(f"v{n}")
+          for n, r in enumerate(rules)),
+        *(r.bad.any().alias(f"b{n}") for n, r in enumerate(rules)),
+    ).collect().row(0, named=True)
+    for n, r in enumerate(rules):
+        if found[f"b{n}"]:
+            msg = (f"{caller}: column {r.column!r} {r.rule}; impression "
+                   f"{found[f'i{n}']!r} has {found[f'v{n}']}")
+            raise InvalidDataError(msg)
+
+
+def position_rules(position: str, impression: str) -> list[Rule]:
+    """Rules on the shown rows: positions are 1..n within an impression, once each."""
+    p = pl.col(position)
+    return [
+        Rule(position, "must be positions 1..n within an impression, each once",
+             (p.min().over(impression) != 1)
+             | (p.max().over(impression) != pl.len().over(impression))
+             | (p.n_unique().over(impression) != pl.len().over(impression))),
+    ]
+
+
+def range_rule(column: str, *, low_open: bool, rule: str) -> Rule:
+    """Values in (0, 1] (``low_open``) or in [0, 1]; null and NaN are out of range."""
+    c = pl.col(column).cast(pl.Float64)
+    low = (c <= 0) if low_open else (c < 0)
+    return Rule(column, rule, (low | (c > 1) | c.is_null() | c.is_nan()).fill_null(True))
+
+
+def finite_rule(column: str, rule: str = "must be a finite number") -> Rule:
+    """Values that are finite numbers (not null, NaN or infinite)."""
+    c = pl.col(column).cast(pl.Float64)
+    return Rule(column, rule, (c.is_null() | ~c.is_finite()).fill_null(True))
+
+
+def constant_rule(column: str, impression: str) -> Rule:
+    """A column that is one value per impression (a slate's joint propensity)."""
+    c = pl.col(column)
+    return Rule(column, "must be one value per impression (the whole slate's propensity)",
+                (c.n_unique().over(impression) > 1))
