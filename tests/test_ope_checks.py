@@ -1,4 +1,4 @@
-"""Bad input to the off-policy estimators: errors that name the rule, the column and the impression."""
+"""Bad input to the off-policy estimators: errors naming the rule, the column, the impression."""
 
 from __future__ import annotations
 
