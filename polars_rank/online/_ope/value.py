@@ -12,10 +12,11 @@ from polars_rank.online._ope.checks import (
     Rule,
     constant_rule,
     finite_rule,
-    first_violation,
+    flags,
     missing_columns,
     position_rules,
     range_rule,
+    raise_flagged,
 )
 from polars_rank.online._ope.options import Options, check_options
 from polars_rank.online._ope.spec import ESTIMATORS, Estimator, Terms
@@ -170,14 +171,15 @@ def off_policy_value(
         terms = Terms(**{**terms.__dict__, "target": DERIVED[0], "target_cascade": DERIVED[1],
                          "target_slate": DERIVED[2]})
     shown = _shown(lf, opts.group_by, impression, position, target_rank)
-    first_violation(shown, _rules(estimators, terms, impression, position, target_rank),
-                    impression=impression, caller=CALLER)
-    unsupported = _support(lf, schema, opts, impression=impression, position=position,
-                           item=item, pscore=pscore, target=target, target_rank=target_rank)
-    per_impression = _per_impression(shown, estimators, terms, opts, impression).collect()
+    rules = _rules(estimators, terms, impression, position, target_rank)
+    per_impression = _per_impression(shown, estimators, terms, opts, impression,
+                                     rules).collect()
     if per_impression.height == 0:
         msg = f"{CALLER}: the log has no shown rows (rows with a non-null {position!r})"
         raise InvalidDataError(msg)
+    raise_flagged(per_impression, shown, rules, impression=impression, caller=CALLER)
+    unsupported = _support(lf, schema, opts, impression=impression, position=position,
+                           item=item, pscore=pscore, target=target, target_rank=target_rank)
     return _results(per_impression, estimators, opts, unsupported)
 
 
@@ -267,10 +269,15 @@ def _support(lf: pl.LazyFrame, schema: list[str], opts: Options, *, impression: 
 
 
 def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, opts: Options,
-                    impression: str) -> pl.LazyFrame:
-    """Per (slice, impression): each estimator's numerator, denominator and weight sums."""
+                    impression: str, rules: list[Rule]) -> pl.LazyFrame:
+    """Per (slice, impression): each estimator's numerator, denominator and weight sums.
+
+    And a flag per rule. The rows are sorted by (slice, impression, position) and the
+    ``group_by`` keeps the order (which keeps the sort in the plan), so each sum adds
+    its terms in position order: the same bits for any order of the input rows.
+    """
     rows: list[pl.Expr] = []
-    aggs: list[pl.Expr] = [pl.len().alias("__rows")]
+    aggs: list[pl.Expr] = [pl.len().alias("__rows"), *flags(rules)]
     for n, e in enumerate(estimators):
         logging, _ = e.columns(t)
         rows += [e.numerator(t).alias(f"num{n}"), e.denominator_term(t).alias(f"den{n}"),
@@ -279,13 +286,13 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
         per_slate = e.logging == "slate"
         w = pl.col(f"w{n}").first() if per_slate else pl.col(f"w{n}")
         near = pl.col(f"near{n}").first() if per_slate else pl.col(f"near{n}")
-        aggs += [ordered_sum(pl.col(f"num{n}")),
+        aggs += [pl.col(f"num{n}").sum(),
                  pl.lit(1.0).alias(f"den{n}") if e.denominator == "impressions"
-                 else ordered_sum(pl.col(f"den{n}")),
-                 ordered_sum(w).alias(f"sw{n}"), ordered_sum(w * w).alias(f"sww{n}"),
+                 else pl.col(f"den{n}").sum(),
+                 w.sum().alias(f"sw{n}"), (w * w).sum().alias(f"sww{n}"),
                  w.max().alias(f"mw{n}"), near.sum().alias(f"near{n}")]
     keys = [*opts.group_by, impression]
-    return (shown.with_columns(rows).group_by(keys).agg(aggs).sort(keys))
+    return shown.with_columns(rows).group_by(keys, maintain_order=True).agg(aggs)
 
 
 def _results(per_impression: pl.DataFrame, estimators: list[Estimator], opts: Options,
@@ -295,7 +302,7 @@ def _results(per_impression: pl.DataFrame, estimators: list[Estimator], opts: Op
     by: list[str] | list[pl.Expr] = keys or [pl.lit(0).alias("__all")]
     sums = per_impression.group_by(by, maintain_order=True).agg(
         pl.len().alias("n_impressions"), pl.col("__rows").sum().cast(pl.Int64),
-        *(ordered_sum(pl.col(f"{part}{n}")).alias(f"{part}{n}") for n in range(len(estimators))
+        *(ordered_sum(pl.col(f"{part}{n}")) for n in range(len(estimators))
           for part in ("num", "den", "sw", "sww", "near")),
         *(pl.col(f"mw{n}").max() for n in range(len(estimators))))
     intervals = _intervals(per_impression, len(estimators), opts)
