@@ -35,7 +35,7 @@ class Rule:
     whole: bool = False
 
     def flag(self) -> pl.Expr:
-        """Per impression (in a ``group_by``): does it break the rule?"""
+        """Per impression (in a ``group_by``), whether it breaks the rule."""
         return self.bad if self.whole else self.bad.any()
 
 

@@ -15,8 +15,8 @@ from polars_rank.online._ope.checks import (
     flags,
     missing_columns,
     position_rules,
-    range_rule,
     raise_flagged,
+    range_rule,
 )
 from polars_rank.online._ope.options import Options, check_options
 from polars_rank.online._ope.spec import ESTIMATORS, Estimator, Terms
