@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._ope.checks import (
@@ -273,8 +274,9 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
     """Per (slice, impression): each estimator's numerator, denominator and weight sums.
 
     And a flag per rule. The rows are sorted by (slice, impression, position) and the
-    ``group_by`` keeps the order (which keeps the sort in the plan), so each sum adds
-    its terms in position order: the same bits for any order of the input rows.
+    ``group_by`` keeps the order (which keeps the sort in the plan); each sum adds its
+    terms in position order as one list (``group_sum``: Polars 2.1's ``sum()`` in a
+    ``group_by`` depends on where the group sits), the same bits for any row order.
     """
     rows: list[pl.Expr] = []
     aggs: list[pl.Expr] = [pl.len().alias("__rows"), *flags(rules)]
@@ -286,10 +288,10 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
         per_slate = e.logging == "slate"
         w = pl.col(f"w{n}").first() if per_slate else pl.col(f"w{n}")
         near = pl.col(f"near{n}").first() if per_slate else pl.col(f"near{n}")
-        aggs += [pl.col(f"num{n}").sum(),
+        aggs += [group_sum(pl.col(f"num{n}")).alias(f"num{n}"),
                  pl.lit(1.0).alias(f"den{n}") if e.denominator == "impressions"
-                 else pl.col(f"den{n}").sum(),
-                 w.sum().alias(f"sw{n}"), (w * w).sum().alias(f"sww{n}"),
+                 else group_sum(pl.col(f"den{n}")).alias(f"den{n}"),
+                 group_sum(w).alias(f"sw{n}"), group_sum(w * w).alias(f"sww{n}"),
                  w.max().alias(f"mw{n}"), near.sum().alias(f"near{n}")]
     keys = [*opts.group_by, impression]
     return shown.with_columns(rows).group_by(keys, maintain_order=True).agg(aggs)
