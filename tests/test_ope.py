@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tests.ope_reference as obp
 from polars_rank.online import off_policy_value
+from tests.budget import examples
 from tests.ope_logs import single_slot, slate
 
 TOL = 1e-12
@@ -185,3 +188,15 @@ def test_interval_agrees_with_obps_bootstrap() -> None:
     assert abs(ours["ci_low"] - theirs["95.0% CI (lower)"]) < 0.01
     assert abs(ours["ci_high"] - theirs["95.0% CI (upper)"]) < 0.01
     assert ours["ci_high"] - ours["ci_low"] > 0.05  # a real interval, not a point
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shuffle=st.integers(0, 2**32 - 1))
+def test_any_row_order_gives_the_same_bits(seed: int, shuffle: int) -> None:
+    frame = slate(seed % 1000, n_impressions=12).frame.with_columns(
+        (pl.col("impression") % 2).alias("half"))
+    names = (*SLATE, "ips", "snips", "dr")
+    first = off_policy_value(frame, names, group_by="half", n_resamples=50, seed=seed)
+    again = off_policy_value(frame.sample(fraction=1.0, shuffle=True, seed=shuffle), names,
+                             group_by="half", n_resamples=50, seed=seed)
+    assert first.equals(again)
