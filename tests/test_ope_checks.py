@@ -193,3 +193,14 @@ def test_click_metric_row_order_and_slices() -> None:
                              examination=theta, n_resamples=300, seed=2)
     assert first.filter(pl.col("half") == 1).drop("half").drop("ci_low", "ci_high").equals(
         alone.drop("ci_low", "ci_high"))
+
+
+def test_unsupported_counts_per_slice_from_the_shown_rows() -> None:
+    sliced = LOG.with_columns((pl.col("impression") >= 2).alias("late"))
+    candidates = pl.DataFrame({"impression": [2, 3, 3], "position": [None, None, None],
+                               "item": ["z", "y", "x"], "pscore": [0.0, 0.0, 0.0],
+                               "target": [0.3, 0.2, 0.1]},
+                              schema_overrides={"position": pl.Int64})  # no slice column
+    frame = pl.concat([sliced, candidates], how="diagonal")
+    out = off_policy_value(frame, "ips", group_by="late", support="ignore", n_resamples=0)
+    assert dict(zip(out["late"], out["unsupported"], strict=True)) == {False: 0, True: 2}

@@ -179,8 +179,9 @@ def off_policy_value(
         msg = f"{CALLER}: the log has no shown rows (rows with a non-null {position!r})"
         raise InvalidDataError(msg)
     raise_flagged(per_impression, shown, rules, impression=impression, caller=CALLER)
-    unsupported = _support(lf, schema, opts, impression=impression, position=position,
-                           item=item, pscore=pscore, target=target, target_rank=target_rank)
+    unsupported = _support(lf, per_impression.lazy(), schema, opts, impression=impression,
+                           position=position, item=item, pscore=pscore, target=target,
+                           target_rank=target_rank)
     return _results(per_impression, estimators, opts, unsupported)
 
 
@@ -239,7 +240,8 @@ def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str
     return list({(r.column, r.rule): r for r in rules}.values())
 
 
-def _support(lf: pl.LazyFrame, schema: list[str], opts: Options, *, impression: str,
+def _support(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[str], opts: Options, *,
+             impression: str,
              position: str, item: str, pscore: str, target: str,
              target_rank: str | None) -> pl.DataFrame | None:
     """Impressions with a candidate the target may choose but the logger never shows."""
@@ -263,10 +265,13 @@ def _support(lf: pl.LazyFrame, schema: list[str], opts: Options, *, impression: 
                    "see its reward; pass support='ignore' to estimate anyway")
             raise InvalidDataError(msg)
         return None
-    impressions = bad.select(*opts.group_by, impression).unique()
+    # the slice of an impression is its shown rows' (candidate rows need not carry it)
+    impressions = bad.select(impression).unique()
+    slices = shown.select(*opts.group_by, impression).join(impressions, on=impression,
+                                                           how="semi")
     if opts.group_by:
-        return impressions.group_by(opts.group_by).agg(pl.len().alias("unsupported")).collect()
-    return impressions.select(pl.len().alias("unsupported")).collect()
+        return slices.group_by(opts.group_by).agg(pl.len().alias("unsupported")).collect()
+    return slices.select(pl.len().alias("unsupported")).collect()
 
 
 def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, opts: Options,
