@@ -8,4 +8,7 @@ ranker's log.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from polars_rank.online._clicks.model import ClickModel, fit_click_model
+from polars_rank.online._clicks.simulate import simulate_clicks
+
+__all__: list[str] = ["ClickModel", "fit_click_model", "simulate_clicks"]
