@@ -14,6 +14,7 @@ import polars as pl
 
 from polars_rank.online._clicks.log import CLICK, ITEM, POS, QUERY
 from polars_rank.online._clicks.params import (
+    DEFAULT,
     PREV,
     PROB_MIN,
     TABLES,
@@ -36,7 +37,10 @@ def empty_tables(model: Model) -> dict[str, pl.DataFrame]:
     out = {}
     for table in TABLES[model]:
         keys = keys_of(model, table)
-        out[table] = pl.DataFrame(schema={**{k: dtypes[k] for k in keys}, table: pl.Float64})
+        if keys:
+            out[table] = pl.DataFrame(schema={**{k: dtypes[k] for k in keys}, table: pl.Float64})
+        else:  # a single parameter (DBN's gamma): one row, for the cross join
+            out[table] = pl.DataFrame({table: [DEFAULT]})
     return out
 
 
