@@ -32,7 +32,8 @@ class SearchResult:
     def __init__(self, search_result_id: Any, click: int) -> None:
         self.id = search_result_id
         if click not in [0, 1]:
-            raise RuntimeError(f"Invalid click value: {click!r}")
+            msg = f"Invalid click value: {click!r}"
+            raise RuntimeError(msg)
         self.click = click
 
 

@@ -49,48 +49,68 @@ def prepare(log: pl.DataFrame | pl.LazyFrame, columns: Columns, *,
     with two queries, a null key. ``clicks=False`` reads a ranking without clicks.
     """
     if not isinstance(log, (pl.DataFrame, pl.LazyFrame)):
-        raise TypeError(f"log must be a polars DataFrame or LazyFrame, got {type(log).__name__}")
+        msg = f"log must be a polars DataFrame or LazyFrame, got {type(log).__name__}"
+        raise TypeError(msg)
     names = columns.canonical()
     if not clicks:
         names.pop(columns.click)
     schema = log.collect_schema() if isinstance(log, pl.LazyFrame) else log.schema
     missing = [name for name in names if name not in schema]
     if missing:
-        raise InvalidDataError(f"the click log has no column {missing[0]!r} "
-                               f"(columns: {list(schema)})")
+        msg = (
+            f"the click log has no column {missing[0]!r} "
+                               f"(columns: {list(schema)})"
+        )
+        raise InvalidDataError(msg)
     if not schema[columns.position].is_integer():
-        raise InvalidDataError(f"column {columns.position!r} must hold integer positions "
-                               f"1..n, got {schema[columns.position]}")
+        msg = (
+            f"column {columns.position!r} must hold integer positions "
+                               f"1..n, got {schema[columns.position]}"
+        )
+        raise InvalidDataError(msg)
     frame = log.lazy().select([pl.col(name).alias(new) for name, new in names.items()]).collect()
     for name, new in names.items():
         nulls = frame.filter(pl.col(new).is_null())
         if nulls.height:
             where = ("" if new == IMP else f" in impression {_first(nulls)!r}")
-            raise InvalidDataError(f"column {name!r} has a null value{where}")
+            msg = f"column {name!r} has a null value{where}"
+            raise InvalidDataError(msg)
     if clicks:
         bad = frame.filter(~pl.col(CLICK).cast(pl.Float64).is_in([0.0, 1.0]))
         if bad.height:
             row = bad.sort(IMP, POS).row(0, named=True)
-            raise InvalidDataError(f"column {columns.click!r} must be 0 or 1: impression "
-                                   f"{row[IMP]!r} has {row[CLICK]!r} at position {row[POS]}")
+            msg = (
+                f"column {columns.click!r} must be 0 or 1: impression "
+                                   f"{row[IMP]!r} has {row[CLICK]!r} at position {row[POS]}"
+            )
+            raise InvalidDataError(msg)
         frame = frame.with_columns(pl.col(CLICK).cast(pl.Float64))
     frame = frame.with_columns(pl.col(POS).cast(pl.Int64))
     dup = frame.filter(pl.len().over(IMP, POS) > 1)
     if dup.height:
         row = dup.sort(IMP, POS).row(0, named=True)
-        raise InvalidDataError(f"column {columns.position!r} has a duplicate position "
-                               f"{row[POS]} in impression {row[IMP]!r}")
+        msg = (
+            f"column {columns.position!r} has a duplicate position "
+                               f"{row[POS]} in impression {row[IMP]!r}"
+        )
+        raise InvalidDataError(msg)
     shape = frame.group_by(IMP).agg(pl.len().alias("n"), pl.col(POS).min().alias("lo"),
                                     pl.col(POS).max().alias("hi"),
                                     pl.col(QUERY).n_unique().alias("queries"))
     gaps = shape.filter((pl.col("lo") != 1) | (pl.col("hi") != pl.col("n")))
     if gaps.height:
         row = gaps.sort(IMP).row(0, named=True)
-        raise InvalidDataError(f"column {columns.position!r} must number the results of an "
+        msg = (
+            f"column {columns.position!r} must number the results of an "
                                f"impression 1..n: impression {row[IMP]!r} has positions "
-                               f"{row['lo']}..{row['hi']} for {row['n']} rows")
+                               f"{row['lo']}..{row['hi']} for {row['n']} rows"
+        )
+        raise InvalidDataError(msg)
     two = shape.filter(pl.col("queries") > 1)
     if two.height:
-        raise InvalidDataError(f"column {columns.query!r} must hold one query per impression: "
-                               f"impression {_first(two)!r} has {two.sort(IMP)['queries'][0]}")
+        msg = (
+            f"column {columns.query!r} must hold one query per impression: "
+                               f"impression {_first(two)!r} has {two.sort(IMP)['queries'][0]}"
+        )
+        raise InvalidDataError(msg)
     return frame.sort(IMP, POS)

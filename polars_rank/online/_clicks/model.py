@@ -38,8 +38,9 @@ def check_model(model: str) -> Model:
     """The model's name, lower case, or a ValueError naming the choices."""
     name = model.lower() if isinstance(model, str) else model
     if name not in MODELS:
-        raise ValueError(f"model must be one of {list(MODELS)}, got {model!r}")
-    return name  # type: ignore[return-value]
+        msg = f"model must be one of {list(MODELS)}, got {model!r}"
+        raise ValueError(msg)
+    return name
 
 
 @dataclass(frozen=True)
@@ -62,14 +63,17 @@ class ClickModel:
 
     @property
     def parameters(self) -> dict[str, pl.DataFrame]:
-        """The tables by name (``attractiveness``, ``examination``, ``satisfaction``,
-        ``continuation``), keyed by the log's column names (``previous_click``: the
-        position of the click before, 0 if none; UBM)."""
+        """The parameter tables by name, keyed by the log's column names.
+
+        ``attractiveness``, ``examination``, ``satisfaction``, ``continuation`` (those of
+        the model); UBM's ``previous_click`` is the position of the click before, 0 if
+        none.
+        """
         return {name: self._public(frame) for name, frame in self.tables.items()}
 
     @property
     def attractiveness(self) -> pl.DataFrame:
-        """alpha per (query, item)."""
+        """Alpha per (query, item)."""
         return self.parameters["attractiveness"]
 
     @classmethod
@@ -112,7 +116,8 @@ class ClickModel:
             value = given[table]
             keys = keys_of(name, table)
             if value is None:
-                raise ValueError(f"model {name!r} needs the {table!r} table")
+                msg = f"model {name!r} needs the {table!r} table"
+                raise ValueError(msg)
             if isinstance(value, (int, float)):
                 frame = pl.DataFrame({table: [float(value)]})
             elif isinstance(value, Mapping):
@@ -122,13 +127,19 @@ class ClickModel:
                 frame = value.rename({k: v for k, v in back.items() if k in value.columns})
             missing = [k for k in [*keys, table] if k not in frame.columns]
             if missing:
-                raise ValueError(f"the {table!r} table of {name!r} needs columns "
-                                 f"{[*keys, table]}; missing {missing}")
+                msg = (
+                    f"the {table!r} table of {name!r} needs columns "
+                                 f"{[*keys, table]}; missing {missing}"
+                )
+                raise ValueError(msg)
             frame = frame.select(*keys, pl.col(table).cast(pl.Float64))
             bad = frame.filter(~pl.col(table).is_between(0.0, 1.0))
             if bad.height:
-                raise ValueError(f"the {table!r} table has a value outside [0, 1]: "
-                                 f"{bad[table][0]}")
+                msg = (
+                    f"the {table!r} table has a value outside [0, 1]: "
+                                 f"{bad[table][0]}"
+                )
+                raise ValueError(msg)
             tables[table] = frame.with_columns(
                 pl.col(k).cast(pl.Int64) for k in keys if k in (POS, PREV))
         return cls(name, tables, columns)
@@ -195,9 +206,11 @@ class ClickModel:
         percentiles of the refitted propensities at ``alpha / 2`` and ``1 - alpha / 2``.
         """
         if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+            msg = f"alpha must be in (0, 1), got {alpha!r}"
+            raise ValueError(msg)
         if n_resamples < 0:
-            raise ValueError(f"n_resamples must be >= 0, got {n_resamples!r}")
+            msg = f"n_resamples must be >= 0, got {n_resamples!r}"
+            raise ValueError(msg)
         if log is None and (self.model != "pbm" or n_resamples):
             raise ValueError(f"model {self.model!r} needs the log for its examination"
                              + (" interval" if self.model == "pbm" else ""))
@@ -269,7 +282,8 @@ def fit_click_model(log: pl.DataFrame | pl.LazyFrame, model: ModelName = "pbm", 
     """
     name = check_model(model)
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise ValueError(f"iterations must be a positive int, got {iterations!r}")
+        msg = f"iterations must be a positive int, got {iterations!r}"
+        raise ValueError(msg)
     columns = Columns(impression, position, query, item, click)
     prepared = history(prepare(log, columns)).with_columns(pl.lit(1.0).alias(WEIGHT))
     return ClickModel(name, estimate(name, prepared, iterations), columns, iterations)

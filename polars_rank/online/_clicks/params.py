@@ -59,8 +59,9 @@ def history(log: pl.DataFrame) -> pl.DataFrame:
 
     ``_n`` the impression's length, ``_first``/``_last`` the positions of its first and
     last clicks (``_n + 1`` and ``_n`` without a click, as PyClick's
-    ``get_last_click_rank``), ``_lastc`` the last click's (0 without), ``_prev`` the position of the click before the row (0 if
-    none) and ``_seg`` the number of clicks before it.
+    ``get_last_click_rank``), ``_lastc`` the last click's (0 without), ``_prev`` the
+    position of the click before the row (0 if none) and ``_seg`` the number of clicks
+    before it.
     """
     clicked = pl.when(pl.col(CLICK) == 1).then(pl.col(POS))
     return log.with_columns(

@@ -11,10 +11,14 @@ sections 3.3-3.7 and 4.2).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from polars_rank.online._clicks.log import CLICK, IMP, POS
-from polars_rank.online._clicks.params import Model
+
+if TYPE_CHECKING:
+    from polars_rank.online._clicks.params import Model
 
 __all__ = ["chain", "conditional", "examined", "click_after", "ubm_full"]
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from polars_rank.online._clicks.log import CLICK, IMP, POS, Columns, prepare
-from polars_rank.online._clicks.model import ClickModel
 from polars_rank.online._clicks.params import DEFAULT, attach
 from polars_rank.online._clicks.probs import chain
+
+if TYPE_CHECKING:
+    from polars_rank.online._clicks.model import ClickModel
 
 __all__ = ["simulate_clicks"]
 
@@ -44,7 +48,8 @@ def simulate_clicks(model: ClickModel, ranking: pl.DataFrame | pl.LazyFrame, *,
     [1, 0]
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        msg = f"seed must be an int >= 0, got {seed!r}"
+        raise ValueError(msg)
     columns = Columns(impression, position, query, item, click)
     frame = prepare(ranking, columns, clicks=False)
     tables = {name: t.with_columns(pl.col(c).cast(frame.schema[c])
