@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
 from polars_rank.online._clicks.log import CLICK, ITEM, POS, QUERY
 from polars_rank.online._clicks.params import (
     DEFAULT,
@@ -47,7 +48,8 @@ def empty_tables(model: Model) -> dict[str, pl.DataFrame]:
 def _ratio(rows: pl.LazyFrame, keys: list[str], name: str, num: pl.Expr, den: pl.Expr,
            *, em: bool) -> pl.DataFrame:
     w = pl.col(WEIGHT)
-    value = (1 + (w * num).sum()) / (2 + (w * den).sum())
+    # sums added in the rows' order (impression, position), whatever the group's place
+    value = (1 + group_sum(w * num)) / (2 + group_sum(w * den))
     if em:
         value = pl.min_horizontal(value, pl.lit(1 - PROB_MIN))
     if keys:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
 from polars_rank.online._clicks.estimate import WEIGHT, estimate
 from polars_rank.online._clicks.log import CLICK, IMP, ITEM, POS, QUERY, Columns, prepare
 from polars_rank.online._clicks.params import (
@@ -164,7 +165,7 @@ class ClickModel:
         """
         rows = conditional(self._rows(log), self.model)
         p = pl.when(pl.col(CLICK) == 1).then(pl.col("_q")).otherwise(1 - pl.col("_q"))
-        total = rows.select(pl.max_horizontal(p, pl.lit(PROB_MIN)).log().sum()).collect()
+        total = rows.select(group_sum(pl.max_horizontal(p, pl.lit(PROB_MIN)).log())).collect()
         return float(total.item())
 
     def _full(self, log: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
@@ -187,7 +188,8 @@ class ClickModel:
         """
         rows = self._full(log)
         p = pl.when(pl.col(CLICK) == 1).then(pl.col("_full")).otherwise(1 - pl.col("_full"))
-        out = rows.group_by(POS).agg((2.0 ** -(p.log(2).mean())).alias("perplexity"))
+        mean = group_sum(p.log(2)) / pl.len()
+        out = rows.group_by(POS).agg((2.0 ** -mean).alias("perplexity"))
         return self._public(out.sort(POS).collect())
 
     def perplexity(self, log: pl.DataFrame | pl.LazyFrame) -> float:
@@ -234,7 +236,7 @@ class ClickModel:
         if self.model == "pbm":
             return self.tables["examination"].sort(POS)
         assert log is not None
-        return self._full(log).group_by(POS).agg(pl.col("_exam").mean().alias(
+        return self._full(log).group_by(POS).agg((group_sum(pl.col("_exam")) / pl.len()).alias(
             "examination")).sort(POS).collect()
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.compat import row_sum
 from polars_rank.online._clicks.log import CLICK, IMP, POS
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def ubm_full(frame: pl.LazyFrame, gamma: dict[tuple[int, int], float],
     wide = wide.with_columns(pl.lit(1.0).alias("_q0"))
     for r in range(1, longest + 1):
         a_r = pl.col("_a").list.get(r - 1, null_on_oob=True)
-        p_r = pl.sum_horizontal([pl.col(f"_q{prev}") * g(r, prev) for prev in range(r)]) * a_r
+        p_r = row_sum([pl.col(f"_q{prev}") * g(r, prev) for prev in range(r)]) * a_r
         wide = wide.with_columns(p_r.alias(f"_p{r}"))
         wide = wide.with_columns(
             *[(pl.col(f"_q{prev}") * (1 - a_r * g(r, prev))).alias(f"_q{prev}")
