@@ -28,6 +28,7 @@ from polars_rank.online._clicks.probs import click_after, conditional
 __all__ = ["estimate", "empty_tables", "WEIGHT"]
 
 WEIGHT = "_weight"
+QD = "_pair"  # a (query, item) pair's number inside EM
 C = pl.col(CLICK)
 A = pl.col("attractiveness")
 
@@ -57,15 +58,6 @@ def _ratio(rows: pl.LazyFrame, keys: list[str], name: str, num: pl.Expr, den: pl
     return rows.select(value.alias(name)).collect()
 
 
-def _key_dtypes(tables: dict[str, pl.DataFrame], log: pl.DataFrame) -> dict[str, pl.DataFrame]:
-    """Empty tables' keys cast to the log's dtypes (so that they join)."""
-    out = {}
-    for name, frame in tables.items():
-        casts = [pl.col(c).cast(log.schema[c]) for c in frame.columns if c in log.schema]
-        out[name] = frame.with_columns(casts) if frame.height == 0 else frame
-    return out
-
-
 def _counts(model: Model, log: pl.LazyFrame) -> dict[str, pl.DataFrame]:
     """Cascade, DCM, SDBN: the maximum-likelihood counts (one pass, no iteration)."""
     attr_rows = log.filter(pl.col(POS) <= (pl.col("_first") if model == "cascade"
@@ -88,12 +80,14 @@ def _pbm_ubm(model: Model, rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
     miss = 1 - e * A
     post_a = C + (1 - C) * (1 - e) * A / miss
     post_e = C + (1 - C) * (1 - A) * e / miss
-    rows = rows.with_columns(post_a.alias("_pa"), post_e.alias("_pe")).cache()
+    exam_keys = keys_of(model, "examination")
+    rows = rows.select(QD, *exam_keys, WEIGHT, post_a.alias("_pa"),
+                       post_e.alias("_pe")).collect().lazy()  # one pass, two group_bys
     one = pl.lit(1.0)
-    return {"attractiveness": _ratio(rows, [QUERY, ITEM], "attractiveness", pl.col("_pa"),
+    return {"attractiveness": _ratio(rows, [QD], "attractiveness", pl.col("_pa"),
                                      one, em=True),
-            "examination": _ratio(rows, keys_of(model, "examination"), "examination",
-                                  pl.col("_pe"), one, em=True)}
+            "examination": _ratio(rows, exam_keys, "examination", pl.col("_pe"), one,
+                                  em=True)}
 
 
 def _dbn(rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
@@ -117,30 +111,36 @@ def _dbn(rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
     den = (pl.when(pos < last).then(1.0)
            .when((pos == last) & (C == 1)).then((1 - s) * (1 - gamma * xn) / z)
            .otherwise(eps * (1 - x) / d_after))
-    rows = rows.with_columns(post_a.alias("_pa"), post_s.alias("_ps"),
-                             pl.when(pos < n).then(num).otherwise(0.0).alias("_gn"),
-                             pl.when(pos < n).then(den).otherwise(0.0).alias("_gd")).cache()
+    rows = rows.select(QD, CLICK, WEIGHT, post_a.alias("_pa"), post_s.alias("_ps"),
+                       pl.when(pos < n).then(num).otherwise(0.0).alias("_gn"),
+                       pl.when(pos < n).then(den).otherwise(0.0).alias("_gd")).collect().lazy()
     one = pl.lit(1.0)
-    return {"attractiveness": _ratio(rows, [QUERY, ITEM], "attractiveness", pl.col("_pa"),
+    return {"attractiveness": _ratio(rows, [QD], "attractiveness", pl.col("_pa"),
                                      one, em=True),
-            "satisfaction": _ratio(rows.filter(C == 1), [QUERY, ITEM], "satisfaction",
+            "satisfaction": _ratio(rows.filter(C == 1), [QD], "satisfaction",
                                    pl.col("_ps"), one, em=True),
             "continuation": _ratio(rows, [], "continuation", pl.col("_gn"), pl.col("_gd"),
                                    em=True)}
 
 
-def estimate(model: Model, log: pl.DataFrame, iterations: int,
-             start: dict[str, pl.DataFrame] | None = None) -> dict[str, pl.DataFrame]:
+def estimate(model: Model, log: pl.DataFrame, iterations: int) -> dict[str, pl.DataFrame]:
     """The model's tables fitted on a prepared log with its history and ``WEIGHT``.
 
-    EM models (PBM, UBM, DBN) take ``iterations`` steps from ``start`` (every parameter
-    0.5 by default); the others are counted once.
+    EM models (PBM, UBM, DBN) take ``iterations`` steps from every parameter at 0.5;
+    the others are counted once. Inside EM a (query, item) pair is a number (``QD``,
+    its place in the sorted pairs): the joins and group_bys of each step are on it.
     """
-    lazy = log.lazy()
     if model in ("cascade", "dcm", "sdbn"):
-        return _counts(model, lazy)
-    tables = _key_dtypes(start if start is not None else empty_tables(model), log)
+        return _counts(model, log.lazy())
+    pairs = log.select(QUERY, ITEM).unique().sort(QUERY, ITEM).with_row_index(QD)
+    lazy = log.join(pairs, on=[QUERY, ITEM], how="left", maintain_order="left").drop(
+        QUERY, ITEM).lazy()
+    tables = {name: (frame.rename({QUERY: QD}).drop(ITEM).cast({QD: pl.UInt32})
+                     if QUERY in frame.columns else frame)
+              for name, frame in empty_tables(model).items()}
     for _ in range(iterations):
-        rows = attach(model, tables, lazy)
+        rows = attach(model, tables, lazy, pair=[QD])
         tables = _dbn(rows) if model == "dbn" else _pbm_ubm(model, rows)
-    return tables
+    return {name: (frame.join(pairs, on=QD, how="left").select(QUERY, ITEM, name)
+                   .sort(QUERY, ITEM) if QD in frame.columns else frame)
+            for name, frame in tables.items()}

@@ -75,10 +75,16 @@ def history(log: pl.DataFrame) -> pl.DataFrame:
                    pl.col("_last").fill_null(pl.col("_n")))
 
 
-def attach(model: Model, params: dict[str, pl.DataFrame], log: pl.LazyFrame) -> pl.LazyFrame:
-    """The log's rows with the model's parameters for each (``DEFAULT`` where it has none)."""
+def attach(model: Model, params: dict[str, pl.DataFrame], log: pl.LazyFrame,
+           pair: list[str] | None = None) -> pl.LazyFrame:
+    """The log's rows with the model's parameters for each (``DEFAULT`` where it has none).
+
+    ``pair``: the key columns of a (query, item) pair's tables, if not (query, item).
+    """
     for table in TABLES[model]:
         keys = keys_of(model, table)
+        if pair is not None and keys == [QUERY, ITEM]:
+            keys = pair
         frame = params[table].lazy()
         if keys:
             log = log.join(frame, on=keys, how="left", maintain_order="left")
