@@ -76,8 +76,11 @@ def run_pyclick(path: Path, subset: int) -> dict[str, float]:
     return {"seconds": seconds, "theta_2": exam}
 
 
-def child(kind: str, path: str, subset: int) -> None:
-    out = run_ours(Path(path)) if kind == "ours" else run_pyclick(Path(path), subset)
+def child(kind: str, path: str, number: int) -> None:
+    if kind == "make":
+        make_log(Path(path), number)
+        return
+    out = run_ours(Path(path)) if kind == "ours" else run_pyclick(Path(path), number)
     out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
 
@@ -91,23 +94,29 @@ def main() -> None:
     if args.child:
         child(args.child[0], args.child[1], int(args.child[2]))
         return
-    sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory() as tmp:
+        # every step in its own process: a child forked from a big parent would report
+        # the parent's resident memory as its peak
         path = Path(tmp) / "log.parquet"
-        make_log(path, args.impressions)
         results = {}
-        for kind in ("ours", "pyclick"):
+        for kind, number in (("make", args.impressions), ("ours", 0),
+                             ("pyclick", args.subset)):
             done = subprocess.run([sys.executable, __file__, "--child", kind, str(path),
-                                   str(args.subset)], check=True, capture_output=True,
+                                   str(number)], check=True, capture_output=True,
                                   text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
-            results[kind] = json.loads(done.stdout)
+            if kind != "make":
+                results[kind] = json.loads(done.stdout)
     scaled = results["pyclick"]["seconds"] * args.impressions / args.subset
     print(f"log: {args.impressions:,} impressions x 10 positions, PBM, {ITERATIONS} EM iterations")
-    print(f"polars-rank: {results['ours']['seconds']:.2f} s, peak {results['ours']['peak_mib']:.0f} MiB")
+    ours = results["ours"]
+    print(f"polars-rank: {ours['seconds']:.2f} s, peak {ours['peak_mib']:.0f} MiB")
     print(f"PyClick (transcribed) on {args.subset:,} impressions: "
-          f"{results['pyclick']['seconds']:.2f} s, peak {results['pyclick']['peak_mib']:.0f} MiB; "
+          f"{results['pyclick']['seconds']:.2f} s, "
+          f"peak {results['pyclick']['peak_mib']:.0f} MiB; "
           f"scaled to {args.impressions:,}: {scaled:.1f} s")
-    print(f"ratio polars-rank / PyClick (scaled): {results['ours']['seconds'] / scaled:.4f}")
+    print(f"ratio polars-rank / PyClick (scaled): {ours['seconds'] / scaled:.4f}")
+    print(f"theta_2: {ours['theta_2']:.6f} (polars-rank, whole log), "
+          f"{results['pyclick']['theta_2']:.6f} (PyClick, subset)")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ faults included (``DBN._get_tail_clicks`` and the rest: see ``book_dbn`` below a
 docs/click-models.md). Ranks are 0-based, as PyClick's.
 
 ``BookDBN`` is not PyClick's: a plain-Python DBN with the exact EM posteriors of
-Chuklin, Markov & de Rijke (2015, sec. 4.3) and Chapelle & Zhang (2009), a loop over
+Chuklin, Markov & de Rijke (2015, sec. 3.2, EM for DBN) and Chapelle & Zhang (2009), a loop over
 sessions and ranks with the recursions as written there (no closed forms), the
 reference of polars-rank's DBN.
 """
@@ -583,7 +583,7 @@ def perplexity(click_model: Any, search_sessions: list[SearchSession], rank_max:
 class BookDBN:
     """DBN with EM on the exact posteriors (not PyClick's), a loop over sessions and ranks.
 
-    Chuklin, Markov & de Rijke (2015), sec. 3.7 (the model) and 4.3 (EM); Chapelle &
+    Chuklin, Markov & de Rijke (2015), sec. 2.8 (the model) and 3.2 (EM); Chapelle &
     Zhang (2009). Starts at 0.5 with PyClick's counts (1 / 2) and ceiling 1 - 1e-6.
     With l the last click (0-based; -1 without), eps_r = P(E_r = 1 | C_<r) and
     X_r = P(C_>=r = 1 | E_r = 1):

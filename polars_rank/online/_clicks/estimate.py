@@ -1,7 +1,7 @@
 """The estimation of each model: EM updates or counts, as a few group_by passes.
 
 Every parameter is a ratio of sums over the log's rows (Chuklin, Markov & de Rijke
-2015, ch. 4): ``(1 + sum of w * posterior) / (2 + sum of w * weight)``, PyClick's
+2015, ch. 3): ``(1 + sum of w * posterior) / (2 + sum of w * weight)``, PyClick's
 start (numerator 1, denominator 2, so an unseen parameter is 0.5) and, for EM, its
 ceiling 1 - 1e-6. ``w`` is the impression's weight (1; a bootstrap draw otherwise).
 One EM iteration is one lazy plan: join the current parameters to the rows, compute

@@ -158,7 +158,7 @@ class ClickModel:
     def log_likelihood(self, log: pl.DataFrame | pl.LazyFrame) -> float:
         """The log's log-likelihood, sum over impressions of log P(C_1..C_n).
 
-        P(C_1..C_n) = prod_r P(C_r | C_<r) (Chuklin et al. 2015, eq. 5.1), each factor at
+        P(C_1..C_n) = prod_r P(C_r | C_<r) (Chuklin et al. 2015, sec. 4.1), each factor at
         least 1e-6 (PyClick's floor: the cascade model gives a second click probability
         0). PyClick's ``LogLikelihood`` is this divided by the number of impressions and
         by their length.
@@ -183,7 +183,7 @@ class ClickModel:
         """Perplexity at each position: 2 ** -(mean over impressions of log2 P(C_r = c_r)).
 
         P(C_r = 1) is the model's click probability before any click is seen (Dupret &
-        Piwowarski 2008; Chuklin et al. 2015, eq. 5.2), PyClick's ``Perplexity``; the
+        Piwowarski 2008; Chuklin et al. 2015, sec. 4.2), PyClick's ``Perplexity``; the
         mean is over the impressions that show position r.
         """
         rows = self._full(log)

@@ -1,6 +1,6 @@
 """A click model's parameters as frames, and putting them beside the log's rows.
 
-Each model keeps a few tables (Chuklin, Markov & de Rijke 2015, ch. 3):
+Each model keeps a few tables (Chuklin, Markov & de Rijke 2015, ch. 2):
 
 =================  ====================================  ==========================
 table              keys                                  models

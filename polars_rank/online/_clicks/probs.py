@@ -6,7 +6,7 @@ clicking (gamma in DBN, 1 otherwise) and ``lam_r`` after clicking (0 in the casc
 model, lambda_r in DCM, 1 - sigma in SDBN, gamma (1 - sigma) in DBN). Its recursions
 are closed forms over each impression (products and sums that run down the list), so
 that every quantity is a window expression, not a loop over ranks (Chuklin et al. 2015,
-sections 3.3-3.7 and 4.2).
+chapters 2 and 3).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def simulate_clicks(model: ClickModel, ranking: pl.DataFrame | pl.LazyFrame, *,
     ``ranking`` has one row per (impression, position), positions 1..n. Each row's
     random draws come from a hash of its (impression, position) and ``seed``, so the
     same seed gives the same clicks whatever the order of the rows. Users follow the
-    model's generative story (Chuklin et al. 2015, ch. 3): PBM examines rank r with
+    model's generative story (Chuklin et al. 2015, ch. 2): PBM examines rank r with
     theta_r; the chain models (cascade, DCM, SDBN, DBN) walk down the list and stop
     after a click with 1 - lambda_r, after no click with 1 - gamma; UBM examines rank r
     with gamma_{r, r'} given the previous click r'.
