@@ -42,6 +42,7 @@ def truth(model: str, seed: int = 1, queries: int = 3, items: int = 14) -> Click
         "ubm": {"examination": ubm_exam},
         "sdbn": {"satisfaction": sat},
         "dbn": {"satisfaction": sat, "continuation": 0.85},
+        "ccm": {"tau_1": 0.8, "tau_2": 0.6, "tau_3": 0.2},
     }[model]
     return ClickModel.from_parameters(model, attractiveness=attr, **given)  # type: ignore[arg-type]
 
@@ -72,7 +73,7 @@ def pyclick_attr(model: Any) -> dict[tuple[str, str], float]:
 def logs() -> dict[str, pl.DataFrame]:
     shown = ranking(150, seed=3)
     return {m: simulate_clicks(truth(m), shown, seed=5)
-            for m in ("pbm", "cascade", "dcm", "ubm", "sdbn", "dbn")}
+            for m in ("pbm", "cascade", "dcm", "ubm", "sdbn", "dbn", "ccm")}
 
 
 @pytest.mark.parametrize("model", ["pbm", "ubm", "cascade", "dcm", "sdbn"])
@@ -122,6 +123,16 @@ def test_dbn_equals_the_book(logs: dict[str, pl.DataFrame]) -> None:
     assert sat.keys() == book.sat.keys()
     assert max(abs(sat[k] - book.sat[k]) for k in sat) < TOL
     assert abs(fit.parameters["continuation"].item() - book.gamma) < TOL
+
+
+def test_ccm_equals_the_book(logs: dict[str, pl.DataFrame]) -> None:
+    log = logs["ccm"]
+    fit = fit_click_model(log, "ccm", iterations=5)
+    book = ref.BookCCM(5)
+    book.train(sessions(log))
+    assert attr_diff(fit, book.attr) < TOL
+    for k in range(3):
+        assert abs(fit.parameters[f"tau_{k + 1}"].item() - book.tau[k]) < TOL
 
 
 def _pyclick_dbn_with(fit: ClickModel) -> ref.DBN:
