@@ -128,6 +128,12 @@ def test_bad_parameters() -> None:
     attr = pl.DataFrame({"query": ["q"], "item": ["a"], "attractiveness": [1.5]})
     with pytest.raises(ValueError, match="outside"):
         ClickModel.from_parameters("cascade", attractiveness=attr)
+    given = ClickModel.from_parameters("cascade", attractiveness=attr.with_columns(
+        pl.lit(0.5).alias("attractiveness")))
+    with pytest.raises(ValueError, match="needs a model from fit_click_model"):
+        given.examination(_log(), n_resamples=3)
+    with pytest.raises(ValueError, match="needs the log"):
+        given.examination()
     with pytest.raises(ValueError, match="needs the 'examination' table"):
         ClickModel.from_parameters("pbm", attractiveness=attr.with_columns(
             pl.lit(0.5).alias("attractiveness")))

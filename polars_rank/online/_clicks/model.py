@@ -221,6 +221,9 @@ class ClickModel:
         if log is None and (self.model != "pbm" or n_resamples):
             raise ValueError(f"model {self.model!r} needs the log for its examination"
                              + (" interval" if self.model == "pbm" else ""))
+        if n_resamples and not self.iterations:
+            msg = "an interval refits the model: it needs a model from fit_click_model"
+            raise ValueError(msg)
         point = self._propensity(log)
         if not n_resamples:
             return self._public(point)
