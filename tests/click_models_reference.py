@@ -8,13 +8,14 @@ the same parameters (numerator 1, denominator 2), the same updates, the same EM 
 (each iteration starts from a copy of the initial model and reads the previous
 iteration's values), the same evaluation. Left out: JSON, printing, ``__iadd__``
 (model merging), ``predict_relevance``, CCM and the task-centric model. Kept as written,
-faults included (``DBN._get_tail_clicks`` and the rest: see ``book_dbn`` below and
+faults included (``DBN._get_tail_clicks`` and the rest: see ``BookDBN`` below and
 docs/click-models.md). Ranks are 0-based, as PyClick's.
 
-``BookDBN`` is not PyClick's: a plain-Python DBN with the exact EM posteriors of
-Chuklin, Markov & de Rijke (2015, sec. 3.2, EM for DBN) and Chapelle & Zhang (2009), a loop over
-sessions and ranks with the recursions as written there (no closed forms), the
-reference of polars-rank's DBN.
+``BookDBN`` and ``BookCCM`` (at the end) are not PyClick's: plain-Python DBN and CCM
+with the exact EM posteriors (Chuklin, Markov & de Rijke 2015, sec. 2.7-2.8 and 3.2;
+Chapelle & Zhang 2009; Guo et al. 2009), a loop over sessions and ranks with the
+recursions as written there (no closed forms), the references of polars-rank's DBN and
+CCM.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -182,3 +183,21 @@ def test_pyclick_dbn_differs_from_the_book(logs: dict[str, pl.DataFrame]) -> Non
     book.train(data)
     gap = max(abs(v - book.attr[k]) for k, v in pyclick_attr(theirs).items())
     assert gap > 0.01
+
+
+def test_cascade_log_likelihood_is_the_books(logs: dict[str, pl.DataFrame]) -> None:
+    """Above the first click a_r or 1 - a_r; below it no click (1) or a click (1e-6)."""
+    log = logs["cascade"].head(200)
+    fit = fit_click_model(log, "cascade")
+    attr = {(q, d): v for q, d, v in fit.attractiveness.iter_rows()}
+    want = 0.0
+    for session in sessions(log):
+        seen_click = False
+        for result in session.web_results:
+            a = attr.get((session.query, result.id), 0.5)  # seen only below a click
+            if seen_click:
+                want += math.log(1e-6) if result.click else 0.0
+            else:
+                want += math.log(a if result.click else 1 - a)
+                seen_click = bool(result.click)
+    assert abs(fit.log_likelihood(log) - want) < TOL
