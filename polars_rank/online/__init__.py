@@ -8,7 +8,17 @@ ranker's log.
 
 from __future__ import annotations
 
+from polars_rank.online._clicks.model import ClickModel, fit_click_model
+from polars_rank.online._clicks.simulate import simulate_clicks
 from polars_rank.online._ope.clicks import ips_click_metric
 from polars_rank.online._ope.value import off_policy_value
 
-__all__: list[str] = ["ips_click_metric", "off_policy_value"]
+__all__ = [
+    # click models (docs/click-models.md)
+    "ClickModel",
+    "fit_click_model",
+    "simulate_clicks",
+    # counterfactual estimators (docs/counterfactual.md)
+    "off_policy_value",
+    "ips_click_metric",
+]
