@@ -8,4 +8,12 @@ ranker's log.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from polars_rank.online._propensity.harvest import harvested_propensities
+from polars_rank.online._propensity.regression_em import regression_em_propensities
+from polars_rank.online._propensity.swap import swap_propensities
+
+__all__ = [
+    "harvested_propensities",
+    "regression_em_propensities",
+    "swap_propensities",
+]

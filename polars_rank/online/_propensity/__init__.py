@@ -1,0 +1,1 @@
+"""Examination propensities from click logs: randomised swaps, intervention harvesting, regression EM."""
