@@ -1,1 +1,1 @@
-"""Examination propensities from click logs: randomised swaps, intervention harvesting, regression EM."""
+"""Examination propensities from click logs: swaps, intervention harvesting, regression EM."""

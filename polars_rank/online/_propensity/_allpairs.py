@@ -1,16 +1,16 @@
-"""The AllPairs extremum estimator (Agarwal et al., WSDM 2019, Section 5): Newton's method.
+r"""The AllPairs extremum estimator (Agarwal et al., WSDM 2019, Section 5): Newton's method.
 
 Given, for each ordered pair of positions (k, k'), the harvested clicks
-:math:`\\hat c_k^{k,k'}` and non-clicks :math:`\\neg\\hat c_k^{k,k'}` of the
+:math:`\hat c_k^{k,k'}` and non-clicks :math:`\neg\hat c_k^{k,k'}` of the
 interventional set :math:`S_{k,k'}` at position k, it maximises
 
 .. math::
 
-    \\sum_{k \\ne k'} \\hat c_k^{k,k'} \\log(p_k r_{k,k'})
-        + \\neg\\hat c_k^{k,k'} \\log(1 - p_k r_{k,k'}),
-    \\qquad r_{k,k'} = r_{k',k},\\; p_1 = 1,
+    \sum_{k \ne k'} \hat c_k^{k,k'} \log(p_k r_{k,k'})
+        + \neg\hat c_k^{k,k'} \log(1 - p_k r_{k,k'}),
+    \qquad r_{k,k'} = r_{k',k},\; p_1 = 1,
 
-over :math:`a_k = \\log p_k` and :math:`b_{k,k'} = \\log r_{k,k'}`, where the objective
+over :math:`a_k = \log p_k` and :math:`b_{k,k'} = \log r_{k,k'}`, where the objective
 is concave (each term is concave in :math:`s = a_k + b_{k,k'}`): full Newton steps,
 halved until the objective does not decrease and every :math:`p_k r_{k,k'} < 1`.
 A pair without any click carries no information on the propensities (its

@@ -9,9 +9,12 @@ order of each sum is fixed. The logistic regression's Newton step solves its
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["em_theta"]
 

@@ -9,13 +9,15 @@ depend on the order of the rows).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["RESULT_SCHEMA", "check_resampling", "read_log", "result_frame", "unestimable"]
 

@@ -9,7 +9,7 @@ NumPy is imported here, when an interval is asked for (the ``stats`` extra).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -17,6 +17,8 @@ import polars as pl
 from polars_rank._stats.common import require
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
     import numpy.typing as npt
 
@@ -81,6 +83,8 @@ def quantile_bounds(values: Matrix, alpha: float) -> tuple[list[float | None],
     """The ``alpha/2`` and ``1 - alpha/2`` quantiles of each column (NaN left out)."""
     import numpy as np
 
-    low, high = np.nanquantile(values, [alpha / 2, 1 - alpha / 2], axis=0)
+    with warnings.catch_warnings():  # a position no resample could estimate: NaN, null
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanquantile(values, [alpha / 2, 1 - alpha / 2], axis=0)
     return ([None if np.isnan(v) else float(v) for v in low],
             [None if np.isnan(v) else float(v) for v in high])

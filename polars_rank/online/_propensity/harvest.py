@@ -128,7 +128,7 @@ def harvested_propensities(
     │ i64      ┆ f64        ┆ f64   ┆ f64   │
     ╞══════════╪════════════╪═══════╪═══════╡
     │ 1        ┆ 1.0        ┆ null  ┆ null  │
-    │ 2        ┆ 0.5        ┆ null  ┆ null  │
+    │ 2        ┆ 0.666667   ┆ null  ┆ null  │
     └──────────┴────────────┴───────┴───────┘
     """
     if max_position is not None and (isinstance(max_position, bool)

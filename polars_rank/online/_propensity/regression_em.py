@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -21,6 +20,9 @@ from polars_rank.online._propensity._resample import (
     quantile_bounds,
     query_weights,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["regression_em_propensities"]
 
@@ -96,6 +98,15 @@ def regression_em_propensities(
     ... })
     >>> regression_em_propensities(log, n_resamples=0).with_columns(
     ...     pl.col("propensity").round(3))
+    shape: (2, 4)
+    ┌──────────┬────────────┬───────┬───────┐
+    │ position ┆ propensity ┆ lower ┆ upper │
+    │ ---      ┆ ---        ┆ ---   ┆ ---   │
+    │ i64      ┆ f64        ┆ f64   ┆ f64   │
+    ╞══════════╪════════════╪═══════╪═══════╡
+    │ 1        ┆ 1.0        ┆ null  ┆ null  │
+    │ 2        ┆ 0.593      ┆ null  ┆ null  │
+    └──────────┴────────────┴───────┴───────┘
     """
     for name, value, low in (("iterations", iterations, 1), ("newton_steps", newton_steps, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:

@@ -75,7 +75,8 @@ def swap_propensities(
     Returns
     -------
     DataFrame
-        ``position, propensity, lower, upper``; position 1 is 1 (its bounds too).
+        ``position, propensity, lower, upper``; position 1 is 1 (its bounds too, when
+        there is an interval).
 
     Raises
     ------
@@ -101,8 +102,8 @@ def swap_propensities(
     │ ---      ┆ ---        ┆ ---   ┆ ---   │
     │ i64      ┆ f64        ┆ f64   ┆ f64   │
     ╞══════════╪════════════╪═══════╪═══════╡
-    │ 1        ┆ 1.0        ┆ 1.0   ┆ 1.0   │
-    │ 2        ┆ 0.75       ┆ null  ┆ null  │
+    │ 1        ┆ 1.0        ┆ null  ┆ null  │
+    │ 2        ┆ 0.666667   ┆ null  ┆ null  │
     └──────────┴────────────┴───────┴───────┘
     """
     if design not in ("swap", "randtop"):
