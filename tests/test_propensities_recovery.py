@@ -13,7 +13,7 @@ relative propensity at every position, and is narrow enough to mean something
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import polars as pl
 import pytest
@@ -24,6 +24,9 @@ from polars_rank.online import (
     swap_propensities,
 )
 from tests.propensity_logs import THETA, simulate
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 SIZE = {"impressions": 20_000, "depth": 5, "queries": 200}
 SIZE_EM = {"impressions": 10_000, "depth": 5, "queries": 50}
