@@ -193,3 +193,17 @@ def test_parameters_are_checked() -> None:
     with pytest.raises(InvalidDataError, match=r"feature column .item.|must be numeric"):
         regression_em_propensities(log.with_columns(pl.col("item").cast(pl.String)),
                                    features=["item"], n_resamples=0)
+
+
+def test_the_interval_leaves_the_estimate_alone() -> None:
+    # the resamples' EM runs in the same frames as the estimate's: no sum may notice
+    log = simulate("rankers", impressions=300, depth=4, seed=10, queries=12, features=True)
+    for features in (None, ["f1", "f2"]):
+        alone = regression_em_propensities(log, features=features, iterations=8,
+                                           n_resamples=0)
+        beside = regression_em_propensities(log, features=features, iterations=8,
+                                            n_resamples=7)
+        assert alone["propensity"].to_list() == beside["propensity"].to_list()
+    alone = harvested_propensities(log, n_resamples=0)
+    beside = harvested_propensities(log, n_resamples=30)
+    assert alone["propensity"].to_list() == beside["propensity"].to_list()

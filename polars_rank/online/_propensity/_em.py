@@ -2,8 +2,9 @@
 
 The table has one row per (rep, query, item, position, features...) with weighted
 impressions ``n`` and clicks ``c``; every sum is a Polars aggregation over it, grouped
-by ``rep`` (and position, or (query, item)), on rows sorted by those keys so that the
-order of each sum is fixed. The logistic regression's Newton step solves its
+by ``rep`` (and position, or (query, item)), on rows sorted by those keys, added in
+that order (``group_sum``), so that no sum depends on the order of the rows or on the
+other resamples. The logistic regression's Newton step solves its
 (features + 1)-square system per rep in NumPy.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import polars as pl
+
+from polars_rank._engine.compat import group_sum
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -63,10 +66,10 @@ def em_theta(table: pl.DataFrame, *, query: str, item: str, position: str,
             .alias("r"))
         theta = (rows.sort("rep", position, query, item, *features)
                  .group_by("rep", position, maintain_order=True)
-                 .agg((pl.col("e").sum() / n.sum()).alias("theta")))
+                 .agg((group_sum(pl.col("e")) / group_sum(n)).alias("theta")))
         if not features:
             gamma = (rows.group_by("rep", query, item, maintain_order=True)
-                     .agg((pl.col("r").sum() / n.sum()).alias("gamma")))
+                     .agg((group_sum(pl.col("r")) / group_sum(n)).alias("gamma")))
             continue
         for _ in range(newton_steps):
             mu = rows.drop([f"b{i}" for i in range(width)]).join(beta, on="rep").with_columns(
@@ -74,8 +77,8 @@ def em_theta(table: pl.DataFrame, *, query: str, item: str, position: str,
             w = n * pl.col("mu") * (1 - pl.col("mu"))
             resid = pl.col("r") - n * pl.col("mu")
             sums = mu.group_by("rep", maintain_order=True).agg(
-                *[(x * resid).sum().alias(f"g{i}") for i, x in enumerate(xs)],
-                *[(xs[i] * xs[j] * w).sum().alias(f"h{i}_{j}")
+                *[group_sum(x * resid).alias(f"g{i}") for i, x in enumerate(xs)],
+                *[group_sum(xs[i] * xs[j] * w).alias(f"h{i}_{j}")
                   for i in range(width) for j in range(width)]).sort("rep")
             grad = sums.select([f"g{i}" for i in range(width)]).to_numpy()
             hess = sums.select([f"h{i}_{j}" for i in range(width)

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
+
 from polars_rank.online._propensity._allpairs import all_pairs, connected_to_first, used_pairs
 from polars_rank.online._propensity._log import (
     check_resampling,
@@ -47,8 +49,8 @@ def harvested_counts(data: pl.DataFrame, *, query: str, item: str, position: str
              .join(shown, on=keys)
              .sort(query, item, position, _B)
              .group_by(query, position, _B, maintain_order=True)
-             .agg((pl.col("c") / pl.col("n")).sum().alias("clicks"),
-                  ((pl.col("n") - pl.col("c")) / pl.col("n")).sum().alias("misses")))
+             .agg(group_sum(pl.col("c") / pl.col("n")).alias("clicks"),
+                  group_sum((pl.col("n") - pl.col("c")) / pl.col("n")).alias("misses")))
     return cells.rename({_B: "other"}).sort(query, position, "other")
 
 
@@ -150,10 +152,10 @@ def harvested_propensities(
     names = [f"{k * depth + j}" for k in range(depth) for j in range(depth)]
     units = (cells.with_columns(cell.cast(pl.String).alias("cell"))
              .group_by(query).agg(
-                 *[pl.col("clicks").filter(pl.col("cell") == name).sum().alias(f"c{name}")
-                   for name in names],
-                 *[pl.col("misses").filter(pl.col("cell") == name).sum().alias(f"m{name}")
-                   for name in names]))
+                 *[group_sum(pl.col("clicks").filter(pl.col("cell") == name))
+                   .alias(f"c{name}") for name in names],
+                 *[group_sum(pl.col("misses").filter(pl.col("cell") == name))
+                   .alias(f"m{name}") for name in names]))
     size = depth * depth
 
     def estimate(m: Matrix) -> Matrix:
