@@ -20,7 +20,7 @@ from polars_rank.online._propensity._resample import numpy_needed, percentile_bo
 if TYPE_CHECKING:
     from polars_rank.online._propensity._resample import Matrix
 
-__all__ = ["harvested_propensities", "harvested_counts"]
+__all__ = ["harvested_propensities"]
 
 _B = "__polars_rank_other_position"
 
