@@ -43,8 +43,8 @@ def per_unit(long: pl.DataFrame, unit: str, width: int) -> Matrix:
         pl.col("row").cast(pl.Int64), pl.col("stat").cast(pl.Int64),
         pl.col("value").cast(pl.Float64))
     flat = index["row"].to_numpy() * width + index["stat"].to_numpy()
-    out: Matrix = np.bincount(flat, weights=index["value"].to_numpy(),
-                              minlength=keys.len() * width).reshape(keys.len(), width)
+    sums = np.bincount(flat, weights=index["value"].to_numpy(), minlength=keys.len() * width)
+    out: Matrix = sums.astype(np.float64).reshape(keys.len(), width)
     return out
 
 
