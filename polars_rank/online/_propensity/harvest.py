@@ -70,7 +70,7 @@ def harvested_propensities(
     different positions for the same query, the log holds an *intervention* without
     anyone having randomised: the interventional set :math:`S_{k,k'}` holds the
     (query, item) pairs one ranker showed at :math:`k` and another at :math:`k'`
-    (Section 4). Each impression's click counts with weight :math:`1/w_k(q,d)`,
+    (the paper's interventional sets). Each impression's click counts with weight :math:`1/w_k(q,d)`,
     the number of impressions showing :math:`d` at :math:`k`:
 
     .. math::
@@ -80,7 +80,7 @@ def harvested_propensities(
         \neg\hat c_k^{k,k'} = \sum_{(q,d) \in S_{k,k'}}
             \frac{w_k(q,d) - \mathrm{clicks}_k(q,d)}{w_k(q,d)}
 
-    and the AllPairs extremum estimator (Section 5) maximises
+    and the AllPairs extremum estimator maximises
     :math:`\sum_{k \ne k'} \hat c_k^{k,k'} \log(p_k r_{k,k'}) + \neg\hat c_k^{k,k'}
     \log(1 - p_k r_{k,k'})` with :math:`r_{k,k'} = r_{k',k}` and :math:`p_1 = 1`, by
     Newton's method (the objective is concave in the logarithms of :math:`p` and

@@ -37,7 +37,7 @@ def swap_propensities(
     r"""Examination propensities from a log of randomised result lists.
 
     **Swap-with-top** (``design="swap"``; Joachims, Swaminathan & Schnabel, "Unbiased
-    Learning-to-Rank with Biased Feedback", WSDM 2017, Section 5; RandPair with pivot
+    Learning-to-Rank with Biased Feedback", WSDM 2017, the swap intervention; RandPair with pivot
     rank 1 in Wang et al., WSDM 2018): each impression either shows the ranker's list
     as it is (a *control*) or with its results at ranks 1 and ``k`` swapped; the column
     ``logged`` gives each row's position in the ranker's list, before the swap. Under
