@@ -69,9 +69,9 @@ def harvested_propensities(
     Intrusive Interventions", WSDM 2019. When different rankers put the same item at
     different positions for the same query, the log holds an *intervention* without
     anyone having randomised: the interventional set :math:`S_{k,k'}` holds the
-    (query, item) pairs one ranker showed at :math:`k` and another at :math:`k'`
-    (the paper's interventional sets). Each impression's click counts with weight :math:`1/w_k(q,d)`,
-    the number of impressions showing :math:`d` at :math:`k`:
+    (query, item) pairs one ranker showed at :math:`k` and another at :math:`k'`.
+    Each impression's click counts with weight :math:`1/w_k(q,d)`, the number of
+    impressions showing :math:`d` at :math:`k`:
 
     .. math::
 

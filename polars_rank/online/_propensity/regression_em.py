@@ -49,8 +49,9 @@ def regression_em_propensities(
 
     (both 1 for a clicked row); the M-step sets :math:`\theta_k` to the mean
     posterior of examination at :math:`k` and the relevance to the mean posterior of
-    relevance: per (query, item) without ``features`` (the paper's plain EM), or, with ``features``, a logistic regression :math:`\gamma =
-    \sigma(\beta^\top x)` on them (the paper's regression EM) fitted by
+    relevance: per (query, item) without ``features`` (the paper's plain EM), or,
+    with ``features``, a logistic regression :math:`\gamma = \sigma(\beta^\top x)`
+    on them (the paper's regression EM) fitted by
     ``newton_steps`` Newton steps on the expected log-likelihood (soft labels: the
     posteriors themselves, where the paper samples binary labels from them).
 
