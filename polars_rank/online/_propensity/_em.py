@@ -26,7 +26,8 @@ def _sigmoid(x: pl.Expr) -> pl.Expr:
     return 1.0 / (1.0 + (-x).exp())
 
 
-def _relevance(table: pl.DataFrame, beta: pl.DataFrame, features: Sequence[str]) -> pl.Expr:
+def _relevance(features: Sequence[str]) -> pl.Expr:
+    """sigma(b0 + b1 x1 + ...): the regression's relevance, on rows joined with beta."""
     score = pl.col("b0")
     for i, f in enumerate(features, start=1):
         score = score + pl.col(f"b{i}") * pl.col(f)
@@ -45,7 +46,7 @@ def em_theta(table: pl.DataFrame, *, query: str, item: str, position: str,
     width = len(features) + 1
     if features:
         beta = reps.with_columns(*[pl.lit(0.0).alias(f"b{i}") for i in range(width)])
-        gamma_of = _relevance(table, beta, features)
+        gamma_of = _relevance(features)
     else:
         gamma = (table.select("rep", query, item).unique().sort("rep", query, item)
                  .with_columns(pl.lit(0.5).alias("gamma")))
