@@ -190,6 +190,9 @@ def test_parameters_are_checked() -> None:
         harvested_propensities(log, alpha=1.5)
     with pytest.raises(ValueError, match="iterations"):
         regression_em_propensities(log, iterations=0)
+    constant = log.with_columns(pl.lit(3.0).alias("f"))
+    with pytest.raises(InvalidDataError, match=r"features \['f'\] cannot be fitted"):
+        regression_em_propensities(constant, features=["f"], n_resamples=0)
     with pytest.raises(InvalidDataError, match=r"feature column .item.|must be numeric"):
         regression_em_propensities(log.with_columns(pl.col("item").cast(pl.String)),
                                    features=["item"], n_resamples=0)

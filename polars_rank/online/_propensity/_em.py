@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -84,7 +85,13 @@ def em_theta(table: pl.DataFrame, *, query: str, item: str, position: str,
             grad = sums.select([f"g{i}" for i in range(width)]).to_numpy()
             hess = sums.select([f"h{i}_{j}" for i in range(width)
                                 for j in range(width)]).to_numpy().reshape(-1, width, width)
-            step = np.linalg.solve(hess, grad[..., None])[..., 0]
+            try:
+                step = np.linalg.solve(hess, grad[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                msg = (f"the relevance regression on features {list(features)} cannot be "
+                       "fitted: a feature is constant or a combination of the others "
+                       "(X'WX is singular)")
+                raise InvalidDataError(msg) from None
             old = beta.sort("rep").select([f"b{i}" for i in range(width)]).to_numpy()
             beta = pl.DataFrame(old + step, schema=[f"b{i}" for i in range(width)]
                                 ).with_columns(sums["rep"])
