@@ -3,9 +3,8 @@
 Every estimator's point estimate equals the reference written from its paper
 (tests/propensity_reference.py) to 1e-9 on simulated logs; results do not depend on
 the order of the rows or on the number of threads; lazy and eager logs give the same
-frame; bad logs raise
-``InvalidDataError`` naming the column and the impression, or the positions that
-cannot be estimated.
+frame; bad logs raise ``InvalidDataError`` naming the column and the impression, or
+the positions that cannot be estimated.
 """
 
 from __future__ import annotations
