@@ -9,6 +9,8 @@ the column.
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,8 +21,11 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Rule", "constant_rule", "finite_rule", "flags",
+__all__ = ["FIRST", "Rule", "constant_rule", "finite_rule", "flags", "row_flags",
            "missing_columns", "position_rules", "range_rule", "raise_flagged"]
+
+
+FIRST = "__first"  # in row_flags: the row is the first of its impression
 
 
 @dataclass(frozen=True)
@@ -28,13 +33,16 @@ class Rule:
     """An offending row is one where ``bad`` is true; ``column`` is the one to blame.
 
     ``whole``: ``bad`` is an aggregation over an impression's rows (positions 1..n, one
-    value per impression) rather than a row's test.
+    value per impression) rather than a row's test; ``run`` is then the same test as a
+    row's, on rows sorted by (impression, position) with ``FIRST`` true on the first row
+    of each impression (the impression breaks the rule where a row does).
     """
 
     column: str
     rule: str
     bad: pl.Expr
     whole: bool = False
+    run: pl.Expr | None = None
 
     def flag(self) -> pl.Expr:
         """Per impression (in a ``group_by``), whether it breaks the rule."""
@@ -44,6 +52,29 @@ class Rule:
 def flags(rules: Sequence[Rule]) -> list[pl.Expr]:
     """The per-impression aggregations ``raise_flagged`` reads, one per rule."""
     return [r.flag().alias(f"__bad{n}") for n, r in enumerate(rules)]
+
+
+def row_flags(frame: pl.LazyFrame, rules: Sequence[Rule],
+              keys: Sequence[str]) -> tuple[pl.LazyFrame, list[pl.Expr]]:
+    """``flags`` in two steps, for rows sorted by ``keys`` (the impression last) and position.
+
+    The row tests as columns of ``frame``, and the aggregations (one ``any()`` per
+    impression) for its ``group_by(keys)``: a ``group_by`` then aggregates plain
+    columns, which Polars does in one vectorised pass, where expressions inside an
+    aggregation run group by group. Every ``whole`` rule needs its ``run`` form.
+    """
+    first = functools.reduce(operator.or_, [pl.col(k).ne_missing(pl.col(k).shift(1))
+                                            for k in keys], pl.int_range(pl.len()) == 0)
+    tests = []
+    for n, r in enumerate(rules):
+        test = r.run if r.whole else r.bad
+        if test is None:
+            msg = f"rule {r.rule!r} on {r.column!r} has no row form"
+            raise AssertionError(msg)
+        tests.append(test.alias(f"__bad{n}"))
+    frame = frame.with_columns(first.alias(FIRST)).with_columns(tests)
+    return frame, [pl.col(f"__bad{n}").implode().list.any().alias(f"__bad{n}")
+                   for n in range(len(rules))]
 
 
 def raise_flagged(per_impression: pl.DataFrame, rows: pl.LazyFrame, rules: Sequence[Rule], *,
@@ -84,8 +115,10 @@ def position_rules(position: str, impression: str) -> list[Rule]:
     """Rules on the shown rows: positions are 1..n within an impression, once each."""
     p = pl.col(position)
     whole = (p.min() != 1) | (p.max() != pl.len()) | (p.n_unique() != pl.len())
+    # sorted by position: 1 first, then each the one before plus 1
+    run = pl.when(pl.col(FIRST)).then(p != 1).otherwise(p != p.shift(1) + 1).fill_null(True)
     return [Rule(position, "must be positions 1..n within an impression, each once", whole,
-                 whole=True)]
+                 whole=True, run=run)]
 
 
 def range_rule(column: str, *, low_open: bool, rule: str) -> Rule:
@@ -104,5 +137,6 @@ def finite_rule(column: str, rule: str = "must be a finite number") -> Rule:
 def constant_rule(column: str, impression: str) -> Rule:
     """A column that is one value per impression (a slate's joint propensity)."""
     c = pl.col(column)
+    run = pl.when(pl.col(FIRST)).then(False).otherwise(c.ne_missing(c.shift(1)))
     return Rule(column, "must be one value per impression (the whole slate's propensity)",
-                c.n_unique() > 1, whole=True)
+                c.n_unique() > 1, whole=True, run=run)
