@@ -20,7 +20,6 @@ from polars_rank.online._clicks.params import (
     PROB_MIN,
     TABLES,
     Model,
-    attach,
     keys_of,
 )
 from polars_rank.online._clicks.probs import click_after, conditional
@@ -167,6 +166,45 @@ def _ccm(rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
     return out
 
 
+def _lookup(model: Model, frame: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """The rows with a number per key of each table, and each number's key.
+
+    The (query, item) pair's number ``QD`` is already there; a table keyed otherwise
+    (PBM's and UBM's examination) gets ``_k_<table>``, its keys' place in their sorted
+    distinct values: the tables of each EM step are then read by position (a gather)
+    rather than joined to the rows, one join in all instead of one per step.
+    """
+    index: dict[str, pl.DataFrame] = {}
+    for table in TABLES[model]:
+        keys = keys_of(model, table)
+        if not keys or keys == [QUERY, ITEM]:
+            continue
+        numbers = frame.select(keys).unique().sort(keys).with_row_index(f"_k_{table}")
+        frame = frame.join(numbers, on=keys, how="left", maintain_order="left")
+        index[table] = numbers
+    return frame, index
+
+
+def _gathered(model: Model, tables: dict[str, pl.DataFrame], pairs: int,
+              index: dict[str, pl.DataFrame]) -> list[pl.Expr]:
+    """Each table's value on each row (``DEFAULT`` where it has none), as ``attach`` puts it."""
+    out = []
+    for table in TABLES[model]:
+        keys = keys_of(model, table)
+        frame = tables[table]
+        if not keys:
+            out.append(pl.lit(frame[table][0], dtype=pl.Float64).alias(table))
+            continue
+        if keys == [QUERY, ITEM]:
+            numbers = pl.DataFrame({QD: pl.int_range(0, pairs, dtype=pl.UInt32, eager=True)})
+            on, column = [QD], QD
+        else:
+            numbers, on, column = index[table], keys, f"_k_{table}"
+        dense = numbers.join(frame, on=on, how="left").sort(column)[table].fill_null(DEFAULT)
+        out.append(pl.lit(dense).gather(pl.col(column)).alias(table))
+    return out
+
+
 def estimate(model: Model, log: pl.DataFrame, iterations: int) -> dict[str, pl.DataFrame]:
     """The model's tables fitted on a prepared log with its history and ``WEIGHT``.
 
@@ -177,13 +215,13 @@ def estimate(model: Model, log: pl.DataFrame, iterations: int) -> dict[str, pl.D
     if model in ("cascade", "dcm", "sdbn"):
         return _counts(model, log.lazy())
     pairs = log.select(QUERY, ITEM).unique().sort(QUERY, ITEM).with_row_index(QD)
-    lazy = log.join(pairs, on=[QUERY, ITEM], how="left", maintain_order="left").drop(
-        QUERY, ITEM).lazy()
+    frame, index = _lookup(model, log.join(pairs, on=[QUERY, ITEM], how="left",
+                                           maintain_order="left").drop(QUERY, ITEM))
     tables = {name: (frame.rename({QUERY: QD}).drop(ITEM).cast({QD: pl.UInt32})
                      if QUERY in frame.columns else frame)
               for name, frame in empty_tables(model).items()}
     for _ in range(iterations):
-        rows = attach(model, tables, lazy, pair=[QD])
+        rows = frame.lazy().with_columns(_gathered(model, tables, pairs.height, index))
         step = {"dbn": _dbn, "ccm": _ccm}.get(model)
         tables = step(rows) if step is not None else _pbm_ubm(model, rows)
     return {name: (frame.join(pairs, on=QD, how="left").select(QUERY, ITEM, name)

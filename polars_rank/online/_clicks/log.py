@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rank.errors import InvalidDataError
+from polars_rank.online._order import sorted_by, starts
 
 __all__ = ["Columns", "prepare", "IMP", "POS", "QUERY", "ITEM", "CLICK"]
 
@@ -37,6 +38,26 @@ class Columns:
 
 def _first(frame: pl.DataFrame) -> object:
     return frame.sort(IMP).get_column(IMP)[0]
+
+
+def _clean(frame: pl.DataFrame, *, clicks: bool) -> pl.DataFrame | None:
+    """The log cast and sorted if it breaks no rule (one pass over the sorted rows), else None.
+
+    Sorted by (impression, position), an impression's positions are 1..n, each once,
+    when the first is 1 and each the one before plus 1; its query is one when each row's
+    is the one before's.
+    """
+    if any(frame.null_count().row(0)):
+        return None
+    if clicks:
+        if not frame.select(pl.col(CLICK).cast(pl.Float64).is_in([0.0, 1.0]).all()).item():
+            return None
+        frame = frame.with_columns(pl.col(CLICK).cast(pl.Float64))
+    frame = sorted_by(frame.with_columns(pl.col(POS).cast(pl.Int64)), [IMP, POS])
+    first, p, q = starts([IMP]), pl.col(POS), pl.col(QUERY)
+    bad = pl.when(first).then(p != 1).otherwise(
+        (p != p.shift(1) + 1) | (q != q.shift(1)))
+    return None if frame.select(bad.any()).item() else frame
 
 
 def prepare(log: pl.DataFrame | pl.LazyFrame, columns: Columns, *,
@@ -69,6 +90,10 @@ def prepare(log: pl.DataFrame | pl.LazyFrame, columns: Columns, *,
         )
         raise InvalidDataError(msg)
     frame = log.lazy().select([pl.col(name).alias(new) for name, new in names.items()]).collect()
+    clean = _clean(frame, clicks=clicks)
+    if clean is not None:
+        return clean
+    # something is wrong: find the first offence, rule by rule, to name it
     for name, new in names.items():
         nulls = frame.filter(pl.col(new).is_null())
         if nulls.height:

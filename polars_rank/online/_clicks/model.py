@@ -14,6 +14,7 @@ from polars_rank.online._clicks.estimate import WEIGHT, estimate
 from polars_rank.online._clicks.log import CLICK, IMP, ITEM, POS, QUERY, Columns, prepare
 from polars_rank.online._clicks.params import (
     DEFAULT,
+    FITTED_FROM,
     MODELS,
     PREV,
     PROB_MIN,
@@ -228,7 +229,7 @@ class ClickModel:
         if not n_resamples:
             return self._public(point)
         assert log is not None
-        prepared = history(prepare(log, self.columns))
+        prepared = history(prepare(log, self.columns), FITTED_FROM[self.model])
         draws = []
         for b in range(n_resamples):
             weighted = prepared.with_columns(_poisson(seed, b))
@@ -295,5 +296,6 @@ def fit_click_model(log: pl.DataFrame | pl.LazyFrame, model: ModelName = "pbm", 
         msg = f"iterations must be a positive int, got {iterations!r}"
         raise ValueError(msg)
     columns = Columns(impression, position, query, item, click)
-    prepared = history(prepare(log, columns)).with_columns(pl.lit(1.0).alias(WEIGHT))
+    prepared = history(prepare(log, columns), FITTED_FROM[name]).with_columns(
+        pl.lit(1.0).alias(WEIGHT))
     return ClickModel(name, estimate(name, prepared, iterations), columns, iterations)

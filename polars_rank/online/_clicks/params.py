@@ -27,7 +27,7 @@ import polars as pl
 from polars_rank.online._clicks.log import CLICK, IMP, ITEM, POS, QUERY
 
 __all__ = ["MODELS", "Model", "TABLES", "keys_of", "DEFAULT", "PREV", "PROB_MIN", "attach",
-           "history"]
+           "history", "FITTED_FROM"]
 
 Model = Literal["pbm", "cascade", "dcm", "ubm", "sdbn", "dbn", "ccm"]
 MODELS: tuple[Model, ...] = ("pbm", "cascade", "dcm", "ubm", "sdbn", "dbn", "ccm")
@@ -56,17 +56,24 @@ def keys_of(model: Model, table: str) -> list[str]:
     return [POS] if model == "dcm" else []
 
 
-def history(log: pl.DataFrame) -> pl.DataFrame:
+FITTED_FROM: dict[Model, tuple[str, ...]] = {
+    "pbm": (), "ubm": (PREV,), "cascade": ("_first",), "dcm": ("_last",), "sdbn": ("_last",),
+    "dbn": ("_n", "_lastc", "_seg"), "ccm": ("_n", "_lastc", "_seg"),
+}
+"""The columns of ``history`` each model's fit reads."""
+
+
+def history(log: pl.DataFrame, keep: tuple[str, ...] | None = None) -> pl.DataFrame:
     """The prepared log with each row's click history in its impression.
 
     ``_n`` the impression's length, ``_first``/``_last`` the positions of its first and
     last clicks (``_n + 1`` and ``_n`` without a click, as PyClick's
     ``get_last_click_rank``), ``_lastc`` the last click's (0 without), ``_prev`` the
     position of the click before the row (0 if none) and ``_seg`` the number of clicks
-    before it.
+    before it. ``keep``: only these of them (``FITTED_FROM``).
     """
     clicked = pl.when(pl.col(CLICK) == 1).then(pl.col(POS))
-    return log.with_columns(
+    out = log.lazy().with_columns(
         pl.len().over(IMP).cast(pl.Int64).alias("_n"),
         clicked.min().over(IMP).alias("_first"),
         clicked.max().over(IMP).alias("_last"),
@@ -75,6 +82,8 @@ def history(log: pl.DataFrame) -> pl.DataFrame:
         pl.col(CLICK).cum_sum().shift(1, fill_value=0.0).over(IMP).alias("_seg"),
     ).with_columns(pl.col("_first").fill_null(pl.col("_n") + 1),
                    pl.col("_last").fill_null(pl.col("_n")))
+    # only the columns kept are computed (the plan drops the others' windows)
+    return (out if keep is None else out.select(*log.columns, *keep)).collect()
 
 
 def attach(model: Model, params: dict[str, pl.DataFrame], log: pl.LazyFrame,

@@ -9,14 +9,13 @@ the column.
 
 from __future__ import annotations
 
-import functools
-import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank.errors import InvalidDataError
+from polars_rank.online._order import starts
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -63,8 +62,6 @@ def row_flags(frame: pl.LazyFrame, rules: Sequence[Rule],
     columns, which Polars does in one vectorised pass, where expressions inside an
     aggregation run group by group. Every ``whole`` rule needs its ``run`` form.
     """
-    first = functools.reduce(operator.or_, [pl.col(k).ne_missing(pl.col(k).shift(1))
-                                            for k in keys], pl.int_range(pl.len()) == 0)
     tests = []
     for n, r in enumerate(rules):
         test = r.run if r.whole else r.bad
@@ -72,7 +69,7 @@ def row_flags(frame: pl.LazyFrame, rules: Sequence[Rule],
             msg = f"rule {r.rule!r} on {r.column!r} has no row form"
             raise AssertionError(msg)
         tests.append(test.alias(f"__bad{n}"))
-    frame = frame.with_columns(first.alias(FIRST)).with_columns(tests)
+    frame = frame.with_columns(starts(keys).alias(FIRST)).with_columns(tests)
     return frame, [pl.col(f"__bad{n}").implode().list.any().alias(f"__bad{n}")
                    for n in range(len(rules))]
 

@@ -22,6 +22,7 @@ from polars_rank.online._ope.checks import (
 )
 from polars_rank.online._ope.options import Options, check_options
 from polars_rank.online._ope.spec import ESTIMATORS, Estimator, Terms
+from polars_rank.online._order import sorted_by
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -223,32 +224,13 @@ def _shown(lf: pl.LazyFrame, group_by: tuple[str, ...], impression: str, positio
     sorted again.
     """
     order = [*group_by, impression, position]
-    frame = lf.filter(pl.col(position).is_not_null()).collect()
-    if not _in_order(frame, order):
-        frame = frame.sort(order)
-    shown = frame.lazy()
+    shown = sorted_by(lf.filter(pl.col(position).is_not_null()).collect(), order).lazy()
     if target_rank is None:
         return shown
     hit = (pl.col(target_rank) == pl.col(position)).fill_null(False).cast(pl.Float64)
     return shown.with_columns(hit.alias(DERIVED[0])).with_columns(
         pl.col(DERIVED[0]).cum_prod().over(impression, order_by=position).alias(DERIVED[1]),
         pl.col(DERIVED[0]).min().over(impression).alias(DERIVED[2]))
-
-
-def _in_order(frame: pl.DataFrame, order: list[str]) -> bool:
-    """Whether the rows are sorted by ``order`` (nulls first, as ``sort`` puts them)."""
-    if frame.height < 2:
-        return True
-    later = pl.lit(False)
-    same = pl.lit(True)
-    for name in order:
-        c, before = pl.col(name), pl.col(name).shift(1)
-        # this key decides where the keys before it are equal
-        up = (c.is_not_null() & before.is_null()) | (c > before).fill_null(False)
-        later = later | (same & up)
-        same = same & c.eq_missing(before)
-    # every row after the first is later than the one before, or equal to it
-    return bool(frame.select((later | same).slice(1).all()).item())
 
 
 def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str,
