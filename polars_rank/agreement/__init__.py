@@ -9,4 +9,17 @@ to a metric.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from polars_rank.agreement._uncertain.evaluation import (
+    UncertainResult,
+    evaluate_uncertain,
+    label_draws,
+)
+from polars_rank.agreement._uncertain.labels import label_distribution
+
+__all__: list[str] = [
+    # uncertain labels (issue 40, item 4)
+    "evaluate_uncertain",
+    "label_draws",
+    "label_distribution",
+    "UncertainResult",
+]
