@@ -9,6 +9,7 @@ to a metric.
 
 from __future__ import annotations
 
+from polars_rank.agreement._uncertain.comparison import compare_uncertain
 from polars_rank.agreement._uncertain.evaluation import (
     UncertainResult,
     evaluate_uncertain,
@@ -22,4 +23,5 @@ __all__: list[str] = [
     "label_draws",
     "label_distribution",
     "UncertainResult",
+    "compare_uncertain",
 ]

@@ -300,7 +300,11 @@ def _bounds(run: pl.DataFrame, docs: pl.DataFrame, dist: pl.DataFrame,
             ends.append(values.unpivot(index=query, on=names, variable_name="metric",
                                        value_name=side))
         parts.append(ends[0].join(ends[1], on=[query, "metric"]))
-    return pl.concat(parts).with_columns(pl.col("low", "high").cast(pl.Float64))
+    out = pl.concat(parts).with_columns(pl.col("low", "high").cast(pl.Float64))
+    # a metric that is not monotone in its labels may be lower at its "favourable"
+    # labelling than at its "unfavourable" one (R-precision): the two values, in order
+    return out.with_columns(pl.min_horizontal("low", "high").alias("low"),
+                            pl.max_horizontal("low", "high").alias("high"))
 
 
 def is_monotone(metric: Metric) -> bool:
