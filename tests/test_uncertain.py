@@ -1,4 +1,4 @@
-"""Uncertain labels (issue 40, item 4): expectations against brute force, Monte Carlo within its error.
+"""Uncertain labels (issue 40, item 4): expectations against brute force, MC within its error.
 
 The oracle is tests/uncertain_reference.py: every labelling of a list of up to 8
 labelled documents, each metric computed by evaluate() and weighted by the labelling's
@@ -86,7 +86,7 @@ def test_exact_expectations_equal_brute_force(case: tuple) -> None:  # type: ign
 def test_monte_carlo_and_bounds_against_brute_force(case: tuple) -> None:  # type: ignore[type-arg]
     run, support = case
     run_frame, labels = _frames(run, support)
-    metrics = ESTIMATED + ["mrr@3", "dcg@5", "err"]
+    metrics = [*ESTIMATED, "mrr@3", "dcg@5", "err"]
     got = evaluate_uncertain(run_frame, labels, metrics, samples=300, seed=3,
                              bounds=True).per_query
     truth = brute_force(run, support, metrics)

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 import polars_rank as pr
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def enumerate_labellings(

@@ -13,12 +13,14 @@ taken as known): the gap between the two is what the labels' uncertainty costs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polars_rank.errors import InvalidDataError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["compare_uncertain"]
 
@@ -78,7 +80,7 @@ def compare_uncertain(
     >>> bool(out["delta_ci_low"][0] <= out["delta"][0] <= out["delta_ci_high"][0])
     True
     """
-    import numpy as np  # noqa: PLC0415 (the stats extra)
+    import numpy as np
 
     if not 0 < alpha < 1:
         msg = f"alpha={alpha!r}: expected a number in (0, 1)"

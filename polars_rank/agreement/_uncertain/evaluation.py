@@ -10,9 +10,8 @@ per-query values under each of S label draws, for :func:`compare_uncertain`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import polars as pl
 
@@ -26,6 +25,9 @@ from polars_rank.agreement._uncertain.labels import (
 from polars_rank.agreement._uncertain.sampling import per_draw_values
 from polars_rank.errors import InvalidDataError
 from polars_rank.registry import Metric, parse_metric
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["UncertainResult", "evaluate_uncertain", "label_draws"]
 

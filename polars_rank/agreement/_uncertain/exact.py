@@ -48,15 +48,18 @@ class Exact:
 
 
 def _relevant(grade: pl.Expr, o: dict[str, Any]) -> pl.Expr:
-    return (grade >= o["threshold"]).cast(pl.Float64)
+    relevant: pl.Expr = (grade >= o["threshold"]).cast(pl.Float64)
+    return relevant
 
 
 def _gain(grade: pl.Expr, o: dict[str, Any]) -> pl.Expr:
-    return grade if o["gain"] == "linear" else 2.0 ** grade - 1.0
+    exponential: pl.Expr = 2.0 ** grade - 1.0
+    return grade if o["gain"] == "linear" else exponential
 
 
 def _err_gain(grade: pl.Expr, o: dict[str, Any]) -> pl.Expr:
-    return (2.0 ** grade - 1.0) / 2.0 ** float(o["max_grade"])
+    stop: pl.Expr = (2.0 ** grade - 1.0) / 2.0 ** float(o["max_grade"])
+    return stop
 
 
 def _first_hit(x: pl.Expr) -> pl.Expr:
@@ -148,7 +151,8 @@ def exact_values(docs: pl.LazyFrame, dist: pl.LazyFrame, metrics: dict[str, Metr
     ``docs``: query, doc, rank (null: judged, not retrieved); ``dist``: query, doc,
     grade, probability (the labels' support).
     """
-    kernels = {name: k for name, m in metrics.items() if (k := exact_kernel(m)) is not None}
+    kernels = {name: found for name, m in metrics.items()
+               if (found := exact_kernel(m)) is not None}
     grade, probability = pl.col("grade"), pl.col("probability")
     expected = dist.group_by(query, doc).agg(
         (probability * kernel.doc(grade, options)).sum().alias(name)
