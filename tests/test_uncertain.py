@@ -20,7 +20,7 @@ from polars_rank.registry import parse_metric
 from tests.budget import examples
 from tests.uncertain_reference import brute_force, reciprocal_rank
 
-EXACT = ["dcg@5", "dcg", "dcg@3(gain=exponential)", "p@3", "p@10", "P(rel=2)@5",
+EXACT = ["dcg@5", "dcg", "p", "dcg@3(gain=exponential)", "p@3", "p@10", "P(rel=2)@5",
          "rbp(p=0.5)", "hits@3", "num_rel_ret", "num_rel", "mrr", "mrr@3", "hit_rate@2",
          "err@5(max_grade=3)", "err"]
 ESTIMATED = ["ndcg@5", "map", "recall@3", "rprec", "ndcg(gain=exponential)"]

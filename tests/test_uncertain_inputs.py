@@ -138,3 +138,18 @@ def test_compare_uncertain_refuses_unpaired_draws() -> None:
         compare_uncertain(draws, baseline="C")
     with pytest.raises(InvalidDataError, match="no column 'arm'"):
         compare_uncertain(draws.drop("arm"), baseline="B")
+
+
+def test_a_bad_run_or_a_grade_above_max_grade_is_refused() -> None:
+    labels = _probability([0.5, 0.5])
+    nan = RUN.with_columns(pl.Series("score", [1.0, float("nan")]))
+    with pytest.raises(InvalidDataError, match=r"NaN in column 'score'.*docid='b'"):
+        evaluate_uncertain(nan, labels, "mrr", form="probability")
+    twice = pl.concat([RUN, RUN.head(1)])
+    with pytest.raises(InvalidDataError, match=r"duplicate.*docid='a'"):
+        evaluate_uncertain(twice, labels, "mrr", form="probability")
+    graded = pl.DataFrame({"qid": "q", "docid": ["a", "b"], "grade": [5, 1],
+                           "probability": [1.0, 1.0]})
+    with pytest.raises(InvalidDataError, match=r"err@2: a grade above max_grade=4.*'a'"):
+        evaluate_uncertain(RUN, graded, "err@2")
+    assert evaluate_uncertain(RUN, graded, "err@2(max_grade=5)").mean["value"][0] > 0

@@ -68,8 +68,33 @@ def _run(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
         if name not in frame.columns:
             msg = f"the run has no column {name!r}: it needs {columns}, got {frame.columns}"
             raise InvalidDataError(msg)
+    query, doc, score = columns[:3]
+    frame = frame.select(columns)
+    if not frame.schema[score].is_numeric():
+        msg = f"column {score!r} of the run: expected numbers, got {frame.schema[score]}"
+        raise InvalidDataError(msg)
+    keys = [query, doc, *columns[3:]]
+    for bad, rule in ((pl.col(score).cast(pl.Float64).is_nan(), f"a NaN in column {score!r}"),
+                      (pl.struct(keys).is_duplicated(), f"duplicate {tuple(keys)} rows")):
+        offenders = frame.filter(bad.fill_null(False))
+        if offenders.height:
+            first = offenders.sort(keys).row(0, named=True)
+            msg = (f"the run has {rule}: first at {query}={first[query]!r}, "
+                   f"{doc}={first[doc]!r}")
+            raise InvalidDataError(msg)
     # a null score is a judged document the run did not retrieve (evaluate()'s rule)
-    return frame.select(columns).filter(pl.col(columns[2]).is_not_null())
+    return frame.filter(pl.col(score).is_not_null())
+
+
+def _check_max_grade(dist: pl.DataFrame, metrics: dict[str, Metric]) -> None:
+    """ERR's rule (as evaluate()'s): no grade above the metric's ``max_grade``."""
+    for name, metric in metrics.items():
+        top = metric.max_grade
+        if top is not None and dist.height and float(dist["grade"].max()) > top:  # type: ignore[arg-type]
+            first = dist.filter(pl.col("grade") > top).row(0)
+            msg = (f"{name}: a grade above max_grade={top:g} in the labels: first at "
+                   f"{first[0]!r}, {first[1]!r} (grade {first[2]:g})")
+            raise InvalidDataError(msg)
 
 
 def _check(samples: int, seed: int, block: int | None) -> None:
@@ -227,6 +252,7 @@ def evaluate_uncertain(
     parsed = _metrics(metrics)
     dist = label_distribution(labels, form=form, query=query, doc=doc, grade=grade,
                               probability=probability, judge=judge, tolerance=tolerance)
+    _check_max_grade(dist, parsed)
     frame = _run(run, [query, doc, score])
     docs = _ranked_docs(frame, dist, query, doc, score)
     exact = {n: m for n, m in parsed.items()
