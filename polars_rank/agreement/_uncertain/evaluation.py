@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
 from polars_rank._evaluation import evaluate
 from polars_rank.agreement._uncertain.exact import MONOTONE, exact_kernel, exact_values
 from polars_rank.agreement._uncertain.labels import (
@@ -269,10 +270,11 @@ def evaluate_uncertain(
                                 query=query, doc=doc, score=score, arm=None, seed=seed,
                                 block=block)
         long = draws.unpivot(index=["draw", query], on=estimated, variable_name="metric")
-        parts.append(long.group_by(query, "metric").agg(
-            pl.col("value").mean(),
-            (pl.col("value").std() / samples ** 0.5).alias("se"),
-            pl.lit("monte_carlo").alias("method")))
+        draw_mean = group_sum(pl.col("value")) / samples
+        deviation = group_sum((pl.col("value") - draw_mean) ** 2)
+        parts.append(long.sort(query, "metric", "draw").group_by(query, "metric").agg(
+            draw_mean.alias("value"), ((deviation / (samples - 1)) ** 0.5 / samples ** 0.5)
+            .alias("se"), pl.lit("monte_carlo").alias("method")))
     order = pl.DataFrame({"metric": list(parsed), "_order": range(len(parsed))})
     per_query = pl.concat(parts, how="vertical_relaxed")
     if bounds:
@@ -281,9 +283,9 @@ def evaluate_uncertain(
     per_query = per_query.join(order, on="metric").sort("_order", query).drop("_order")
     n = pl.len()
     mean = per_query.group_by("metric", maintain_order=True).agg(
-        n.alias("queries"), pl.col("value").mean(),
-        ((pl.col("se") ** 2).sum().sqrt() / n).alias("se"), pl.col("method").first(),
-        *([pl.col("low").mean(), pl.col("high").mean()] if bounds else []))
+        n.alias("queries"), (group_sum(pl.col("value")) / n).alias("value"),
+        (group_sum(pl.col("se") ** 2).sqrt() / n).alias("se"), pl.col("method").first(),
+        *([(group_sum(pl.col(c)) / n).alias(c) for c in ("low", "high")] if bounds else []))
     return UncertainResult(per_query=per_query, mean=mean)
 
 

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
+
 if TYPE_CHECKING:
     from polars_rank.registry import Metric
 
@@ -70,34 +72,34 @@ def _first_hit(x: pl.Expr) -> pl.Expr:
 def _dcg(x: pl.Expr, rank: pl.Expr, within: pl.Expr, k: int | None,
          o: dict[str, Any]) -> pl.Expr:
     base = float(o["log_base"])
-    return (x / ((rank + 1).cast(pl.Float64).log(base))).filter(within).sum()
+    return group_sum((x / ((rank + 1).cast(pl.Float64).log(base))).filter(within))
 
 
 def _precision(x: pl.Expr, rank: pl.Expr, within: pl.Expr, k: int | None,
                o: dict[str, Any]) -> pl.Expr:
     denominator = within.sum() if k is None else pl.lit(k)
-    return pl.when(denominator > 0).then(x.filter(within).sum() / denominator).otherwise(0.0)
+    return pl.when(denominator > 0).then(group_sum(x.filter(within)) / denominator).otherwise(0.0)
 
 
 def _count(x: pl.Expr, rank: pl.Expr, within: pl.Expr, k: int | None,
            o: dict[str, Any]) -> pl.Expr:
-    return x.filter(within).sum()
+    return group_sum(x.filter(within))
 
 
 def _num_rel(x: pl.Expr, rank: pl.Expr, within: pl.Expr, k: int | None,
              o: dict[str, Any]) -> pl.Expr:
-    return x.sum()
+    return group_sum(x)
 
 
 def _rbp(x: pl.Expr, rank: pl.Expr, within: pl.Expr, k: int | None,
          o: dict[str, Any]) -> pl.Expr:
     p = float(o["p"])
-    return (1.0 - p) * (x * pl.lit(p) ** (rank - 1).cast(pl.Float64)).filter(within).sum()
+    return (1.0 - p) * group_sum((x * pl.lit(p) ** (rank - 1).cast(pl.Float64)).filter(within))
 
 
 def _reciprocal(x: pl.Expr, rank: pl.Expr, within: pl.Expr, k: int | None,
                 o: dict[str, Any]) -> pl.Expr:
-    return (_first_hit(x.filter(within)) / rank.filter(within)).sum()
+    return group_sum(_first_hit(x.filter(within)) / rank.filter(within))
 
 
 def _success(x: pl.Expr, rank: pl.Expr, within: pl.Expr, k: int | None,
@@ -155,16 +157,17 @@ def exact_values(docs: pl.LazyFrame, dist: pl.LazyFrame, metrics: dict[str, Metr
                if (found := exact_kernel(m)) is not None}
     grade, probability = pl.col("grade"), pl.col("probability")
     expected = dist.group_by(query, doc).agg(
-        (probability * kernel.doc(grade, options)).sum().alias(name)
+        group_sum(probability * kernel.doc(grade, options)).alias(name)
         for name, (kernel, options) in kernels.items())
     joined = docs.join(expected, on=[query, doc], how="left").with_columns(
         pl.col(name).fill_null(0.0) for name in kernels)  # unjudged: grade 0, worth 0
-    rank = pl.col("rank").sort(nulls_last=True)
+    # in rank order, the unretrieved documents last by doc: sums in one order (group_sum)
+    rank = pl.col("rank").sort_by("rank", doc, nulls_last=True)
     aggs = []
     for name, (kernel, options) in kernels.items():
         k = metrics[name].k
         within = rank.is_not_null() if k is None else rank.is_not_null() & (rank <= k)
-        x = pl.col(name).sort_by("rank", nulls_last=True)
+        x = pl.col(name).sort_by("rank", doc, nulls_last=True)
         aggs.append(kernel.per_list(x, rank, within.fill_null(False), k, options)
                     .cast(pl.Float64).alias(name))
     return joined.group_by(query).agg(aggs)

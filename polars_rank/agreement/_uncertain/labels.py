@@ -22,6 +22,7 @@ from typing import Literal, get_args
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
 from polars_rank.errors import InvalidDataError
 
 __all__ = ["GRADE", "PROBABILITY", "TOLERANCE", "LabelForm", "label_distribution"]
@@ -115,7 +116,8 @@ def label_distribution(
         _check_grade(frame, keys, grade)
         _check_probability(frame, keys, probability)
         _check_unique(frame, [*keys, GRADE], "(query, doc, grade)")
-        total = pl.col(probability).sum().over(keys)
+        frame = frame.sort([*keys, GRADE])  # the sums in one order, whatever the rows'
+        total = group_sum(pl.col(probability)).over(keys)
         _raise_first(frame, (total - 1.0).abs() > tolerance, keys,
                      f"column {probability!r}: a document's probabilities must sum to 1 "
                      f"(within {tolerance:g})")
