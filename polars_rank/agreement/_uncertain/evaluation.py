@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["UncertainResult", "evaluate_uncertain", "label_draws"]
 
 Method = Literal["auto", "monte_carlo"]
-_ROWS_PER_BLOCK = 4_000_000  # (draw x run) rows evaluated in one plan
+_ROWS_PER_BLOCK = 8_000_000  # (draw x (run + label)) rows in one plan: about 2 GB
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,7 @@ def label_draws(
     names = list(_metrics(metrics))
     dist = label_distribution(labels, form=form, query=query, doc=doc, grade=grade,
                               probability=probability, judge=judge, tolerance=tolerance)
+    _check_max_grade(dist, _metrics(metrics))
     frame = _run(run, [query, doc, score] + ([arm] if arm is not None else []))
     if block is None:
         block = max(1, _ROWS_PER_BLOCK // max(frame.height + dist.height, 1))
