@@ -223,7 +223,7 @@ def evaluate_uncertain(
         labellings; for the others (nDCG, AP, R-precision) they are the values of those
         two labellings, each a value the metric can take.
     block
-        Draws evaluated per plan (default: about four million rows per plan).
+        Draws evaluated per plan (default: about eight million rows per plan).
 
     Examples
     --------
