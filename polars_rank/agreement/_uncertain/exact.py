@@ -159,15 +159,17 @@ def exact_values(docs: pl.LazyFrame, dist: pl.LazyFrame, metrics: dict[str, Metr
     expected = dist.group_by(query, doc).agg(
         group_sum(probability * kernel.doc(grade, options)).alias(name)
         for name, (kernel, options) in kernels.items())
+    # in rank order, the unretrieved documents last by doc: sums in one order (group_sum;
+    # a group_by keeps the rows' order within a group)
     joined = docs.join(expected, on=[query, doc], how="left").with_columns(
-        pl.col(name).fill_null(0.0) for name in kernels)  # unjudged: grade 0, worth 0
-    # in rank order, the unretrieved documents last by doc: sums in one order (group_sum)
-    rank = pl.col("rank").sort_by("rank", doc, nulls_last=True)
+        pl.col(name).fill_null(0.0) for name in kernels  # unjudged: grade 0, worth 0
+    ).sort(query, "rank", doc, nulls_last=True)
+    rank = pl.col("rank")
     aggs = []
     for name, (kernel, options) in kernels.items():
         k = metrics[name].k
         within = rank.is_not_null() if k is None else rank.is_not_null() & (rank <= k)
-        x = pl.col(name).sort_by("rank", doc, nulls_last=True)
+        x = pl.col(name)
         aggs.append(kernel.per_list(x, rank, within.fill_null(False), k, options)
                     .cast(pl.Float64).alias(name))
     return joined.group_by(query).agg(aggs)
