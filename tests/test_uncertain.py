@@ -154,6 +154,11 @@ def test_deterministic_for_a_seed_and_row_order() -> None:
                                labels.sample(fraction=1.0, shuffle=True, seed=2), metrics,
                                samples=50, seed=11, bounds=True, block=7)
     assert first.per_query.equals(again.per_query)
+    assert first.per_query.height == 6 * len(metrics)
+    means = first.per_query.group_by("metric").agg(pl.col("value", "low", "high").mean())
+    check = first.mean.join(means, on="metric", suffix="_q")
+    for column in ("value", "low", "high"):
+        assert (check[column] - check[f"{column}_q"]).abs().max() < 1e-12  # type: ignore[operator]
     assert first.mean.equals(again.mean)
     other = evaluate_uncertain(run, labels, metrics, samples=50, seed=12)
     assert not other.mean.filter(pl.col("metric") == "map")["value"].equals(
