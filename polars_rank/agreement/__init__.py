@@ -9,4 +9,15 @@ to a metric.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from polars_rank.agreement._judges.alpha import krippendorff_alpha
+from polars_rank.agreement._judges.kappa import cohen_kappa, fleiss_kappa
+from polars_rank.agreement._judges.raw import confusion, raw_agreement
+
+__all__: list[str] = [
+    # judges (docs/judge-agreement.md)
+    "cohen_kappa",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "raw_agreement",
+    "confusion",
+]
