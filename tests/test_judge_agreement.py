@@ -283,3 +283,28 @@ def test_lazy_and_dict_inputs_give_the_same() -> None:
     assert eager.equals(cohen_kappa(BASE.lazy(), "ann", "llm", n_resamples=20))
     assert eager.equals(cohen_kappa(BASE.to_dict(as_series=False), "ann", "llm",
                                     n_resamples=20))
+
+
+def test_many_labels() -> None:
+    """Above 16 labels alpha joins each item's counts with themselves: the same values."""
+    rng = np.random.default_rng(5)
+    items, judges = 120, 4
+    truth = rng.integers(0, 25, size=items)
+    labels = np.where(rng.random((judges, items)) < 0.6, truth, rng.integers(0, 25, (judges, items)))
+    matrix = labels.astype(np.float64)
+    matrix[rng.random(matrix.shape) < 0.15] = np.nan
+    df = pl.DataFrame({"qid": np.tile(np.arange(items) // 6, judges),
+                       "docid": np.tile(np.arange(items), judges),
+                       "judge": np.repeat(np.arange(judges), items),
+                       "rel": matrix.ravel()}).with_columns(pl.col("rel").fill_nan(None))
+    assert df["rel"].drop_nulls().n_unique() > 16
+    for level in ("nominal", "ordinal", "interval", "ratio"):
+        got = krippendorff_alpha(df, level_of_measurement=level, n_resamples=0)["alpha"].item()
+        with _quiet():
+            expected = float(krippendorff.alpha(matrix, level_of_measurement=level))
+        assert abs(got - expected) <= TOL, (level, got, expected)
+    complete = df.with_columns(pl.col("rel").fill_null(pl.col("rel").max()))
+    table = (complete.group_by("docid", "rel").len()
+             .pivot(on="rel", index="docid", values="len").fill_null(0).drop("docid").to_numpy())
+    got = fleiss_kappa(complete, n_resamples=0)["kappa"].item()
+    assert abs(got - float(sm_fleiss_kappa(table, method="fleiss"))) <= TOL

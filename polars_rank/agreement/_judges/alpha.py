@@ -11,11 +11,16 @@ from polars_rank.agreement._judges.data import (
     ITEMS,
     KEY,
     C,
+    J,
     Judgments,
     M,
     categories,
+    component_sums,
+    label_columns,
+    positions,
     prepare,
     unit_counts,
+    unit_wide,
 )
 from polars_rank.agreement._judges.statistics import LEVELS, KrippendorffAlpha, Level
 from polars_rank.agreement._judges.summary import check_bootstrap, summarise
@@ -32,6 +37,12 @@ _OTHER = "__polars_rank_other"
 _OTHER_COUNT = "__polars_rank_other_count"
 
 
+WIDE = 16
+"""Up to this many labels, the coincidences are sums of products of an item's label
+counts, one column per pair of labels; above it, a join of each item's counts with
+themselves (fewer columns, more rows)."""
+
+
 def coincidences(data: Judgments, cats: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame,
                                                             list[int]]:
     """Per query, ``sum n_uc (n_uk - [c = k])`` over its items judged ``m >= 2`` times.
@@ -40,20 +51,39 @@ def coincidences(data: Judgments, cats: pl.Series) -> tuple[pl.DataFrame, pl.Dat
     the numbers of judgments), the pairable items per query and those numbers.
     """
     size = cats.len()
+    if size > WIDE:
+        return _joined(data, cats)
+    units = unit_wide(data, cats).filter(pl.col(M) >= 2)
+    if not units.height:
+        _none(data)
+    position, sizes = positions(units)
+    n = [pl.col(name) for name in label_columns(size)]
+    parts = [n[c] * (n[k] - int(c == k)) for c in range(size) for k in range(size)]
+    table = (component_sums(units, [*data.keys, M], parts).join(position, on=M)
+             .select(*data.keys, (pl.col(J) * size * size + pl.col(KEY)).alias(KEY), COUNT))
+    return table, units.group_by(data.keys).agg(pl.len().alias(ITEMS)), sizes
+
+
+def _none(data: Judgments) -> None:
+    msg = (f"no item has two judgments or more (column {data.judge!r}): there is no "
+           f"agreement to measure")
+    raise InvalidDataError(msg)
+
+
+def _joined(data: Judgments, cats: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame, list[int]]:
+    """:func:`coincidences` by a join of each item's label counts with themselves."""
+    size = cats.len()
     counts = unit_counts(data, cats).filter(pl.col(M) >= 2)
     if not counts.height:
-        msg = (f"no item has two judgments or more (column {data.judge!r}): there is no "
-               f"agreement to measure")
-        raise InvalidDataError(msg)
-    sizes = counts[M].unique().sort().to_list()
-    position = pl.DataFrame({M: sizes, "__polars_rank_j": range(len(sizes))},
-                            schema={M: counts.schema[M], "__polars_rank_j": pl.Int64})
+        _none(data)
+    position, sizes = positions(counts.select(pl.col(M).cast(pl.Int64)))
     other = counts.select(*data.unit, pl.col(C).alias(_OTHER), pl.col(COUNT).alias(_OTHER_COUNT))
-    pairs = counts.join(other, on=data.unit).join(position, on=M)
+    pairs = counts.with_columns(pl.col(M).cast(pl.Int64)).join(other, on=data.unit).join(
+        position, on=M)
     table = (pairs.with_columns(
         (pl.col(COUNT) * (pl.col(_OTHER_COUNT) - (pl.col(C) == pl.col(_OTHER)).cast(pl.Int64)))
         .alias(COUNT),
-        ((pl.col("__polars_rank_j") * size + pl.col(C)) * size + pl.col(_OTHER)).alias(KEY))
+        ((pl.col(J) * size + pl.col(C)) * size + pl.col(_OTHER)).alias(KEY))
         .group_by([*data.keys, KEY]).agg(pl.col(COUNT).sum()))
     items = counts.select(*data.unit).unique().group_by(data.keys).agg(pl.len().alias(ITEMS))
     return table, items, sizes

@@ -25,7 +25,9 @@ LABEL_B = "__polars_rank_label_b"
 KEY = "__polars_rank_key"  # a component of a query's table
 COUNT = "__polars_rank_count"
 M = "__polars_rank_m"  # judgments of a unit
+J = "__polars_rank_j"  # the position of M among the numbers of judgments of the items
 ITEMS = "n_items"
+ONE = pl.col(M).is_not_null().cast(pl.Int64)  # 1 on each item: its sum counts them
 
 _SHOWN = 5
 
@@ -196,3 +198,37 @@ def unit_counts(data: Judgments, cats: pl.Series) -> pl.DataFrame:
     counted = (with_index(data.frame, data.label, cats).group_by([*data.unit, C])
                .len(COUNT))
     return counted.with_columns(pl.col(COUNT).sum().over(data.unit).alias(M))
+
+
+def unit_wide(data: Judgments, cats: pl.Series) -> pl.DataFrame:
+    """Per item: its judgments (``M``) and how many gave each label, a column per label.
+
+    The columns are :func:`label_columns`; one ``group_by`` over the judgments.
+    """
+    return (with_index(data.frame, data.label, cats).lazy().group_by(data.unit)
+            .agg(pl.len().cast(pl.Int64).alias(M),
+                 *(pl.col(C).eq(c).sum().cast(pl.Int64).alias(name)
+                   for c, name in enumerate(label_columns(cats.len()))))
+            .collect())
+
+
+def label_columns(size: int) -> list[str]:
+    """The columns of :func:`unit_wide`: judgments of an item with each label."""
+    return [f"__polars_rank_n{c}" for c in range(size)]
+
+
+def component_sums(units: pl.DataFrame, by: list[str], parts: Sequence[pl.Expr]) -> pl.DataFrame:
+    """``[*by, KEY, COUNT]``: per group of items, the sum of each part at key = its index."""
+    names = [f"__polars_rank_part{i}" for i in range(len(parts))]
+    sums = units.group_by(by).agg(*(part.sum().cast(pl.Int64).alias(name)
+                                    for part, name in zip(parts, names, strict=True)))
+    return (sums.unpivot(names, index=by, variable_name=KEY, value_name=COUNT)
+            .with_columns(pl.col(KEY).str.strip_prefix("__polars_rank_part").cast(pl.Int64)))
+
+
+def positions(units: pl.DataFrame) -> tuple[pl.DataFrame, list[int]]:
+    """The items' numbers of judgments, sorted, and a frame of each one's position ``J``."""
+    sizes: list[int] = units[M].unique().sort().to_list()
+    return pl.DataFrame({M: sizes, J: range(len(sizes))},
+                        schema={M: pl.Int64, J: pl.Int64}), sizes
+

@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank.agreement._judges.data import (
-    COUNT,
     ITEMS,
-    KEY,
     LABEL_A,
     LABEL_B,
-    C,
+    ONE,
     M,
     categories,
+    component_sums,
+    label_columns,
     pair_table,
     pairs,
     prepare,
-    unit_counts,
+    unit_wide,
 )
 from polars_rank.agreement._judges.statistics import WEIGHTS, CohenKappa, FleissKappa, Weights
 from polars_rank.agreement._judges.summary import check_bootstrap, summarise
@@ -240,27 +240,21 @@ def fleiss_kappa(
     data = prepare(judgments, query=query, doc=doc, judge=judge, label=label,
                    group_by=group_by)
     cats = categories(data.frame[label], None, label)
-    counts = unit_counts(data, cats)
-    sizes = counts.select(M).unique().sort(M)[M].to_list()
+    units = unit_wide(data, cats)
+    sizes = units[M].unique().sort().to_list()
     if len(sizes) != 1 or sizes[0] < 2:
-        odd = counts.filter(pl.col(M) != counts[M].max()).sort(data.unit).head(1)
-        unit = odd.row(0, named=True) if odd.height else counts.sort(data.unit).row(0, named=True)
+        odd = units.filter(pl.col(M) != units[M].max()).sort(data.unit).head(1)
+        unit = odd.row(0, named=True) if odd.height else units.sort(data.unit).row(0, named=True)
         msg = (f"fleiss_kappa needs the same number (at least 2) of judgments of every item; "
                f"items have {sizes} (column {judge!r}), e.g. query {unit[query]!r}, doc "
                f"{unit[doc]!r} with {unit[M]}: Krippendorff's alpha (krippendorff_alpha) "
                f"allows missing judgments")
         raise InvalidDataError(msg)
     size = cats.len()
-    per_unit = counts.group_by(data.unit).agg((pl.col(COUNT) ** 2).sum().alias(COUNT))
-    table = pl.concat([
-        counts.group_by([*data.keys, C]).agg(pl.col(COUNT).sum())
-        .select(*data.keys, pl.col(C).alias(KEY), COUNT),
-        per_unit.group_by(data.keys).agg(pl.col(COUNT).sum()).select(
-            *data.keys, pl.lit(size, pl.Int64).alias(KEY), COUNT),
-        per_unit.group_by(data.keys).len(COUNT).select(
-            *data.keys, pl.lit(size + 1, pl.Int64).alias(KEY), pl.col(COUNT).cast(pl.Int64)),
-    ], how="vertical_relaxed")
-    items = per_unit.group_by(data.keys).agg(pl.len().alias(ITEMS))
+    n = [pl.col(name) for name in label_columns(size)]
+    table = component_sums(units, data.keys,
+                           [*n, pl.sum_horizontal(c * c for c in n), ONE])
+    items = units.group_by(data.keys).agg(pl.len().alias(ITEMS))
     return summarise(table, items, FleissKappa(size, sizes[0]), size + 2, name="kappa",
                      groups=data.groups, query=query, per_query=per_query,
                      n_resamples=n_resamples, confidence=confidence, seed=seed,

@@ -12,12 +12,17 @@ from polars_rank.agreement._judges.data import (
     KEY,
     LABEL_A,
     LABEL_B,
+    ONE,
+    J,
     M,
     categories,
+    component_sums,
+    label_columns,
     pair_table,
     pairs,
+    positions,
     prepare,
-    unit_counts,
+    unit_wide,
 )
 from polars_rank.agreement._judges.statistics import MeanPairAgreement, ObservedAgreement
 from polars_rank.agreement._judges.summary import check_bootstrap, summarise
@@ -124,22 +129,16 @@ def raw_agreement(
         return summarise(table, items, ObservedAgreement(cats.len()), cats.len() ** 2,
                          what=f"raw_agreement({judge_a!r}, {judge_b!r})", **options)
     cats = categories(data.frame[label], None, label)
-    counts = unit_counts(data, cats).filter(pl.col(M) >= 2)
-    if not counts.height:
+    units = unit_wide(data, cats).filter(pl.col(M) >= 2)
+    if not units.height:
         msg = f"no item has two judgments or more (column {judge!r}): nothing agrees"
         raise InvalidDataError(msg)
-    sizes = counts[M].unique().sort().to_list()
-    position = pl.DataFrame({M: sizes, KEY: range(len(sizes))},
-                            schema={M: counts.schema[M], KEY: pl.Int64})
-    per_unit = (counts.group_by([*data.unit, M])
-                .agg((pl.col(COUNT) * (pl.col(COUNT) - 1)).sum().cast(pl.Int64).alias(COUNT))
-                .join(position, on=M))
-    table = pl.concat([
-        per_unit.group_by([*data.keys, KEY]).agg(pl.col(COUNT).sum()),
-        per_unit.group_by([*data.keys, KEY]).agg(pl.len().cast(pl.Int64).alias(COUNT))
-        .with_columns(pl.col(KEY) + len(sizes)),
-    ])
-    items = per_unit.group_by(data.keys).agg(pl.len().alias(ITEMS))
+    position, sizes = positions(units)
+    agreeing = pl.sum_horizontal(pl.col(n) * (pl.col(n) - 1) for n in label_columns(cats.len()))
+    table = (component_sums(units, [*data.keys, M], [agreeing, ONE])
+             .join(position, on=M)
+             .select(*data.keys, (pl.col(KEY) * len(sizes) + pl.col(J)).alias(KEY), COUNT))
+    items = units.group_by(data.keys).agg(pl.len().alias(ITEMS))
     return summarise(table, items, MeanPairAgreement(tuple(sizes)), 2 * len(sizes),
                      what="raw_agreement", **options)
 
