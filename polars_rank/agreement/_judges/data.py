@@ -205,10 +205,11 @@ def unit_wide(data: Judgments, cats: pl.Series) -> pl.DataFrame:
 
     The columns are :func:`label_columns`; one ``group_by`` over the judgments.
     """
-    return (with_index(data.frame, data.label, cats).lazy().group_by(data.unit)
+    return (data.frame.lazy().group_by(data.unit)
             .agg(pl.len().cast(pl.Int64).alias(M),
-                 *(pl.col(C).eq(c).sum().cast(pl.Int64).alias(name)
-                   for c, name in enumerate(label_columns(cats.len()))))
+                 *(pl.col(data.label).eq(pl.lit(value, dtype=cats.dtype)).sum().cast(pl.Int64)
+                   .alias(name)
+                   for value, name in zip(cats, label_columns(cats.len()), strict=True)))
             .collect())
 
 
