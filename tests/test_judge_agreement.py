@@ -290,7 +290,8 @@ def test_many_labels() -> None:
     rng = np.random.default_rng(5)
     items, judges = 120, 4
     truth = rng.integers(0, 25, size=items)
-    labels = np.where(rng.random((judges, items)) < 0.6, truth, rng.integers(0, 25, (judges, items)))
+    labels = np.where(rng.random((judges, items)) < 0.6, truth,
+                      rng.integers(0, 25, (judges, items)))
     matrix = labels.astype(np.float64)
     matrix[rng.random(matrix.shape) < 0.15] = np.nan
     df = pl.DataFrame({"qid": np.tile(np.arange(items) // 6, judges),
