@@ -223,6 +223,10 @@ def test_an_absent_judge_is_named() -> None:
         cohen_kappa(BASE, "ann", "gpt")
     with pytest.raises(InvalidDataError, match="judge_a='gpt'"):
         confusion(BASE, "gpt", "ann")
+    numbered = BASE.with_columns(pl.col("judge").replace_strict({"ann": 1, "llm": 2}))
+    with pytest.raises(InvalidDataError, match="judge_a='1' is not a judge in column 'judge'"):
+        cohen_kappa(numbered, "1", 2)
+    assert cohen_kappa(numbered, 1, 2)["n_items"].item() == 3
 
 
 def test_ordered_statistics_need_numeric_labels() -> None:

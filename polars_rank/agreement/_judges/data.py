@@ -132,7 +132,11 @@ def prepare(judgments: Any, *, query: str, doc: str, judge: str, label: str,
 
 def check_judge(data: Judgments, name: Any, param: str) -> None:
     """The judge ``name`` has at least one label, or an error naming the column."""
-    if not data.frame.filter(pl.col(data.judge) == name).height:
+    try:
+        found = data.frame.filter(pl.col(data.judge) == name).height
+    except (pl.exceptions.PolarsError, TypeError, ValueError):  # "1" in an integer column
+        found = 0
+    if not found:
         judges = data.frame[data.judge].unique().sort().to_list()
         msg = (f"{param}={name!r} is not a judge in column {data.judge!r} (or has no label); "
                f"judges: {_shown(judges)}")
