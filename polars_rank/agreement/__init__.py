@@ -9,6 +9,9 @@ to a metric.
 
 from __future__ import annotations
 
+from polars_rank.agreement._judges.alpha import krippendorff_alpha
+from polars_rank.agreement._judges.kappa import cohen_kappa, fleiss_kappa
+from polars_rank.agreement._judges.raw import confusion, raw_agreement
 from polars_rank.agreement._uncertain.comparison import compare_uncertain
 from polars_rank.agreement._uncertain.evaluation import (
     UncertainResult,
@@ -18,6 +21,12 @@ from polars_rank.agreement._uncertain.evaluation import (
 from polars_rank.agreement._uncertain.labels import label_distribution
 
 __all__: list[str] = [
+    # judges (docs/judge-agreement.md)
+    "cohen_kappa",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "raw_agreement",
+    "confusion",
     # uncertain labels (issue 40, item 4)
     "evaluate_uncertain",
     "label_draws",
