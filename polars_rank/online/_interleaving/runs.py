@@ -123,8 +123,8 @@ class Rankings:
     def lengths(self) -> pl.DataFrame:
         """Per query: ``_len``, the shortest list's length, and ``_docs``, distinct docs."""
         per_ranker = self.frame.group_by([*self.query, "_i"]).agg(_n=pl.len())
-        shortest = per_ranker.group_by(self.query).agg(
-            _len=pl.when(pl.len() == len(self.names)).then(pl.col("_n").min()).otherwise(0))
+        # a query's rankers are those with a row for it (multileaving may vary them)
+        shortest = per_ranker.group_by(self.query).agg(_len=pl.col("_n").min())
         docs = self.frame.group_by(self.query).agg(_docs=pl.col("_d").n_unique())
         return shortest.join(docs, on=self.query)
 
