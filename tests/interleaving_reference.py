@@ -17,6 +17,7 @@ them); ``Probabilistic`` keeps ``replace=True`` (Hofmann et al.'s method) and it
 ``replace=False`` variant.
 """
 
+# ruff: noqa: EM101, B905, RUF005  (the original's lines, kept as written)
 from __future__ import annotations
 
 from collections import defaultdict
@@ -253,8 +254,8 @@ class Probabilistic(InterleavingMethod):
     @classmethod
     def compute_scores(cls, ranking: Any, clicks: Any, tau: float = 3.0,
                        n: int = 10**4, **kw: Any) -> Any:
-        L = ranking  # noqa: N806 (the original's names)
-        C = {ranking[index] for index in clicks}  # noqa: N806
+        L = ranking
+        C = {ranking[index] for index in clicks}
         if len(ranking.lists) == 2:
             # [Hofmann+, CIKM 2011]
             o = ProbabilisticScore({0: 0.0, 1: 0.0})
@@ -263,9 +264,9 @@ class Probabilistic(InterleavingMethod):
                 a = []
                 for _d in L:
                     a.append(i % 2)
-                    i //= 2  # noqa: PLW2901
+                    i //= 2
                 c = [0, 0]
-                R = [Softmax(tau, R_j) for R_j in ranking.lists]  # noqa: N806
+                R = [Softmax(tau, R_j) for R_j in ranking.lists]
                 cum_p = 1.0
                 for j, d in zip(a, L):
                     j_alter = (j + 1) % 2
@@ -283,27 +284,27 @@ class Probabilistic(InterleavingMethod):
             # [Schuth+, SIGIR 2015]
             from scipy import special
 
-            R = [Softmax(tau, R_j) for R_j in ranking.lists]  # noqa: N806
-            A_prime: list[Any] = [(np.zeros(len(R)), 0.0, [])]  # noqa: N806
+            R = [Softmax(tau, R_j) for R_j in ranking.lists]
+            A_prime: list[Any] = [(np.zeros(len(R)), 0.0, [])]
             threshold = 1 / len(R) * n ** (1 / len(L))
             for d in L:
                 if len(C) == 0:
                     break
-                d_in_C = d in C  # noqa: N806
+                d_in_C = d in C
                 if d_in_C:
                     C.remove(d)
-                P = np.zeros(len(R))  # noqa: N806
-                R_non_zero = []  # noqa: N806
-                for j, R_j in enumerate(R):  # noqa: N806
+                P = np.zeros(len(R))
+                R_non_zero = []
+                for j, R_j in enumerate(R):
                     P[j] = R_j.delete(d)
                     if P[j] > 0.0:
                         R_non_zero.append((j, R_j))
                 if len(R_non_zero) == 0:
                     break
-                A, A_prime = A_prime, []  # noqa: N806
+                A, A_prime = A_prime, []
                 is_pass = np.random.rand(len(A), len(R_non_zero)) <= threshold
                 for i, (o, p, a) in enumerate(A):
-                    R_used = [R_non_zero[k]  # noqa: N806
+                    R_used = [R_non_zero[k]
                               for k in range(len(R_non_zero)) if is_pass[i][k]]
                     for j, _R_j in R_used:
                         p_prime = p + np.log(P[j])

@@ -43,7 +43,7 @@ def teams_of(frame: pl.DataFrame) -> dict[Any, dict[int, set[Any]]]:
 
 def possible(method: str, lists: list[list[int]], k: int, n: int = 64) -> set[tuple[int, ...]]:
     """The lists ``method`` shows for n queries with the same rankings (n coins)."""
-    out = interleave(runs_of({q: lists for q in range(n)}), method, k=k, seed=SEED, rank="rank")
+    out = interleave(runs_of(dict.fromkeys(range(n), lists)), method, k=k, seed=SEED, rank="rank")
     return set(lists_of(out).values())  # type: ignore[arg-type]
 
 
@@ -73,7 +73,7 @@ def test_team_draft_interleave(lists: list[list[int]], k: int, ideals: set[Any])
 def test_team_draft_teams() -> None:
     for lists, teams in (([[1, 2], [2, 3]], {0: {1}, 1: {2}}),
                          ([[1, 2], [3, 4]], {0: {1}, 1: {3}})):
-        out = interleave(runs_of({q: lists for q in range(8)}), seed=SEED, rank="rank")
+        out = interleave(runs_of(dict.fromkeys(range(8), lists)), seed=SEED, rank="rank")
         assert all(t == teams for t in teams_of(out).values())
     out = interleave(runs_of({q: [[1, 2, 3], [2, 3, 1]] for q in range(64)}), seed=SEED,
                      rank="rank")
@@ -183,10 +183,12 @@ def test_probabilistic_lengths() -> None:
     cases = {0: [[0], [0]], 1: [[0, 1], [0, 1, 2]], 2: [[0], [0, 1], [0, 1, 2]],
              3: [[0, 1, 2], [1, 2, 0]]}
     got = lists_of(interleave(runs_of(cases), "probabilistic", rank="rank", seed=SEED))
-    assert got[0] == (0,) and len(got[1]) == 2 and len(got[2]) == 1
+    assert got[0] == (0,)
+    assert (len(got[1]), len(got[2])) == (2, 1)
     assert len(set(got[3])) == 3
     d = probabilistic_lists(runs_of({0: [[1, 2, 3], [2, 3, 1]]}), rank="rank")
-    assert d.height == 6 and abs(d["probability"].sum() - 1) < 1e-12
+    assert d.height == 6
+    assert abs(d["probability"].sum() - 1) < 1e-12
 
 
 # ---- random rankings: the reference driven by our coins -----------------------------
@@ -244,7 +246,7 @@ def test_random_lists_as_the_reference(method: str) -> None:
             expected = cls(lists, max_length=k, rng=coins).interleave()
             assert got.get(q, ()) == tuple(expected), (q, lists, k)
             if method == "team_draft":
-                assert {j: s for j, s in teams.get(q, {}).items()} == {
+                assert dict(teams.get(q, {})) == {
                     j: s for j, s in expected.teams.items() if s}
 
 
@@ -267,9 +269,8 @@ def test_random_credit_as_the_reference() -> None:
         out = interleave(runs_of(cases), method, seed=SEED, rank="rank")
         clicks = {q: [i for i in range(len(lst)) if rng.random() < 0.4]
                   for q, lst in lists_of(out).items()}
-        log = out.with_columns(impression=pl.col("qid"), click=pl.struct(
-            "qid", "position").map_elements(lambda s: int(s["position"] - 1 in clicks[s["qid"]]),
-                                             return_dtype=pl.Int64))
+        log = out.with_columns(impression=pl.col("qid"), click=pl.Series([
+            int(p - 1 in clicks[q]) for q, p in zip(out["qid"], out["position"], strict=True)]))
         got = credit(log, runs_of(cases), method=method, rank="rank")  # type: ignore[arg-type]
         lists, teams = lists_of(out), teams_of(out)
         for q, lst in lists.items():

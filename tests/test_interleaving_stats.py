@@ -13,8 +13,8 @@ from polars_rank.stats import adjust
 
 def credits_of(counts: list[tuple[str, int, int, int]]) -> pl.DataFrame:
     rows = []
-    for seg, w, l, t in counts:
-        rows += [(seg, "A", "B", 1, 0, 0)] * w + [(seg, "A", "B", 0, 1, 0)] * l
+    for seg, w, lost, t in counts:
+        rows += [(seg, "A", "B", 1, 0, 0)] * w + [(seg, "A", "B", 0, 1, 0)] * lost
         rows += [(seg, "A", "B", 0, 0, 1)] * t
     return pl.DataFrame(rows, schema=["seg", "system", "other", "win", "loss", "tie"],
                         orient="row")
@@ -22,27 +22,30 @@ def credits_of(counts: list[tuple[str, int, int, int]]) -> pl.DataFrame:
 
 def test_sign_test_is_binomtest() -> None:
     rng = np.random.default_rng(0)
-    counts = [(f"s{i:03d}", int(w), int(l), int(t)) for i, (w, l, t) in
+    counts = [(f"s{i:03d}", int(w), int(lost), int(t)) for i, (w, lost, t) in
               enumerate(rng.integers(0, 40, size=(120, 3)))]
     counts += [("x0", 0, 0, 3), ("x1", 5, 5, 0), ("x2", 0, 7, 1), ("x3", 9, 0, 0)]
     got = preference(credits_of(counts), group_by="seg", alpha=0.1, correction="bh")
     worst_p = worst_ci = worst_delta = 0.0
-    for row, (_, w, l, t) in zip(got.iter_rows(named=True), sorted(counts), strict=True):
-        assert (row["wins"], row["losses"], row["ties"]) == (w, l, t)
-        o = np.array([1.0] * w + [0.0] * l + [0.5] * t)
+    for row, (_, w, lost, t) in zip(got.iter_rows(named=True), sorted(counts), strict=True):
+        assert (row["wins"], row["losses"], row["ties"]) == (w, lost, t)
+        o = np.array([1.0] * w + [0.0] * lost + [0.5] * t)
         delta = o.mean() - 0.5
         half = stats.norm.ppf(0.95) * o.std(ddof=1) / np.sqrt(len(o))
         worst_delta = max(worst_delta, abs(row["delta"] - delta),
                           abs(row["delta_ci_low"] - (delta - half)))
-        if w + l == 0:
-            assert row["p_value"] == 1.0 and row["share"] is None
+        if w + lost == 0:
+            assert row["p_value"] == 1.0
+            assert row["share"] is None
             continue
-        test = stats.binomtest(w, w + l)
+        test = stats.binomtest(w, w + lost)
         ci = test.proportion_ci(confidence_level=0.9)
         worst_p = max(worst_p, abs(row["p_value"] - test.pvalue))
         worst_ci = max(worst_ci, abs(row["share_ci_low"] - ci.low),
                        abs(row["share_ci_high"] - ci.high))
-    assert worst_p < 1e-12 and worst_ci < 1e-12 and worst_delta < 1e-12
+    assert worst_p < 1e-12
+    assert worst_ci < 1e-12
+    assert worst_delta < 1e-12
     assert got["p_adjusted"].to_list() == pytest.approx(adjust(got["p_value"].to_list(), "bh"),
                                                         abs=0)
     assert got["significant"].to_list() == [p < 0.1 for p in got["p_adjusted"]]
@@ -51,7 +54,7 @@ def test_sign_test_is_binomtest() -> None:
 def test_binomtest_exhaustive_small() -> None:
     counts = [(f"{n:02d}-{w:02d}", w, n - w, 0) for n in range(1, 31) for w in range(n + 1)]
     got = preference(credits_of(counts), group_by="seg", correction=None)
-    expected = [stats.binomtest(w, w + l).pvalue for _, w, l, _ in sorted(counts)]
+    expected = [stats.binomtest(w, w + lost).pvalue for _, w, lost, _ in sorted(counts)]
     assert np.max(np.abs(got["p_value"].to_numpy() - expected)) < 1e-12
 
 

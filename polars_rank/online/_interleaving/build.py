@@ -8,7 +8,6 @@ few ``group_by``/window passes over the documents not yet placed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
@@ -16,6 +15,8 @@ import polars as pl
 from polars_rank.online._interleaving.runs import Rankings, priority, uniform
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from polars_rank._engine.frames import FrameLike
 
 __all__ = ["interleave", "Method", "METHODS", "check_k"]
@@ -141,9 +142,12 @@ def interleave(
 
 
 def _balanced(r: Rankings, limits: pl.DataFrame, seed: int) -> pl.DataFrame:
-    """Joachims' merge in one pass: ranker a's i-th document has key 2i, b's 2i + 1
-    (the other way round when b goes first); the merge stops at the first key past
-    either list's last; a document shown twice keeps its first key."""
+    """Joachims' merge in one pass, by keys.
+
+    Ranker a's i-th document has key 2i, b's 2i + 1 (the other way round when b goes
+    first); the merge stops at the first key past either list's last; a document
+    shown twice keeps its first key.
+    """
     q = r.query
     a_first = uniform(q, seed, 0, _FIRST) < 0.5
     second = (pl.col("_i") == 0) != a_first

@@ -22,7 +22,6 @@ team-draft, its team. Each method's credit rule is mpkato/interleaving's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -33,6 +32,8 @@ from polars_rank.online._interleaving.build import METHODS, Method
 from polars_rank.online._interleaving.runs import Rankings, query_columns, where
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from polars_rank._engine.frames import FrameLike
 
 __all__ = ["credit", "TIE_TOLERANCE"]
@@ -185,7 +186,8 @@ def _clicks(frame: pl.DataFrame, click: str, impression: str) -> pl.Series:
         msg = (f"clicks not 0/1 in column {click!r}: {bad[click][0]!r} at "
                f"{where(shown, [impression])}")
         raise InvalidDataError(msg)
-    return values.cast(pl.Int64)
+    out: pl.Series = values.cast(pl.Int64)
+    return out
 
 
 def _join_clicks(shown: pl.DataFrame, clicks: Any, impression: str, position: str,

@@ -1,8 +1,7 @@
-"""``probabilistic_lists()``: every list probabilistic interleaving can show, with its probability."""
+"""``probabilistic_lists()``: every list probabilistic interleaving shows, and its probability."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -11,6 +10,8 @@ from polars_rank.online._interleaving.build import check_k
 from polars_rank.online._interleaving.runs import Rankings
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from polars_rank._engine.frames import FrameLike
 
 __all__ = ["probabilistic_lists"]

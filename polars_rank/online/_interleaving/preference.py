@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,8 @@ from polars_rank._stats.common import Correction, require
 from polars_rank._stats.correction import CORRECTIONS, adjust
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from polars_rank._engine.frames import FrameLike
 
 __all__ = ["preference", "impressions_needed"]
