@@ -8,7 +8,6 @@ ranker's log.
 
 from __future__ import annotations
 
-from polars_rank.online._interleaving.build import METHODS as INTERLEAVING_METHODS
 from polars_rank.online._interleaving.build import interleave
 from polars_rank.online._interleaving.credit import credit
 from polars_rank.online._interleaving.distribution import probabilistic_lists
@@ -20,5 +19,4 @@ __all__: list[str] = [
     "credit",
     "preference",
     "impressions_needed",
-    "INTERLEAVING_METHODS",
 ]
