@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank._engine.frames import as_polars
+from polars_rank._evaluation.checks import row_hash
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._interleaving.build import METHODS, Method
 from polars_rank.online._interleaving.runs import Rankings, query_columns, where
@@ -131,7 +132,7 @@ def credit(
         names = shown[system].unique().sort().to_list()
         shown = shown.with_columns(_i=pl.col(system).replace_strict(
             names, list(range(len(names))), return_dtype=pl.Int64))
-        scores = _team_scores(shown)
+        scores = _team_scores(shown, len(names))
     else:
         if runs is None:
             msg = f"credit: method {method!r} needs the rankers' runs (runs=...)"
@@ -167,6 +168,9 @@ def _check_shown(shown: pl.DataFrame, impression: str, position: str, doc: str) 
             raise InvalidDataError(msg)
     for column, name, problem in (("_pos", position, "two rows at one position"),
                                   ("_d", doc, "duplicate doc in a ranking")):
+        # distinct hashes first (cheap); the exact search only when fewer than rows
+        if shown.select(row_hash(["_m", column]).n_unique()).item() == shown.height:
+            continue
         twice = shown.filter(pl.struct("_m", column).is_duplicated())
         if twice.height:
             msg = (f"log: {problem} (column {name!r}) at "
@@ -210,8 +214,11 @@ def _join_clicks(shown: pl.DataFrame, clicks: Any, impression: str, position: st
             .with_columns(pl.col("_c").fill_null(0)))
 
 
-def _team_scores(shown: pl.DataFrame) -> pl.DataFrame:
-    return shown.group_by("_m", "_i").agg(_score=pl.col("_c").sum().cast(pl.Float64))
+def _team_scores(shown: pl.DataFrame, n: int) -> pl.DataFrame:
+    """Wide: ``_m`` and ``_s0``, ``_s1``, ...: each ranker's clicks (one group_by key)."""
+    return shown.group_by("_m").agg(
+        ((pl.col("_c") * (pl.col("_i") == j)).sum().cast(pl.Float64).alias(f"_s{j}")
+         for j in range(n)))
 
 
 def _balanced_scores(shown: pl.DataFrame, r: Rankings) -> pl.DataFrame:
@@ -227,8 +234,9 @@ def _balanced_scores(shown: pl.DataFrame, r: Rankings) -> pl.DataFrame:
     clicked = idx.filter(pl.col("_c") == 1)
     last = clicked.filter(pl.col("_pos") == pl.col("_pos").max().over("_m"))
     k = last.group_by("_m").agg(_cut=pl.col("_k").min())
-    return (clicked.join(k, on="_m").group_by("_m", "_i")
-            .agg(_score=((pl.col("_r") - 1) <= pl.col("_cut")).sum().cast(pl.Float64)))
+    within = (pl.col("_r") - 1) <= pl.col("_cut")
+    return clicked.join(k, on="_m").group_by("_m").agg(
+        (within & (pl.col("_i") == j)).sum().cast(pl.Float64).alias(f"_s{j}") for j in (0, 1))
 
 
 def _probabilistic_scores(shown: pl.DataFrame, r: Rankings, tau: float) -> pl.DataFrame:
@@ -255,8 +263,9 @@ def _probabilistic_scores(shown: pl.DataFrame, r: Rankings, tau: float) -> pl.Da
     last = pl.col("_pos").filter(pl.col("_c") == 1).max().over("_m")
     dead = pl.col("_pos").filter(pl.col("_z") == 0).min().over("_m")
     kept = p.filter((pl.col("_pos") <= last) & (dead.is_null() | (pl.col("_pos") < dead)))
-    return (kept.group_by("_m", "_i")
-            .agg(_score=(pl.col("_p") / pl.col("_z")).filter(pl.col("_c") == 1).sum()))
+    share = pl.when((pl.col("_c") == 1) & (pl.col("_z") > 0)).then(pl.col("_p") / pl.col("_z"))
+    return kept.group_by("_m").agg(
+        share.filter(pl.col("_i") == j).sum().alias(f"_s{j}") for j in range(n))
 
 
 def _two_rankers(p: pl.DataFrame) -> pl.DataFrame:
@@ -282,27 +291,25 @@ def _two_rankers(p: pl.DataFrame) -> pl.DataFrame:
     behind = pl.sum_horizontal([dist[d] for d in dist if d < 0] or [pl.lit(0.0)])
     per = per.select("_m", _w0=pl.when(pl.col("_dead")).then(0.0).otherwise(ahead),
                      _w1=pl.when(pl.col("_dead")).then(0.0).otherwise(behind))
-    return pl.concat([per.select("_m", _i=pl.lit(0, pl.Int64), _score="_w0"),
-                      per.select("_m", _i=pl.lit(1, pl.Int64), _score="_w1")])
+    return per.rename({"_w0": "_s0", "_w1": "_s1"})
 
 
 def _pairs(imps: pl.DataFrame, scores: pl.DataFrame, names: list[Any],
            method: str) -> pl.DataFrame:
+    """One row per impression and pair (i < j) from the wide scores."""
     n = len(names)
     tol = TIE_TOLERANCE if method == "probabilistic" else 0.0
-    rankers = pl.DataFrame({"_i": list(range(n))}, schema={"_i": pl.Int64})
-    full = (imps.select("_m").join(rankers, how="cross")
-            .join(scores, on=["_m", "_i"], how="left")
-            .with_columns(pl.col("_score").fill_null(0.0)))
-    other = full.select("_m", _j="_i", other_credit="_score")
+    wide = imps.join(scores, on="_m", how="left").with_columns(
+        pl.col(f"_s{j}").fill_null(0.0) for j in range(n))
     diff = pl.col("credit") - pl.col("other_credit")
-    name = pl.Series(names)
-    return (full.rename({"_score": "credit"}).join(other, on="_m")
-            .filter(pl.col("_i") < pl.col("_j"))
-            .join(imps, on="_m")
-            .select("_m", *imps.columns[1:],
-                    system=pl.col("_i").replace_strict(list(range(n)), name),
-                    other=pl.col("_j").replace_strict(list(range(n)), name),
-                    credit="credit", other_credit="other_credit",
-                    win=(diff > tol).cast(pl.Int64), loss=(diff < -tol).cast(pl.Int64),
-                    tie=(diff.abs() <= tol).cast(pl.Int64)))
+    dtype = pl.Series(names).dtype
+    parts = [wide.select("_m", *imps.columns[1:], system=pl.lit(names[i], dtype),
+                         other=pl.lit(names[j], dtype), credit=f"_s{i}",
+                         other_credit=f"_s{j}")
+             for i in range(n) for j in range(i + 1, n)]
+    if not parts:
+        msg = f"credit needs at least two rankers; got {names}"
+        raise InvalidDataError(msg)
+    return pl.concat(parts).with_columns(
+        win=(diff > tol).cast(pl.Int64), loss=(diff < -tol).cast(pl.Int64),
+        tie=(diff.abs() <= tol).cast(pl.Int64))
