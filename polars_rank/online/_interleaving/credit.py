@@ -16,8 +16,8 @@ team-draft, its team. Each method's credit rule is mpkato/interleaving's
   Two rankers: each one's credit is the probability that it has more clicks (the
   reference's sums over the 2^k assignments, divided by their total); more rankers:
   each one's credit is its expected number of clicks (Schuth et al., SIGIR 2015).
-  The two-ranker distribution of the click difference is built one clicked
-  position at a time (a loop over at most k positions).
+  The two-ranker probabilities come from the Fourier inversion of the
+  Poisson-binomial distribution of a ranker's clicks (no loop over positions).
 """
 
 from __future__ import annotations
@@ -173,15 +173,22 @@ def _read(frame: pl.DataFrame | pl.LazyFrame, needed: list[str], what: str) -> p
 
 
 def _check_shown(shown: pl.DataFrame, impression: str, position: str, doc: str) -> None:
+    # one pass tells which rules are broken (null counts, distinct hashes); the exact
+    # search for the first offender runs only for those
+    found = shown.select(*(pl.col(c).null_count().alias(f"_null{c}")
+                           for c in ("_m", "_pos", "_d")),
+                         _pos=row_hash(["_m", "_pos"]).n_unique(),
+                         _d=row_hash(["_m", "_d"]).n_unique()).row(0, named=True)
     for column, name in (("_m", impression), ("_pos", position), ("_d", doc)):
+        if not found[f"_null{column}"]:
+            continue
         bad = shown.filter(pl.col(column).is_null())
         if bad.height:
             msg = f"log: null in column {name!r} at {where(bad.rename({'_m': impression}), [impression])}"  # noqa: E501
             raise InvalidDataError(msg)
     for column, name, problem in (("_pos", position, "two rows at one position"),
                                   ("_d", doc, "duplicate doc in a ranking")):
-        # distinct hashes first (cheap); the exact search only when fewer than rows
-        if shown.select(row_hash(["_m", column]).n_unique()).item() == shown.height:
+        if found[column] == shown.height:
             continue
         twice = shown.filter(pl.struct("_m", column).is_duplicated())
         if twice.height:
