@@ -243,22 +243,26 @@ def _team_scores(shown: pl.DataFrame, n: int) -> pl.DataFrame:
 
 
 def _balanced_scores(shown: pl.DataFrame, r: Rankings) -> pl.DataFrame:
-    """Joachims' rule: clicks within each list's top k, k from the lowest click."""
+    """Joachims' rule: clicks within each list's top k, k from the lowest click.
+
+    Wide: each clicked doc's 0-based index in list a and in list b (``_x0``, ``_x1``,
+    null when absent), k the smaller at the lowest click (a list's length when absent).
+    """
     q = r.query
-    lengths = r.frame.group_by([*q, "_i"]).agg(_len=pl.len())
-    rankers = pl.DataFrame({"_i": [0, 1]}, schema={"_i": pl.Int64})
-    # each shown doc's 0-based index in each list (the list's length when absent)
-    idx = (shown.select("_m", *q, "_pos", "_d", "_c").join(rankers, how="cross")
-           .join(r.frame.select(*q, "_i", "_d", "_r"), on=[*q, "_i", "_d"], how="left")
-           .join(lengths, on=[*q, "_i"], how="left")
-           .with_columns(_k=(pl.col("_r") - 1).fill_null(pl.col("_len").fill_null(0))))
-    clicked = idx.filter(pl.col("_c") == 1)
-    last = clicked.filter(pl.col("_pos") == pl.col("_pos").max().over("_m"))
-    k = last.group_by("_m").agg(_cut=pl.col("_k").min())
-    within = (pl.col("_r") - 1) <= pl.col("_cut")
-    return (clicked.join(k, on="_m")
-            .select("_m", *((within & (pl.col("_i") == j)).cast(pl.Float64).alias(f"_s{j}")
-                            for j in (0, 1)))
+    index = [pl.when(pl.col("_i") == j).then(pl.col("_r") - 1).alias(f"_x{j}") for j in (0, 1)]
+    per_doc = (r.frame.select(*q, "_d", *index)
+               .group_by([*q, "_d"]).agg(pl.col("_x0").max(), pl.col("_x1").max()))
+    lengths = (r.frame.select(*q, *((pl.col("_i") == j).cast(pl.Int64).alias(f"_n{j}")
+                                    for j in (0, 1)))
+               .group_by(q).agg(pl.col("_n0").sum(), pl.col("_n1").sum()))
+    clicked = (shown.filter(pl.col("_c") == 1).select("_m", *q, "_pos", "_d")
+               .join(per_doc, on=[*q, "_d"], how="left").join(lengths, on=q, how="left"))
+    last = (clicked.filter(pl.col("_pos") == pl.col("_pos").max().over("_m"))
+            .select("_m", _cut=pl.min_horizontal(pl.col("_x0").fill_null(pl.col("_n0")),
+                                                 pl.col("_x1").fill_null(pl.col("_n1")))))
+    return (clicked.join(last, on="_m")
+            .select("_m", *((pl.col(f"_x{j}") <= pl.col("_cut")).fill_null(False)
+                            .cast(pl.Float64).alias(f"_s{j}") for j in (0, 1)))
             .group_by("_m").agg(pl.col("_s0", "_s1").sum()))
 
 
