@@ -361,3 +361,23 @@ def test_bad_input() -> None:
         interleave(runs_of({0: [[1], [2], [3]]}), "balanced", rank="rank")
     with pytest.raises(ValueError, match="k must be"):
         interleave(runs_of({0: [[1], [2]]}), k=0, rank="rank")
+
+
+def test_inputs_scores_dicts_and_lazy() -> None:
+    # scores rank highest first, equal scores by doc id descending (evaluate()'s order);
+    # a dict of runs is the same as one frame; lazy in, lazy out
+    by_rank = runs_of({"q": [[3, 1, 2], [2, 4, 1]]})
+    by_score = by_rank.with_columns(score=pl.when(pl.col("docid") == 3).then(5.0)
+                                    .otherwise(1.0 / pl.col("rank"))).drop("rank")
+    tied = by_score.with_columns(score=pl.when(pl.col("system") == "r0").then(1.0)
+                                 .otherwise(pl.col("score")))
+    for method in ("team_draft", "balanced", "probabilistic"):
+        expected = interleave(by_rank, method, rank="rank", seed=2)
+        assert interleave(by_score, method, seed=2).equals(expected)
+        runs = {name: g.drop("system") for (name,), g in by_score.group_by("system")}
+        assert interleave(runs, method, seed=2).equals(expected)
+        lazy = interleave(by_score.lazy(), method, seed=2)
+        assert isinstance(lazy, pl.LazyFrame)
+        assert lazy.collect().equals(expected)
+    ties = interleave(tied.filter(pl.col("system") == "r0"), seed=2)
+    assert ties["docid"].to_list() == [3, 2, 1]
