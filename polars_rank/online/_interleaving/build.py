@@ -168,6 +168,11 @@ def _stepwise(r: Rankings, limits: pl.DataFrame, seed: int, method: str,
     left = r.frame.select(*q, "_i", "_d", "_r",
                           _num=1.0 / pl.col("_r").cast(pl.Float64) ** tau)
     teams = left.select(*q, "_i").unique().with_columns(_n=pl.lit(0, pl.Int64))
+    if method == "team_draft":
+        # fewer than k documents are ever shown before a pick, so a team's next
+        # document is always within its top k: the ones below are never reached
+        left = (left.join(limits, on=q).filter(pl.col("_r") <= pl.col("_limit"))
+                .drop("_limit"))
     picks: list[pl.DataFrame] = []
     steps = int(limits["_limit"].max() or 0)  # type: ignore[arg-type]
     for step in range(steps):
