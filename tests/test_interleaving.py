@@ -381,3 +381,15 @@ def test_inputs_scores_dicts_and_lazy() -> None:
         assert lazy.collect().equals(expected)
     ties = interleave(tied.filter(pl.col("system") == "r0"), seed=2)
     assert ties["docid"].to_list() == [3, 2, 1]
+
+
+def test_clicks_apart_by_position_or_doc() -> None:
+    log = log_of([1, 3, 4], [0, 2], {0: [1], 1: [3, 4]})
+    expected = credit(log)
+    by_position = pl.DataFrame({"impression": [0, 0, 0], "position": [1, 2, 3],
+                                "click": [True, False, True]})
+    by_doc = pl.DataFrame({"impression": [0, 0], "docid": [1, 4]})
+    assert credit(log.drop("click"), clicks=by_position).equals(expected)
+    assert credit(log.drop("click"), clicks=by_doc).equals(expected)
+    with pytest.raises(InvalidDataError, match=r"not shown \(column 'docid'\).*docid=9"):
+        credit(log.drop("click"), clicks=by_doc.with_columns(docid=pl.lit(9)))
