@@ -7,8 +7,8 @@ team-draft, its team. Each method's credit rule is mpkato/interleaving's
 * team-draft (and multileaving): a ranker's credit is the clicks on its team's
   documents;
 * balanced (Joachims, 2003): with the lowest click at document d, k the smaller of
-  d's ranks in the two lists (the list's length when absent), each ranker's credit
-  is the clicked documents within its top k;
+  d's ranks in the two lists (1 first; a list's length + 1 where d is absent), each
+  ranker's credit is the clicked documents within its top k;
 * probabilistic (Hofmann et al., 2011): the assignments of the shown documents to
   rankers are marginalised. Given the list, the positions' assignments are
   independent: position i goes to ranker j with probability proportional to
