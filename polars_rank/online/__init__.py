@@ -11,11 +11,13 @@ from __future__ import annotations
 from polars_rank.online._interleaving.build import interleave
 from polars_rank.online._interleaving.credit import credit
 from polars_rank.online._interleaving.distribution import probabilistic_lists
+from polars_rank.online._interleaving.optimized import optimized_lists
 from polars_rank.online._interleaving.preference import impressions_needed, preference
 
 __all__: list[str] = [
     "interleave",
     "probabilistic_lists",
+    "optimized_lists",
     "credit",
     "preference",
     "impressions_needed",

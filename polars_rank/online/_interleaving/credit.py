@@ -32,6 +32,7 @@ from polars_rank._engine.frames import as_polars
 from polars_rank._evaluation.checks import row_hash
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._interleaving.build import METHODS, Method
+from polars_rank.online._interleaving.optimized import optimized_scores
 from polars_rank.online._interleaving.runs import Rankings, query_columns, where
 
 if TYPE_CHECKING:
@@ -151,7 +152,9 @@ def credit(
             raise ValueError(msg)
         r = Rankings(runs, query=q, system=system, doc=doc, score=score, rank=rank)
         names = r.names
-        if method == "balanced":
+        if method == "optimized":
+            scores = optimized_scores(shown, r)
+        elif method == "balanced":
             if len(names) != 2:
                 msg = f"balanced interleaving takes two rankers; got {len(names)}: {names}"
                 raise ValueError(msg)
