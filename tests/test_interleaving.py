@@ -393,3 +393,25 @@ def test_clicks_apart_by_position_or_doc() -> None:
     assert credit(log.drop("click"), clicks=by_doc).equals(expected)
     with pytest.raises(InvalidDataError, match=r"not shown \(column 'docid'\).*docid=9"):
         credit(log.drop("click"), clicks=by_doc.with_columns(docid=pl.lit(9)))
+
+
+def test_lists_do_not_depend_on_threads() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import polars as pl, random\n"
+            "from tests.test_interleaving import runs_of, random_case\n"
+            "from polars_rank.online import interleave\n"
+            "rng = random.Random(9)\n"
+            "runs = runs_of({q: random_case(rng, 3) for q in range(200)})\n"
+            "for m in ('team_draft', 'probabilistic'):\n"
+            "    print(interleave(runs, m, seed=5, rank='rank').write_csv())\n")
+    env = {**os.environ, "POLARS_MAX_THREADS": "1"}
+    one = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    rng = random.Random(9)
+    runs = runs_of({q: random_case(rng, 3) for q in range(200)})
+    here = "".join(interleave(runs, m, seed=5, rank="rank").write_csv() + "\n"  # type: ignore[union-attr]
+                   for m in ("team_draft", "probabilistic"))
+    assert one == here
