@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benches/online.py 1m [10m] [--repeat 3] [--pyclick-subset 5000]
 
-Issue 39's benchmark: click logs of ``size`` rows (``1m``: 100,000 impressions x 10
+Issue 39's benchmark: logs of ``size`` rows (``1m``: 100,000 impressions x 10
 positions; ``10m``: 1,000,000 x 10), end to end from Parquet, each tool in a fresh
 process, the tools in turn round after round (``run.py``'s ``measure``): medians of
 the wall time (imports included, and after imports), peak RSS (``ru_maxrss``).
@@ -16,6 +16,13 @@ the wall time (imports included, and after imports), peak RSS (``ru_maxrss``).
   linearly to the whole log (an EM iteration is one pass over the sessions), its
   reading and session building included. pyClickModels has DBN only (no PBM) and
   does not build here (json-c headers): not run.
+- **Team-draft interleaving credit**: each impression's winner from its teams and
+  clicks (two rankers, 10 positions, clicks on about 30%): ``credit(..., method=
+  "team_draft")``; the floor, one ``group_by`` counting each team's clicks; the
+  interleaving package (mpkato, commit 7907f7d, transcribed in
+  tests/interleaving_reference.py) building a ``TeamRanking`` per impression and
+  calling ``TeamDraft.evaluate``, on the first ``--interleaving-subset`` impressions,
+  scaled linearly.
 - **SNIPS and DR** of a target policy (10 actions, one round per row):
   ``off_policy_value(..., ["snips", "dr"], n_resamples=0)`` (and with 1,000 bootstrap
   resamples); the floor, one ``select`` of the two ratios over the rows; OBP (commit
@@ -91,6 +98,24 @@ def make_ope(size: str, seed: int = 0) -> None:
         "q_hat": q_hat[rows, action], "q_hat_target": (target * q_hat).sum(axis=1),
         "action_dist": target, "q_hat_all": q_hat,
     }).write_parquet(path("ope", size))
+
+
+def make_interleaving(size: str) -> None:
+    """Team-draft lists: per impression 5 rounds, each a coin flip for who picks first
+    (a hash of the impression and round), 10 distinct documents, clicks on about 30%."""
+    import polars as pl
+
+    n = SIZES[size]
+    frame = pl.DataFrame({"impression": pl.int_range(0, n, eager=True)}).with_columns(
+        (pl.col("impression") // 10).alias("qid"),
+        pl.int_ranges(1, POSITIONS + 1).alias("position")).explode("position")
+    first = pl.struct("impression", (pl.col("position") + 1) // 2).hash(7) % 2 == 0
+    odd = pl.col("position") % 2 == 1
+    frame.with_columns(
+        pl.when(first == odd).then(pl.lit("A")).otherwise(pl.lit("B")).alias("system"),
+        (pl.col("position") * 1000 + pl.col("impression") % 997).alias("docid"),
+        (pl.struct("impression", "position").hash(3) % 10 < 3).cast(pl.Int8).alias("click"),
+    ).write_parquet(path("interleaving", size))
 
 
 # ---------------------------------------------------------------- PBM (child side)
@@ -199,19 +224,82 @@ def ope_obp(size: str) -> dict:
                                                        estimated_rewards_by_reg_model=q_hat)}
 
 
+# ---------------------------------------------------------------- interleaving (child side)
+def tdi_ours(size: str) -> dict:
+    import polars as pl
+
+    from polars_rank.online import credit
+
+    out = credit(pl.scan_parquet(path("interleaving", size)), method="team_draft")
+    assert isinstance(out, pl.LazyFrame)
+    return _tdi_summary(out.collect())
+
+
+def _tdi_summary(out: object) -> dict:
+    import polars as pl
+
+    assert isinstance(out, pl.DataFrame)
+    return {"wins": int(out["win"].sum()), "losses": int(out["loss"].sum()),
+            "ties": int(out["tie"].sum())}
+
+
+def tdi_floor(size: str) -> dict:
+    """Team-draft credit by hand: each team's clicks per impression, compared."""
+    import polars as pl
+
+    click = pl.col("click") == 1
+    per = pl.scan_parquet(path("interleaving", size)).group_by("impression").agg(
+        (click & (pl.col("system") == "A")).sum().alias("a"),
+        (click & (pl.col("system") == "B")).sum().alias("b"))
+    out = per.select((pl.col("a") > pl.col("b")).alias("win"),
+                     (pl.col("a") < pl.col("b")).alias("loss"),
+                     (pl.col("a") == pl.col("b")).alias("tie")).collect()
+    return _tdi_summary(out)
+
+
+def tdi_reference(size: str) -> dict:
+    import polars as pl
+
+    from tests import interleaving_reference as ref
+
+    subset = min(int(os.environ.get("ONLINE_BENCH_INTERLEAVING", "100000")), SIZES[size])
+    log = (pl.scan_parquet(path("interleaving", size)).filter(pl.col("impression") < subset)
+           .collect().sort("impression", "position"))
+    wins = losses = ties = 0
+    for _, rows in log.group_by("impression", maintain_order=True):
+        shown = rows["docid"].to_list()
+        ranking = ref.TeamRanking([0, 1], shown)
+        for d, t in zip(shown, rows["system"], strict=True):
+            ranking.teams[0 if t == "A" else 1].add(d)
+        won = ref.TeamDraft.evaluate(ranking, [i for i, c in enumerate(rows["click"]) if c])
+        wins += (0, 1) in won
+        losses += (1, 0) in won
+        ties += not won
+    return {"wins (subset)": wins, "losses (subset)": losses, "ties (subset)": ties,
+            "fraction": subset / SIZES[size]}
+
+
 OURS_PBM, FLOOR_PBM, PYCLICK = "PBM: polars-rank", "PBM: plain Polars (floor)", "PBM: PyClick"
 OURS_OPE, FLOOR_OPE, OBP = ("SNIPS+DR: polars-rank", "SNIPS+DR: plain Polars (floor)",
                             "SNIPS+DR: OBP")
 BOOT = "SNIPS+DR: polars-rank, 1,000 resamples"
-TOOLS = {OURS_PBM: pbm_ours, FLOOR_PBM: pbm_floor, PYCLICK: pbm_pyclick,
+OURS_TDI, FLOOR_TDI, MPKATO = ("team-draft credit: polars-rank",
+                               "team-draft credit: plain Polars (floor)",
+                               "team-draft credit: interleaving (mpkato)")
+TOOLS = {OURS_TDI: tdi_ours, FLOOR_TDI: tdi_floor, MPKATO: tdi_reference,
+         OURS_PBM: pbm_ours, FLOOR_PBM: pbm_floor, PYCLICK: pbm_pyclick,
          OURS_OPE: ope_ours, BOOT: lambda size: ope_ours(size, 1000), FLOOR_OPE: ope_floor,
          OBP: ope_obp}
-IMPORTS = {OURS_PBM: ("polars", "polars_rank.online"), FLOOR_PBM: ("polars",),
+IMPORTS = {OURS_TDI: ("polars", "polars_rank.online"), FLOOR_TDI: ("polars",),
+           MPKATO: ("polars", "tests.interleaving_reference"),
+           OURS_PBM: ("polars", "polars_rank.online"), FLOOR_PBM: ("polars",),
            PYCLICK: ("polars", "tests.click_models_reference"),
            OURS_OPE: ("polars", "polars_rank.online"),
            BOOT: ("polars", "polars_rank.online", "numpy"), FLOOR_OPE: ("polars",),
            OBP: ("polars", "numpy", "tests.ope_reference")}
-TASKS = {"pbm": (OURS_PBM, FLOOR_PBM, PYCLICK), "ope": (OURS_OPE, FLOOR_OPE, OBP, BOOT)}
+TASKS = {"pbm": (OURS_PBM, FLOOR_PBM, PYCLICK), "interleaving": (OURS_TDI, FLOOR_TDI, MPKATO),
+         "ope": (OURS_OPE, FLOOR_OPE, OBP, BOOT)}
+MAKE = {"pbm": make_pbm, "interleaving": make_interleaving, "ope": make_ope}
 
 
 # ---------------------------------------------------------------- parent side
@@ -270,12 +358,14 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="*", default=list(TASKS), choices=list(TASKS))
     parser.add_argument("--pyclick-subset", type=int, default=5000,
                         help="impressions PyClick fits (its time is scaled up)")
+    parser.add_argument("--interleaving-subset", type=int, default=100_000,
+                        help="impressions the interleaving reference scores (scaled up)")
     parser.add_argument("--child", nargs=2, metavar=("TOOL", "SIZE"))
     parser.add_argument("--make", nargs=2, metavar=("TASK", "SIZE"))
     args = parser.parse_args()
     if args.make:
         task, size = args.make
-        (make_pbm if task == "pbm" else make_ope)(size)
+        MAKE[task](size)
         return
     if args.child:
         tool, size = args.child
@@ -287,6 +377,7 @@ def main() -> None:
     if unknown:
         parser.error(f"sizes must be among {list(SIZES)}, got {unknown}")
     os.environ["ONLINE_BENCH_PYCLICK"] = str(args.pyclick_subset)
+    os.environ["ONLINE_BENCH_INTERLEAVING"] = str(args.interleaving_subset)
     byte_compile()
     DATA.mkdir(exist_ok=True)
     load = os.getloadavg()
