@@ -239,10 +239,12 @@ def _join_clicks(shown: pl.DataFrame, clicks: Any, impression: str, position: st
 def _team_scores(shown: pl.DataFrame, n: int) -> pl.DataFrame:
     """Wide: ``_m`` and ``_s0``, ``_s1``, ...: each ranker's clicks (one group_by key)."""
     # plain column sums in the group_by: Polars' fast path (an expression inside
-    # agg() is evaluated group by group, ten times slower at 100k impressions)
-    return (shown.select("_m", *((pl.col("_c") * (pl.col("_i") == j)).cast(pl.Float64)
-                                 .alias(f"_s{j}") for j in range(n)))
-            .group_by("_m").agg(group_sum(pl.col(f"_s{j}")).alias(f"_s{j}") for j in range(n)))
+    # agg() is evaluated group by group, ten times slower at 100k impressions); the
+    # counts are integers, exact in any order, so a plain sum() (cast after) gives
+    # group_sum's bits at a quarter of its time
+    return (shown.select("_m", *((pl.col("_c") * (pl.col("_i") == j)).alias(f"_s{j}")
+                                 for j in range(n)))
+            .group_by("_m").agg(pl.col(f"_s{j}").sum().cast(pl.Float64) for j in range(n)))
 
 
 def _balanced_scores(shown: pl.DataFrame, r: Rankings) -> pl.DataFrame:
