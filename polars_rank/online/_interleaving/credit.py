@@ -34,6 +34,7 @@ from polars_rank.errors import InvalidDataError
 from polars_rank.online._interleaving.build import METHODS, Method
 from polars_rank.online._interleaving.optimized import optimized_scores
 from polars_rank.online._interleaving.runs import Rankings, query_columns, where
+from polars_rank.online._order import in_order
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -128,7 +129,8 @@ def credit(
         shown = shown.with_columns(_c=_clicks(shown, click, impression).alias("_c"))
     else:
         shown = _join_clicks(shown, clicks, impression, position, doc, click)
-    imps = shown.group_by("_m").agg(*(pl.col(c).first() for c in by))
+    imps = shown.group_by("_m").agg(*(pl.col(c).first() for c in by)) if (
+        by or method != "team_draft") else None
     if by:
         varying = shown.group_by("_m").agg(pl.col(c).n_unique() for c in by)
         for c in by:
@@ -143,9 +145,9 @@ def credit(
             msg = f"log: null team in column {system!r} at {where(bad, [impression])}"
             raise InvalidDataError(msg)
         names = shown[system].unique().sort().to_list()
-        shown = shown.with_columns(_i=pl.col(system).replace_strict(
-            names, list(range(len(names))), return_dtype=pl.Int64))
-        scores = _team_scores(shown, len(names))
+        scores = _team_scores(shown, system, names)
+        if not by:  # every impression has its row of scores
+            imps = scores.select("_m")
     else:
         if runs is None:
             msg = f"credit: method {method!r} needs the rankers' runs (runs=...)"
@@ -161,6 +163,7 @@ def credit(
             scores = _balanced_scores(shown, r)
         else:
             scores = _probabilistic_scores(shown, r, float(tau))
+    assert imps is not None
     out = _pairs(imps, scores, names, method)
     out = out.rename({"_m": impression}).sort(impression, "system", "other")
     return out.lazy() if lazy else out
@@ -177,10 +180,14 @@ def _read(frame: pl.DataFrame | pl.LazyFrame, needed: list[str], what: str) -> p
 
 def _check_shown(shown: pl.DataFrame, impression: str, position: str, doc: str) -> None:
     # one pass tells which rules are broken (null counts, distinct hashes); the exact
-    # search for the first offender runs only for those
+    # search for the first offender runs only for those. A log in (impression,
+    # position) order, as logs are written, has a position twice only in adjacent rows
+    m, p = pl.col("_m"), pl.col("_pos")
+    positions = (shown.height - (m.eq_missing(m.shift(1)) & p.eq_missing(p.shift(1))).sum()
+                 if in_order(shown, ["_m", "_pos"]) else row_hash(["_m", "_pos"]).n_unique())
     found = shown.select(*(pl.col(c).null_count().alias(f"_null{c}")
                            for c in ("_m", "_pos", "_d")),
-                         _pos=row_hash(["_m", "_pos"]).n_unique(),
+                         _pos=positions,
                          _d=row_hash(["_m", "_d"]).n_unique()).row(0, named=True)
     for column, name in (("_m", impression), ("_pos", position), ("_d", doc)):
         if not found[f"_null{column}"]:
@@ -236,15 +243,16 @@ def _join_clicks(shown: pl.DataFrame, clicks: Any, impression: str, position: st
             .with_columns(pl.col("_c").fill_null(0)))
 
 
-def _team_scores(shown: pl.DataFrame, n: int) -> pl.DataFrame:
+def _team_scores(shown: pl.DataFrame, system: str, names: list[Any]) -> pl.DataFrame:
     """Wide: ``_m`` and ``_s0``, ``_s1``, ...: each ranker's clicks (one group_by key)."""
     # plain column sums in the group_by: Polars' fast path (an expression inside
     # agg() is evaluated group by group, ten times slower at 100k impressions); the
     # counts are integers, exact in any order, so a plain sum() (cast after) gives
     # group_sum's bits at a quarter of its time
-    return (shown.select("_m", *((pl.col("_c") * (pl.col("_i") == j)).alias(f"_s{j}")
-                                 for j in range(n)))
-            .group_by("_m").agg(pl.col(f"_s{j}").sum().cast(pl.Float64) for j in range(n)))
+    return (shown.select("_m", *((pl.col("_c") * (pl.col(system) == name)).alias(f"_s{j}")
+                                 for j, name in enumerate(names)))
+            .group_by("_m").agg(pl.col(f"_s{j}").sum().cast(pl.Float64)
+                                for j in range(len(names))))
 
 
 def _balanced_scores(shown: pl.DataFrame, r: Rankings) -> pl.DataFrame:
