@@ -315,7 +315,7 @@ def table(task: str, results: dict[str, dict | None]) -> list[str]:
     lines = ["| tool | seconds | after imports | peak RSS (MiB) | ours / this | "
              "ours / this, after imports |", "|---|---|---|---|---|---|"]
     ours = results.get(ours_name)
-    for tool in TASKS[task]:
+    for tool in [t for t in TASKS[task] if t in results]:
         res = results.get(tool)
         if not res or "timeout" in res:
             lines.append(f"| {tool} | timeout or failed | | | | |")
@@ -360,6 +360,8 @@ def main() -> None:
                         help="impressions PyClick fits (its time is scaled up)")
     parser.add_argument("--interleaving-subset", type=int, default=100_000,
                         help="impressions the interleaving reference scores (scaled up)")
+    parser.add_argument("--skip", nargs="*", default=[], choices=list(TOOLS),
+                        help="tools not to run (the bootstrap, say, at 10m)")
     parser.add_argument("--child", nargs=2, metavar=("TOOL", "SIZE"))
     parser.add_argument("--make", nargs=2, metavar=("TASK", "SIZE"))
     args = parser.parse_args()
@@ -391,8 +393,8 @@ def main() -> None:
                 # in a process of its own: Linux keeps a process's peak RSS across
                 # fork and exec, so every tool would report the parent's peak
                 subprocess.run([sys.executable, __file__, "--make", task, size], check=True)
-            results = measure(list(TASKS[task]), size, args.repeat, args.timeout,
-                              script=__file__)
+            tools = [t for t in TASKS[task] if t not in args.skip]
+            results = measure(tools, size, args.repeat, args.timeout, script=__file__)
             lines += [f"## {task.upper()}, {SIZES[size]:,} impressions x {POSITIONS} "
                       f"positions", "", *table(task, results), ""]
             print("\n".join(lines), flush=True)
