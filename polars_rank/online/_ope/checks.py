@@ -20,11 +20,12 @@ from polars_rank.online._order import starts
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["FIRST", "Rule", "constant_rule", "finite_rule", "flags", "row_flags",
+__all__ = ["BAD", "FIRST", "Rule", "constant_rule", "finite_rule", "flags", "row_flags",
            "missing_columns", "position_rules", "range_rule", "raise_flagged"]
 
 
 FIRST = "__first"  # in row_flags: the row is the first of its impression
+BAD = "__bad"  # in row_flags: the row breaks a rule
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,12 @@ def row_flags(frame: pl.LazyFrame, rules: Sequence[Rule],
               keys: Sequence[str]) -> tuple[pl.LazyFrame, list[pl.Expr]]:
     """``flags`` in two steps, for rows sorted by ``keys`` (the impression last) and position.
 
-    The row tests as columns of ``frame``, and the aggregations (one ``any()`` per
-    impression) for its ``group_by(keys)``: a ``group_by`` then aggregates plain
-    columns, which Polars does in one vectorised pass, where expressions inside an
-    aggregation run group by group. Every ``whole`` rule needs its ``run`` form.
+    The row tests as columns of ``frame`` (``__bad<n>``, and ``BAD``, true where any
+    rule is broken), and the aggregations (one ``any()`` per impression and rule) for
+    its ``group_by(keys)``: a ``group_by`` then aggregates plain columns, which Polars
+    does in one vectorised pass, where expressions inside an aggregation run group by
+    group. A clean log needs only ``BAD``'s aggregation; the rules' are for naming the
+    offence. Every ``whole`` rule needs its ``run`` form.
     """
     tests = []
     for n, r in enumerate(rules):
@@ -69,7 +72,9 @@ def row_flags(frame: pl.LazyFrame, rules: Sequence[Rule],
             msg = f"rule {r.rule!r} on {r.column!r} has no row form"
             raise AssertionError(msg)
         tests.append(test.alias(f"__bad{n}"))
-    frame = frame.with_columns(starts(keys).alias(FIRST)).with_columns(tests)
+    frame = frame.with_columns(starts(keys).alias(FIRST)).with_columns(tests).with_columns(
+        pl.any_horizontal(pl.lit(False), *(f"__bad{n}" for n in range(len(rules))))
+        .alias(BAD))
     return frame, [pl.col(f"__bad{n}").implode().list.any().alias(f"__bad{n}")
                    for n in range(len(rules))]
 

@@ -10,6 +10,7 @@ from polars_rank._engine.compat import group_sum
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._ope.checks import (
+    BAD,
     FIRST,
     Rule,
     constant_rule,
@@ -176,12 +177,13 @@ def off_policy_value(
                          "target_slate": DERIVED[2]})
     shown = _shown(lf.select(needed), opts.group_by, impression, position, target_rank)
     rules = _rules(estimators, terms, impression, position, target_rank)
-    per_impression = _per_impression(shown, estimators, terms, opts, impression,
-                                     rules).collect()
+    plan, per_rule = _per_impression(shown, estimators, terms, opts, impression, rules)
+    per_impression = plan.collect()
     if per_impression.height == 0:
         msg = f"{CALLER}: the log has no shown rows (rows with a non-null {position!r})"
         raise InvalidDataError(msg)
-    raise_flagged(per_impression, shown, rules, impression=impression, caller=CALLER)
+    if per_impression[BAD].any():
+        raise_flagged(per_rule.collect(), shown, rules, impression=impression, caller=CALLER)
     unsupported = _support(lf, per_impression.lazy(), schema, opts, impression=impression,
                            position=position, item=item, pscore=pscore, target=target,
                            target_rank=target_rank)
@@ -288,11 +290,12 @@ def _support(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[str], opts: Opt
 
 
 def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, opts: Options,
-                    impression: str, rules: list[Rule]) -> pl.LazyFrame:
+                    impression: str, rules: list[Rule]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Per (slice, impression): each estimator's numerator, denominator and weight sums.
 
-    And a flag per rule. The rows are sorted by (slice, impression, position) and the
-    ``group_by`` keeps the order (which keeps the sort in the plan); each sum adds its
+    And whether it breaks a rule; with the plan of each rule's flag per impression
+    (``raise_flagged``'s input, to name the offence). The rows are sorted by (slice,
+    impression, position) and the ``group_by`` keeps the order; each sum adds its
     terms in position order as one list (``group_sum``: Polars 2.1's ``sum()`` in a
     ``group_by`` depends on where the group sits), the same bits for any row order.
     Every term and rule test is a column before the ``group_by``, which then
@@ -325,8 +328,12 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
     # the rows are sorted: an impression is a run of rows, numbered by a running count
     # Polars knows is sorted, whose group_by slices the runs rather than hashing the keys
     runs = frame.with_columns(pl.col(FIRST).cum_sum().alias("__run")).set_sorted("__run")
-    return runs.group_by("__run", maintain_order=True).agg(
-        *[pl.col(k).first() for k in keys], *aggs, *flagged).drop("__run")
+    first = [pl.col(k).first() for k in keys]
+    per_impression = runs.group_by("__run", maintain_order=True).agg(
+        *first, *aggs, pl.col(BAD).implode().list.any()).drop("__run")
+    # each rule's flag per impression, read only when an impression breaks one
+    per_rule = runs.group_by("__run", maintain_order=True).agg(*first, *flagged).drop("__run")
+    return per_impression, per_rule
 
 
 def _results(per_impression: pl.DataFrame, estimators: list[Estimator], opts: Options,
