@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 
-__all__ = ["Columns", "prepare", "IMP", "POS", "QUERY", "ITEM", "CLICK"]
+__all__ = ["Columns", "prepare", "hashable", "IMP", "POS", "QUERY", "ITEM", "CLICK"]
 
 IMP, POS, QUERY, ITEM, CLICK = "_imp", "_pos", "_query", "_item", "_click"
 
@@ -39,19 +40,37 @@ def _first(frame: pl.DataFrame) -> object:
     return frame.sort(IMP).get_column(IMP)[0]
 
 
-def prepare(log: pl.DataFrame | pl.LazyFrame, columns: Columns, *,
-            clicks: bool = True) -> pl.DataFrame:
+def hashable(dtype: pl.DataType) -> pl.Expr:
+    """The impression id as a random draw hashes it: a categorical as its text.
+
+    Polars 1.36 hashes a categorical's physical code, which depends on the categories
+    the process met before (the same log would draw other clicks in another session);
+    its text gives the same draws as a string column.
+    """
+    if isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return pl.col(IMP).cast(pl.String)
+    return pl.col(IMP)
+
+
+def prepare(log: object, columns: Columns, *,
+            clicks: bool = True, what: str = "log") -> pl.DataFrame:
     """The log in canonical columns, checked, sorted by (impression, position).
 
-    Raises :class:`~polars_rank.errors.InvalidDataError` naming the column and the
+    ``log`` is anything :func:`~polars_rank._engine.frames.as_polars` reads (a Polars
+    or pandas frame, an Arrow table...). Raises
+    :class:`~polars_rank.errors.InvalidDataError` naming the column and the
     first offending impression: a click not 0 or 1, a position not an integer,
     positions of an impression that are not 1..n (a gap, a duplicate), an impression
-    with two queries, a null key. ``clicks=False`` reads a ranking without clicks.
+    with two queries, a null key, no row at all. ``clicks=False`` reads a ranking without
+    clicks (which may be empty).
     """
-    if not isinstance(log, (pl.DataFrame, pl.LazyFrame)):
-        msg = f"log must be a polars DataFrame or LazyFrame, got {type(log).__name__}"
-        raise TypeError(msg)
+    log = as_polars(log, what)
     names = columns.canonical()
+    if len(names) < 5:
+        msg = (f"the click log's columns must be five different columns, got "
+               f"impression={columns.impression!r}, position={columns.position!r}, "
+               f"query={columns.query!r}, item={columns.item!r}, click={columns.click!r}")
+        raise ValueError(msg)
     if not clicks:
         names.pop(columns.click)
     schema = log.collect_schema() if isinstance(log, pl.LazyFrame) else log.schema
@@ -62,13 +81,16 @@ def prepare(log: pl.DataFrame | pl.LazyFrame, columns: Columns, *,
                                f"(columns: {list(schema)})"
         )
         raise InvalidDataError(msg)
-    if not schema[columns.position].is_integer():
+    if not (schema[columns.position].is_integer() or schema[columns.position].is_float()):
         msg = (
             f"column {columns.position!r} must hold integer positions "
                                f"1..n, got {schema[columns.position]}"
         )
         raise InvalidDataError(msg)
     frame = log.lazy().select([pl.col(name).alias(new) for name, new in names.items()]).collect()
+    if clicks and frame.height == 0:
+        msg = f"the click {what} is empty: no impression to fit or score"
+        raise InvalidDataError(msg)
     for name, new in names.items():
         nulls = frame.filter(pl.col(new).is_null())
         if nulls.height:
@@ -76,6 +98,10 @@ def prepare(log: pl.DataFrame | pl.LazyFrame, columns: Columns, *,
             msg = f"column {name!r} has a null value{where}"
             raise InvalidDataError(msg)
     if clicks:
+        if not (schema[columns.click].is_numeric() or schema[columns.click] == pl.Boolean):
+            msg = (f"column {columns.click!r} must hold clicks 0 or 1 (numbers or booleans), "
+                   f"got {schema[columns.click]}")
+            raise InvalidDataError(msg)
         bad = frame.filter(~pl.col(CLICK).cast(pl.Float64).is_in([0.0, 1.0]))
         if bad.height:
             row = bad.sort(IMP, POS).row(0, named=True)
@@ -85,6 +111,13 @@ def prepare(log: pl.DataFrame | pl.LazyFrame, columns: Columns, *,
             )
             raise InvalidDataError(msg)
         frame = frame.with_columns(pl.col(CLICK).cast(pl.Float64))
+    if schema[columns.position].is_float():  # 1.0, 2.0 (a pandas column with NaN once) are fine
+        bad = frame.filter(~pl.col(POS).is_finite() | (pl.col(POS) != pl.col(POS).round()))
+        if bad.height:
+            row = bad.sort(IMP, POS).row(0, named=True)
+            msg = (f"column {columns.position!r} must hold integer positions 1..n: impression "
+                   f"{row[IMP]!r} has {row[POS]!r}")
+            raise InvalidDataError(msg)
     frame = frame.with_columns(pl.col(POS).cast(pl.Int64))
     dup = frame.filter(pl.len().over(IMP, POS) > 1)
     if dup.height:
