@@ -19,8 +19,8 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Rule", "constant_rule", "finite_rule", "flags",
-           "missing_columns", "position_rules", "range_rule", "raise_flagged"]
+__all__ = ["Rule", "constant_rule", "finite_rule", "flags", "check_group_by", "check_numeric",
+           "missing_columns", "position_rules", "range_rule", "rank_rules", "raise_flagged"]
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,10 @@ def raise_flagged(per_impression: pl.DataFrame, rows: pl.LazyFrame, rules: Seque
         if hit.height == 0:
             continue
         which = hit[impression][0]
-        mine = rows.filter(pl.col(impression).is_null() if which is None
-                           else pl.col(impression) == which)
+        if which is None:
+            msg = f"{caller}: column {impression!r} must not be null; a shown row has no impression id"
+            raise InvalidDataError(msg)
+        mine = rows.filter(pl.col(impression) == which)
         if r.whole:
             values = mine.select(pl.col(r.column).sort()).collect()[r.column].to_list()
             shown = str(values)
@@ -106,3 +108,35 @@ def constant_rule(column: str, impression: str) -> Rule:
     c = pl.col(column)
     return Rule(column, "must be one value per impression (the whole slate's propensity)",
                 c.n_unique() > 1, whole=True)
+
+
+def check_numeric(schema: pl.Schema, columns: Sequence[str], *, caller: str,
+                  positions: Sequence[str] = ()) -> None:
+    """Raise if a column that holds numbers (or 0/1 booleans; not ``positions``) has another type."""
+    for name in columns:
+        dtype = schema[name]
+        if not (dtype.is_numeric() or dtype == pl.Null
+                or (dtype == pl.Boolean and name not in positions)):
+            msg = f"{caller}: column {name!r} must hold numbers, got {dtype}"
+            raise InvalidDataError(msg)
+
+
+def check_group_by(group_by: Sequence[str], *, impression: str, position: str) -> None:
+    """ValueError for a slice column that is the impression or the position."""
+    for name in group_by:
+        if name in (impression, position):
+            role = "impression" if name == impression else "position"
+            msg = (f"group_by must not hold the {role} column {name!r}: a slice is a set of "
+                   "whole impressions")
+            raise ValueError(msg)
+
+
+def rank_rules(column: str) -> list[Rule]:
+    """A ranking's ranks on an impression's rows: whole numbers >= 1, each once (null: unranked)."""
+    r = pl.col(column)
+    ranked = r.drop_nulls()
+    return [Rule(column, "must be a whole-number rank >= 1 or null",
+                 ((r < 1) | (r.cast(pl.Float64) != r.cast(pl.Float64).round())
+                  | r.cast(pl.Float64).is_nan()).fill_null(False)),
+            Rule(column, "must rank each item once: two rows of an impression have one rank",
+                 ranked.n_unique() != ranked.len(), whole=True)]

@@ -7,17 +7,21 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._ope.checks import (
     Rule,
     constant_rule,
+    check_group_by,
+    check_numeric,
     finite_rule,
     flags,
     missing_columns,
     position_rules,
     raise_flagged,
     range_rule,
+    rank_rules,
 )
 from polars_rank.online._ope.options import Options, check_options
 from polars_rank.online._ope.spec import ESTIMATORS, Estimator, Terms
@@ -34,7 +38,7 @@ OUTPUT = ("estimator", "estimate", "ci_low", "ci_high", "n_impressions", "n_roun
 
 
 def off_policy_value(
-    log: pl.DataFrame | pl.LazyFrame,
+    log: FrameLike,
     estimator: str | Sequence[str] = ("ips", "snips"),
     *,
     impression: str = "impression",
@@ -81,7 +85,8 @@ def off_policy_value(
     Parameters
     ----------
     log
-        The log, eager or lazy.
+        The log, eager or lazy (or a pandas frame, an Arrow table: what
+        :func:`polars_rank.evaluate` reads).
     estimator
         One estimator name or several; one result row each.
     impression, position, item, reward
@@ -156,18 +161,20 @@ def off_policy_value(
     opts = check_options(estimator, group_by=group_by, clip=clip,
                          switch_threshold=switch_threshold, support=support,
                          near_zero=near_zero, alpha=alpha, n_resamples=n_resamples, seed=seed)
-    if not isinstance(log, (pl.DataFrame, pl.LazyFrame)):
-        msg = f"log must be a polars DataFrame or LazyFrame, got {type(log).__name__}"
-        raise TypeError(msg)
-    lf = log.lazy()
-    schema = lf.collect_schema().names()
+    check_group_by(opts.group_by, impression=impression, position=position)
+    lf = as_polars(log, "log").lazy()
+    types = lf.collect_schema()
+    schema = types.names()
     terms = Terms(reward=reward, pscore=pscore, target=target, pscore_slate=pscore_slate,
                   target_slate=target_slate, pscore_cascade=pscore_cascade,
                   target_cascade=target_cascade, q_hat=q_hat, q_hat_target=q_hat_target,
                   impression=impression, position=position, clip=opts.clip,
                   switch_threshold=opts.switch)
     estimators = [ESTIMATORS[name] for name in opts.estimators]
-    _check_columns(schema, estimators, terms, opts, position=position, target_rank=target_rank)
+    numeric = _check_columns(schema, estimators, terms, opts, position=position,
+                             target_rank=target_rank)
+    check_numeric(types, numeric, caller=CALLER,
+                  positions=[position, *([target_rank] if target_rank else [])])
     if target_rank is not None:
         terms = Terms(**{**terms.__dict__, "target": DERIVED[0], "target_cascade": DERIVED[1],
                          "target_slate": DERIVED[2]})
@@ -186,7 +193,8 @@ def off_policy_value(
 
 
 def _check_columns(schema: list[str], estimators: list[Estimator], t: Terms, opts: Options,
-                   *, position: str, target_rank: str | None) -> None:
+                   *, position: str, target_rank: str | None) -> list[str]:
+    """Raise if a needed column is missing; the needed columns that hold numbers."""
     why = {t.impression: "the impression id", position: "the position, 1..n",
            t.reward: "the reward"}
     needed = [t.impression, position, t.reward, *opts.group_by]
@@ -206,6 +214,7 @@ def _check_columns(schema: list[str], estimators: list[Estimator], t: Terms, opt
         why[target_rank] = "the target policy's ranking"
         needed.append(target_rank)
     missing_columns(schema, list(dict.fromkeys(needed)), caller=CALLER, why=why)
+    return [c for c in dict.fromkeys(needed) if c not in (t.impression, *opts.group_by)]
 
 
 def _shown(lf: pl.LazyFrame, group_by: tuple[str, ...], impression: str, position: str,
@@ -237,6 +246,8 @@ def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str
                 rules.append(constant_rule(target, impression))
         if e.model:
             rules += [finite_rule(t.q_hat), finite_rule(t.q_hat_target)]
+    if target_rank is not None:
+        rules += rank_rules(target_rank)
     return list({(r.column, r.rule): r for r in rules}.values())
 
 
