@@ -193,9 +193,11 @@ def test_parameters_are_checked() -> None:
     constant = log.with_columns(pl.lit(3.0).alias("f"))
     with pytest.raises(InvalidDataError, match=r"features \['f'\] cannot be fitted"):
         regression_em_propensities(constant, features=["f"], n_resamples=0)
-    with pytest.raises(InvalidDataError, match=r"feature column .item.|must be numeric"):
-        regression_em_propensities(log.with_columns(pl.col("item").cast(pl.String)),
-                                   features=["item"], n_resamples=0)
+    with pytest.raises(InvalidDataError, match=r"column .text. must be numeric"):
+        regression_em_propensities(log.with_columns(pl.col("item").cast(pl.String).alias("text")),
+                                   features=["text"], n_resamples=0)
+    with pytest.raises(ValueError, match=r"features must be other columns than the log's"):
+        regression_em_propensities(log, features=["item"], n_resamples=0)
 
 
 def test_the_interval_leaves_the_estimate_alone() -> None:

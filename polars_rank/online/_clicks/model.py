@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
-from polars_rank._engine.frames import FrameLike
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._clicks.estimate import WEIGHT, estimate
 from polars_rank.online._clicks.log import (
@@ -37,6 +36,7 @@ from polars_rank.online._clicks.params import (
 from polars_rank.online._clicks.probs import conditional, examined, ubm_full
 
 if TYPE_CHECKING:
+    from polars_rank._engine.frames import FrameLike
     from polars_rank.online._clicks.params import Model as ModelName
 
 __all__ = ["ClickModel", "fit_click_model", "check_model", "Table"]

@@ -59,7 +59,8 @@ def raise_flagged(per_impression: pl.DataFrame, rows: pl.LazyFrame, rules: Seque
             continue
         which = hit[impression][0]
         if which is None:
-            msg = f"{caller}: column {impression!r} must not be null; a shown row has no impression id"
+            msg = (f"{caller}: column {impression!r} must not be null; a shown row has no "
+                   "impression id")
             raise InvalidDataError(msg)
         mine = rows.filter(pl.col(impression) == which)
         if r.whole:
@@ -112,7 +113,7 @@ def constant_rule(column: str, impression: str) -> Rule:
 
 def check_numeric(schema: pl.Schema, columns: Sequence[str], *, caller: str,
                   positions: Sequence[str] = ()) -> None:
-    """Raise if a column that holds numbers (or 0/1 booleans; not ``positions``) has another type."""
+    """Raise if a column of numbers (or of booleans; not ``positions``) has another type."""
     for name in columns:
         dtype = schema[name]
         if not (dtype.is_numeric() or dtype == pl.Null
@@ -131,12 +132,19 @@ def check_group_by(group_by: Sequence[str], *, impression: str, position: str) -
             raise ValueError(msg)
 
 
-def rank_rules(column: str) -> list[Rule]:
-    """A ranking's ranks on an impression's rows: whole numbers >= 1, each once (null: unranked)."""
+def rank_rules(column: str, *, within_list: bool = False) -> list[Rule]:
+    """A ranking's ranks on an impression's rows: whole numbers >= 1, each once (null: unranked).
+
+    ``within_list``: only the ranks 1..n (n the impression's rows) must be distinct, a
+    rank below the list (any number > n) may mean "not in the slate" for several rows.
+    """
     r = pl.col(column)
     ranked = r.drop_nulls()
+    if within_list:
+        ranked = ranked.filter(ranked <= pl.len())
+    where = "within the list " if within_list else ""
     return [Rule(column, "must be a whole-number rank >= 1 or null",
                  ((r < 1) | (r.cast(pl.Float64) != r.cast(pl.Float64).round())
                   | r.cast(pl.Float64).is_nan()).fill_null(False)),
-            Rule(column, "must rank each item once: two rows of an impression have one rank",
-                 ranked.n_unique() != ranked.len(), whole=True)]
+            Rule(column, f"must rank each item once {where}(two rows of an impression have one "
+                 "rank)", ranked.n_unique() != ranked.len(), whole=True)]

@@ -12,9 +12,9 @@ from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._ope.checks import (
     Rule,
-    constant_rule,
     check_group_by,
     check_numeric,
+    constant_rule,
     finite_rule,
     flags,
     missing_columns,
@@ -247,7 +247,7 @@ def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str
         if e.model:
             rules += [finite_rule(t.q_hat), finite_rule(t.q_hat_target)]
     if target_rank is not None:
-        rules += rank_rules(target_rank)
+        rules += rank_rules(target_rank, within_list=True)
     return list({(r.column, r.rule): r for r in rules}.values())
 
 

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["harvested_propensities"]
 
 _B = "__polars_rank_other_position"
+_RESERVED = frozenset({"n", "c", "clicks", "misses", "other", "stat", "value", "row", "__r", _B})
+"""Names of the columns harvested_propensities works with (a log column may not have one)."""
 
 
 def harvested_counts(data: pl.DataFrame, *, query: str, item: str, position: str,
@@ -146,7 +148,8 @@ def harvested_propensities(
     import numpy as np
 
     data = read_log(log, impression=impression, position=position, click=click,
-                    per_impression=[query, *([ranker] if ranker else [])], others=[item])
+                    per_impression=[query, *([ranker] if ranker else [])], others=[item],
+                    reserved=_RESERVED.__contains__, caller="harvested_propensities")
     last = int(data[position].max())  # type: ignore[arg-type]
     depth = last if max_position is None else min(max_position, last)
     cells = harvested_counts(data, query=query, item=item, position=position, click=click,

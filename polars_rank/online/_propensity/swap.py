@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["swap_propensities"]
 
 _PARTNER = "__polars_rank_partner"
+_RESERVED = frozenset({"at_one", "moved", "stat", "value", "row", _PARTNER})
+"""Names of the columns swap_propensities works with (a log column may not have one)."""
 
 
 def swap_propensities(
@@ -125,7 +127,9 @@ def swap_propensities(
     unit = impression if resample == "impression" else query
     data = read_log(log, impression=impression, position=position, click=click,
                     per_impression=[query] if resample == "query" else [],
-                    others=[logged] if design == "swap" else [])
+                    others=[logged] if design == "swap" else [],
+                    numbers=[logged] if design == "swap" else [],
+                    reserved=_RESERVED.__contains__, caller="swap_propensities")
     last = int(data[position].max())  # type: ignore[arg-type]
     if design == "swap":
         units, estimate, positions = _swap_stats(data, impression, position, click, logged,
