@@ -136,6 +136,26 @@ def test_simulate_replaces_a_click_column() -> None:
     assert out["click"].equals(pro.simulate_clicks(_pbm(), CLICKS.drop("click"), seed=1)["click"])
 
 
+def test_given_parameters_are_checked() -> None:
+    attr = _pbm().attractiveness
+    from_pandas = pro.ClickModel.from_parameters("pbm", attractiveness=attr.to_pandas(),
+                                                 examination={1: 1.0, 2: 0.5})
+    assert_frame_equal(from_pandas.attractiveness, attr)
+    ranking = CLICKS.drop("click")
+    for table, rule in (
+            (attr.with_columns(attractiveness=pl.Series([None, 0.3])), "a null or a value"),
+            (pl.concat([attr, attr]), r"two rows for one \('query', 'item'\)")):  # were 0.5
+        with pytest.raises(ValueError, match=rule):  # and every row twice, a wrong number
+            pro.ClickModel.from_parameters("pbm", attractiveness=table,
+                                           examination={1: 1.0, 2: 0.5})
+    with pytest.raises(ValueError, match="a position < 1"):
+        pro.ClickModel.from_parameters("pbm", attractiveness=attr, examination={0: 1.0})
+    with pytest.raises(ValueError, match="alpha must be in"):
+        _pbm().examination(ranking, alpha="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed must be an int >= 0"):
+        pro.swap_propensities(SWAP, seed=-1)  # was NumPy's "expected non-negative integer"
+
+
 # --- counterfactual estimators ---------------------------------------------------------------
 
 @pytest.mark.parametrize("column", ["position", "reward", "pscore", "target", "q_hat"])

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._clicks.estimate import WEIGHT, estimate
 from polars_rank.online._clicks.log import (
@@ -130,35 +131,10 @@ class ClickModel:
         back = {query: QUERY, item: ITEM, position: POS, "previous_click": PREV}
         tables = {}
         for table in TABLES[name]:
-            value = given[table]
-            keys = keys_of(name, table)
-            if value is None:
+            if given[table] is None:
                 msg = f"model {name!r} needs the {table!r} table"
                 raise ValueError(msg)
-            if isinstance(value, (int, float)):
-                frame = pl.DataFrame({table: [float(value)]})
-            elif isinstance(value, Mapping):
-                frame = pl.DataFrame({POS: list(value), table: list(value.values())},
-                                     schema={POS: pl.Int64, table: pl.Float64})
-            else:
-                frame = value.rename({k: v for k, v in back.items() if k in value.columns})
-            missing = [k for k in [*keys, table] if k not in frame.columns]
-            if missing:
-                msg = (
-                    f"the {table!r} table of {name!r} needs columns "
-                                 f"{[*keys, table]}; missing {missing}"
-                )
-                raise ValueError(msg)
-            frame = frame.select(*keys, pl.col(table).cast(pl.Float64))
-            bad = frame.filter(~pl.col(table).is_between(0.0, 1.0))
-            if bad.height:
-                msg = (
-                    f"the {table!r} table has a value outside [0, 1]: "
-                                 f"{bad[table][0]}"
-                )
-                raise ValueError(msg)
-            tables[table] = frame.with_columns(
-                pl.col(k).cast(pl.Int64) for k in keys if k in (POS, PREV))
+            tables[table] = _given_table(name, table, given[table], back)
         return cls(name, tables, columns)
 
     def _rows(self, log: FrameLike, columns: Columns | None = None) -> pl.LazyFrame:
@@ -243,10 +219,10 @@ class ClickModel:
         ``seed``: the same for any row order) and ``ci_low``/``ci_high`` are the
         percentiles of the refitted propensities at ``alpha / 2`` and ``1 - alpha / 2``.
         """
-        if not 0 < alpha < 1:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
             msg = f"alpha must be in (0, 1), got {alpha!r}"
             raise ValueError(msg)
-        if n_resamples < 0:
+        if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
             msg = f"n_resamples must be >= 0, got {n_resamples!r}"
             raise ValueError(msg)
         if log is None and (self.model != "pbm" or n_resamples):
@@ -278,6 +254,38 @@ class ClickModel:
         assert log is not None
         return self._full(log).group_by(POS).agg((group_sum(pl.col("_exam")) / pl.len()).alias(
             "examination")).sort(POS).collect()
+
+
+def _given_table(name: Model, table: str, value: object, back: dict[str, str]) -> pl.DataFrame:
+    """A table given to ``from_parameters``, checked: its keys once, values in [0, 1]."""
+    keys = keys_of(name, table)
+    if isinstance(value, (int, float)):
+        frame = pl.DataFrame({table: [float(value)]})
+    elif isinstance(value, Mapping):
+        frame = pl.DataFrame({POS: list(value), table: list(value.values())},
+                             schema={POS: pl.Int64, table: pl.Float64})
+    else:
+        frame = as_polars(value, table).lazy().collect()
+        frame = frame.rename({k: v for k, v in back.items() if k in frame.columns})
+    public = {v: k for k, v in back.items()}
+    missing = [public.get(k, k) for k in [*keys, table] if k not in frame.columns]
+    if missing:
+        msg = (f"the {table!r} table of {name!r} needs columns "
+               f"{[public.get(k, k) for k in [*keys, table]]}; missing {missing}")
+        raise ValueError(msg)
+    frame = frame.select(*keys, pl.col(table).cast(pl.Float64))
+    bad = frame.filter(~pl.col(table).is_between(0.0, 1.0).fill_null(False))
+    if bad.height:
+        msg = f"the {table!r} table has a null or a value outside [0, 1]: {bad[table][0]}"
+        raise ValueError(msg)
+    if keys and frame.select(keys).is_duplicated().any():
+        msg = (f"the {table!r} table has two rows for one "
+               f"{tuple(public.get(k, k) for k in keys)}")
+        raise ValueError(msg)
+    if POS in keys and frame.filter(pl.col(POS) < 1).height:
+        msg = f"the {table!r} table has a position < 1 (positions are 1..n)"
+        raise ValueError(msg)
+    return frame.with_columns(pl.col(k).cast(pl.Int64) for k in keys if k in (POS, PREV))
 
 
 def _kind(dtype: pl.DataType) -> str:

@@ -29,13 +29,16 @@ RESULT_SCHEMA = {"position": pl.Int64, "propensity": pl.Float64,
 """Every estimator's output: one row per position, propensities relative to position 1."""
 
 
-def check_resampling(n_resamples: int, alpha: float) -> None:
-    """ValueError for a negative ``n_resamples`` or an ``alpha`` outside (0, 1)."""
+def check_resampling(n_resamples: int, alpha: float, seed: int = 0) -> None:
+    """ValueError for a negative ``n_resamples``, an ``alpha`` outside (0, 1), a negative seed."""
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
         msg = f"n_resamples must be an int >= 0 (0: no interval), got {n_resamples!r}"
         raise ValueError(msg)
-    if not 0 < alpha < 1:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         msg = f"alpha must be in (0, 1), got {alpha!r}"
+        raise ValueError(msg)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        msg = f"seed must be an int >= 0, got {seed!r}"
         raise ValueError(msg)
 
 

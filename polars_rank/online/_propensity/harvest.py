@@ -143,7 +143,7 @@ def harvested_propensities(
                                      or max_position < 2):
         msg = f"max_position must be an int >= 2 or None, got {max_position!r}"
         raise ValueError(msg)
-    check_resampling(n_resamples, alpha)
+    check_resampling(n_resamples, alpha, seed)
     numpy_needed("harvested_propensities")
     import numpy as np
 

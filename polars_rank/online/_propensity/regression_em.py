@@ -120,7 +120,7 @@ def regression_em_propensities(
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             msg = f"{name} must be an int >= {low}, got {value!r}"
             raise ValueError(msg)
-    check_resampling(n_resamples, alpha)
+    check_resampling(n_resamples, alpha, seed)
     numpy_needed("regression_em_propensities")
     feats = [features] if isinstance(features, str) else list(features or [])
     for f in feats:

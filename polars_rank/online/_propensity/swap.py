@@ -122,7 +122,7 @@ def swap_propensities(
                               or top_n < 2):
         msg = f"top_n must be an int >= 2 or None, got {top_n!r}"
         raise ValueError(msg)
-    check_resampling(n_resamples, alpha)
+    check_resampling(n_resamples, alpha, seed)
     numpy_needed("swap_propensities")
     unit = impression if resample == "impression" else query
     data = read_log(log, impression=impression, position=position, click=click,
