@@ -116,6 +116,17 @@ def test_click_and_position_types() -> None:
             pro.fit_click_model(odd, "pbm")
 
 
+def test_a_column_in_two_roles() -> None:
+    # a log without queries: each impression its own query (was a KeyError)
+    alone = CLICKS.drop("query")
+    model = pro.fit_click_model(alone, "sdbn", query="impression")
+    copied = pro.fit_click_model(alone.with_columns(query=pl.col("impression")), "sdbn")
+    assert model.attractiveness.columns == ["impression", "item", "attractiveness"]
+    assert model.attractiveness.rows() == copied.attractiveness.rows()
+    with pytest.raises(ValueError, match="position and click must be columns of their own"):
+        pro.fit_click_model(alone, "pbm", query="impression", click="position")
+
+
 def test_categorical_impressions_draw_as_their_text() -> None:
     # Polars 1.36 hashed a categorical's code, which depends on the categories seen before
     keep = pl.Series(["zz", "3", "2", "1", "yy"], dtype=pl.Categorical)

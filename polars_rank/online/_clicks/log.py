@@ -30,10 +30,10 @@ class Columns:
     item: str = "item"
     click: str = "click"
 
-    def canonical(self) -> dict[str, str]:
-        """The log's names to the canonical ones."""
-        return {self.impression: IMP, self.position: POS, self.query: QUERY,
-                self.item: ITEM, self.click: CLICK}
+    def canonical(self) -> list[tuple[str, str]]:
+        """The log's names with the canonical ones (a column may play two roles)."""
+        return [(self.impression, IMP), (self.position, POS), (self.query, QUERY),
+                (self.item, ITEM), (self.click, CLICK)]
 
 
 def _first(frame: pl.DataFrame) -> object:
@@ -66,15 +66,15 @@ def prepare(log: object, columns: Columns, *,
     """
     log = as_polars(log, what)
     names = columns.canonical()
-    if len(names) < 5:
-        msg = (f"the click log's columns must be five different columns, got "
-               f"impression={columns.impression!r}, position={columns.position!r}, "
-               f"query={columns.query!r}, item={columns.item!r}, click={columns.click!r}")
+    roles = {columns.position, columns.click}
+    if len(roles) < 2 or roles & {columns.impression, columns.query, columns.item}:
+        msg = (f"the click log's position and click must be columns of their own, got "
+               f"position={columns.position!r}, click={columns.click!r}")
         raise ValueError(msg)
     if not clicks:
-        names.pop(columns.click)
+        names = [(name, new) for name, new in names if new != CLICK]
     schema = log.collect_schema() if isinstance(log, pl.LazyFrame) else log.schema
-    missing = [name for name in names if name not in schema]
+    missing = [name for name, _ in names if name not in schema]
     if missing:
         msg = (
             f"the click log has no column {missing[0]!r} "
@@ -87,11 +87,11 @@ def prepare(log: object, columns: Columns, *,
                                f"1..n, got {schema[columns.position]}"
         )
         raise InvalidDataError(msg)
-    frame = log.lazy().select([pl.col(name).alias(new) for name, new in names.items()]).collect()
+    frame = log.lazy().select([pl.col(name).alias(new) for name, new in names]).collect()
     if clicks and frame.height == 0:
         msg = f"the click {what} is empty: no impression to fit or score"
         raise InvalidDataError(msg)
-    for name, new in names.items():
+    for name, new in names:
         nulls = frame.filter(pl.col(new).is_null())
         if nulls.height:
             where = ("" if new == IMP else f" in impression {_first(nulls)!r}")
