@@ -332,3 +332,21 @@ def test_lossy_ids_and_pandas_nullable_columns() -> None:
     frame.loc[1, "pscore"] = np.nan  # NaN in a float column: NaN, as evaluate() reads it
     with pytest.raises(InvalidDataError, match=r"impression 2 has (nan|None)"):
         pro.off_policy_value(frame, "ips", n_resamples=0)
+
+
+def test_nan_ids_are_missing_ids() -> None:
+    # a pandas integer column with a missing value is float with NaN: NaN was one more id
+    nan = float("nan")
+    clicks = CLICKS.to_pandas()
+    clicks["item"] = [1.0, 2.0, nan, 1.0, 1.0, 2.0]
+    with pytest.raises(InvalidDataError, match=r"column 'item' has a null \(or NaN\) value in "
+                                               "impression 2"):
+        pro.fit_click_model(clicks, "pbm")
+    slot = SLOT.to_pandas()
+    slot["impression"] = [1.0, 2.0, nan, 4.0]
+    with pytest.raises(InvalidDataError, match="'impression' must not be null"):
+        pro.off_policy_value(slot, "ips", n_resamples=0)
+    rankers = RANKERS.to_pandas()
+    rankers["item"] = [1.0, 2.0, 1.0, 2.0, 2.0, 1.0, 2.0, nan]
+    with pytest.raises(InvalidDataError, match=r"null 'item' in the log \(impression 4\)"):
+        pro.harvested_propensities(rankers, n_resamples=0)

@@ -92,10 +92,13 @@ def prepare(log: object, columns: Columns, *,
         msg = f"the click {what} is empty: no impression to fit or score"
         raise InvalidDataError(msg)
     for name, new in names:
-        nulls = frame.filter(pl.col(new).is_null())
+        missing_id = pl.col(new).is_null()
+        if new in (IMP, QUERY, ITEM) and frame.schema[new].is_float():  # pandas' missing id
+            missing_id = missing_id | pl.col(new).is_nan()
+        nulls = frame.filter(missing_id)
         if nulls.height:
             where = ("" if new == IMP else f" in impression {_first(nulls)!r}")
-            msg = f"column {name!r} has a null value{where}"
+            msg = f"column {name!r} has a null (or NaN) value{where}"
             raise InvalidDataError(msg)
     if clicks:
         if not (schema[columns.click].is_numeric() or schema[columns.click] == pl.Boolean):

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["Rule", "constant_rule", "finite_rule", "flags", "check_group_by", "check_numeric",
+           "missing_id",
            "missing_columns", "position_rules", "range_rule", "rank_rules", "raise_flagged"]
 
 
@@ -58,7 +59,7 @@ def raise_flagged(per_impression: pl.DataFrame, rows: pl.LazyFrame, rules: Seque
         if hit.height == 0:
             continue
         which = hit[impression][0]
-        if which is None:
+        if which is None or which != which:  # null, or NaN
             msg = (f"{caller}: column {impression!r} must not be null; a shown row has no "
                    "impression id")
             raise InvalidDataError(msg)
@@ -109,6 +110,14 @@ def constant_rule(column: str, impression: str) -> Rule:
     c = pl.col(column)
     return Rule(column, "must be one value per impression (the whole slate's propensity)",
                 c.n_unique() > 1, whole=True)
+
+
+def missing_id(column: str, dtype: pl.DataType) -> Rule:
+    """An id that is null, or NaN in a float column (pandas' missing integer id)."""
+    bad = pl.col(column).is_null()
+    if dtype.is_float():
+        bad = bad | pl.col(column).is_nan()
+    return Rule(column, "must not be null", bad)
 
 
 def check_numeric(schema: pl.Schema, columns: Sequence[str], *, caller: str,

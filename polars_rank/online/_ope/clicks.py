@@ -17,6 +17,7 @@ from polars_rank.online._ope.checks import (
     check_numeric,
     flags,
     missing_columns,
+    missing_id,
     position_rules,
     raise_flagged,
     rank_rules,
@@ -154,7 +155,7 @@ def ips_click_metric(
     lf = lf.sort([*keys, impression, position])
     c, p, r = pl.col(click).cast(pl.Float64), pl.col(position), pl.col(target_rank)
     rules = [
-        Rule(impression, "must not be null", pl.col(impression).is_null()),
+        missing_id(impression, schema[impression]),
         *position_rules(position, impression),
         Rule(position, f"must be a rank with an examination propensity (1..{len(theta)})",
              p > len(theta)),

@@ -18,6 +18,7 @@ from polars_rank.online._ope.checks import (
     finite_rule,
     flags,
     missing_columns,
+    missing_id,
     position_rules,
     raise_flagged,
     range_rule,
@@ -179,7 +180,7 @@ def off_policy_value(
         terms = Terms(**{**terms.__dict__, "target": DERIVED[0], "target_cascade": DERIVED[1],
                          "target_slate": DERIVED[2]})
     shown = _shown(lf, opts.group_by, impression, position, target_rank)
-    rules = _rules(estimators, terms, impression, position, target_rank)
+    rules = _rules(estimators, terms, impression, position, target_rank, types[impression])
     per_impression = _per_impression(shown, estimators, terms, opts, impression,
                                      rules).collect()
     if per_impression.height == 0:
@@ -230,8 +231,8 @@ def _shown(lf: pl.LazyFrame, group_by: tuple[str, ...], impression: str, positio
 
 
 def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str,
-           target_rank: str | None) -> list[Rule]:
-    rules = [Rule(impression, "must not be null", pl.col(impression).is_null()),
+           target_rank: str | None, id_type: pl.DataType) -> list[Rule]:
+    rules = [missing_id(impression, id_type),
              *position_rules(position, impression), finite_rule(t.reward)]
     for e in estimators:
         logging, target = e.columns(t)

@@ -78,9 +78,12 @@ def read_log(log: Any, *, impression: str, position: str, click: str,
             raise InvalidDataError(msg)
     data = frame.lazy().select(names).collect()
     counts = data.null_count().row(0, named=True)
+    ids = [impression, *per_impression, *[c for c in others if c not in numbers]]
     for name in names:
-        if counts[name]:
-            nulls = data.filter(pl.col(name).is_null())
+        nan = name in ids and data.schema[name].is_float()  # pandas' missing integer id
+        if counts[name] or (nan and data[name].is_nan().any()):
+            nulls = data.filter(pl.col(name).is_null() | (pl.col(name).is_nan() if nan
+                                                           else pl.lit(value=False)))
             msg = (f"null {name!r} in the log (impression "
                    f"{_first(nulls, impression)!r})" if name != impression
                    else f"null {impression!r} (impression id) in the log")
