@@ -1,5 +1,9 @@
 """The charts of the Plots page (the docs hook runs this file and saves each chart)."""
 # The page shows the sections between the markers, so they read as a user's script.
+import contextlib
+import io
+import re
+from pathlib import Path
 
 # --8<-- [start:data]
 import polars as pl
@@ -61,3 +65,14 @@ band.save("bounds.svg")
 
 CHARTS = {"metric_at_k": curves, "forest": forest, "distribution": spread, "report": pairs,
           "bounds": band}
+
+# The charts of the LLM-judges page are drawn by the page's own code, run here as
+# tests/test_docs.py runs it (its python blocks in order, their output discarded).
+_page = Path(__file__).resolve().parent.parent / "llm-judges.md"
+_blocks = re.findall(r"^```python\n(.*?)^```$", _page.read_text(), flags=re.M | re.S)
+_namespace: dict[str, object] = {"__name__": "__docs__"}
+with contextlib.redirect_stdout(io.StringIO()):
+    for _block in _blocks:
+        exec(compile(_block, str(_page), "exec"), _namespace)
+CHARTS |= {"llm_judges_leaderboards": _namespace["leaderboards"],
+           "llm_judges_forest": _namespace["forest"]}

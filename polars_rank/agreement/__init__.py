@@ -9,4 +9,28 @@ to a metric.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from polars_rank.agreement._judges.alpha import krippendorff_alpha
+from polars_rank.agreement._judges.kappa import cohen_kappa, fleiss_kappa
+from polars_rank.agreement._judges.raw import confusion, raw_agreement
+from polars_rank.agreement._uncertain.comparison import compare_uncertain
+from polars_rank.agreement._uncertain.evaluation import (
+    UncertainResult,
+    evaluate_uncertain,
+    label_draws,
+)
+from polars_rank.agreement._uncertain.labels import label_distribution
+
+__all__: list[str] = [
+    # judges (docs/judge-agreement.md)
+    "cohen_kappa",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "raw_agreement",
+    "confusion",
+    # uncertain labels (issue 40, item 4)
+    "evaluate_uncertain",
+    "label_draws",
+    "label_distribution",
+    "UncertainResult",
+    "compare_uncertain",
+]

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from polars_rank.online._clicks.model import ClickModel, fit_click_model
 from polars_rank.online._clicks.simulate import simulate_clicks
+from polars_rank.online._interleaving.build import interleave
+from polars_rank.online._interleaving.credit import credit
+from polars_rank.online._interleaving.distribution import probabilistic_lists
+from polars_rank.online._interleaving.optimized import optimized_lists
+from polars_rank.online._interleaving.preference import impressions_needed, preference
 from polars_rank.online._ope.clicks import ips_click_metric
 from polars_rank.online._ope.value import off_policy_value
 from polars_rank.online._propensity.harvest import harvested_propensities
@@ -17,6 +22,13 @@ from polars_rank.online._propensity.regression_em import regression_em_propensit
 from polars_rank.online._propensity.swap import swap_propensities
 
 __all__ = [
+    # interleaving (docs/interleaving.md)
+    "interleave",
+    "probabilistic_lists",
+    "optimized_lists",
+    "credit",
+    "preference",
+    "impressions_needed",
     # click models (docs/click-models.md)
     "ClickModel",
     "fit_click_model",

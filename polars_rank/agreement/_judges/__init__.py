@@ -1,0 +1,1 @@
+"""Agreement between judges on the same (query, document) pairs: kappas, alpha, tables."""

@@ -1,0 +1,113 @@
+"""Per-query tables to results: per query, per slice or overall, with bootstrap intervals.
+
+The bootstrap resamples queries (with replacement, as many as the slice has) and sums
+their count tables: an item's judgments stay together, and the queries' correlation
+is what the interval reflects. Each slice's resamples come from a generator seeded
+by ``seed`` and the slice (and the statistic), over its queries in sorted order, so
+the intervals do not depend on row order nor on the other slices.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from polars_rank.agreement._judges.data import COUNT, ITEMS, KEY
+from polars_rank.stats import require
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from polars_rank.agreement._judges.statistics import Array
+
+    Statistic = Callable[[Array], Array]
+
+_ROW = "__polars_rank_row"
+_BATCH = 256  # resamples drawn at a time
+
+
+def check_bootstrap(n_resamples: object, confidence: object, seed: object) -> None:
+    """Parameter checks shared by every function (ValueError/TypeError naming them)."""
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
+        msg = f"n_resamples must be an int >= 0 (0: no intervals), got {n_resamples!r}"
+        raise ValueError(msg)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (
+            0 < confidence < 1):
+        msg = f"confidence must be a number strictly between 0 and 1, got {confidence!r}"
+        raise ValueError(msg)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        msg = f"seed must be an int or None, got {seed!r}"
+        raise TypeError(msg)
+
+
+def _dense(table: pl.DataFrame, rows: pl.DataFrame, keys: list[str], size: int) -> Array:
+    """The tables as a (rows, size) array, rows in the order of ``rows``."""
+    import numpy as np
+
+    indexed = table.join(rows.with_row_index(_ROW), on=keys, how="inner", nulls_equal=True)
+    out = np.zeros((rows.height, size))
+    out[indexed[_ROW].to_numpy(), indexed[KEY].to_numpy()] = indexed[COUNT].to_numpy()
+    return out
+
+
+def _interval(statistic: Statistic, tables: Array, n_resamples: int, confidence: float,
+              seed: int | None, key: tuple[Any, ...]) -> tuple[float | None, float | None]:
+    """Percentile interval of the statistic over resampled queries (rows of ``tables``)."""
+    import numpy as np
+
+    queries = tables.shape[0]
+    if n_resamples == 0 or queries < 2:
+        return None, None
+    rng = np.random.default_rng(np.random.SeedSequence(
+        seed, spawn_key=(zlib.crc32(repr(key).encode()),)))
+    share = np.full(queries, 1.0 / queries)
+    values = []
+    for start in range(0, n_resamples, _BATCH):
+        weights = rng.multinomial(queries, share, size=min(_BATCH, n_resamples - start))
+        values.append(statistic(weights.astype(np.float64) @ tables))
+    resampled = np.concatenate(values)
+    resampled = resampled[~np.isnan(resampled)]
+    if not resampled.size:
+        return None, None
+    low, high = np.quantile(resampled, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
+
+
+def summarise(table: pl.DataFrame, items: pl.DataFrame, statistic: Statistic, size: int, *,
+              name: str, groups: list[str], query: str, per_query: bool, n_resamples: int,
+              confidence: float, seed: int | None, what: str) -> pl.DataFrame:
+    """One row per query (``per_query``) or per slice: the statistic and its interval.
+
+    ``table``: ``[*groups, query, KEY, COUNT]``, a query's count at each of ``size``
+    components; ``items``: ``[*groups, query, n_items]``. ``what`` names the statistic
+    in the seed, so that two statistics of one slice draw different resamples.
+    """
+    require("numpy", what)
+    import numpy as np
+
+    keys = [*groups, query]
+    per = items.sort(keys, nulls_last=True)
+    tables = _dense(table, per.select(keys), keys, size)
+    schema: dict[str, Any] = {
+        **{k: items.schema[k] for k in (keys if per_query else groups)},
+        **({} if per_query else {"n_queries": pl.Int64}), ITEMS: pl.Int64,
+        name: pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
+    if per_query:
+        values = statistic(tables) if per.height else np.zeros(0)
+        return per.select(*keys, pl.col(ITEMS).cast(pl.Int64)).with_columns(
+            pl.Series(name, values, dtype=pl.Float64).fill_nan(None),
+            pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high"))
+    # the slices are runs of rows of ``per`` (sorted by slice first): their bounds
+    bounds = (per.with_row_index(_ROW)
+              .group_by(groups or pl.lit(0), maintain_order=True)
+              .agg(pl.col(_ROW).min().alias("start"), pl.len().alias("n"),
+                   pl.col(ITEMS).sum().alias(ITEMS)))
+    rows: list[tuple[Any, ...]] = []
+    for *key, start, n, n_items in bounds.select(*groups, "start", "n", ITEMS).rows():
+        block = tables[start:start + n]
+        value = float(statistic(block.sum(axis=0, keepdims=True))[0])
+        low, high = _interval(statistic, block, n_resamples, confidence, seed, (what, *key))
+        rows.append((*key, n, n_items, None if np.isnan(value) else value, low, high))
+    return pl.DataFrame(rows, schema=schema, orient="row")
