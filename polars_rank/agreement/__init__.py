@@ -9,4 +9,18 @@ to a metric.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from polars_rank.agreement._rankings.correlation import kendall_tau, spearman_rho, tau_ap
+from polars_rank.agreement._rankings.join import join_rankings
+from polars_rank.agreement._rankings.rbo import average_overlap, rbo
+from polars_rank.agreement._rankings.sets import jaccard, overlap
+
+__all__: list[str] = [
+    "average_overlap",
+    "jaccard",
+    "join_rankings",
+    "kendall_tau",
+    "overlap",
+    "rbo",
+    "spearman_rho",
+    "tau_ap",
+]
