@@ -9,6 +9,9 @@ to a metric.
 
 from __future__ import annotations
 
+from polars_rank.agreement._leaderboards.agreement import leaderboard_agreement, swapped_pairs
+from polars_rank.agreement._leaderboards.bootstrap import leaderboard_bootstrap
+from polars_rank.agreement._leaderboards.power import discriminative_power
 from polars_rank.agreement._rankings.correlation import kendall_tau, spearman_rho, tau_ap
 from polars_rank.agreement._rankings.join import join_rankings
 from polars_rank.agreement._rankings.rbo import average_overlap, rbo
@@ -16,11 +19,15 @@ from polars_rank.agreement._rankings.sets import jaccard, overlap
 
 __all__: list[str] = [
     "average_overlap",
+    "discriminative_power",
     "jaccard",
     "join_rankings",
     "kendall_tau",
+    "leaderboard_agreement",
+    "leaderboard_bootstrap",
     "overlap",
     "rbo",
     "spearman_rho",
+    "swapped_pairs",
     "tau_ap",
 ]

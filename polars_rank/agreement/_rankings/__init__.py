@@ -1,1 +1,1 @@
-"""Similarity of two rankings of one query: RBO, Kendall's tau_b, tau_AP, Spearman's rho, overlap."""
+"""Similarity of two rankings of one query: RBO, tau_b, tau_AP, Spearman's rho, overlap."""

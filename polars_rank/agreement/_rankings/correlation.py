@@ -10,7 +10,16 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank.agreement._rankings.lists import check_bool, dominated, pair_of, per_query
+from polars_rank._engine.sums import ordered_sum
+from polars_rank.agreement._rankings.lists import (
+    MAX_ITEMS,
+    WIDTH,
+    check_bool,
+    dominated,
+    on_codes,
+    pair_of,
+    per_query,
+)
 
 if TYPE_CHECKING:
     from polars_rank._engine.params import IntoExpr, Query
@@ -63,24 +72,28 @@ def kendall_tau(
     """
     pair = pair_of(a, b, False, None)
     xa, xb = _common(pair.a, pair.b)
-    n = xa.len().cast(pl.Int64)
-    ra = xa.rank("dense").cast(pl.Int64) - 1
-    rb = xb.rank("dense").cast(pl.Int64)
+    value = on_codes(xa.rank("dense").cast(pl.Int64) - 1, xb.rank("dense").cast(pl.Int64),
+                     _tau_b)
+    bad = ((xa.cast(_F).is_nan().sum() + xb.cast(_F).is_nan().sum()) > 0) \
+        | (xa.len() > MAX_ITEMS)
+    return per_query(value, bad, query).alias("kendall_tau")
+
+
+def _tau_b(ra: pl.Expr, rb: pl.Expr) -> pl.Expr:
+    """tau_b of dense ranks ``ra`` (from 0) and ``rb`` (from 1), columns computed once."""
+    n = ra.len().cast(pl.Int64)
     below_both = dominated(ra, rb)  # a_j < a_i and b_j < b_i
-    below_a = xa.rank("min").cast(pl.Int64) - 1  # a_j < a_i
-    width = n + 1
-    codes = (rb * width + ra).sort()
-    level_b = (codes.search_sorted(rb * width + ra, side="left").cast(pl.Int64)
-               - codes.search_sorted(rb * width, side="left").cast(pl.Int64))  # b_j == b_i
+    below_a = ra.rank("min").cast(pl.Int64) - 1  # a_j < a_i
+    codes = (rb * WIDTH + ra).sort()
+    level_b = (codes.search_sorted(rb * WIDTH + ra, side="left").cast(pl.Int64)
+               - codes.search_sorted(rb * WIDTH, side="left").cast(pl.Int64))  # b_j == b_i
     above_b = below_a - below_both - level_b  # a_j < a_i and b_j > b_i
     score = (below_both - above_b).sum().cast(_F)
     n0 = (n * (n - 1)).cast(_F) / 2
-    n1 = (xa.rank("max") - xa.rank("min")).sum().cast(_F) / 2
-    n2 = (xb.rank("max") - xb.rank("min")).sum().cast(_F) / 2
+    n1 = (ra.rank("max") - ra.rank("min")).sum().cast(_F) / 2
+    n2 = (rb.rank("max") - rb.rank("min")).sum().cast(_F) / 2
     den = ((n0 - n1) * (n0 - n2)).sqrt()
-    value = pl.when(den > 0).then(score / den).otherwise(pl.lit(float("nan")))
-    bad = (xa.cast(_F).is_nan().sum() + xb.cast(_F).is_nan().sum()) > 0
-    return per_query(value, bad, query).alias("kendall_tau")
+    return pl.when(den > 0).then(score / den).otherwise(pl.lit(float("nan")))
 
 
 def spearman_rho(
@@ -122,8 +135,8 @@ def spearman_rho(
     xa, xb = _common(pair.a, pair.b)
     ra, rb = xa.rank("average").cast(_F), xb.rank("average").cast(_F)
     da, db = ra - ra.mean(), rb - rb.mean()
-    den = ((da * da).sum() * (db * db).sum()).sqrt()
-    value = pl.when(den > 0).then((da * db).sum() / den).otherwise(pl.lit(float("nan")))
+    den = (ordered_sum(da * da) * ordered_sum(db * db)).sqrt()
+    value = pl.when(den > 0).then(ordered_sum(da * db) / den).otherwise(pl.lit(float("nan")))
     bad = (xa.cast(_F).is_nan().sum() + xb.cast(_F).is_nan().sum()) > 0
     return per_query(value, bad, query).alias("spearman_rho")
 
@@ -181,13 +194,17 @@ def tau_ap(
     pa, pb = _common(pair.positions(pair.a), pair.positions(pair.b))
     ra = pa.rank("ordinal").cast(pl.Int64)  # 1..n among the common items
     rb = pb.rank("ordinal").cast(pl.Int64)
-    n = pa.len().cast(_F)
 
-    def one_way(ref: pl.Expr, ranked: pl.Expr) -> pl.Expr:
-        correct = dominated(ref - 1, ranked).cast(_F)
-        terms = pl.when(ranked > 1).then(correct / (ranked - 1).cast(_F)).otherwise(0.0)
-        return 2.0 / (n - 1.0) * terms.sum() - 1.0
+    def body(x: pl.Expr, y: pl.Expr) -> pl.Expr:  # x = ra - 1, y = rb
+        n = x.len().cast(_F)
 
-    value = (one_way(ra, rb) + one_way(rb, ra)) / 2.0 if sym else one_way(ra, rb)
-    value = pl.when(n >= 2).then(value).otherwise(pl.lit(float("nan")))
+        def one_way(ref: pl.Expr, ranked: pl.Expr) -> pl.Expr:
+            correct = dominated(ref - 1, ranked).cast(_F)
+            terms = pl.when(ranked > 1).then(correct / (ranked - 1).cast(_F)).otherwise(0.0)
+            return 2.0 / (n - 1.0) * terms.sum() - 1.0
+
+        value = (one_way(x + 1, y) + one_way(y, x + 1)) / 2.0 if sym else one_way(x + 1, y)
+        return pl.when(n >= 2).then(value).otherwise(pl.lit(float("nan")))
+
+    value = on_codes(ra - 1, rb, body)
     return per_query(value, pair.bad(), query).alias("tau_ap")

@@ -121,7 +121,7 @@ def join_rankings(
                    f"in {other}: two rankings of different queries joined by mistake?")
             raise InvalidDataError(msg)
     ranked = []
-    for frame, name in zip(runs, names):
+    for frame, name in zip(runs, names, strict=True):
         order = pl.arg_sort_by([pl.col(by), pl.col(doc)], descending=[desc, True],
                                nulls_last=True)
         position = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).sort_by(order)

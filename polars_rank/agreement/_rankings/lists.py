@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.params import to_expr, to_exprs
+from polars_rank._engine.summaries import summarize
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from polars_rank._engine.params import IntoExpr, Query
 
-__all__ = ["LEVELS", "MAX_ITEMS", "Pair", "dominated", "pair_of", "per_query", "check_bool"]
+__all__ = ["LEVELS", "MAX_ITEMS", "WIDTH", "Pair", "check_bool", "dominated", "on_codes", "pair_of",
+           "per_query"]
 
 LEVELS = 12
 """Bits of a position read by :func:`dominated`: rankings of up to 2**12 = 4,096 items.
@@ -60,7 +62,7 @@ class Pair:
         among them is arbitrary, and :meth:`tied` flags the list.
         """
         keys = [key] if self.doc is None else [key, self.doc]
-        order = pl.arg_sort_by(keys, descending=[self.descending] * len(keys),
+        order = pl.arg_sort_by(keys, descending=[self.descending, False][: len(keys)],
                                nulls_last=True)
         place = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).sort_by(order)
         return pl.when(key.is_not_null()).then(place)
@@ -94,23 +96,38 @@ def pair_of(a: IntoExpr, b: IntoExpr, descending: object, doc: IntoExpr | None) 
                 doc=None if doc is None else to_expr(doc, "doc"))
 
 
+WIDTH = MAX_ITEMS + 1
+"""The base of the codes ``x * WIDTH + y`` of :func:`on_codes` (x, y < WIDTH)."""
+
+
+def on_codes(x: pl.Expr, y: pl.Expr, body: Callable[[pl.Expr, pl.Expr], pl.Expr]) -> pl.Expr:
+    """``body(x, y)`` evaluated once on the list's (x, y) pairs, sorted.
+
+    An expression has no variables: each use of ``x`` in ``body`` would compute it
+    again (a sort for a rank), and ``body`` reads it dozens of times. The pairs are
+    coded as one integer each, sorted (so that sums of floats add in one order, the
+    same for any row order), gathered into one list, and ``body`` runs inside
+    ``list.eval``, where its inputs are columns computed once.
+    """
+    codes = (x.cast(pl.Int64) * WIDTH + y.cast(pl.Int64)).sort().implode()
+    e = pl.element()
+    return codes.list.eval(body(e // WIDTH, e % WIDTH)).list.first()
+
+
 def dominated(x: pl.Expr, y: pl.Expr) -> pl.Expr:
     """Per row i: how many rows j have ``x_j < x_i`` and ``y_j < y_i``.
 
-    ``x`` holds integers in [0, 2**LEVELS), ``y`` integers in [1, n]. The range
+    ``x`` holds integers in [0, 2**LEVELS), ``y`` integers in [1, WIDTH). The range
     [0, x_i) is cut into dyadic blocks, one per set bit of x_i; at level L the rows of
     the block are those with ``x_j >> L == (x_i >> L) - 1``, and the ones among them
     with ``y_j < y_i`` are counted by two binary searches in the sorted codes
-    ``(x_j >> L) * M + y_j``: O(n log^2 n) per list, no pair is built.
+    ``(x_j >> L) * WIDTH + y_j``: O(n log^2 n) per list, no pair is built.
     """
-    m = pl.len().cast(pl.Int64) + 1
-    x = x.cast(pl.Int64)
-    y = y.cast(pl.Int64)
     total = pl.lit(0, dtype=pl.Int64)
     for level in range(LEVELS):
         high = x // (1 << level)
-        codes = (high * m + y).sort()
-        block = (high - 1) * m
+        codes = (high * WIDTH + y).sort()
+        block = (high - 1) * WIDTH
         found = (codes.search_sorted(block + y, side="left").cast(pl.Int64)
                  - codes.search_sorted(block, side="left").cast(pl.Int64))
         total = total + pl.when(high % 2 == 1).then(found).otherwise(0)
@@ -123,9 +140,5 @@ def per_query(value: pl.Expr, bad: pl.Expr, query: Query) -> pl.Expr:
     if query is None:
         return out
     keys = list(to_exprs(query, "query"))
-    return out.over(keys, mapping_strategy="explode").mean()
-
-
-def named(name: str) -> Callable[[pl.Expr], pl.Expr]:
-    """Alias an expression to ``name``."""
-    return lambda e: e.alias(name)
+    # the values sorted before they are added: the same bits for any row order
+    return summarize(out.over(keys, mapping_strategy="explode"), "mean")

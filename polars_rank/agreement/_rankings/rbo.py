@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 import polars as pl
 
 from polars_rank._engine.params import check_choice, check_k, check_real
+from polars_rank._engine.sums import ordered_sum
 from polars_rank.agreement._rankings.lists import pair_of, per_query
 
 if TYPE_CHECKING:
@@ -106,31 +107,31 @@ def rbo(
         pa = pl.when(pa <= depth).then(pa)
         pb = pl.when(pb <= depth).then(pb)
     na, nb = pa.count().cast(pl.Int64), pb.count().cast(pl.Int64)
-    s, l = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)
+    s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)  # shorter, longer
     both = pa.is_not_null() & pb.is_not_null()
     m = pl.max_horizontal(pa, pb).filter(both)  # the depth from which an item is shared
     x_l = _f64(both.sum())
     x_s = _f64((m <= s).sum())
-    depths = pl.int_range(1, s + l + 1, dtype=pl.Int64).cast(pl.Float64)
+    depths = pl.int_range(1, s + ln + 1, dtype=pl.Int64).cast(pl.Float64)
     prefix = pl.lit(0.0).append((pl.lit(pp).pow(depths) / depths).cum_sum())  # F(0..s+l)
-    shared = prefix.gather(m - 1).sum()  # sum over common items of F(m - 1)
+    shared = ordered_sum(prefix.gather(m - 1))  # sum over common items of F(m - 1)
     tail = -math.log1p(-pp)  # F(infinity)
     c = (1 - pp) / pp
-    sf, lf = _f64(s), _f64(l)
+    sf, lf = _f64(s), _f64(ln)
     minimum = c * (x_l * tail - shared)
     if kind == "ext":
-        f_l, f_s = prefix.gather(l), prefix.gather(s)
+        f_l, f_s = prefix.get(ln), prefix.get(s)
         g_l = pp * (1 - pl.lit(pp).pow(lf)) / (1 - pp)
         g_s = pp * (1 - pl.lit(pp).pow(sf)) / (1 - pp)
         seen = x_l * f_l - shared
         beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
         value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * pl.lit(pp).pow(lf)
-        value = pl.when(l == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
+        value = pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
     else:
-        f = s + l - both.sum().cast(pl.Int64)
-        f_f = prefix.gather(f)
+        f = s + ln - both.sum().cast(pl.Int64)
+        f_f = prefix.get(f)
         residual = (pl.lit(pp).pow(sf) + pl.lit(pp).pow(lf) - pl.lit(pp).pow(_f64(f))
-                    - c * (sf * (f_f - prefix.gather(s)) + lf * (f_f - prefix.gather(l))
+                    - c * (sf * (f_f - prefix.get(s)) + lf * (f_f - prefix.get(ln))
                            + x_l * (tail - f_f)))
         value = {"min": minimum, "res": residual, "max": minimum + residual}[kind]
     return per_query(value, pair.bad(), query).alias("rbo" if kind == "ext" else f"rbo_{kind}")
@@ -190,7 +191,7 @@ def average_overlap(
     m = m.filter(m <= kk)
     depths = pl.int_range(1, kk + 1, dtype=pl.Int64).cast(pl.Float64)
     prefix = pl.lit(0.0).append((1.0 / depths).cum_sum())  # H(0..kk)
-    value = (_f64(m.len()) * prefix.gather(kk) - prefix.gather(m - 1).sum()) / _f64(kk)
+    value = (_f64(m.len()) * prefix.get(kk) - ordered_sum(prefix.gather(m - 1))) / _f64(kk)
     value = pl.when(pl.max_horizontal(na, nb) == 0).then(1.0).when(kk == 0).then(0.0) \
         .otherwise(value)
     return per_query(value, pair.bad(), query).alias("average_overlap")
