@@ -210,6 +210,9 @@ def test_every_context_and_row_order(make: object) -> None:
     values = per_query.to_series(1).to_list()
     finite = [v for v in values if not math.isnan(v)]
     assert len(finite) == len(values)  # join_rankings' positions never tie
+    alone = [joined.filter(pl.col("qid") == q).select(build(None)).item()  # type: ignore[operator]
+             for q in per_query.get_column("qid")]
+    assert values == pytest.approx(alone, abs=TOL)  # a group is read as the query alone
     mean = sum(values) / len(values)
     selected = joined.select(build("qid")).item()  # type: ignore[operator]
     assert abs(selected - mean) < TOL

@@ -46,8 +46,8 @@ def join_rankings(
     """The two rankings of each query on one frame: one row per document of either top k.
 
     Each run is ranked within its queries by ``by`` (equal scores by document id
-    descending, trec_eval's order) and cut at ``k``; the outer join on (query,
-    document) gives each document its position in each ranking, null where a
+    descending, trec_eval's order; a null ``by`` is not retrieved) and cut at
+    ``k``; the outer join on (query, document) gives each document its position in each ranking, null where a
     ranking does not hold it, ready for :func:`rbo`, :func:`tau_ap` and the others
     with ``query=``.
 
@@ -122,11 +122,12 @@ def join_rankings(
             raise InvalidDataError(msg)
     ranked = []
     for frame, name in zip(runs, names, strict=True):
-        order = pl.arg_sort_by([pl.col(by), pl.col(doc)], descending=[desc, True],
-                               nulls_last=True)
-        position = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).sort_by(order)
-        out = frame.select(pl.col(query), pl.col(doc),
-                           position.over(query).cast(pl.Int64).alias(name))
+        # sorted first, then counted: a sort by several keys inside a window was wrong
+        # on Polars 1.36 (tests/test_workarounds.py)
+        out = (frame.select(query, doc, by).filter(pl.col(by).is_not_null())
+               .sort([pl.col(query), pl.col(by), pl.col(doc)], descending=[False, desc, True])
+               .select(pl.col(query), pl.col(doc),
+                       (pl.int_range(pl.len(), dtype=pl.Int64) + 1).over(query).alias(name)))
         if depth is not None:
             out = out.filter(pl.col(name) <= depth)
         ranked.append(out)

@@ -29,6 +29,15 @@ def _f64(e: pl.Expr) -> pl.Expr:
     return e.cast(pl.Float64)
 
 
+def _present(positions: pl.Expr) -> pl.Expr:
+    """The length of a ranking: its non-null positions.
+
+    Not ``count()``, which counted the nulls of such a column in a Polars 1.36
+    group_by (tests/test_workarounds.py).
+    """
+    return positions.is_not_null().sum().cast(pl.Int64)
+
+
 def rbo(
     a: IntoExpr,
     b: IntoExpr,
@@ -106,7 +115,7 @@ def rbo(
     if depth is not None:
         pa = pl.when(pa <= depth).then(pa)
         pb = pl.when(pb <= depth).then(pb)
-    na, nb = pa.count().cast(pl.Int64), pb.count().cast(pl.Int64)
+    na, nb = _present(pa), _present(pb)
     s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)  # shorter, longer
     both = pa.is_not_null() & pb.is_not_null()
     m = pl.max_horizontal(pa, pb).filter(both)  # the depth from which an item is shared
@@ -183,7 +192,7 @@ def average_overlap(
     depth = check_k(k)
     pair = pair_of(a, b, descending, doc)
     pa, pb = pair.positions(pair.a), pair.positions(pair.b)
-    na, nb = pa.count().cast(pl.Int64), pb.count().cast(pl.Int64)
+    na, nb = _present(pa), _present(pb)
     kk = pl.min_horizontal(na, nb)
     if depth is not None:
         kk = pl.min_horizontal(kk, pl.lit(depth, dtype=pl.Int64))
