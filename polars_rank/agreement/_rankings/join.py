@@ -47,9 +47,9 @@ def join_rankings(
 
     Each run is ranked within its queries by ``by`` (equal scores by document id
     descending, trec_eval's order; a null ``by`` is not retrieved) and cut at
-    ``k``; the outer join on (query, document) gives each document its position in each ranking, null where a
-    ranking does not hold it, ready for :func:`rbo`, :func:`tau_ap` and the others
-    with ``query=``.
+    ``k``; the outer join on (query, document) gives each document its position in
+    each ranking, null where a ranking does not hold it, ready for :func:`rbo`,
+    :func:`tau_ap` and the others with ``query=``.
 
     Parameters
     ----------
