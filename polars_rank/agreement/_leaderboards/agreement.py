@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank._engine.params import check_real
-from polars_rank.agreement._leaderboards.data import as_frame, matrix, rng_for
+from polars_rank.agreement._leaderboards.data import as_frame, draw_counts, matrix
 from polars_rank.agreement._leaderboards.orders import order_taus
 from polars_rank.errors import InvalidDataError
 
@@ -124,18 +124,14 @@ def leaderboard_agreement(
     """
     import numpy as np
 
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        msg = f"n_resamples must be a positive int, got {n_resamples!r}"
-        raise ValueError(msg)
     level = check_real(alpha, "alpha", low=0, low_open=True, high=1, high_open=True,
                        allowed="in (0, 1)")
     systems, queries, va, vb, names = two_conditions(
         per_query, system=system, query=query, value=value, condition=condition)
     ma, mb = va.mean(axis=0), vb.mean(axis=0)
     tau, tap = order_taus(ma, mb)
-    rng = rng_for(seed, 40, 3)
     nq = len(queries)
-    counts = rng.multinomial(nq, np.full(nq, 1.0 / nq), size=n_resamples).astype(np.float64)
+    counts = draw_counts(nq, n_resamples, seed)
     taus, taps = order_taus(counts @ va / nq, counts @ vb / nq)
     lo, hi = 100 * level / 2, 100 * (1 - level / 2)
     swaps = swapped_pairs(per_query, system=system, query=query, value=value,

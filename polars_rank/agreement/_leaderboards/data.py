@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["Matrix", "as_frame", "matrix", "rng_for"]
+__all__ = ["Matrix", "as_frame", "draw_counts", "matrix", "rng_for"]
 
 Matrix = tuple[list[Any], list[Any], "NDArray[np.float64]"]
 """Systems (sorted), queries (sorted), values[query, system]."""
@@ -80,3 +80,22 @@ def rng_for(seed: int | None, *key: int) -> Any:
         msg = f"seed must be an int or None, got {seed!r}"
         raise TypeError(msg)
     return np.random.default_rng(np.random.SeedSequence(entropy=seed, spawn_key=key))
+
+
+def draw_counts(n_queries: int, n_resamples: int, seed: int | None) -> Any:
+    """(resamples x queries) draw counts of a bootstrap of the queries, as float64.
+
+    Each resample draws ``n_queries`` query indices uniformly with replacement from a
+    generator seeded by ``seed`` (the queries in sorted order, so the draw does not
+    depend on row order); the counts come from one ``bincount``.
+    """
+    import numpy as np
+
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
+        msg = f"n_resamples must be a positive int, got {n_resamples!r}"
+        raise ValueError(msg)
+    rng = rng_for(seed, 40, 3)
+    drawn = rng.integers(0, n_queries, size=(n_resamples, n_queries))
+    drawn += np.arange(n_resamples)[:, None] * n_queries
+    counts = np.bincount(drawn.reshape(-1), minlength=n_resamples * n_queries)
+    return counts.reshape(n_resamples, n_queries).astype(np.float64)

@@ -7,6 +7,7 @@ sum over depths is a sum over the common items of a prefix sum of the weights.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -14,7 +15,7 @@ import polars as pl
 
 from polars_rank._engine.params import check_choice, check_k, check_real
 from polars_rank._engine.sums import ordered_sum
-from polars_rank.agreement._rankings.lists import pair_of, per_query
+from polars_rank.agreement._rankings.lists import MAX_ITEMS, on_codes, pair_of, per_query
 
 if TYPE_CHECKING:
     from polars_rank._engine.params import IntoExpr, Query
@@ -27,6 +28,20 @@ RBO_KINDS: tuple[str, ...] = get_args(RboKind)
 
 def _f64(e: pl.Expr) -> pl.Expr:
     return e.cast(pl.Float64)
+
+
+@functools.lru_cache(maxsize=32)
+def _prefix_series(p: float) -> pl.Series:
+    """F(0), F(1), ..., F(2 * MAX_ITEMS), F(n) = sum_(d=1..n) p^d / d, added in order."""
+    total, out = 0.0, [0.0]
+    for d in range(1, 2 * MAX_ITEMS + 1):
+        total += p**d / d
+        out.append(total)
+    return pl.Series(out, dtype=pl.Float64)
+
+
+def _prefix_table(p: float) -> pl.Expr:
+    return pl.lit(_prefix_series(p))
 
 
 def _present(positions: pl.Expr) -> pl.Expr:
@@ -115,35 +130,39 @@ def rbo(
     if depth is not None:
         pa = pl.when(pa <= depth).then(pa)
         pb = pl.when(pb <= depth).then(pb)
-    na, nb = _present(pa), _present(pb)
-    s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)  # shorter, longer
-    both = pa.is_not_null() & pb.is_not_null()
-    m = pl.max_horizontal(pa, pb).filter(both)  # the depth from which an item is shared
-    x_l = _f64(both.sum())
-    x_s = _f64((m <= s).sum())
-    depths = pl.int_range(1, s + ln + 1, dtype=pl.Int64).cast(pl.Float64)
-    prefix = pl.lit(0.0).append((pl.lit(pp).pow(depths) / depths).cum_sum())  # F(0..s+l)
-    shared = ordered_sum(prefix.gather(m - 1))  # sum over common items of F(m - 1)
-    tail = -math.log1p(-pp)  # F(infinity)
-    c = (1 - pp) / pp
-    sf, lf = _f64(s), _f64(ln)
-    minimum = c * (x_l * tail - shared)
-    if kind == "ext":
-        f_l, f_s = prefix.get(ln), prefix.get(s)
-        g_l = pp * (1 - pl.lit(pp).pow(lf)) / (1 - pp)
-        g_s = pp * (1 - pl.lit(pp).pow(sf)) / (1 - pp)
-        seen = x_l * f_l - shared
-        beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
-        value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * pl.lit(pp).pow(lf)
-        value = pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
-    else:
+    table = _prefix_table(pp)
+
+    def body(xa: pl.Expr, xb: pl.Expr) -> pl.Expr:  # positions, 0 = absent; computed once
+        na, nb = (xa > 0).sum().cast(pl.Int64), (xb > 0).sum().cast(pl.Int64)
+        s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)  # shorter, longer
+        both = (xa > 0) & (xb > 0)
+        m = pl.max_horizontal(xa, xb).filter(both)  # the depth from which an item is shared
+        x_l = _f64(both.sum())
+        x_s = _f64((m <= s).sum())
+        shared = table.gather(m - 1).sum()  # sum over common items of F(m - 1), sorted
+        tail = -math.log1p(-pp)  # F(infinity)
+        c = (1 - pp) / pp
+        sf, lf = _f64(s), _f64(ln)
+        if kind == "ext":
+            f_l, f_s = table.get(ln), table.get(s)
+            g_l = pp * (1 - pl.lit(pp).pow(lf)) / (1 - pp)
+            g_s = pp * (1 - pl.lit(pp).pow(sf)) / (1 - pp)
+            seen = x_l * f_l - shared
+            beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
+            value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * pl.lit(pp).pow(lf)
+            return pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
+        minimum = c * (x_l * tail - shared)
         f = s + ln - both.sum().cast(pl.Int64)
-        f_f = prefix.get(f)
+        f_f = table.get(f)
         residual = (pl.lit(pp).pow(sf) + pl.lit(pp).pow(lf) - pl.lit(pp).pow(_f64(f))
-                    - c * (sf * (f_f - prefix.get(s)) + lf * (f_f - prefix.get(ln))
+                    - c * (sf * (f_f - table.get(s)) + lf * (f_f - table.get(ln))
                            + x_l * (tail - f_f)))
-        value = {"min": minimum, "res": residual, "max": minimum + residual}[kind]
-    return per_query(value, pair.bad(), query).alias("rbo" if kind == "ext" else f"rbo_{kind}")
+        return {"min": minimum, "res": residual, "max": minimum + residual}[kind]
+
+    value = on_codes(pa.fill_null(0), pb.fill_null(0), body)
+    long = (pair.a.is_not_null().sum() > MAX_ITEMS) | (pair.b.is_not_null().sum() > MAX_ITEMS)
+    return per_query(value, pair.bad() | long, query).alias(
+        "rbo" if kind == "ext" else f"rbo_{kind}")
 
 
 def average_overlap(
