@@ -30,10 +30,10 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from rbo_reference import RankingSimilarity  # noqa: E402
-from test_agreement_rankings import tau_ap_reference  # noqa: E402
+from rbo_reference import RankingSimilarity
+from test_agreement_rankings import tau_ap_reference
 
-from polars_rank.agreement import leaderboard_bootstrap, rbo, tau_ap  # noqa: E402
+from polars_rank.agreement import leaderboard_bootstrap, rbo, tau_ap
 
 
 def lists(n_queries: int, seed: int = 0) -> tuple[list[list[str]], list[list[str]]]:
@@ -81,7 +81,7 @@ def main() -> None:
         ("tau_AP", tau_ap("rank_a", "rank_b", query="qid"),
          lambda: [tau_ap_reference(a[i], b[i]) for i in range(m)]),
     ):
-        t_ours, value = best(lambda e=expr: frame.select(e).item(), args.repeat)
+        t_ours, _ = best(lambda e=expr: frame.select(e).item(), args.repeat)
         t_ref, values = best(ref, 1)
         t_ref *= scale
         sub = frame.filter(pl.col("qid") < m).select(expr).item()
