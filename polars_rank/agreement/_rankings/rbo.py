@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Literal, get_args
 import polars as pl
 
 from polars_rank._engine.params import check_choice, check_k, check_real
-from polars_rank.agreement._rankings.lists import MAX_ITEMS, pair_of
-from polars_rank.agreement._rankings.scope import scope_of
+from polars_rank._engine.sums import ordered_sum
+from polars_rank.agreement._rankings.lists import MAX_ITEMS, on_codes, pair_of, per_query
 
 if TYPE_CHECKING:
     from polars_rank._engine.params import IntoExpr, Query
@@ -40,18 +40,17 @@ def _prefix_series(p: float) -> pl.Series:
     return pl.Series(out, dtype=pl.Float64)
 
 
-@functools.lru_cache(maxsize=1)
-def _harmonic_series() -> pl.Series:
-    """H(0), H(1), ..., H(2 * MAX_ITEMS), added in order."""
-    total, out = 0.0, [0.0]
-    for d in range(1, 2 * MAX_ITEMS + 1):
-        total += 1.0 / d
-        out.append(total)
-    return pl.Series(out, dtype=pl.Float64)
-
-
 def _prefix_table(p: float) -> pl.Expr:
     return pl.lit(_prefix_series(p))
+
+
+def _present(positions: pl.Expr) -> pl.Expr:
+    """The length of a ranking: its non-null positions.
+
+    Not ``count()``, which counted the nulls of such a column in a Polars 1.36
+    group_by (tests/test_workarounds.py).
+    """
+    return positions.is_not_null().sum().cast(pl.Int64)
 
 
 def rbo(
@@ -127,45 +126,43 @@ def rbo(
     check_choice(kind, "kind", RBO_KINDS)
     depth = check_k(k)
     pair = pair_of(a, b, descending, doc)
-    scope = scope_of(query)
-    pa, pb = scope.positions(pair, pair.a), scope.positions(pair, pair.b)
+    pa, pb = pair.positions(pair.a), pair.positions(pair.b)
     if depth is not None:
         pa = pl.when(pa <= depth).then(pa)
         pb = pl.when(pb <= depth).then(pb)
     table = _prefix_table(pp)
-    limit = 2 * MAX_ITEMS  # the table's last index (longer lists are NaN: Scope.bad)
 
-    def at(index: pl.Expr) -> pl.Expr:  # F(index), per row or per list
-        return table.gather(index.clip(0, limit)) if scope.keys else table.get(index.clip(0, limit))
-
-    na, nb = scope.count(pa.is_not_null()), scope.count(pb.is_not_null())
-    s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)  # shorter, longer
-    both = pa.is_not_null() & pb.is_not_null()
-    m = pl.when(both).then(pl.max_horizontal(pa, pb))  # the depth from which it is shared
-    x_l = _f64(scope.count(both))
-    x_s = _f64(scope.count(m <= s))
-    # sum over common items of F(m - 1)
-    shared = scope.exact_sum(table.gather((m - 1).fill_null(0).clip(0, limit)))
-    tail = -math.log1p(-pp)  # F(infinity)
-    c = (1 - pp) / pp
-    sf, lf = _f64(s), _f64(ln)
-    if kind == "ext":
-        f_l, f_s = at(ln), at(s)
-        g_l = pp * (1 - pl.lit(pp).pow(lf)) / (1 - pp)
-        g_s = pp * (1 - pl.lit(pp).pow(sf)) / (1 - pp)
-        seen = x_l * f_l - shared
-        beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
-        value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * pl.lit(pp).pow(lf)
-        value = pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
-    else:
+    def body(xa: pl.Expr, xb: pl.Expr) -> pl.Expr:  # positions, 0 = absent; computed once
+        na, nb = (xa > 0).sum().cast(pl.Int64), (xb > 0).sum().cast(pl.Int64)
+        s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)  # shorter, longer
+        both = (xa > 0) & (xb > 0)
+        m = pl.max_horizontal(xa, xb).filter(both)  # the depth from which an item is shared
+        x_l = _f64(both.sum())
+        x_s = _f64((m <= s).sum())
+        shared = table.gather(m - 1).sum()  # sum over common items of F(m - 1), sorted
+        tail = -math.log1p(-pp)  # F(infinity)
+        c = (1 - pp) / pp
+        sf, lf = _f64(s), _f64(ln)
+        if kind == "ext":
+            f_l, f_s = table.get(ln), table.get(s)
+            g_l = pp * (1 - pl.lit(pp).pow(lf)) / (1 - pp)
+            g_s = pp * (1 - pl.lit(pp).pow(sf)) / (1 - pp)
+            seen = x_l * f_l - shared
+            beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
+            value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * pl.lit(pp).pow(lf)
+            return pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
         minimum = c * (x_l * tail - shared)
-        f = s + ln - scope.count(both)
-        f_f = at(f)
+        f = s + ln - both.sum().cast(pl.Int64)
+        f_f = table.get(f)
         residual = (pl.lit(pp).pow(sf) + pl.lit(pp).pow(lf) - pl.lit(pp).pow(_f64(f))
-                    - c * (sf * (f_f - at(s)) + lf * (f_f - at(ln)) + x_l * (tail - f_f)))
-        value = {"min": minimum, "res": residual, "max": minimum + residual}[kind]
-    name = "rbo" if kind == "ext" else f"rbo_{kind}"
-    return scope.finish(value, scope.bad(pair)).alias(name)
+                    - c * (sf * (f_f - table.get(s)) + lf * (f_f - table.get(ln))
+                           + x_l * (tail - f_f)))
+        return {"min": minimum, "res": residual, "max": minimum + residual}[kind]
+
+    value = on_codes(pa.fill_null(0), pb.fill_null(0), body)
+    long = (pair.a.is_not_null().sum() > MAX_ITEMS) | (pair.b.is_not_null().sum() > MAX_ITEMS)
+    return per_query(value, pair.bad() | long, query).alias(
+        "rbo" if kind == "ext" else f"rbo_{kind}")
 
 
 def average_overlap(
@@ -213,19 +210,16 @@ def average_overlap(
     """
     depth = check_k(k)
     pair = pair_of(a, b, descending, doc)
-    scope = scope_of(query)
-    pa, pb = scope.positions(pair, pair.a), scope.positions(pair, pair.b)
-    na, nb = scope.count(pa.is_not_null()), scope.count(pb.is_not_null())
+    pa, pb = pair.positions(pair.a), pair.positions(pair.b)
+    na, nb = _present(pa), _present(pb)
     kk = pl.min_horizontal(na, nb)
     if depth is not None:
         kk = pl.min_horizontal(kk, pl.lit(depth, dtype=pl.Int64))
-    limit = 2 * MAX_ITEMS
-    table = pl.lit(_harmonic_series())  # H(0..limit)
-    m = pl.when(pa.is_not_null() & pb.is_not_null()).then(pl.max_horizontal(pa, pb))
-    m = pl.when(m <= kk).then(m)
-    h_k = (table.gather(kk.clip(0, limit)) if scope.keys else table.get(kk.clip(0, limit)))
-    shared = scope.exact_sum(table.gather((m - 1).fill_null(0).clip(0, limit)))
-    value = (_f64(scope.count(m.is_not_null())) * h_k - shared) / _f64(kk)
+    m = pl.max_horizontal(pa, pb).filter(pa.is_not_null() & pb.is_not_null())
+    m = m.filter(m <= kk)
+    depths = pl.int_range(1, kk + 1, dtype=pl.Int64).cast(pl.Float64)
+    prefix = pl.lit(0.0).append((1.0 / depths).cum_sum())  # H(0..kk)
+    value = (_f64(m.len()) * prefix.get(kk) - ordered_sum(prefix.gather(m - 1))) / _f64(kk)
     value = pl.when(pl.max_horizontal(na, nb) == 0).then(1.0).when(kk == 0).then(0.0) \
         .otherwise(value)
-    return scope.finish(value, scope.bad(pair)).alias("average_overlap")
+    return per_query(value, pair.bad(), query).alias("average_overlap")
