@@ -102,11 +102,11 @@ def test_row_order_and_laziness_change_nothing(name: str) -> None:
     log = simulate(DESIGN[name], impressions=300, depth=4, seed=5, queries=12,
                    features=True)
     first = CALLS[name](log)
-    assert first.columns == ["position", "propensity", "lower", "upper"]
+    assert first.columns == ["position", "propensity", "ci_low", "ci_high"]
     assert first["position"].to_list() == [1, 2, 3, 4]
-    assert first["lower"].null_count() == 0
-    assert (first["lower"] <= first["propensity"]).all()
-    assert (first["propensity"] <= first["upper"]).all()
+    assert first["ci_low"].null_count() == 0
+    assert (first["ci_low"] <= first["propensity"]).all()
+    assert (first["propensity"] <= first["ci_high"]).all()
     shuffled = log.sample(fraction=1.0, shuffle=True, seed=9)
     assert_frame_equal(CALLS[name](shuffled.lazy()), first, check_exact=True)
     assert_frame_equal(CALLS[name](log), first, check_exact=True)
@@ -117,7 +117,7 @@ def test_the_seed_moves_the_interval_only() -> None:
     a = swap_propensities(log, n_resamples=50, seed=1)
     b = swap_propensities(log, n_resamples=50, seed=2)
     assert a["propensity"].to_list() == b["propensity"].to_list()
-    assert a["lower"].to_list() != b["lower"].to_list()
+    assert a["ci_low"].to_list() != b["ci_low"].to_list()
 
 
 # --------------------------------------------------------------------------- bad input

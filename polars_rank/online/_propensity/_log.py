@@ -25,7 +25,7 @@ _TWICE, _LO, _HI, _N, _FRAC, _SEVERAL = (f"__polars_rank_{name}" for name in (
     "twice", "lo", "hi", "n", "frac", "several"))
 
 RESULT_SCHEMA = {"position": pl.Int64, "propensity": pl.Float64,
-                 "lower": pl.Float64, "upper": pl.Float64}
+                 "ci_low": pl.Float64, "ci_high": pl.Float64}
 """Every estimator's output: one row per position, propensities relative to position 1."""
 
 
@@ -143,7 +143,7 @@ def unestimable(positions: Sequence[int], why: str) -> InvalidDataError:
 
 def result_frame(positions: Sequence[int], propensity: Sequence[float],
                  lower: Sequence[float | None], upper: Sequence[float | None]) -> pl.DataFrame:
-    """The estimators' output frame (position, propensity, lower, upper), by position."""
+    """The estimators' output frame (position, propensity, ci_low, ci_high), by position."""
     return pl.DataFrame({"position": list(positions), "propensity": list(propensity),
-                         "lower": list(lower), "upper": list(upper)},
+                         "ci_low": list(lower), "ci_high": list(upper)},
                         schema=RESULT_SCHEMA).sort("position")

@@ -106,7 +106,7 @@ def harvested_propensities(
     Returns
     -------
     DataFrame
-        ``position, propensity, lower, upper``; position 1 is 1.
+        ``position, propensity, ci_low, ci_high``; position 1 is 1.
 
     Raises
     ------
@@ -129,14 +129,14 @@ def harvested_propensities(
     ... })
     >>> harvested_propensities(log, n_resamples=0)
     shape: (2, 4)
-    ┌──────────┬────────────┬───────┬───────┐
-    │ position ┆ propensity ┆ lower ┆ upper │
-    │ ---      ┆ ---        ┆ ---   ┆ ---   │
-    │ i64      ┆ f64        ┆ f64   ┆ f64   │
-    ╞══════════╪════════════╪═══════╪═══════╡
-    │ 1        ┆ 1.0        ┆ null  ┆ null  │
-    │ 2        ┆ 0.666667   ┆ null  ┆ null  │
-    └──────────┴────────────┴───────┴───────┘
+    ┌──────────┬────────────┬────────┬─────────┐
+    │ position ┆ propensity ┆ ci_low ┆ ci_high │
+    │ ---      ┆ ---        ┆ ---    ┆ ---     │
+    │ i64      ┆ f64        ┆ f64    ┆ f64     │
+    ╞══════════╪════════════╪════════╪═════════╡
+    │ 1        ┆ 1.0        ┆ null   ┆ null    │
+    │ 2        ┆ 0.666667   ┆ null   ┆ null    │
+    └──────────┴────────────┴────────┴─────────┘
     """
     if max_position is not None and (isinstance(max_position, bool)
                                      or not isinstance(max_position, int)

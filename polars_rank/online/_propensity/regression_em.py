@@ -84,7 +84,7 @@ def regression_em_propensities(
     Returns
     -------
     DataFrame
-        ``position, propensity, lower, upper``: :math:`\theta_k / \theta_1`.
+        ``position, propensity, ci_low, ci_high``: :math:`\theta_k / \theta_1`.
 
     Raises
     ------
@@ -107,14 +107,14 @@ def regression_em_propensities(
     >>> regression_em_propensities(log, n_resamples=0).with_columns(
     ...     pl.col("propensity").round(3))
     shape: (2, 4)
-    ┌──────────┬────────────┬───────┬───────┐
-    │ position ┆ propensity ┆ lower ┆ upper │
-    │ ---      ┆ ---        ┆ ---   ┆ ---   │
-    │ i64      ┆ f64        ┆ f64   ┆ f64   │
-    ╞══════════╪════════════╪═══════╪═══════╡
-    │ 1        ┆ 1.0        ┆ null  ┆ null  │
-    │ 2        ┆ 0.593      ┆ null  ┆ null  │
-    └──────────┴────────────┴───────┴───────┘
+    ┌──────────┬────────────┬────────┬─────────┐
+    │ position ┆ propensity ┆ ci_low ┆ ci_high │
+    │ ---      ┆ ---        ┆ ---    ┆ ---     │
+    │ i64      ┆ f64        ┆ f64    ┆ f64     │
+    ╞══════════╪════════════╪════════╪═════════╡
+    │ 1        ┆ 1.0        ┆ null   ┆ null    │
+    │ 2        ┆ 0.593      ┆ null   ┆ null    │
+    └──────────┴────────────┴────────┴─────────┘
     """
     for name, value, low in (("iterations", iterations, 1), ("newton_steps", newton_steps, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:

@@ -81,7 +81,7 @@ def swap_propensities(
     Returns
     -------
     DataFrame
-        ``position, propensity, lower, upper``; position 1 is 1 (its bounds too, when
+        ``position, propensity, ci_low, ci_high``; position 1 is 1 (its bounds too, when
         there is an interval).
 
     Raises
@@ -103,14 +103,14 @@ def swap_propensities(
     ... })
     >>> swap_propensities(log, n_resamples=0)
     shape: (2, 4)
-    ┌──────────┬────────────┬───────┬───────┐
-    │ position ┆ propensity ┆ lower ┆ upper │
-    │ ---      ┆ ---        ┆ ---   ┆ ---   │
-    │ i64      ┆ f64        ┆ f64   ┆ f64   │
-    ╞══════════╪════════════╪═══════╪═══════╡
-    │ 1        ┆ 1.0        ┆ null  ┆ null  │
-    │ 2        ┆ 0.666667   ┆ null  ┆ null  │
-    └──────────┴────────────┴───────┴───────┘
+    ┌──────────┬────────────┬────────┬─────────┐
+    │ position ┆ propensity ┆ ci_low ┆ ci_high │
+    │ ---      ┆ ---        ┆ ---    ┆ ---     │
+    │ i64      ┆ f64        ┆ f64    ┆ f64     │
+    ╞══════════╪════════════╪════════╪═════════╡
+    │ 1        ┆ 1.0        ┆ null   ┆ null    │
+    │ 2        ┆ 0.666667   ┆ null   ┆ null    │
+    └──────────┴────────────┴────────┴─────────┘
     """
     if design not in ("swap", "randtop"):
         msg = f"design must be 'swap' or 'randtop', got {design!r}"
