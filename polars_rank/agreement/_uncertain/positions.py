@@ -40,10 +40,12 @@ _ROW_OPTIONS = ("judged_only", "unjudged", "unjudged_grade")
 def fast(metric: Metric) -> bool:
     """Whether the metric reads only the judged rows' positions and labels.
 
-    Not those reading the pool or the tie spans, or rewriting the unjudged rows.
+    Not those reading the pool, the tie spans, the subtopics or the judgment groups,
+    or rewriting the unjudged rows.
     """
     d = metric.definition
     return (d.function is not None and not d.reads_pool and not d.reads_tie_spans
+            and not d.subtopics and d.per_judgment_group is None
             and not any(metric.options.get(o) not in (None, False, "low")
                         for o in _ROW_OPTIONS))
 
