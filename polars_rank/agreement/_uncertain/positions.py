@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._evaluation.options import LIST, RANK
+from polars_rank._evaluation.options import IDEAL, LIST, RANK
 from polars_rank._evaluation.ranking import ranked
 from polars_rank._evaluation.scoring import prepared_ranks
 
@@ -113,6 +113,11 @@ def per_draw_positions(lists: pl.DataFrame, grades: pl.DataFrame, width: int, lo
                          if (o := m.definition.option("threshold")) is not None
                          and m.options.get("threshold", o.default) is not None})
     rank, columns = prepared_ranks(_GRADE, thresholds, checked=True, longest=longest)
+    # each list's labels sorted, as evaluate()'s sort of the whole frame by (list,
+    # label) gives them; the lists being sorted runs of rows, a sort per window is
+    # the same column for a tenth of the time
+    ideal = pl.col(_GRADE).sort(descending=True, nulls_last=True).over(LIST).alias(IDEAL)
+    columns = [ideal if c.meta.output_name() == IDEAL else c for c in columns]
     values = (frame.lazy().with_columns(columns).group_by(LIST)
               .agg(m.expr(_GRADE, rank=rank).alias(name) for name, m in metrics.items())
               .collect())
