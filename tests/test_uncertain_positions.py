@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rank as pr
-from polars_rank.agreement import label_draws
+from polars_rank.agreement import evaluate_uncertain, label_draws
 from polars_rank.agreement._uncertain.positions import fast
 from polars_rank.agreement._uncertain.sampling import draw_labels, label_intervals
 from polars_rank.registry import METRICS, parse_metric
@@ -107,3 +107,15 @@ def test_the_others_go_through_evaluate(name: str) -> None:
     theirs = _by_evaluate(run, labels, [name, "map"], 3)
     for column in (name, "map"):
         assert ours[column].cast(pl.Float64).equals(theirs[column].cast(pl.Float64))
+
+
+@pytest.mark.parametrize("docs", [[9, 10], ["9", "10"], [10, 9]])
+def test_exact_and_monte_carlo_rank_ties_as_evaluate(docs: list[object]) -> None:
+    """Tied scores: document ids compared as text, descending (9 before 10), by both paths."""
+    run = pl.DataFrame({"qid": ["q", "q"], "docid": docs, "score": [1.0, 1.0]})
+    labels = pl.DataFrame({"qid": ["q", "q"], "docid": docs, "probability": [0.0, 1.0]})
+    truth = pr.evaluate(run, labels.rename({"probability": "rel"}), ["mrr", "dcg"])
+    for method in ("auto", "monte_carlo"):
+        mean = evaluate_uncertain(run, labels, ["mrr", "dcg"], form="probability",
+                                  method=method, samples=2).mean
+        assert mean["value"].to_list() == list(truth.row(0)), method
