@@ -2,10 +2,11 @@
 
 :func:`label_draws` computes the metrics :func:`fast` accepts from the run ranked
 once (``polars_rank.agreement._uncertain.positions``); here every such metric of the
-registry, on small random cases with tied scores, integer (ordered as text: 7 before 14) and text document ids,
-labelled documents the run did not retrieve, retrieved documents without labels and
-two arms, equals :func:`polars_rank.evaluate` run on each draw's labels (the draws
-rebuilt by ``sampling.draw_labels``, the slow path's own), value for value.
+registry, on small random cases with tied scores, integer (ordered as text: 7 before
+14) and text document ids, labelled documents the run did not retrieve, retrieved
+documents without labels and two arms, equals :func:`polars_rank.evaluate` run on
+each draw's labels (the draws rebuilt by ``sampling.draw_labels``, the slow path's
+own), value for value.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ numbers, without ranking (sorting) each (draw, list) again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -74,7 +74,7 @@ def grade_columns(intervals: pl.DataFrame, query: str, doc: str) -> tuple[pl.Dat
     the last is infinite); a document with fewer grades repeats its last one.
     """
     indexed = intervals.with_columns(pl.int_range(pl.len()).over(query, doc).alias("_j"))
-    width = int(indexed["_j"].max() or 0) + 1  # type: ignore[operator]
+    width = int(indexed.select(pl.col("_j").max()).item() or 0) + 1
     wide = indexed.group_by(query, doc).agg(
         *(pl.col("grade").get(pl.min_horizontal(pl.len() - 1, j)).alias(f"_g{j}")
           for j in range(width)),
@@ -86,10 +86,13 @@ def grade_columns(intervals: pl.DataFrame, query: str, doc: str) -> tuple[pl.Dat
 def _drawn_grade(query: str, doc: str, width: int, seed: int) -> pl.Expr:
     """The grade of each row's document in its draw: sampling.draw_labels's, in place."""
     u = pl.struct(query, doc, _DRAW).hash(seed=seed).cast(pl.Float64) / _U64
-    grade = pl.when(u < pl.col("_u0")).then(pl.col("_g0"))
+    if width == 1:
+        return pl.col("_g0")
+    grade: Any = pl.when(u < pl.col("_u0")).then(pl.col("_g0"))
     for j in range(1, width - 1):
         grade = grade.when(u < pl.col(f"_u{j}")).then(pl.col(f"_g{j}"))
-    return grade.otherwise(pl.col(f"_g{width - 1}")) if width > 1 else pl.col("_g0")
+    out: pl.Expr = grade.otherwise(pl.col(f"_g{width - 1}"))
+    return out
 
 
 def per_draw_positions(lists: pl.DataFrame, grades: pl.DataFrame, width: int, longest: int,
@@ -99,7 +102,7 @@ def per_draw_positions(lists: pl.DataFrame, grades: pl.DataFrame, width: int, lo
 
     ``lists``: :func:`ranked_lists`; ``grades``: :func:`grade_columns`.
     """
-    n = int(lists[_LI].max() or 0) + 1  # type: ignore[operator]
+    n = lists.height and int(lists.select(pl.col(_LI).max()).item()) + 1
     # the rows of the last retrieved documents without labels have no grade (null)
     rows = lists.join(grades, on=[query, doc], how="left", maintain_order="left")
     draw_frame = pl.DataFrame({_DRAW: list(draws)}, schema={_DRAW: pl.Int64})
