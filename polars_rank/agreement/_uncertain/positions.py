@@ -27,7 +27,7 @@ from polars_rank._evaluation.scoring import prepared_ranks
 if TYPE_CHECKING:
     from polars_rank.registry import Metric
 
-__all__ = ["fast", "grade_columns", "per_draw_positions", "ranked_lists"]
+__all__ = ["draw_rows", "fast", "grade_columns", "per_draw_positions", "ranked_lists"]
 
 _DRAW = "_draw"
 _LI = "_li"
@@ -95,16 +95,24 @@ def _drawn_grade(query: str, doc: str, width: int, seed: int) -> pl.Expr:
     return out
 
 
-def per_draw_positions(lists: pl.DataFrame, grades: pl.DataFrame, width: int, longest: int,
+def draw_rows(lists: pl.DataFrame, grades: pl.DataFrame, query: str,
+              doc: str) -> pl.DataFrame:
+    """:func:`ranked_lists`' rows with their documents' :func:`grade_columns`, in order.
+
+    The lists' last rows without labels get none (their grade is null in every draw).
+    """
+    return lists.join(grades, on=[query, doc], how="left", maintain_order="left")
+
+
+def per_draw_positions(rows: pl.DataFrame, width: int, longest: int,
                        metrics: dict[str, Metric], draws: range, *, query: str, doc: str,
                        seed: int) -> pl.DataFrame:
     """``_draw``, ``_li`` and each metric's value in that draw, for the draws given.
 
-    ``lists``: :func:`ranked_lists`; ``grades``: :func:`grade_columns`.
+    ``rows``: :func:`draw_rows`; ``width``: :func:`grade_columns`'; ``longest``:
+    :func:`ranked_lists`'.
     """
-    n = lists.height and int(lists.select(pl.col(_LI).max()).item()) + 1
-    # the rows of the last retrieved documents without labels have no grade (null)
-    rows = lists.join(grades, on=[query, doc], how="left", maintain_order="left")
+    n = rows.height and int(rows.select(pl.col(_LI).max()).item()) + 1
     draw_frame = pl.DataFrame({_DRAW: list(draws)}, schema={_DRAW: pl.Int64})
     frame = (draw_frame.join(rows, how="cross", maintain_order="left_right")
              .with_columns(pl.when(pl.col(doc).is_not_null())

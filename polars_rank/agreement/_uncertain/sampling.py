@@ -19,6 +19,7 @@ import polars as pl
 
 from polars_rank._evaluation import evaluate
 from polars_rank.agreement._uncertain.positions import (
+    draw_rows,
     fast,
     grade_columns,
     per_draw_positions,
@@ -86,8 +87,9 @@ def per_draw_values(run: pl.LazyFrame, dist: pl.LazyFrame, metrics: list[str],
         lists, longest = ranked_lists(kept, intervals.select(query, doc).unique(),
                                       query=query, doc=doc, score=score, arm=arm)
         grades, width = grade_columns(intervals, query, doc)
+        rows = draw_rows(lists, grades, query, doc)
         keys = lists.select("_li", *arms, query).unique("_li")
-        parts = [per_draw_positions(lists, grades, width, longest, quick,
+        parts = [per_draw_positions(rows, width, longest, quick,
                                     range(start, min(start + block, draws.stop)),
                                     query=query, doc=doc, seed=seed)
                  for start in range(draws.start, draws.stop, block)]
