@@ -13,6 +13,8 @@ of the integer counts are exact in any order.
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -74,6 +76,17 @@ def estimate(statistic: Statistic, table: pl.LazyFrame, by: list[str]) -> pl.Laz
     return out.select(*by, VALUE)
 
 
+def _by_size(values: pl.Expr, index: pl.Expr, k: int) -> list[pl.Expr]:
+    """Per group, the sum of ``values`` (integers: exact in any order) at each index < k."""
+    return [(values * (index == i)).sum().alias(f"{_W}{i}") for i in range(k)]
+
+
+def _weighted(weights: Sequence[float]) -> pl.Expr:
+    """``sum_i weights[i] * column i`` of :func:`_by_size`, in the order of ``i``."""
+    terms = [pl.col(f"{_W}{i}") * w for i, w in enumerate(weights)]
+    return reduce(operator.add, terms)
+
+
 def _cohen(statistic: CohenKappa | ObservedAgreement, counts: pl.LazyFrame,
            keys: list[str]) -> pl.LazyFrame:
     size = statistic.size
@@ -88,47 +101,46 @@ def _cohen(statistic: CohenKappa | ObservedAgreement, counts: pl.LazyFrame,
                                         pl.col(_X).sum().alias(_N))
     rows = cells.group_by([*keys, _A]).agg(pl.col(_X).sum().alias(_NA))
     cols = cells.group_by([*keys, _B]).agg(pl.col(_X).sum().alias(_NB))
-    chance = (rows.join(cols, on=keys).join(observed.select(*keys, _N), on=keys)
-              .group_by(keys)
-              .agg(_in_order(w * (pl.col(_NA) * pl.col(_NB) / pl.col(_N)), _A, _B).alias("e")))
+    # sum w_ab r_a c_b: integers (exact in any order), over n after the sum
+    chance = (rows.join(cols, on=keys).group_by(keys)
+              .agg((w * pl.col(_NA) * pl.col(_NB)).sum().alias("e")))
     return observed.join(chance, on=keys).with_columns(
-        (1.0 - _ratio(pl.col("o"), pl.col("e"))).alias(VALUE))
+        (1.0 - _ratio(pl.col("o"), pl.col("e") / pl.col(_N))).alias(VALUE))
 
 
 def _fleiss(statistic: FleissKappa, counts: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     c, m = statistic.size, float(statistic.judges)
     x, key = pl.col(_X), pl.col(KEY)
-    judged = x.filter(key == c + 1).sum() * m  # N m
     sums = counts.group_by(keys).agg(
-        judged.alias(_N), x.filter(key == c).sum().alias("s"),
-        _in_order(pl.when(key < c).then((x / judged) ** 2).otherwise(0.0), KEY)
-        .alias("e"))
+        (x.filter(key == c + 1).sum() * m).alias(_N), x.filter(key == c).sum().alias("s"),
+        (x.filter(key < c) ** 2).sum().alias("e"))  # sum T_c^2: integers, exact
+    chance = pl.col("e") / (pl.col(_N) * pl.col(_N))
     observed = _ratio(pl.col("s") - pl.col(_N), pl.col(_N) * (m - 1))
-    return sums.with_columns(
-        _ratio(observed - pl.col("e"), 1.0 - pl.col("e")).alias(VALUE))
+    return sums.with_columns(_ratio(observed - chance, 1.0 - chance).alias(VALUE))
 
 
 def _mean_pairs(statistic: MeanPairAgreement, counts: pl.LazyFrame,
                 keys: list[str]) -> pl.LazyFrame:
     k = len(statistic.judges)
-    pairs = [float(m * (m - 1)) for m in statistic.judges]
     x, key = pl.col(_X), pl.col(KEY)
-    return counts.group_by(keys).agg(_ratio(
-        _in_order(pl.when(key < k).then(x / _take(pairs, key % k)).otherwise(0.0), KEY),
-        x.filter(key >= k).sum()).alias(VALUE))
+    sums = counts.group_by(keys).agg(*_by_size(x, key, k), x.filter(key >= k).sum().alias(_N))
+    shares = _weighted([1.0 / (m * (m - 1)) for m in statistic.judges])
+    return sums.with_columns(_ratio(shares, pl.col(_N)).alias(VALUE))
 
 
 def _alpha(statistic: KrippendorffAlpha, counts: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    c = statistic.size
+    c, k = statistic.size, len(statistic.judges)
     key = pl.col(KEY)
-    # the coincidences o_ck: each number of judges m's totals over m - 1
-    share = [1.0 / (m - 1) for m in statistic.judges]
-    o = (counts.with_columns((key // (c * c)).alias(_W), ((key // c) % c).alias(_A),
-                             (key % c).alias(_B))
-         .group_by([*keys, _A, _B])
-         .agg(_in_order(pl.col(_X) * _take(share, pl.col(_W)), _W).alias("o")))
-    margins = (o.group_by([*keys, _A]).agg(_in_order(pl.col("o"), _B).alias(_NA))
+    # the coincidences o_ab, their margins n_a and sum n: each number of judges m's integer
+    # totals, over m - 1, summed in the order of m
+    share = _weighted([1.0 / (m - 1) for m in statistic.judges])
+    sums = _by_size(pl.col(_X), pl.col(_W), k)
+    base = counts.with_columns((key // (c * c)).alias(_W), ((key // c) % c).alias(_A),
+                               (key % c).alias(_B))
+    o = base.group_by([*keys, _A, _B]).agg(*sums).select(*keys, _A, _B, share.alias("o"))
+    margins = (base.group_by([*keys, _A]).agg(*sums).select(*keys, _A, share.alias(_NA))
                .sort([*keys, _A]))
+    total = base.group_by(keys).agg(*sums).select(*keys, share.alias(_N))
     if statistic.level == "ordinal":  # running sums of the margins, in the labels' order
         cum = pl.col(_NA).cum_sum().over(keys)
         margins = margins.with_columns(cum.alias("cum"), (cum - pl.col(_NA)).alias("before"))
@@ -137,13 +149,11 @@ def _alpha(statistic: KrippendorffAlpha, counts: pl.LazyFrame, keys: list[str]) 
     grid = margins.join(other, on=keys)
     d = _distance(statistic)
     expected = grid.group_by(keys).agg(
-        _in_order(pl.col(_NA) * pl.col(_NB) * d, _A, _B).alias("e")).join(
-        margins.group_by(keys).agg(_in_order(pl.col(_NA), _A).alias(_N)), on=keys)
+        _in_order(pl.col(_NA) * pl.col(_NB) * d, _A, _B).alias("e"))
     observed = (o.join(grid.select(*keys, _A, _B, d.alias("d")), on=[*keys, _A, _B])
                 .group_by(keys).agg(_in_order(pl.col("o") * pl.col("d"), _A, _B).alias("o")))
-    return expected.join(observed, on=keys).with_columns(
-        (1.0 - _ratio((pl.col(_N) - 1) * pl.col("o"), pl.col("e")))
-        .alias(VALUE))
+    return expected.join(observed, on=keys).join(total, on=keys).with_columns(
+        (1.0 - _ratio((pl.col(_N) - 1) * pl.col("o"), pl.col("e"))).alias(VALUE))
 
 
 def _distance(statistic: KrippendorffAlpha) -> pl.Expr:
