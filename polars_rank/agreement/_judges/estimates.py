@@ -59,7 +59,9 @@ def _take(values: Sequence[float], index: pl.Expr) -> pl.Expr:
 def estimate(statistic: Statistic, table: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """``[*by, VALUE]``: the statistic of each row of ``by``'s summed count table."""
     keys = by or [_ALL]
-    counts = table.with_columns(pl.col(COUNT).cast(pl.Float64).alias(_X))
+    # a zero changes no sum, and every row of ``by`` has a count (at least one pair)
+    counts = (table.filter(pl.col(COUNT) != 0)
+              .with_columns(pl.col(COUNT).cast(pl.Float64).alias(_X)))
     if not by:
         counts = counts.with_columns(pl.lit(0, pl.Int32).alias(_ALL))
     if isinstance(statistic, (CohenKappa, ObservedAgreement)):
@@ -137,10 +139,12 @@ def _alpha(statistic: KrippendorffAlpha, counts: pl.LazyFrame, keys: list[str]) 
     sums = _by_size(pl.col(_X), pl.col(_W), k)
     base = counts.with_columns((key // (c * c)).alias(_W), ((key // c) % c).alias(_A),
                                (key % c).alias(_B))
-    o = base.group_by([*keys, _A, _B]).agg(*sums).select(*keys, _A, _B, share.alias("o"))
-    margins = (base.group_by([*keys, _A]).agg(*sums).select(*keys, _A, share.alias(_NA))
-               .sort([*keys, _A]))
-    total = base.group_by(keys).agg(*sums).select(*keys, share.alias(_N))
+    cells = base.group_by([*keys, _A, _B]).agg(*sums)
+    integers = [pl.col(f"{_W}{i}").sum() for i in range(k)]
+    rows = cells.group_by([*keys, _A]).agg(*integers)
+    o = cells.select(*keys, _A, _B, share.alias("o"))
+    margins = rows.select(*keys, _A, share.alias(_NA)).sort([*keys, _A])
+    total = rows.group_by(keys).agg(*integers).select(*keys, share.alias(_N))
     if statistic.level == "ordinal":  # running sums of the margins, in the labels' order
         cum = pl.col(_NA).cum_sum().over(keys)
         margins = margins.with_columns(cum.alias("cum"), (cum - pl.col(_NA)).alias("before"))
