@@ -229,8 +229,9 @@ def label_columns(size: int) -> list[str]:
 def component_sums(units: pl.DataFrame, by: list[str], parts: Sequence[pl.Expr]) -> pl.DataFrame:
     """``[*by, KEY, COUNT]``: per group of items, the sum of each part at key = its index."""
     names = [f"__polars_rank_part{i}" for i in range(len(parts))]
-    sums = units.group_by(by).agg(*(part.sum().cast(pl.Int64).alias(name)
-                                    for part, name in zip(parts, names, strict=True)))
+    aggregations = [part.sum().cast(pl.Int64).alias(name)
+                    for part, name in zip(parts, names, strict=True)]
+    sums = units.group_by(by).agg(*aggregations) if by else units.select(*aggregations)
     return (sums.unpivot(names, index=by, variable_name=KEY, value_name=COUNT)
             .with_columns(pl.col(KEY).str.strip_prefix("__polars_rank_part").cast(pl.Int64)))
 

@@ -252,7 +252,8 @@ def fleiss_kappa(
         raise InvalidDataError(msg)
     size = cats.len()
     n = [pl.col(name) for name in label_columns(size)]
-    table = component_sums(units, data.keys,
+    by = data.keys if per_query or n_resamples else data.groups  # per query: if needed
+    table = component_sums(units, by,
                            [*n, pl.sum_horizontal(c * c for c in n), ONE])
     items = units.group_by(data.keys).agg(pl.len().alias(ITEMS))
     return summarise(table, items, FleissKappa(size, sizes[0]), size + 2, name="kappa",
