@@ -145,7 +145,8 @@ def krippendorff_alpha(
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
-        Bootstrap resamples of the queries for the intervals (0: none). Needs NumPy.
+        Bootstrap resamples of the queries for the intervals (0: none). Only these need
+        NumPy (the ``stats`` extra); the values themselves are computed by Polars.
     confidence
         Level of the (percentile) intervals.
     seed

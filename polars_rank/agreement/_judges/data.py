@@ -1,7 +1,7 @@
 """Judgments in long format: checked, labels as category indices, counted per query.
 
-Every count here is an integer computed by Polars: the statistics (NumPy) only do the
-arithmetic on the per-query tables, so a result never depends on row order.
+Every count here is an integer computed by Polars; the statistics are computed from the
+count tables by Polars too (:mod:`.estimates`), and by NumPy only for the bootstrap.
 """
 
 from __future__ import annotations

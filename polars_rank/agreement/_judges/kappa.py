@@ -87,7 +87,8 @@ def cohen_kappa(
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
-        Bootstrap resamples of the queries for the intervals (0: none). Needs NumPy.
+        Bootstrap resamples of the queries for the intervals (0: none). Only these need
+        NumPy (the ``stats`` extra); the values themselves are computed by Polars.
     confidence
         Level of the (percentile) intervals.
     seed
@@ -107,7 +108,8 @@ def cohen_kappa(
         A column missing, a judge absent, the judges with no item in common, a judge
         labelling an item twice, non-numeric labels with ``weights``, NaN labels.
     ImportError
-        Without NumPy (``pip install "polars-rank[stats]"``).
+        Intervals (``n_resamples > 0``, not per query) without NumPy (``pip install
+        "polars-rank[stats]"``).
 
     Examples
     --------
@@ -197,7 +199,8 @@ def fleiss_kappa(
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
-        Bootstrap resamples of the queries for the intervals (0: none). Needs NumPy.
+        Bootstrap resamples of the queries for the intervals (0: none). Only these need
+        NumPy (the ``stats`` extra); the values themselves are computed by Polars.
     confidence
         Level of the (percentile) intervals.
     seed

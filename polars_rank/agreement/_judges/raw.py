@@ -80,7 +80,8 @@ def raw_agreement(
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
-        Bootstrap resamples of the queries for the intervals (0: none). Needs NumPy.
+        Bootstrap resamples of the queries for the intervals (0: none). Only these need
+        NumPy (the ``stats`` extra); the values themselves are computed by Polars.
     confidence
         Level of the (percentile) intervals.
     seed

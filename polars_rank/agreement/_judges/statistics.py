@@ -1,5 +1,8 @@
 """The agreement statistics, from summed per-query count tables (NumPy, batched).
 
+These serve the bootstrap (batches of resampled tables); the point estimates are the
+same arithmetic in Polars (:mod:`.estimates`), without NumPy.
+
 Each statistic reads a row of ``K`` integer totals (a query's table, a slice's sum of
 them, or a bootstrap resample's weighted sum) and gives one value; a batch of rows
 gives a vector. Undefined values (no chance disagreement to compare with) are NaN.
