@@ -26,12 +26,12 @@ from polars_rank.agreement._judges.statistics import (
     KrippendorffAlpha,
     MeanPairAgreement,
     ObservedAgreement,
+    Statistic,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from polars_rank.agreement._judges.summary import Statistic
 
 VALUE = "__polars_rank_value"
 _ALL = "__polars_rank_all"  # the one group when ``by`` is empty

@@ -168,3 +168,8 @@ class KrippendorffAlpha:
         observed = (o * d).sum(axis=(1, 2))
         expected = (n_c[:, :, None] * n_c[:, None, :] * d).sum(axis=(1, 2))
         return 1.0 - _ratio((n - 1) * observed, expected)
+
+
+Statistic: TypeAlias = (
+    "CohenKappa | ObservedAgreement | FleissKappa | MeanPairAgreement | KrippendorffAlpha")
+"""Any of the statistics: NumPy rows of totals to values (and :mod:`.estimates` in Polars)."""

@@ -19,11 +19,8 @@ from polars_rank.agreement._judges.estimates import VALUE, estimate
 from polars_rank.stats import require
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from polars_rank.agreement._judges.statistics import Array, Statistic
 
-    from polars_rank.agreement._judges.statistics import Array
-
-    Statistic = Callable[[Array], Array]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 _ROW = "__polars_rank_row"
