@@ -139,7 +139,7 @@ def _alpha(statistic: KrippendorffAlpha, counts: pl.LazyFrame, keys: list[str]) 
     sums = _by_size(pl.col(_X), pl.col(_W), k)
     base = counts.with_columns((key // (c * c)).alias(_W), ((key // c) % c).alias(_A),
                                (key % c).alias(_B))
-    cells = base.group_by([*keys, _A, _B]).agg(*sums)
+    cells = base.group_by([*keys, _A, _B]).agg(*sums).cache()  # .cache(): used twice
     integers = [pl.col(f"{_W}{i}").sum() for i in range(k)]
     rows = cells.group_by([*keys, _A]).agg(*integers)
     o = cells.select(*keys, _A, _B, share.alias("o"))
@@ -148,9 +148,10 @@ def _alpha(statistic: KrippendorffAlpha, counts: pl.LazyFrame, keys: list[str]) 
     if statistic.level == "ordinal":  # running sums of the margins, in the labels' order
         cum = pl.col(_NA).cum_sum().over(keys)
         margins = margins.with_columns(cum.alias("cum"), (cum - pl.col(_NA)).alias("before"))
+    margins = margins.cache()  # both sides of the grid, and the other parts: computed once
     other = margins.rename({_A: _B, _NA: _NB, **(
         {"cum": "cum_b", "before": "before_b"} if statistic.level == "ordinal" else {})})
-    grid = margins.join(other, on=keys)
+    grid = margins.join(other, on=keys).cache()
     d = _distance(statistic)
     expected = grid.group_by(keys).agg(
         _in_order(pl.col(_NA) * pl.col(_NB) * d, _A, _B).alias("e"))
