@@ -92,7 +92,8 @@ def _weighted(weights: Sequence[float]) -> pl.Expr:
 def _cohen(statistic: CohenKappa | ObservedAgreement, counts: pl.LazyFrame,
            keys: list[str]) -> pl.LazyFrame:
     size = statistic.size
-    cells = counts.with_columns((pl.col(KEY) // size).alias(_A), (pl.col(KEY) % size).alias(_B))
+    cells = counts.with_columns((pl.col(KEY) // size).alias(_A),
+                                (pl.col(KEY) % size).alias(_B)).cache()
     if isinstance(statistic, ObservedAgreement):
         return cells.group_by(keys).agg(_ratio(
             pl.col(_X).filter(pl.col(_A) == pl.col(_B)).sum(), pl.col(_X).sum()).alias(VALUE))
