@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 
 
 VALUE = "__polars_rank_value"
+WIDE = 256
+"""Up to this many components, alpha's table is turned into a column per component
+and the arithmetic is done across columns, in a fixed order (:func:`_alpha_wide`);
+above it, by joins and ``group_by`` over the long table (:func:`_alpha`)."""
 _ALL = "__polars_rank_all"  # the one group when ``by`` is empty
 _X = "__polars_rank_x"  # the count as a float
 _A, _B = "__polars_rank_a", "__polars_rank_b"  # a component's two categories
@@ -71,7 +75,8 @@ def estimate(statistic: Statistic, table: pl.LazyFrame, by: list[str]) -> pl.Laz
     elif isinstance(statistic, MeanPairAgreement):
         out = _mean_pairs(statistic, counts, keys)
     elif isinstance(statistic, KrippendorffAlpha):
-        out = _alpha(statistic, counts, keys)
+        wide = len(statistic.judges) * statistic.size ** 2 <= WIDE
+        out = (_alpha_wide if wide else _alpha)(statistic, counts, keys)
     else:  # pragma: no cover - every statistic is above
         msg = f"no Polars estimate for {statistic!r}"
         raise TypeError(msg)
@@ -176,3 +181,50 @@ def _distance(statistic: KrippendorffAlpha) -> pl.Expr:
         return (va - vb) ** 2
     total = va + vb
     return pl.when(total != 0).then(((va - vb) / total) ** 2).otherwise(0.0)
+
+
+def _alpha_wide(statistic: KrippendorffAlpha, counts: pl.LazyFrame,
+                keys: list[str]) -> pl.LazyFrame:
+    """:func:`_alpha` with a column per component: sums across columns, in NumPy's order."""
+    c, shares = statistic.size, [1.0 / (m - 1) for m in statistic.judges]
+    size = len(shares) * c * c
+    x, key = pl.col(_X), pl.col(KEY)
+    # a row per group, a column per component: the integer totals (exact in any order)
+    wide = counts.group_by(keys).agg(*((x * (key == i)).sum().alias(f"{_W}{i}")
+                                       for i in range(size)))
+    cells = [[f"{_A}{a}_{b}" for b in range(c)] for a in range(c)]
+    o = [pl.col(cells[a][b]) for a in range(c) for b in range(c)]
+    n = [pl.col(f"{_NA}{a}") for a in range(c)]
+    wide = wide.select(*keys, *(
+        reduce(operator.add, [pl.col(f"{_W}{(j * c + a) * c + b}") * w
+                              for j, w in enumerate(shares)]).alias(cells[a][b])
+        for a in range(c) for b in range(c)))
+    wide = wide.with_columns(*(reduce(operator.add, o[a * c:(a + 1) * c]).alias(f"{_NA}{a}")
+                               for a in range(c)))
+    d = _distances(statistic, n)
+    observed = reduce(operator.add, [o[i] * d[i] for i in range(c * c)])
+    expected = reduce(operator.add, [n[i // c] * n[i % c] * d[i] for i in range(c * c)])
+    total = reduce(operator.add, n)
+    return wide.with_columns(
+        (1.0 - _ratio((total - 1) * observed, expected)).alias(VALUE))
+
+
+def _distances(statistic: KrippendorffAlpha, n: list[pl.Expr]) -> list[pl.Expr]:
+    """``d_ab`` for each pair (a, b), row-major, from the margins ``n`` (ordinal)."""
+    c = statistic.size
+    pairs = [(a, b) for a in range(c) for b in range(c)]
+    if statistic.level == "ordinal":
+        cum = [pl.lit(0.0)]
+        for g in range(c):
+            cum.append(cum[-1] + n[g])
+        return [(cum[max(a, b) + 1] - cum[min(a, b)] - (n[a] + n[b]) / 2) ** 2
+                for a, b in pairs]
+    v = statistic.values
+    if statistic.level == "nominal":
+        values = [float(a != b) for a, b in pairs]
+    elif statistic.level == "interval":
+        values = [(v[a] - v[b]) ** 2 for a, b in pairs]
+    else:
+        values = [((v[a] - v[b]) / (v[a] + v[b])) ** 2 if v[a] + v[b] != 0 else 0.0
+                  for a, b in pairs]
+    return [pl.lit(value) for value in values]
