@@ -369,3 +369,14 @@ def test_the_estimates_ignore_row_order(df: pl.DataFrame, seed: int) -> None:
                 lambda f: krippendorff_alpha(f, level_of_measurement="interval",
                                              n_resamples=0)):
         assert run(df).equals(run(shuffled))
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(df=judgments())
+def test_alpha_per_query_is_the_packages(df: pl.DataFrame) -> None:
+    """Per query: each query's alpha is the package's on that query alone."""
+    for level in ("ordinal", "ratio"):
+        per_query = krippendorff_alpha(df, level_of_measurement=level, per_query=True)
+        for q, value in per_query.select("qid", "alpha").rows():
+            _close(float("nan") if value is None else value,
+                   _kripp(df.filter(pl.col("qid") == q), level))
