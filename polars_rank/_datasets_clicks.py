@@ -32,7 +32,8 @@ class ClickLog(NamedTuple):
     """The frames of :func:`synthetic_click_log`: a log and the truth behind it."""
 
     log: pl.DataFrame
-    """``impression, query, position, item, click, propensity``: one row per shown result."""
+    """``impression, query, ranker, position, item, click, propensity``: one row per shown
+    result; ``ranker`` is the ranking shown (``"uniform"``: a random one)."""
     attractiveness: pl.DataFrame
     """``query, item, attractiveness``: the true P(click | examined), per query and item."""
     examination: pl.DataFrame
@@ -107,12 +108,14 @@ def synthetic_click_log(
     - ``"production"``, ``"new"``: that ranker's ranking, on every impression;
     - ``"uniform"``: a uniformly random ranking, on every impression.
 
-    The ``propensity`` column is the probability that the policy puts that item at
-    that position for that query: ``(1 - epsilon) [production rank = position] +
-    epsilon / n_items`` for the logging policy, 1 or 0 for a ranker, ``1 / n_items``
-    for the uniform one. The queries and the users' random numbers depend on the
-    impression only, so the logs of two policies with the same seed are the same
-    users on the same queries (an online A/B test with common random numbers).
+    The ``ranker`` column says which ranking an impression drew (``"uniform"`` for a
+    random one). The ``propensity`` column is the probability that the policy puts
+    that item at that position for that query: ``(1 - epsilon) [production rank =
+    position] + epsilon / n_items`` for the logging policy (whichever ranking the
+    impression drew), 1 for a ranker, ``1 / n_items`` for the uniform one. The
+    queries and the users' random numbers depend on the impression only, so the logs
+    of two policies with the same seed are the same users on the same queries (an
+    online A/B test with common random numbers).
 
     Parameters
     ----------
@@ -149,16 +152,16 @@ def synthetic_click_log(
     >>> import polars_rank as pr
     >>> data = pr.datasets.synthetic_click_log(2000, 50, n_positions=5, seed=1)
     >>> data.log.head(3)
-    shape: (3, 6)
-    ┌────────────┬───────┬──────────┬─────────┬───────┬────────────┐
-    │ impression ┆ query ┆ position ┆ item    ┆ click ┆ propensity │
-    │ ---        ┆ ---   ┆ ---      ┆ ---     ┆ ---   ┆ ---        │
-    │ i64        ┆ str   ┆ i32      ┆ str     ┆ i8    ┆ f64        │
-    ╞════════════╪═══════╪══════════╪═════════╪═══════╪════════════╡
-    │ 0          ┆ q25   ┆ 1        ┆ q25-d10 ┆ 1     ┆ 0.81       │
-    │ 0          ┆ q25   ┆ 2        ┆ q25-d12 ┆ 0     ┆ 0.81       │
-    │ 0          ┆ q25   ┆ 3        ┆ q25-d16 ┆ 0     ┆ 0.81       │
-    └────────────┴───────┴──────────┴─────────┴───────┴────────────┘
+    shape: (3, 7)
+    ┌────────────┬───────┬────────────┬──────────┬─────────┬───────┬────────────┐
+    │ impression ┆ query ┆ ranker     ┆ position ┆ item    ┆ click ┆ propensity │
+    │ ---        ┆ ---   ┆ ---        ┆ ---      ┆ ---     ┆ ---   ┆ ---        │
+    │ i64        ┆ str   ┆ str        ┆ i32      ┆ str     ┆ i8    ┆ f64        │
+    ╞════════════╪═══════╪════════════╪══════════╪═════════╪═══════╪════════════╡
+    │ 0          ┆ q25   ┆ production ┆ 1        ┆ q25-d10 ┆ 1     ┆ 0.81       │
+    │ 0          ┆ q25   ┆ production ┆ 2        ┆ q25-d12 ┆ 0     ┆ 0.81       │
+    │ 0          ┆ q25   ┆ production ┆ 3        ┆ q25-d16 ┆ 0     ┆ 0.81       │
+    └────────────┴───────┴────────────┴──────────┴─────────┴───────┴────────────┘
     >>> data.values
     shape: (4, 3)
     ┌────────────┬───────────────────────┬──────────┐
@@ -214,7 +217,7 @@ def synthetic_click_log(
         pl.col("examination") * pl.col("attractiveness"))
     log = (shown.join(pairs, on=["q", "d"]).join(exam, on="position")
            .join(production, on=["q", "d"])
-           .select("impression", _qid(width_q).alias("query"), "position",
+           .select("impression", _qid(width_q).alias("query"), "ranker", "position",
                    _item(width_q, width_d).alias("item"), click.cast(pl.Int8).alias("click"),
                    propensity.cast(pl.Float64).alias("propensity"))
            .sort("impression", "position"))
@@ -242,7 +245,7 @@ def _item(width_q: int, width_d: int) -> pl.Expr:
 
 def _shown(impressions: pl.LazyFrame, rankers: pl.LazyFrame, ranker: str, n_items: int,
            n_positions: int, seed: int) -> pl.LazyFrame:
-    """``impression, q, d, position``: the ranker's top, or a random ranking when exploring."""
+    """``impression, q, ranker, d, position``: the ranker's top, or a random ranking."""
     top = rankers.filter((pl.col("ranker") == ranker) & (pl.col("rank") <= n_positions))
     exploit = (impressions.filter(~pl.col("explore"))
                .join(top.select("q", "d", pl.col("rank").alias("position")), on="q"))
@@ -252,8 +255,9 @@ def _shown(impressions: pl.LazyFrame, rankers: pl.LazyFrame, ranker: str, n_item
                .with_columns(pl.struct(key.alias("key"), "d").rank("ordinal").over("impression")
                              .cast(pl.Int32).alias("position"))
                .filter(pl.col("position") <= n_positions))
-    columns = ["impression", "q", "d", "position"]
-    return pl.concat([exploit.select(columns), explore.select(columns)])
+    columns = ["impression", "q", "ranker", "d", "position"]
+    return pl.concat([exploit.with_columns(pl.lit(ranker).alias("ranker")).select(columns),
+                      explore.with_columns(pl.lit("uniform").alias("ranker")).select(columns)])
 
 
 def _values(pairs: pl.LazyFrame, rankers: pl.LazyFrame, exam: pl.LazyFrame, epsilon: float,

@@ -44,7 +44,7 @@ def test_splitmix_expression_matches_the_pure_python_generator() -> None:
 
 def test_schemas_and_shapes(data: pr.datasets.ClickLog) -> None:
     assert dict(data.log.schema) == {
-        "impression": pl.Int64, "query": pl.String, "position": pl.Int32,
+        "impression": pl.Int64, "query": pl.String, "ranker": pl.String, "position": pl.Int32,
         "item": pl.String, "click": pl.Int8, "propensity": pl.Float64}
     assert data.log.height == N * K
     per_impression = data.log.group_by("impression").agg(
@@ -54,6 +54,8 @@ def test_schemas_and_shapes(data: pr.datasets.ClickLog) -> None:
             == [list(range(1, K + 1))] * N)
     assert set(per_impression["item"]) == {K}
     assert set(per_impression["query"]) == {1}
+    assert set(data.log.group_by("impression").agg(pl.col("ranker").n_unique())["ranker"]) \
+        == {1}
     assert data.log["item"].str.starts_with(data.log["query"] + "-d").all()
     assert data.attractiveness.height == Q * M
     assert data.examination["examination"].to_list() == [1 / k for k in range(1, K + 1)]
@@ -101,6 +103,23 @@ def test_click_rates_are_examination_times_attractiveness(
         (pl.col("p") * (1 - pl.col("p"))).sum().alias("variance"))
     z = (groups["clicks"] - groups["mean"]) / groups["variance"].sqrt()
     assert z.abs().max() < Z, groups.with_columns(z=z)
+
+
+def test_the_logging_policy_shows_production_or_a_random_ranking(
+        data: pr.datasets.ClickLog) -> None:
+    production = data.rankers.filter(pl.col("ranker") == "production").select(
+        "query", "item", "rank")
+    log = data.log.join(production, on=["query", "item"])
+    exploit = log.filter(pl.col("ranker") == "production")
+    assert (exploit["rank"] == exploit["position"]).all()
+    explored = log.filter(pl.col("ranker") == "uniform")
+    share = explored["impression"].n_unique() / N
+    assert abs(share - EPSILON) < Z * math.sqrt(EPSILON * (1 - EPSILON) / N)
+    # a random ranking: every candidate as likely at the top
+    top = explored.filter(pl.col("position") == 1).group_by("query").agg(
+        pl.len().alias("n"), (pl.col("rank") <= M // 2).sum().alias("upper_half"))
+    n, upper = top["n"].sum(), top["upper_half"].sum()
+    assert abs(upper / n - 0.5) < Z * math.sqrt(0.25 / n)
 
 
 def test_propensities_are_how_often_the_policy_shows_the_item_there(
