@@ -8,4 +8,15 @@ ranker's log.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from polars_rank.online._interleaving.build import interleave
+from polars_rank.online._interleaving.credit import credit
+from polars_rank.online._interleaving.distribution import probabilistic_lists
+from polars_rank.online._interleaving.preference import impressions_needed, preference
+
+__all__: list[str] = [
+    "interleave",
+    "probabilistic_lists",
+    "credit",
+    "preference",
+    "impressions_needed",
+]

@@ -1,0 +1,1 @@
+"""Interleaving and multileaving: lists from several rankers' runs, credit from clicks."""
