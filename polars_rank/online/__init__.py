@@ -8,6 +8,8 @@ ranker's log.
 
 from __future__ import annotations
 
+from polars_rank.online._clicks.model import ClickModel, fit_click_model
+from polars_rank.online._clicks.simulate import simulate_clicks
 from polars_rank.online._interleaving.build import interleave
 from polars_rank.online._interleaving.credit import credit
 from polars_rank.online._interleaving.distribution import probabilistic_lists
@@ -19,4 +21,7 @@ __all__: list[str] = [
     "credit",
     "preference",
     "impressions_needed",
+    "ClickModel",
+    "fit_click_model",
+    "simulate_clicks",
 ]

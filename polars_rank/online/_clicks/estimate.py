@@ -1,0 +1,146 @@
+"""The estimation of each model: EM updates or counts, as a few group_by passes.
+
+Every parameter is a ratio of sums over the log's rows (Chuklin, Markov & de Rijke
+2015, ch. 3): ``(1 + sum of w * posterior) / (2 + sum of w * weight)``, PyClick's
+start (numerator 1, denominator 2, so an unseen parameter is 0.5) and, for EM, its
+ceiling 1 - 1e-6. ``w`` is the impression's weight (1; a bootstrap draw otherwise).
+One EM iteration is one lazy plan: join the current parameters to the rows, compute
+each row's posterior, group by each table's keys.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rank._engine.compat import group_sum
+from polars_rank.online._clicks.log import CLICK, ITEM, POS, QUERY
+from polars_rank.online._clicks.params import (
+    DEFAULT,
+    PREV,
+    PROB_MIN,
+    TABLES,
+    Model,
+    attach,
+    keys_of,
+)
+from polars_rank.online._clicks.probs import click_after, conditional
+
+__all__ = ["estimate", "empty_tables", "WEIGHT"]
+
+WEIGHT = "_weight"
+QD = "_pair"  # a (query, item) pair's number inside EM
+C = pl.col(CLICK)
+A = pl.col("attractiveness")
+
+
+def empty_tables(model: Model) -> dict[str, pl.DataFrame]:
+    """Tables with no rows: every parameter at its start, 0.5."""
+    dtypes = {QUERY: pl.String, ITEM: pl.String, POS: pl.Int64, PREV: pl.Int64}
+    out = {}
+    for table in TABLES[model]:
+        keys = keys_of(model, table)
+        if keys:
+            out[table] = pl.DataFrame(schema={**{k: dtypes[k] for k in keys}, table: pl.Float64})
+        else:  # a single parameter (DBN's gamma): one row, for the cross join
+            out[table] = pl.DataFrame({table: [DEFAULT]})
+    return out
+
+
+def _ratio(rows: pl.LazyFrame, keys: list[str], name: str, num: pl.Expr, den: pl.Expr,
+           *, em: bool) -> pl.DataFrame:
+    w = pl.col(WEIGHT)
+    # sums added in the rows' order (impression, position), whatever the group's place
+    value = (1 + group_sum(w * num)) / (2 + group_sum(w * den))
+    if em:
+        value = pl.min_horizontal(value, pl.lit(1 - PROB_MIN))
+    if keys:
+        return rows.group_by(keys).agg(value.alias(name)).sort(keys).collect()
+    return rows.select(value.alias(name)).collect()
+
+
+def _counts(model: Model, log: pl.LazyFrame) -> dict[str, pl.DataFrame]:
+    """Cascade, DCM, SDBN: the maximum-likelihood counts (one pass, no iteration)."""
+    attr_rows = log.filter(pl.col(POS) <= (pl.col("_first") if model == "cascade"
+                                           else pl.col("_last")))
+    one = pl.lit(1.0)
+    out = {"attractiveness": _ratio(attr_rows, [QUERY, ITEM], "attractiveness", C, one,
+                                    em=False)}
+    clicked = log.filter(C == 1)
+    last = (pl.col(POS) == pl.col("_last")).cast(pl.Float64)
+    if model == "dcm":
+        out["continuation"] = _ratio(clicked, [POS], "continuation", 1 - last, one, em=False)
+    if model == "sdbn":
+        out["satisfaction"] = _ratio(clicked, [QUERY, ITEM], "satisfaction", last, one,
+                                     em=False)
+    return out
+
+
+def _pbm_ubm(model: Model, rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
+    e = pl.col("examination")
+    miss = 1 - e * A
+    post_a = C + (1 - C) * (1 - e) * A / miss
+    post_e = C + (1 - C) * (1 - A) * e / miss
+    exam_keys = keys_of(model, "examination")
+    rows = rows.select(QD, *exam_keys, WEIGHT, post_a.alias("_pa"),
+                       post_e.alias("_pe")).collect().lazy()  # one pass, two group_bys
+    one = pl.lit(1.0)
+    return {"attractiveness": _ratio(rows, [QD], "attractiveness", pl.col("_pa"),
+                                     one, em=True),
+            "examination": _ratio(rows, exam_keys, "examination", pl.col("_pe"), one,
+                                  em=True)}
+
+
+def _dbn(rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
+    """One EM step of DBN, from the exact posteriors (not PyClick's: see the guide)."""
+    s, gamma = pl.col("satisfaction"), pl.col("continuation")
+    rows = click_after(conditional(rows, "dbn"), gamma)
+    eps, x, xn = pl.col("_eps"), pl.col("_x"), pl.col("_xnext")
+    pos, last, n = pl.col(POS), pl.col("_lastc"), pl.col("_n")
+    after = (pos > last) & (C == 0)
+    # P(A_r = 1 | C): the click; after the last click, not examined (1 - eps) and attractive
+    post_a = pl.when(C == 1).then(1.0).when(after).then(
+        (1 - eps) * A / (1 - eps * x)).otherwise(0.0)
+    # P(S_r = 1 | C) on a clicked rank: only the last click can satisfy
+    z = 1 - (1 - s) * gamma * xn
+    post_s = pl.when(pos == last).then(s / z).otherwise(0.0)
+    # gamma: P(E_r=1, S_r=0, E_r+1=1 | C) over P(E_r=1, S_r=0 | C), for r < n
+    d_after = 1 - eps * x
+    num = (pl.when(pos < last).then(1.0)
+           .when((pos == last) & (C == 1)).then((1 - s) * gamma * (1 - xn) / z)
+           .otherwise(eps * (1 - A) * gamma * (1 - xn) / d_after))
+    den = (pl.when(pos < last).then(1.0)
+           .when((pos == last) & (C == 1)).then((1 - s) * (1 - gamma * xn) / z)
+           .otherwise(eps * (1 - x) / d_after))
+    rows = rows.select(QD, CLICK, WEIGHT, post_a.alias("_pa"), post_s.alias("_ps"),
+                       pl.when(pos < n).then(num).otherwise(0.0).alias("_gn"),
+                       pl.when(pos < n).then(den).otherwise(0.0).alias("_gd")).collect().lazy()
+    one = pl.lit(1.0)
+    return {"attractiveness": _ratio(rows, [QD], "attractiveness", pl.col("_pa"),
+                                     one, em=True),
+            "satisfaction": _ratio(rows.filter(C == 1), [QD], "satisfaction",
+                                   pl.col("_ps"), one, em=True),
+            "continuation": _ratio(rows, [], "continuation", pl.col("_gn"), pl.col("_gd"),
+                                   em=True)}
+
+
+def estimate(model: Model, log: pl.DataFrame, iterations: int) -> dict[str, pl.DataFrame]:
+    """The model's tables fitted on a prepared log with its history and ``WEIGHT``.
+
+    EM models (PBM, UBM, DBN) take ``iterations`` steps from every parameter at 0.5;
+    the others are counted once. Inside EM a (query, item) pair is a number (``QD``,
+    its place in the sorted pairs): the joins and group_bys of each step are on it.
+    """
+    if model in ("cascade", "dcm", "sdbn"):
+        return _counts(model, log.lazy())
+    pairs = log.select(QUERY, ITEM).unique().sort(QUERY, ITEM).with_row_index(QD)
+    lazy = log.join(pairs, on=[QUERY, ITEM], how="left", maintain_order="left").drop(
+        QUERY, ITEM).lazy()
+    tables = {name: (frame.rename({QUERY: QD}).drop(ITEM).cast({QD: pl.UInt32})
+                     if QUERY in frame.columns else frame)
+              for name, frame in empty_tables(model).items()}
+    for _ in range(iterations):
+        rows = attach(model, tables, lazy, pair=[QD])
+        tables = _dbn(rows) if model == "dbn" else _pbm_ubm(model, rows)
+    return {name: (frame.join(pairs, on=QD, how="left").select(QUERY, ITEM, name)
+                   .sort(QUERY, ITEM) if QD in frame.columns else frame)
+            for name, frame in tables.items()}

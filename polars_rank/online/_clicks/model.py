@@ -1,0 +1,291 @@
+"""A fitted (or given) click model: its parameter tables and what it predicts on a log."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank._engine.compat import group_sum
+from polars_rank.online._clicks.estimate import WEIGHT, estimate
+from polars_rank.online._clicks.log import CLICK, IMP, ITEM, POS, QUERY, Columns, prepare
+from polars_rank.online._clicks.params import (
+    DEFAULT,
+    MODELS,
+    PREV,
+    PROB_MIN,
+    TABLES,
+    Model,
+    attach,
+    history,
+    keys_of,
+)
+from polars_rank.online._clicks.probs import conditional, examined, ubm_full
+
+if TYPE_CHECKING:
+    from polars_rank.online._clicks.params import Model as ModelName
+
+__all__ = ["ClickModel", "fit_click_model", "check_model", "Table"]
+
+Table = pl.DataFrame | Mapping[int, float] | float
+"""A table given to :meth:`ClickModel.from_parameters`: a frame, ``{position: value}``
+(examination, DCM's continuation) or a number (DBN's continuation)."""
+
+
+def check_model(model: str) -> Model:
+    """The model's name, lower case, or a ValueError naming the choices."""
+    name = model.lower() if isinstance(model, str) else model
+    if name not in MODELS:
+        msg = f"model must be one of {list(MODELS)}, got {model!r}"
+        raise ValueError(msg)
+    return name
+
+
+@dataclass(frozen=True)
+class ClickModel:
+    """A click model: its name, its parameter tables and the log's column names.
+
+    Made by :func:`fit_click_model` or :meth:`from_parameters`. Each table is a frame
+    (see :attr:`parameters`); a (query, item) or position without a row is 0.5.
+    """
+
+    model: Model
+    tables: dict[str, pl.DataFrame] = field(repr=False)
+    columns: Columns = field(default_factory=Columns)
+    iterations: int = 0
+
+    def _public(self, frame: pl.DataFrame) -> pl.DataFrame:
+        names = {QUERY: self.columns.query, ITEM: self.columns.item,
+                 POS: self.columns.position, PREV: "previous_click"}
+        return frame.rename({k: v for k, v in names.items() if k in frame.columns})
+
+    @property
+    def parameters(self) -> dict[str, pl.DataFrame]:
+        """The parameter tables by name, keyed by the log's column names.
+
+        ``attractiveness``, ``examination``, ``satisfaction``, ``continuation`` (those of
+        the model); UBM's ``previous_click`` is the position of the click before, 0 if
+        none.
+        """
+        return {name: self._public(frame) for name, frame in self.tables.items()}
+
+    @property
+    def attractiveness(self) -> pl.DataFrame:
+        """Alpha per (query, item)."""
+        return self.parameters["attractiveness"]
+
+    @classmethod
+    def from_parameters(cls, model: ModelName, *, attractiveness: pl.DataFrame,
+                        examination: Table | None = None, satisfaction: pl.DataFrame | None = None,
+                        continuation: Table | None = None, query: str = "query",
+                        item: str = "item", position: str = "position") -> ClickModel:
+        """A model with given parameters (to simulate clicks from, or to score a log).
+
+        Frames carry the keys by the log's names and a column named as the table
+        (``attractiveness``...); UBM's examination has ``position``, ``previous_click``
+        (0: no click before) and ``examination``.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> from polars_rank.online import ClickModel
+        >>> attr = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"],
+        ...                      "attractiveness": [0.8, 0.3]})
+        >>> model = ClickModel.from_parameters("pbm", attractiveness=attr,
+        ...                                    examination={1: 1.0, 2: 0.5})
+        >>> model.parameters["examination"]
+        shape: (2, 2)
+        ┌──────────┬─────────────┐
+        │ position ┆ examination │
+        │ ---      ┆ ---         │
+        │ i64      ┆ f64         │
+        ╞══════════╪═════════════╡
+        │ 1        ┆ 1.0         │
+        │ 2        ┆ 0.5         │
+        └──────────┴─────────────┘
+        """
+        name = check_model(model)
+        columns = Columns(query=query, item=item, position=position)
+        given = {"attractiveness": attractiveness, "examination": examination,
+                 "satisfaction": satisfaction, "continuation": continuation}
+        back = {query: QUERY, item: ITEM, position: POS, "previous_click": PREV}
+        tables = {}
+        for table in TABLES[name]:
+            value = given[table]
+            keys = keys_of(name, table)
+            if value is None:
+                msg = f"model {name!r} needs the {table!r} table"
+                raise ValueError(msg)
+            if isinstance(value, (int, float)):
+                frame = pl.DataFrame({table: [float(value)]})
+            elif isinstance(value, Mapping):
+                frame = pl.DataFrame({POS: list(value), table: list(value.values())},
+                                     schema={POS: pl.Int64, table: pl.Float64})
+            else:
+                frame = value.rename({k: v for k, v in back.items() if k in value.columns})
+            missing = [k for k in [*keys, table] if k not in frame.columns]
+            if missing:
+                msg = (
+                    f"the {table!r} table of {name!r} needs columns "
+                                 f"{[*keys, table]}; missing {missing}"
+                )
+                raise ValueError(msg)
+            frame = frame.select(*keys, pl.col(table).cast(pl.Float64))
+            bad = frame.filter(~pl.col(table).is_between(0.0, 1.0))
+            if bad.height:
+                msg = (
+                    f"the {table!r} table has a value outside [0, 1]: "
+                                 f"{bad[table][0]}"
+                )
+                raise ValueError(msg)
+            tables[table] = frame.with_columns(
+                pl.col(k).cast(pl.Int64) for k in keys if k in (POS, PREV))
+        return cls(name, tables, columns)
+
+    def _rows(self, log: pl.DataFrame | pl.LazyFrame, columns: Columns | None = None,
+              ) -> pl.LazyFrame:
+        frame = history(prepare(log, columns or self.columns))
+        return attach(self.model, self._cast(frame), frame.lazy())
+
+    def _cast(self, log: pl.DataFrame) -> dict[str, pl.DataFrame]:
+        return {name: frame.with_columns(pl.col(c).cast(log.schema[c])
+                                         for c in (QUERY, ITEM) if c in frame.columns)
+                for name, frame in self.tables.items()}
+
+    def log_likelihood(self, log: pl.DataFrame | pl.LazyFrame) -> float:
+        """The log's log-likelihood, sum over impressions of log P(C_1..C_n).
+
+        P(C_1..C_n) = prod_r P(C_r | C_<r) (Chuklin et al. 2015, sec. 4.1), each factor at
+        least 1e-6 (PyClick's floor: the cascade model gives a second click probability
+        0). PyClick's ``LogLikelihood`` is this divided by the number of impressions and
+        by their length.
+        """
+        rows = conditional(self._rows(log), self.model)
+        p = pl.when(pl.col(CLICK) == 1).then(pl.col("_q")).otherwise(1 - pl.col("_q"))
+        total = rows.select(group_sum(pl.max_horizontal(p, pl.lit(PROB_MIN)).log())).collect()
+        return float(total.item())
+
+    def _full(self, log: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+        """The rows with ``_full``, P(C_r = 1), and ``_exam``, P(E_r = 1)."""
+        rows = self._rows(log)
+        if self.model != "ubm":
+            return examined(rows, self.model).with_columns(
+                (pl.col("attractiveness") * pl.col("_exam")).alias("_full"))
+        gamma = {(int(r), int(p)): float(v) for r, p, v in self.tables["examination"].iter_rows()}
+        longest = int(rows.select(pl.col(POS).max()).collect().item() or 0)
+        return ubm_full(rows, gamma, DEFAULT, longest).with_columns(
+            (pl.col("_full") / pl.col("attractiveness")).alias("_exam"))
+
+    def perplexity_by_rank(self, log: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+        """Perplexity at each position: 2 ** -(mean over impressions of log2 P(C_r = c_r)).
+
+        P(C_r = 1) is the model's click probability before any click is seen (Dupret &
+        Piwowarski 2008; Chuklin et al. 2015, sec. 4.2), PyClick's ``Perplexity``; the
+        mean is over the impressions that show position r.
+        """
+        rows = self._full(log)
+        p = pl.when(pl.col(CLICK) == 1).then(pl.col("_full")).otherwise(1 - pl.col("_full"))
+        mean = group_sum(p.log(2)) / pl.len()
+        out = rows.group_by(POS).agg((2.0 ** -mean).alias("perplexity"))
+        return self._public(out.sort(POS).collect())
+
+    def perplexity(self, log: pl.DataFrame | pl.LazyFrame) -> float:
+        """The mean over positions of :meth:`perplexity_by_rank` (1 is perfect, 2 a coin)."""
+        return float(self.perplexity_by_rank(log)["perplexity"].mean())  # type: ignore[arg-type]
+
+    def examination(self, log: pl.DataFrame | pl.LazyFrame | None = None, *,
+                    n_resamples: int = 0, alpha: float = 0.05, seed: int = 0) -> pl.DataFrame:
+        """The examination propensity per position, with a bootstrap interval if asked.
+
+        PBM: theta_r (``log`` is needed only for an interval). The other models: the mean
+        over ``log``'s impressions of P(E_r = 1) before any click is seen. With
+        ``n_resamples`` > 0 the model is refitted on that many resamples of ``log``'s
+        impressions (Poisson(1) weights drawn from a hash of the impression and
+        ``seed``: the same for any row order) and ``ci_low``/``ci_high`` are the
+        percentiles of the refitted propensities at ``alpha / 2`` and ``1 - alpha / 2``.
+        """
+        if not 0 < alpha < 1:
+            msg = f"alpha must be in (0, 1), got {alpha!r}"
+            raise ValueError(msg)
+        if n_resamples < 0:
+            msg = f"n_resamples must be >= 0, got {n_resamples!r}"
+            raise ValueError(msg)
+        if log is None and (self.model != "pbm" or n_resamples):
+            raise ValueError(f"model {self.model!r} needs the log for its examination"
+                             + (" interval" if self.model == "pbm" else ""))
+        point = self._propensity(log)
+        if not n_resamples:
+            return self._public(point)
+        assert log is not None
+        prepared = history(prepare(log, self.columns))
+        draws = []
+        for b in range(n_resamples):
+            weighted = prepared.with_columns(_poisson(seed, b))
+            refit = ClickModel(self.model, estimate(self.model, weighted, self.iterations),
+                               self.columns, self.iterations)
+            draws.append(refit._propensity(log).with_columns(pl.lit(b).alias("_b")))
+        bounds = pl.concat(draws).group_by(POS).agg(
+            pl.col("examination").quantile(alpha / 2, "linear").alias("ci_low"),
+            pl.col("examination").quantile(1 - alpha / 2, "linear").alias("ci_high"))
+        return self._public(point.join(bounds, on=POS, how="left").sort(POS))
+
+    def _propensity(self, log: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame:
+        if self.model == "pbm":
+            return self.tables["examination"].sort(POS)
+        assert log is not None
+        return self._full(log).group_by(POS).agg((group_sum(pl.col("_exam")) / pl.len()).alias(
+            "examination")).sort(POS).collect()
+
+
+def _poisson(seed: int, draw: int) -> pl.Expr:
+    """A Poisson(1) weight per impression from a hash of it: the same for any row order."""
+    u = (pl.col(IMP).hash(seed=(seed * 100_003 + draw + 17) % 2**63) // 2048).cast(
+        pl.Float64) / 2.0 ** 53
+    cdf, term, out = 0.0, math.exp(-1.0), []
+    for k in range(20):
+        cdf += term
+        term /= k + 1
+        out.append((u >= cdf).cast(pl.Float64))
+    return pl.sum_horizontal(out).alias(WEIGHT)
+
+
+def fit_click_model(log: pl.DataFrame | pl.LazyFrame, model: ModelName = "pbm", *,
+                    iterations: int = 50, impression: str = "impression",
+                    position: str = "position", query: str = "query", item: str = "item",
+                    click: str = "click") -> ClickModel:
+    """Fit a click model on a click log (one row per impression and position).
+
+    ``model``: ``"pbm"``, ``"ubm"``, ``"dbn"`` (EM, ``iterations`` steps from every
+    parameter at 0.5, PyClick's start) or ``"cascade"``, ``"dcm"``, ``"sdbn"`` (maximum
+    likelihood, counted once). Each EM step is one lazy plan over the log; the
+    definitions and updates are on the guide's page (Chuklin, Markov & de Rijke 2015).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rank.online import fit_click_model
+    >>> log = pl.DataFrame({"impression": [1, 1, 2, 2], "position": [1, 2, 1, 2],
+    ...                     "query": "q", "item": ["a", "b", "b", "a"],
+    ...                     "click": [1, 0, 0, 1]})
+    >>> model = fit_click_model(log, "sdbn")
+    >>> model.attractiveness.sort("item")
+    shape: (2, 3)
+    ┌───────┬──────┬────────────────┐
+    │ query ┆ item ┆ attractiveness │
+    │ ---   ┆ ---  ┆ ---            │
+    │ str   ┆ str  ┆ f64            │
+    ╞═══════╪══════╪════════════════╡
+    │ q     ┆ a    ┆ 0.75           │
+    │ q     ┆ b    ┆ 0.333333       │
+    └───────┴──────┴────────────────┘
+    """
+    name = check_model(model)
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        msg = f"iterations must be a positive int, got {iterations!r}"
+        raise ValueError(msg)
+    columns = Columns(impression, position, query, item, click)
+    prepared = history(prepare(log, columns)).with_columns(pl.lit(1.0).alias(WEIGHT))
+    return ClickModel(name, estimate(name, prepared, iterations), columns, iterations)
