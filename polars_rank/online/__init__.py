@@ -14,6 +14,8 @@ from polars_rank.online._interleaving.build import interleave
 from polars_rank.online._interleaving.credit import credit
 from polars_rank.online._interleaving.distribution import probabilistic_lists
 from polars_rank.online._interleaving.preference import impressions_needed, preference
+from polars_rank.online._ope.clicks import ips_click_metric
+from polars_rank.online._ope.value import off_policy_value
 
 __all__: list[str] = [
     "interleave",
@@ -24,4 +26,6 @@ __all__: list[str] = [
     "ClickModel",
     "fit_click_model",
     "simulate_clicks",
+    "ips_click_metric",
+    "off_policy_value",
 ]

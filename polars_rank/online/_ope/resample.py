@@ -1,0 +1,58 @@
+"""The bootstrap over impressions of a ratio estimate ``sum num / sum den``.
+
+NumPy (the ``stats`` extra) is imported here, lazily, as ``compare()`` does. The
+resamples of a slice come from the seed and the slice's key, so they do not depend on
+row order or on the other slices; every estimator of a slice sees the same resamples.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
+    import numpy.typing as npt
+
+    Array = npt.NDArray[np.float64]
+
+__all__ = ["ratio_intervals"]
+
+CHUNK_CELLS = 4_000_000  # resample indices drawn at once (32 MB of int64)
+
+
+def ratio_intervals(parts: Sequence[tuple[Array, Array]], *, seed: int | None,
+                    key: tuple[Any, ...], alpha: float,
+                    n_resamples: int) -> list[tuple[float, float]]:
+    """Percentile intervals of ``sum num[idx] / sum den[idx]`` over resampled impressions.
+
+    ``parts`` holds one (num, den) pair of per-impression arrays per estimator, all in
+    the same impression order; each resample draws the impressions once for all of them.
+    """
+    import numpy as np
+
+    n = parts[0][0].size
+    rng = np.random.default_rng(
+        np.random.SeedSequence(seed, spawn_key=(zlib.crc32(repr(key).encode()),)))
+    draws: list[list[Array]] = [[] for _ in parts]
+    chunk = max(1, CHUNK_CELLS // max(n, 1))
+    done = 0
+    while done < n_resamples:
+        size = min(chunk, n_resamples - done)
+        idx = rng.integers(0, n, size=(size, n))
+        for j, (num, den) in enumerate(parts):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                draws[j].append(num[idx].sum(axis=1) / den[idx].sum(axis=1))
+        done += size
+    out = []
+    for values in draws:
+        v = np.concatenate(values)
+        v = v[np.isfinite(v)]
+        if v.size == 0:
+            out.append((float("nan"), float("nan")))
+            continue
+        low, high = np.quantile(v, [alpha / 2, 1 - alpha / 2])
+        out.append((float(low), float(high)))
+    return out

@@ -1,0 +1,351 @@
+"""``off_policy_value``: a target policy's value estimated from a logging policy's log."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
+
+from polars_rank._engine.sums import ordered_sum
+from polars_rank.errors import InvalidDataError
+from polars_rank.online._ope.checks import (
+    Rule,
+    constant_rule,
+    finite_rule,
+    flags,
+    missing_columns,
+    position_rules,
+    raise_flagged,
+    range_rule,
+)
+from polars_rank.online._ope.options import Options, check_options
+from polars_rank.online._ope.spec import ESTIMATORS, Estimator, Terms
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["off_policy_value"]
+
+CALLER = "off_policy_value"
+DERIVED = ("__ope_target", "__ope_target_cascade", "__ope_target_slate")
+OUTPUT = ("estimator", "estimate", "ci_low", "ci_high", "n_impressions", "n_rounds", "ess",
+          "max_weight", "near_zero", "unsupported")
+
+
+def off_policy_value(
+    log: pl.DataFrame | pl.LazyFrame,
+    estimator: str | Sequence[str] = ("ips", "snips"),
+    *,
+    impression: str = "impression",
+    position: str = "position",
+    item: str = "item",
+    reward: str = "reward",
+    pscore: str = "pscore",
+    target: str = "target",
+    target_rank: str | None = None,
+    pscore_slate: str = "pscore_slate",
+    target_slate: str = "target_slate",
+    pscore_cascade: str = "pscore_cascade",
+    target_cascade: str = "target_cascade",
+    q_hat: str = "q_hat",
+    q_hat_target: str = "q_hat_target",
+    group_by: str | Sequence[str] | None = None,
+    clip: float | None = None,
+    switch_threshold: float | None = None,
+    support: Literal["error", "ignore"] = "error",
+    near_zero: float = 0.01,
+    alpha: float = 0.05,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
+) -> pl.DataFrame:
+    r"""Estimate a target policy's value from a log of the logging policy, with diagnostics.
+
+    The log is long: one row per shown (impression, position), positions 1..n within an
+    impression, with the reward, the logging policy's propensity and the target
+    policy's propensity of that row (or ``target_rank``, the target's ranking, from
+    which they follow). Rows whose position is null are *candidates* the logger did not
+    show; they are read only by the support check. The estimators (``estimator=``, one
+    name or several; formulas on the [Counterfactual evaluation](../counterfactual.md)
+    page; OBP's class names in brackets):
+
+    - single slot, each shown row a round, value = the mean over rounds:
+      ``"ips"`` (InverseProbabilityWeighting), ``"snips"``
+      (SelfNormalizedInverseProbabilityWeighting), ``"dm"`` (DirectMethod),
+      ``"dr"`` (DoublyRobust), ``"switch-dr"`` (SwitchDoublyRobust);
+    - slates, value = the mean over impressions of the summed rewards: ``"sips"``
+      (SlateStandardIPS, joint slate propensities), ``"iips"`` (SlateIndependentIPS,
+      item-position propensities), ``"rips"`` (SlateRewardInteractionIPS, cascade
+      propensities of the top-k prefix) and ``"cascade-dr"`` (SlateCascadeDoublyRobust).
+
+    Parameters
+    ----------
+    log
+        The log, eager or lazy.
+    estimator
+        One estimator name or several; one result row each.
+    impression, position, item, reward
+        Column names. ``item`` is read only to name an unsupported item in an error.
+    pscore, target
+        The logging and target propensity of the row's item at its position
+        (single slot: of the action; ``"iips"``: the item-position marginal).
+    target_rank
+        A column with the rank the target policy (a deterministic ranking) gives the
+        row's item; the target propensities are then 1 where it equals the position
+        (cascade: for every position up to this one; slate: for all) and 0 elsewhere.
+    pscore_slate, target_slate
+        The whole slate's propensity (``"sips"``), one value per impression.
+    pscore_cascade, target_cascade
+        The propensity of the slate's prefix 1..k at position k (``"rips"``, ``"cascade-dr"``).
+    q_hat, q_hat_target
+        The reward model's estimate for the logged row, and its expectation under the
+        target policy at that round (``sum_a pi_e(a) q_hat(a)``; cascade: given the
+        logged prefix). Read by ``"dm"``, ``"dr"``, ``"switch-dr"``, ``"cascade-dr"``.
+    group_by
+        Slice columns: one result row per slice and estimator.
+    clip
+        OBP's ``lambda_`` of IPS and DR: weights above it are clipped (None: no clipping).
+    switch_threshold
+        Switch-DR's tau: rows with a weight above it use the model only (None: infinity,
+        which is DR).
+    support
+        ``"error"`` (default): a candidate row (null position) that the target policy
+        gives probability to (``target`` > 0, or ranked within the slate by
+        ``target_rank``) but the logger never shows (``pscore`` 0 or null) raises
+        :class:`~polars_rank.errors.InvalidDataError`, because no estimator here can
+        see its reward; ``"ignore"`` estimates anyway and counts such impressions in
+        the ``unsupported`` column.
+    near_zero
+        A logging propensity below this counts in the ``near_zero`` share.
+    alpha, n_resamples, seed
+        The bootstrap over impressions: percentile interval at level ``1 - alpha``
+        from ``n_resamples`` resamples (0: no interval), seeded per slice.
+
+    Returns
+    -------
+    DataFrame
+        ``[group_by...], estimator, estimate, ci_low, ci_high, n_impressions, n_rounds,
+        ess, max_weight, near_zero, unsupported``: ``ess`` is Kish's effective sample
+        size of the estimator's weights over its ``n_rounds`` rounds (rows; impressions
+        for ``"sips"``), ``max_weight`` the largest weight, ``near_zero`` the share of
+        rounds whose logging propensity is below ``near_zero`` (all three null for
+        ``"dm"``), ``unsupported`` the number of impressions with an unsupported
+        candidate.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rank.online as pro
+    >>> log = pl.DataFrame({
+    ...     "impression": [1, 2, 3, 4], "position": [1, 1, 1, 1],
+    ...     "reward": [1.0, 0.0, 1.0, 0.0], "pscore": [0.5, 0.5, 0.25, 0.8],
+    ...     "target": [1.0, 0.0, 0.5, 0.4],
+    ... })
+    >>> pro.off_policy_value(log, ["ips", "snips"], n_resamples=0).select(
+    ...     "estimator", "estimate", "ess", "max_weight")
+    shape: (2, 4)
+    ┌───────────┬──────────┬──────────┬────────────┐
+    │ estimator ┆ estimate ┆ ess      ┆ max_weight │
+    │ ---       ┆ ---      ┆ ---      ┆ ---        │
+    │ str       ┆ f64      ┆ f64      ┆ f64        │
+    ╞═══════════╪══════════╪══════════╪════════════╡
+    │ ips       ┆ 1.0      ┆ 2.454545 ┆ 2.0        │
+    │ snips     ┆ 0.888889 ┆ 2.454545 ┆ 2.0        │
+    └───────────┴──────────┴──────────┴────────────┘
+    """
+    opts = check_options(estimator, group_by=group_by, clip=clip,
+                         switch_threshold=switch_threshold, support=support,
+                         near_zero=near_zero, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    if not isinstance(log, (pl.DataFrame, pl.LazyFrame)):
+        msg = f"log must be a polars DataFrame or LazyFrame, got {type(log).__name__}"
+        raise TypeError(msg)
+    lf = log.lazy()
+    schema = lf.collect_schema().names()
+    terms = Terms(reward=reward, pscore=pscore, target=target, pscore_slate=pscore_slate,
+                  target_slate=target_slate, pscore_cascade=pscore_cascade,
+                  target_cascade=target_cascade, q_hat=q_hat, q_hat_target=q_hat_target,
+                  impression=impression, position=position, clip=opts.clip,
+                  switch_threshold=opts.switch)
+    estimators = [ESTIMATORS[name] for name in opts.estimators]
+    _check_columns(schema, estimators, terms, opts, position=position, target_rank=target_rank)
+    if target_rank is not None:
+        terms = Terms(**{**terms.__dict__, "target": DERIVED[0], "target_cascade": DERIVED[1],
+                         "target_slate": DERIVED[2]})
+    shown = _shown(lf, opts.group_by, impression, position, target_rank)
+    rules = _rules(estimators, terms, impression, position, target_rank)
+    per_impression = _per_impression(shown, estimators, terms, opts, impression,
+                                     rules).collect()
+    if per_impression.height == 0:
+        msg = f"{CALLER}: the log has no shown rows (rows with a non-null {position!r})"
+        raise InvalidDataError(msg)
+    raise_flagged(per_impression, shown, rules, impression=impression, caller=CALLER)
+    unsupported = _support(lf, schema, opts, impression=impression, position=position,
+                           item=item, pscore=pscore, target=target, target_rank=target_rank)
+    return _results(per_impression, estimators, opts, unsupported)
+
+
+def _check_columns(schema: list[str], estimators: list[Estimator], t: Terms, opts: Options,
+                   *, position: str, target_rank: str | None) -> None:
+    why = {t.impression: "the impression id", position: "the position, 1..n",
+           t.reward: "the reward"}
+    needed = [t.impression, position, t.reward, *opts.group_by]
+    for e in estimators:
+        logging, target = e.columns(t)
+        why.setdefault(logging, f"the logging propensity {e.name!r} divides by")
+        needed.append(logging)
+        if target_rank is None:
+            why.setdefault(target, f"the target propensity {e.name!r} reads")
+            needed.append(target)
+        if e.model:
+            why.setdefault(t.q_hat, f"the reward model's estimate {e.name!r} reads")
+            why.setdefault(t.q_hat_target,
+                           f"the model's expectation under the target, {e.name!r}")
+            needed += [t.q_hat, t.q_hat_target]
+    if target_rank is not None:
+        why[target_rank] = "the target policy's ranking"
+        needed.append(target_rank)
+    missing_columns(schema, list(dict.fromkeys(needed)), caller=CALLER, why=why)
+
+
+def _shown(lf: pl.LazyFrame, group_by: tuple[str, ...], impression: str, position: str,
+           target_rank: str | None) -> pl.LazyFrame:
+    """The shown rows, in (slice, impression, position) order, with derived target columns."""
+    shown = lf.filter(pl.col(position).is_not_null()).sort([*group_by, impression, position])
+    if target_rank is None:
+        return shown
+    hit = (pl.col(target_rank) == pl.col(position)).fill_null(False).cast(pl.Float64)
+    return shown.with_columns(hit.alias(DERIVED[0])).with_columns(
+        pl.col(DERIVED[0]).cum_prod().over(impression, order_by=position).alias(DERIVED[1]),
+        pl.col(DERIVED[0]).min().over(impression).alias(DERIVED[2]))
+
+
+def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str,
+           target_rank: str | None) -> list[Rule]:
+    rules = [Rule(impression, "must not be null", pl.col(impression).is_null()),
+             *position_rules(position, impression), finite_rule(t.reward)]
+    for e in estimators:
+        logging, target = e.columns(t)
+        rules.append(range_rule(logging, low_open=True,
+                                rule="must be a propensity in (0, 1] on every shown row"))
+        if target_rank is None:
+            rules.append(range_rule(target, low_open=False,
+                                    rule="must be a propensity in [0, 1] on every shown row"))
+        if e.logging == "slate":
+            rules += [constant_rule(logging, impression)]
+            if target_rank is None:
+                rules.append(constant_rule(target, impression))
+        if e.model:
+            rules += [finite_rule(t.q_hat), finite_rule(t.q_hat_target)]
+    return list({(r.column, r.rule): r for r in rules}.values())
+
+
+def _support(lf: pl.LazyFrame, schema: list[str], opts: Options, *, impression: str,
+             position: str, item: str, pscore: str, target: str,
+             target_rank: str | None) -> pl.DataFrame | None:
+    """Impressions with a candidate the target may choose but the logger never shows."""
+    if target_rank is None and target not in schema:
+        return None
+    shown_count = pl.col(position).count().over(impression)
+    wanted = ((pl.col(target_rank) <= shown_count) if target_rank is not None
+              else pl.col(target).cast(pl.Float64) > 0).fill_null(False)
+    never = ((pl.col(pscore).cast(pl.Float64).fill_null(0.0) <= 0) if pscore in schema
+             else pl.lit(True))
+    bad = lf.with_columns((wanted & never & pl.col(position).is_null()).alias("__bad"))
+    bad = bad.filter(pl.col("__bad"))
+    if opts.support == "error":
+        names = [impression, *([item] if item in schema else [])]
+        first = bad.select(names).sort(names).head(1).collect()
+        if first.height:
+            what = f"item {first[item][0]!r}" if item in schema else "a candidate row"
+            msg = (f"{CALLER}: support: the target policy may choose {what} that the logger "
+                   f"never shows (column {pscore!r} is 0 or null on the candidate row, "
+                   f"position null); impression {first[impression][0]!r}. No estimator can "
+                   "see its reward; pass support='ignore' to estimate anyway")
+            raise InvalidDataError(msg)
+        return None
+    impressions = bad.select(*opts.group_by, impression).unique()
+    if opts.group_by:
+        return impressions.group_by(opts.group_by).agg(pl.len().alias("unsupported")).collect()
+    return impressions.select(pl.len().alias("unsupported")).collect()
+
+
+def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, opts: Options,
+                    impression: str, rules: list[Rule]) -> pl.LazyFrame:
+    """Per (slice, impression): each estimator's numerator, denominator and weight sums.
+
+    And a flag per rule. The rows are sorted by (slice, impression, position) and the
+    ``group_by`` keeps the order (which keeps the sort in the plan), so each sum adds
+    its terms in position order: the same bits for any order of the input rows.
+    """
+    rows: list[pl.Expr] = []
+    aggs: list[pl.Expr] = [pl.len().alias("__rows"), *flags(rules)]
+    for n, e in enumerate(estimators):
+        logging, _ = e.columns(t)
+        rows += [e.numerator(t).alias(f"num{n}"), e.denominator_term(t).alias(f"den{n}"),
+                 e.weight(t).alias(f"w{n}"),
+                 (pl.col(logging) < opts.near_zero).cast(pl.Float64).alias(f"near{n}")]
+        per_slate = e.logging == "slate"
+        w = pl.col(f"w{n}").first() if per_slate else pl.col(f"w{n}")
+        near = pl.col(f"near{n}").first() if per_slate else pl.col(f"near{n}")
+        aggs += [pl.col(f"num{n}").sum(),
+                 pl.lit(1.0).alias(f"den{n}") if e.denominator == "impressions"
+                 else pl.col(f"den{n}").sum(),
+                 w.sum().alias(f"sw{n}"), (w * w).sum().alias(f"sww{n}"),
+                 w.max().alias(f"mw{n}"), near.sum().alias(f"near{n}")]
+    keys = [*opts.group_by, impression]
+    return shown.with_columns(rows).group_by(keys, maintain_order=True).agg(aggs)
+
+
+def _results(per_impression: pl.DataFrame, estimators: list[Estimator], opts: Options,
+             unsupported: pl.DataFrame | None) -> pl.DataFrame:
+    """Per slice: each estimator's estimate, interval and diagnostics, one row each."""
+    keys = list(opts.group_by)
+    by: list[str] | list[pl.Expr] = keys or [pl.lit(0).alias("__all")]
+    sums = per_impression.group_by(by, maintain_order=True).agg(
+        pl.len().alias("n_impressions"), pl.col("__rows").sum().cast(pl.Int64),
+        *(ordered_sum(pl.col(f"{part}{n}")) for n in range(len(estimators))
+          for part in ("num", "den", "sw", "sww", "near")),
+        *(pl.col(f"mw{n}").max() for n in range(len(estimators))))
+    intervals = _intervals(per_impression, len(estimators), opts)
+    frames = []
+    for n, e in enumerate(estimators):
+        rounds = pl.col("n_impressions") if e.logging == "slate" else pl.col("__rows")
+        weighted = e.name != "dm"
+        nothing = pl.lit(None, dtype=pl.Float64)
+        frames.append(sums.select(
+            *keys, pl.lit(e.name).alias("estimator"),
+            (pl.col(f"num{n}") / pl.col(f"den{n}")).alias("estimate"),
+            pl.lit(pl.Series([iv[n][0] for iv in intervals], dtype=pl.Float64)).alias("ci_low"),
+            pl.lit(pl.Series([iv[n][1] for iv in intervals], dtype=pl.Float64)).alias("ci_high"),
+            pl.col("n_impressions").cast(pl.Int64), rounds.cast(pl.Int64).alias("n_rounds"),
+            (pl.col(f"sw{n}") ** 2 / pl.col(f"sww{n}")).fill_nan(0.0).alias("ess")
+            if weighted else nothing.alias("ess"),
+            pl.col(f"mw{n}").alias("max_weight") if weighted else nothing.alias("max_weight"),
+            (pl.col(f"near{n}") / rounds).alias("near_zero") if weighted
+            else nothing.alias("near_zero")).with_row_index("__slice"))
+    out = pl.concat(frames).sort("__slice", maintain_order=True).drop("__slice")
+    if unsupported is None or unsupported.height == 0:
+        return out.with_columns(pl.lit(0, dtype=pl.Int64).alias("unsupported"))
+    if not keys:
+        return out.with_columns(pl.lit(unsupported["unsupported"][0], dtype=pl.Int64)
+                                .alias("unsupported"))
+    return out.join(unsupported.with_columns(pl.col("unsupported").cast(pl.Int64)), on=keys,
+                    how="left", nulls_equal=True, maintain_order="left").with_columns(
+        pl.col("unsupported").fill_null(0))
+
+
+def _intervals(per_impression: pl.DataFrame, count: int,
+               opts: Options) -> list[list[tuple[float | None, float | None]]]:
+    """Per slice (in the order of first appearance), each estimator's bootstrap interval."""
+    keys = list(opts.group_by)
+    parts = (per_impression.partition_by(keys, maintain_order=True, as_dict=True) if keys
+             else {(): per_impression})
+    if not opts.n_resamples:
+        return [[(None, None)] * count for _ in parts]
+    from polars_rank.online._ope.resample import ratio_intervals  # NumPy: the stats extra
+
+    out: list[list[tuple[float | None, float | None]]] = []
+    for key, frame in parts.items():
+        arrays = [(frame[f"num{n}"].to_numpy(), frame[f"den{n}"].to_numpy()) for n in range(count)]
+        out.append(list(ratio_intervals(arrays, seed=opts.seed, key=tuple(key),
+                                        alpha=opts.alpha, n_resamples=opts.n_resamples)))
+    return out

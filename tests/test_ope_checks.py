@@ -1,0 +1,171 @@
+"""Bad input to the off-policy estimators: errors naming the rule, the column, the impression."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import polars as pl
+import pytest
+
+from polars_rank.errors import InvalidDataError
+from polars_rank.online import ips_click_metric, off_policy_value
+
+LOG = pl.DataFrame({
+    "impression": [1, 1, 2, 2, 3, 3], "position": [1, 2, 1, 2, 1, 2],
+    "item": ["a", "b", "b", "c", "a", "c"],
+    "reward": [1.0, 0.0, 0.0, 1.0, 1.0, 1.0],
+    "pscore": [0.5, 0.4, 0.3, 0.2, 0.5, 0.4], "target": [0.6, 0.2, 0.1, 0.5, 0.6, 0.0],
+    "q_hat": [0.5] * 6, "q_hat_target": [0.4] * 6,
+})
+
+
+def raises(frame: pl.DataFrame, column: str, impression: object, **kwargs: object) -> str:
+    with pytest.raises(InvalidDataError) as info:
+        off_policy_value(frame, **kwargs)  # type: ignore[arg-type]
+    message = str(info.value)
+    assert f"{column!r}" in message
+    assert f"impression {impression!r}" in message
+    return message
+
+
+def change(column: str, row: int, value: object) -> pl.DataFrame:
+    values = LOG[column].to_list()
+    values[row] = value
+    return LOG.with_columns(pl.Series(column, values, dtype=LOG.schema[column]))
+
+
+@pytest.mark.parametrize(("value", "row"), [(0.0, 2), (1.5, 3), (-0.1, 0), (None, 4),
+                                            (float("nan"), 1)])
+def test_logging_propensity_outside_zero_one(value: float | None, row: int) -> None:
+    message = raises(change("pscore", row, value), "pscore", LOG["impression"][row])
+    assert "(0, 1]" in message
+
+
+def test_target_propensity_outside_zero_one() -> None:
+    assert "[0, 1]" in raises(change("target", 5, 1.2), "target", 3)
+
+
+@pytest.mark.parametrize("positions", [[1, 3], [2, 3], [1, 1]])
+def test_positions_not_one_to_n(positions: list[int]) -> None:
+    frame = LOG.with_columns(pl.when(pl.col("impression") == 2)
+                             .then(pl.Series(positions * 3)).otherwise(pl.col("position"))
+                             .alias("position"))
+    assert "1..n" in raises(frame, "position", 2)
+
+
+def test_reward_not_finite() -> None:
+    raises(change("reward", 3, float("inf")), "reward", 2)
+
+
+def test_model_columns_checked_only_when_read() -> None:
+    frame = change("q_hat", 0, None)
+    off_policy_value(frame, "ips", n_resamples=0)
+    raises(frame, "q_hat", 1, estimator="dr")
+
+
+def test_slate_propensity_is_one_per_impression() -> None:
+    frame = LOG.with_columns(pl.lit(0.5).alias("pscore_slate"), pl.lit(0.5).alias("target_slate"))
+    off_policy_value(frame, "sips", n_resamples=0)
+    raises(change_in(frame, "pscore_slate", 1, 0.25), "pscore_slate", 1, estimator="sips")
+
+
+def change_in(frame: pl.DataFrame, column: str, row: int, value: float) -> pl.DataFrame:
+    values = frame[column].to_list()
+    values[row] = value
+    return frame.with_columns(pl.Series(column, values))
+
+
+def test_missing_column_is_named() -> None:
+    with pytest.raises(InvalidDataError, match=re.escape("no column 'pscore_cascade'")):
+        off_policy_value(LOG, "rips")
+    with pytest.raises(InvalidDataError, match=re.escape("no column 'q_hat_target'")):
+        off_policy_value(LOG.drop("q_hat_target"), "dm")
+    with pytest.raises(InvalidDataError, match=re.escape("no column 'target_rank'")):
+        off_policy_value(LOG, "ips", target_rank="target_rank")
+
+
+def test_support_is_an_error_unless_ignored() -> None:
+    candidate = pl.DataFrame({"impression": [2], "position": [None], "item": ["z"],
+                              "pscore": [0.0], "target": [0.3]}, schema_overrides={
+                                  "position": pl.Int64})
+    frame = pl.concat([LOG, candidate], how="diagonal")
+    message = raises(frame, "pscore", 2)
+    assert "support" in message
+    assert "'z'" in message
+    shown_only = off_policy_value(LOG, ("ips", "dr"), n_resamples=0)
+    ignored = off_policy_value(frame, ("ips", "dr"), support="ignore", n_resamples=0)
+    assert ignored["unsupported"].to_list() == [1, 1]
+    assert ignored.drop("unsupported").equals(shown_only.drop("unsupported"))
+    supported = frame.with_columns(pl.col("pscore").replace(0.0, 0.1))
+    assert off_policy_value(supported, "ips", n_resamples=0)["unsupported"].to_list() == [0]
+
+
+def test_support_with_a_target_ranking() -> None:
+    ranked = LOG.with_columns(pl.col("position").alias("target_rank"))
+    candidate = pl.DataFrame({"impression": [3], "position": [None], "item": ["q"],
+                              "pscore": [0.0], "target_rank": [2]},
+                             schema_overrides={"position": pl.Int64})
+    frame = pl.concat([ranked, candidate], how="diagonal")
+    raises(frame, "pscore", 3, estimator="iips", target_rank="target_rank")
+    beyond = frame.with_columns(pl.when(pl.col("position").is_null()).then(5)
+                              .otherwise(pl.col("target_rank")).alias("target_rank"))
+    off_policy_value(beyond, "iips", target_rank="target_rank")  # ranked below the slate: fine
+
+
+@pytest.mark.parametrize(("kwargs", "error"), [
+    ({"estimator": "ipw"}, "estimator must be among"),
+    ({"estimator": ("ips", "ips")}, "twice"),
+    ({"alpha": 1.0}, "alpha"),
+    ({"n_resamples": -1}, "n_resamples"),
+    ({"seed": -1}, "seed"),
+    ({"clip": 0.0}, "clip"),
+    ({"switch_threshold": -1.0}, "switch_threshold"),
+    ({"support": "warn"}, "support"),
+    ({"near_zero": 1.0}, "near_zero"),
+])
+def test_parameters(kwargs: dict[str, object], error: str) -> None:
+    with pytest.raises(ValueError, match=error):
+        off_policy_value(LOG, **kwargs)  # type: ignore[arg-type]
+
+
+def test_lazy_in_is_the_same() -> None:
+    eager = off_policy_value(LOG, ("ips", "snips", "dr"), n_resamples=100)
+    assert eager.equals(off_policy_value(LOG.lazy(), ("ips", "snips", "dr"), n_resamples=100))
+    with pytest.raises(TypeError, match="DataFrame or LazyFrame"):
+        off_policy_value(LOG.to_dict(), "ips")  # type: ignore[arg-type]
+
+
+CLICKS = pl.DataFrame({"impression": [1, 1, 2, 2], "position": [1, 2, 1, 2],
+                       "click": [0, 1, 1, 0], "target_rank": [2, 1, 1, None]})
+
+
+def test_click_checks() -> None:
+    with pytest.raises(InvalidDataError, match=r"'click' must be a click, 0 or 1; impression 2"):
+        ips_click_metric(CLICKS.with_columns(pl.Series("click", [0, 1, 2, 0])),
+                         examination=[1.0, 0.5])
+    with pytest.raises(InvalidDataError, match=r"'position'.*impression 1"):
+        ips_click_metric(CLICKS, examination=[1.0])
+    with pytest.raises(InvalidDataError, match=r"'position' must be positions 1..n"):
+        ips_click_metric(CLICKS.with_columns(pl.Series("position", [1, 2, 2, 3])),
+                         examination=[1.0, 0.5, 0.2])
+    for bad in ([], [0.0, 0.5], [1.0, 1.5]):
+        with pytest.raises(ValueError, match="examination"):
+            ips_click_metric(CLICKS, examination=bad)
+    with pytest.raises(ValueError, match="metric"):
+        ips_click_metric(CLICKS, "ndcg@10", examination=[1.0, 0.5])
+    with pytest.raises(ValueError, match="k <= len"):
+        ips_click_metric(CLICKS, "clicks@3", examination=[1.0, 0.5])
+
+
+def test_click_metric_by_hand() -> None:
+    out = ips_click_metric(CLICKS, ["clicks@1", "clicks@2", "dcg@1", "dcg"],
+                           examination=[1.0, 0.5], n_resamples=0)
+    # impression 1: the click at position 2 (1 / 0.5 = 2) on the target's rank 1;
+    # impression 2: the click at position 1 on the target's rank 1. Means over 2.
+    assert out["estimate"].to_list() == [1.5, 1.5, 1.5, 1.5]
+    moved = CLICKS.with_columns(pl.Series("target_rank", [1, 2, 2, 1]))
+    out = ips_click_metric(moved, ["clicks@1", "clicks@2", "dcg"], examination=[1.0, 0.5],
+                           n_resamples=0)
+    expected = [0.0, (0.5 * 2 + 0.5) / 2, (2 + 1) / math.log2(3) / 2]
+    assert out["estimate"].to_list() == pytest.approx(expected, abs=1e-15)
