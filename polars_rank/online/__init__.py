@@ -16,6 +16,9 @@ from polars_rank.online._interleaving.distribution import probabilistic_lists
 from polars_rank.online._interleaving.preference import impressions_needed, preference
 from polars_rank.online._ope.clicks import ips_click_metric
 from polars_rank.online._ope.value import off_policy_value
+from polars_rank.online._propensity.harvest import harvested_propensities
+from polars_rank.online._propensity.regression_em import regression_em_propensities
+from polars_rank.online._propensity.swap import swap_propensities
 
 __all__: list[str] = [
     "interleave",
@@ -28,4 +31,7 @@ __all__: list[str] = [
     "simulate_clicks",
     "ips_click_metric",
     "off_policy_value",
+    "harvested_propensities",
+    "regression_em_propensities",
+    "swap_propensities",
 ]

@@ -1,0 +1,1 @@
+"""Examination propensities from click logs: swaps, intervention harvesting, regression EM."""

@@ -1,0 +1,215 @@
+"""Propensities from randomised result lists: swap-with-top (RandPair) and RandTop-n."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import polars as pl
+
+from polars_rank.errors import InvalidDataError
+from polars_rank.online._propensity._log import (
+    check_resampling,
+    read_log,
+    result_frame,
+    unestimable,
+)
+from polars_rank.online._propensity._resample import numpy_needed, percentile_bounds
+
+if TYPE_CHECKING:
+    from polars_rank.online._propensity._resample import Matrix
+
+__all__ = ["swap_propensities"]
+
+_PARTNER = "__polars_rank_partner"
+
+
+def swap_propensities(
+    log: Any, *, design: Literal["swap", "randtop"] = "swap",
+    impression: str = "impression", position: str = "position", query: str = "query",
+    click: str = "click", logged: str = "logged_position", top_n: int | None = None,
+    resample: Literal["impression", "query"] = "impression", n_resamples: int = 1000,
+    alpha: float = 0.05, seed: int = 0,
+) -> pl.DataFrame:
+    r"""Examination propensities from a log of randomised result lists.
+
+    **Swap-with-top** (``design="swap"``; Joachims, Swaminathan & Schnabel, "Unbiased
+    Learning-to-Rank with Biased Feedback", WSDM 2017, Section 5; RandPair with pivot
+    rank 1 in Wang et al., WSDM 2018): each impression either shows the ranker's list
+    as it is (a *control*) or with its results at ranks 1 and ``k`` swapped; the column
+    ``logged`` gives each row's position in the ranker's list, before the swap. Under
+    the position-based model, with :math:`\bar c_{\text{swap } k}(i)` the click rate
+    at position :math:`i` of the impressions whose top result was swapped to
+    :math:`k`, and :math:`\bar c_{\text{ctl}}(i)` that of the controls,
+
+    .. math::
+
+        \frac{\hat p_k}{\hat p_1} = \frac{\bar c_{\text{swap } k}(k)
+            + \bar c_{\text{ctl}}(k)}{\bar c_{\text{ctl}}(1) + \bar c_{\text{swap } k}(1)}
+
+    the clicks of the ranker's top result moved to rank :math:`k` against the same
+    result left at rank 1, and the ranker's :math:`k`-th result left at rank :math:`k`
+    against the same moved to rank 1 (both directions, so that the two results'
+    relevance cancels in expectation).
+
+    **RandTop-n** (``design="randtop"``; Wang, Bendersky, Metzler & Najork, SIGIR
+    2016): the top ``top_n`` results (default: all) are shuffled uniformly, so that
+    relevance does not depend on the position and :math:`\hat p_k / \hat p_1` is the
+    click rate at position :math:`k` over the click rate at position 1.
+
+    Parameters
+    ----------
+    log
+        One row per (impression, position): DataFrame or LazyFrame.
+    design
+        ``"swap"`` (needs ``logged``) or ``"randtop"``.
+    impression, position, query, click, logged
+        Column names; ``query`` is read only with ``resample="query"``.
+    top_n
+        RandTop-n: the number of shuffled positions (default: the longest list).
+    resample
+        The bootstrap's unit: impressions, or queries (clustered clicks of a query).
+    n_resamples, alpha, seed
+        Percentile bootstrap interval at level ``1 - alpha`` over ``n_resamples``
+        resamples drawn with ``seed`` (``0``: no interval, null bounds).
+
+    Returns
+    -------
+    DataFrame
+        ``position, propensity, lower, upper``; position 1 is 1 (its bounds too, when
+        there is an interval).
+
+    Raises
+    ------
+    InvalidDataError
+        Clicks other than 0/1, positions not 1..n, an impression that is neither a
+        control nor a swap of ranks 1 and ``k``, no control impression, or a position
+        no impression was swapped to (named).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rank.online import swap_propensities
+    >>> log = pl.DataFrame({
+    ...     "impression": [1, 1, 2, 2, 3, 3, 4, 4],
+    ...     "position": [1, 2] * 4,
+    ...     "logged_position": [1, 2, 1, 2, 2, 1, 2, 1],
+    ...     "click": [1, 0, 1, 1, 0, 1, 1, 0],
+    ... })
+    >>> swap_propensities(log, n_resamples=0)
+    shape: (2, 4)
+    ┌──────────┬────────────┬───────┬───────┐
+    │ position ┆ propensity ┆ lower ┆ upper │
+    │ ---      ┆ ---        ┆ ---   ┆ ---   │
+    │ i64      ┆ f64        ┆ f64   ┆ f64   │
+    ╞══════════╪════════════╪═══════╪═══════╡
+    │ 1        ┆ 1.0        ┆ null  ┆ null  │
+    │ 2        ┆ 0.666667   ┆ null  ┆ null  │
+    └──────────┴────────────┴───────┴───────┘
+    """
+    if design not in ("swap", "randtop"):
+        msg = f"design must be 'swap' or 'randtop', got {design!r}"
+        raise ValueError(msg)
+    if resample not in ("impression", "query"):
+        msg = f"resample must be 'impression' or 'query', got {resample!r}"
+        raise ValueError(msg)
+    if top_n is not None and (isinstance(top_n, bool) or not isinstance(top_n, int)
+                              or top_n < 2):
+        msg = f"top_n must be an int >= 2 or None, got {top_n!r}"
+        raise ValueError(msg)
+    check_resampling(n_resamples, alpha)
+    numpy_needed("swap_propensities")
+    unit = impression if resample == "impression" else query
+    data = read_log(log, impression=impression, position=position, click=click,
+                    per_impression=[query] if resample == "query" else [],
+                    others=[logged] if design == "swap" else [])
+    last = int(data[position].max())  # type: ignore[arg-type]
+    if design == "swap":
+        units, estimate, positions = _swap_stats(data, impression, position, click, logged,
+                                                 unit, last)
+    else:
+        depth = last if top_n is None else min(top_n, last)
+        units, estimate, positions = _randtop_stats(data, position, click, unit, depth)
+    import numpy as np
+
+    total = units.drop(unit).sum().to_numpy().astype(np.float64)
+    point = estimate(total)[0]
+    lower, upper = percentile_bounds(units, unit, estimate, width=len(positions),
+                                     n_resamples=n_resamples, alpha=alpha, seed=seed)
+    ones: list[float | None] = [1.0] if n_resamples else [None]
+    return result_frame([1, *positions], [1.0, *point.tolist()],
+                        [*ones, *lower], [*ones, *upper])
+
+
+def _swap_stats(data: pl.DataFrame, impression: str, position: str, click: str,
+                logged: str, unit: str, last: int) -> tuple[pl.DataFrame, Any, list[int]]:
+    """Per unit: swapped impressions and their clicks at 1 and k; controls' clicks by k."""
+    pos, was = pl.col(position), pl.col(logged)
+    per = data.group_by(impression).agg(
+        pos.filter(was == 1).first().alias(_PARTNER),
+        was.filter(pos == 1).first().alias("at_one"),
+        (pos != was).sum().alias("moved"))
+    ok = (pl.col("moved") == 0) | ((pl.col("moved") == 2)
+                                   & (pl.col("at_one") == pl.col(_PARTNER)))
+    bad = per.filter(~ok.fill_null(value=False))
+    if bad.height:
+        first = bad.sort(impression).item(0, impression)
+        msg = (f"column {logged!r}: impression {first!r} is neither a control (every "
+               f"{logged} equal to its {position}) nor a swap of ranks 1 and k")
+        raise InvalidDataError(msg)
+    rows = data.join(per.select(impression, _PARTNER), on=impression)
+    partner, clicked = pl.col(_PARTNER), pl.col(click) == 1
+    ks = range(2, last + 1)
+    units = rows.group_by(unit).agg(
+        *[((partner == k) & (pos == 1)).sum().alias(f"s_n{k}") for k in ks],
+        *[((partner == k) & (pos == k) & clicked).sum().alias(f"s_top{k}") for k in ks],
+        *[((partner == k) & (pos == 1) & clicked).sum().alias(f"s_one{k}") for k in ks],
+        *[((partner == 1) & (pos == k)).sum().alias(f"c_n{k}") for k in range(1, last + 1)],
+        *[((partner == 1) & (pos == k) & clicked).sum().alias(f"c_clk{k}")
+          for k in range(1, last + 1)])
+    sums = units.drop(unit).sum().row(0, named=True)
+    if sums["c_n1"] == 0:
+        msg = "no control impression (one without a swap): the click rates at position 1"
+        raise unestimable(range(2, last + 1), msg)
+    lost = [k for k in ks if sums[f"s_n{k}"] == 0 or sums[f"c_n{k}"] == 0]
+    if lost:
+        raise unestimable(lost, "no impression swapped its top result there, or no "
+                          "control impression reached it")
+    width = last - 1
+
+    def estimate(m: Matrix) -> Matrix:
+        import numpy as np
+
+        m = np.atleast_2d(m)
+        s_n, s_top, s_one = m[:, :width], m[:, width:2 * width], m[:, 2 * width:3 * width]
+        c_n, c_clk = m[:, 3 * width:4 * width + 1], m[:, 4 * width + 1:]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            num = s_top / s_n + c_clk[:, 1:] / c_n[:, 1:]
+            den = (c_clk[:, :1] / c_n[:, :1]) + s_one / s_n
+            out: Matrix = num / den
+        out[~np.isfinite(out)] = np.nan
+        return out
+
+    return units, estimate, list(ks)
+
+
+def _randtop_stats(data: pl.DataFrame, position: str, click: str, unit: str,
+                   depth: int) -> tuple[pl.DataFrame, Any, list[int]]:
+    """Per unit: rows and clicks at each position up to ``depth``."""
+    pos, clicked = pl.col(position), pl.col(click) == 1
+    units = data.group_by(unit).agg(
+        *[(pos == k).sum().alias(f"n{k}") for k in range(1, depth + 1)],
+        *[((pos == k) & clicked).sum().alias(f"clk{k}") for k in range(1, depth + 1)])
+    if units["clk1"].sum() == 0:
+        raise unestimable(range(2, depth + 1), "no click at position 1 to compare with")
+
+    def estimate(m: Matrix) -> Matrix:
+        import numpy as np
+
+        m = np.atleast_2d(m)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = m[:, depth:] / m[:, :depth]
+            out: Matrix = rate[:, 1:] / rate[:, :1]
+        out[~np.isfinite(out)] = np.nan
+        return out
+
+    return units, estimate, list(range(2, depth + 1))
