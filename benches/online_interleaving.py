@@ -30,8 +30,8 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from polars_rank.online import credit, interleave  # noqa: E402
-from tests import interleaving_reference as ref  # noqa: E402
+from polars_rank.online import credit, interleave
+from tests import interleaving_reference as ref
 
 
 def data(folder: Path, impressions: int, method: str) -> tuple[Path, Path]:

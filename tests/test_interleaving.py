@@ -296,6 +296,22 @@ def test_random_credit_as_the_reference() -> None:
             assert winners(rows) == set(cls.evaluate(r, clicks[q])), (q, lst)
 
 
+@pytest.mark.parametrize("method", ["team_draft", "balanced", "probabilistic"])
+def test_credit_does_not_depend_on_row_order(method: str) -> None:
+    rng = random.Random(5)
+    n = 2 if method == "balanced" else 3
+    runs = runs_of({q: random_case(rng, n) for q in range(30)})
+    out = interleave(runs, method, seed=SEED, rank="rank")
+    log = out.with_columns(impression=pl.col("qid"), seg=pl.col("qid") % 3,
+                           click=pl.Series([rng.random() < 0.5 for _ in range(out.height)]))
+    a = credit(log, runs, method=method, rank="rank", by=["seg"])  # type: ignore[arg-type]
+    b = credit(log.sample(fraction=1.0, shuffle=True, seed=1),  # type: ignore[arg-type]
+               runs.sample(fraction=1.0, shuffle=True, seed=2), method=method, rank="rank",
+               by=["seg"])
+    assert a.equals(b)
+    assert a["win"].sum() + a["loss"].sum() > 0
+
+
 def test_probabilistic_distribution_as_the_reference() -> None:
     rng = random.Random(4)
     cases = {q: random_case(rng, rng.randint(1, 3), pool=6) for q in range(12)}

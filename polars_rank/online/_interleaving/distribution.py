@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
 from polars_rank.online._interleaving.build import check_k
 from polars_rank.online._interleaving.runs import Rankings
 
@@ -79,6 +80,7 @@ def probabilistic_lists(
         shown = states.select(*q, "_sid", _d=pl.col("_path")).explode("_d").drop_nulls("_d")
         cand = (states.select(*q, "_sid", "_p", "_path", "_limit").join(docs, on=q)
                 .join(shown, on=[*q, "_sid", "_d"], how="anti")
+                .sort([*q, "_sid", "_i", "_d"])  # one order for every float sum below
                 .with_columns(_den=pl.col("_num").sum().over([*q, "_sid", "_i"]),
                               _live=pl.col("_i").n_unique().over([*q, "_sid"])))
         stuck = states.join(cand.select(*q, "_sid").unique(), on=[*q, "_sid"], how="anti")
@@ -86,7 +88,8 @@ def probabilistic_lists(
         states = (cand.with_columns(_p=pl.col("_p") * (pl.col("_num") / pl.col("_den"))
                                     / pl.col("_live").cast(pl.Float64))
                   .group_by([*q, "_sid", "_d"])
-                  .agg(pl.col("_p").sum(), pl.col("_path").first(), pl.col("_limit").first())
+                  .agg(group_sum(pl.col("_p")).alias("_p"), pl.col("_path").first(),
+                       pl.col("_limit").first())
                   .select(*q, "_limit", "_p",
                           _path=pl.concat_list("_path", "_d"),
                           _sid=pl.struct("_sid", "_d").rank("ordinal").over(q).cast(pl.Int64)))

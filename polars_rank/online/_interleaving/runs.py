@@ -118,7 +118,9 @@ class Rankings:
         self.names: list[Any] = df["_s"].unique().sort().to_list()
         index = pl.col("_s").replace_strict(self.names, list(range(len(self.names))),
                                             return_dtype=pl.Int64)
-        self.frame = df.with_columns(_i=index, _r=position.over(key).cast(pl.Int64)).drop("_o")
+        # sorted, so that every float sum over a list adds in one order, whatever the input's
+        self.frame = (df.with_columns(_i=index, _r=position.over(key).cast(pl.Int64))
+                      .drop("_o").sort([*self.query, "_i", "_r"]))
 
     def lengths(self) -> pl.DataFrame:
         """Per query: ``_len``, the shortest list's length, and ``_docs``, distinct docs."""
