@@ -8,13 +8,14 @@ the same parameters (numerator 1, denominator 2), the same updates, the same EM 
 (each iteration starts from a copy of the initial model and reads the previous
 iteration's values), the same evaluation. Left out: JSON, printing, ``__iadd__``
 (model merging), ``predict_relevance``, CCM and the task-centric model. Kept as written,
-faults included (``DBN._get_tail_clicks`` and the rest: see ``book_dbn`` below and
+faults included (``DBN._get_tail_clicks`` and the rest: see ``BookDBN`` below and
 docs/click-models.md). Ranks are 0-based, as PyClick's.
 
-``BookDBN`` is not PyClick's: a plain-Python DBN with the exact EM posteriors of
-Chuklin, Markov & de Rijke (2015, sec. 3.2, EM for DBN) and Chapelle & Zhang (2009), a loop over
-sessions and ranks with the recursions as written there (no closed forms), the
-reference of polars-rank's DBN.
+``BookDBN`` and ``BookCCM`` (at the end) are not PyClick's: plain-Python DBN and CCM
+with the exact EM posteriors (Chuklin, Markov & de Rijke 2015, sec. 2.7-2.8 and 3.2;
+Chapelle & Zhang 2009; Guo et al. 2009), a loop over sessions and ranks with the
+recursions as written there (no closed forms), the references of polars-rank's DBN and
+CCM.
 """
 
 from __future__ import annotations
@@ -655,3 +656,84 @@ class BookDBN:
             self.attr = {k: self._ratio(a_num[k], a_den[k]) for k in a_den}
             self.sat = {k: self._ratio(s_num[k], s_den[k]) for k in s_den}
             self.gamma = self._ratio(g_num, g_den)
+
+
+class BookCCM:
+    """CCM with EM on the exact posteriors (not PyClick's), a loop over sessions and ranks.
+
+    Chuklin, Markov & de Rijke (2015), sec. 2.7 (the model: after no click the user goes
+    on with tau_1; after a click on a result that is relevant with probability alpha,
+    with tau_3, else tau_2); Guo et al. (2009). alpha's statistics are the posterior of
+    A_r on every row and of the relevance S_r on every clicked row; the taus' are
+    P(E_r+1 = 1, branch | C) over P(E_r = 1, branch | C), for r < n - 1. Start 0.5 with
+    PyClick's counts (1 / 2) and ceiling 1 - 1e-6. eps_r = P(E_r = 1 | C_<r),
+    X_r = P(C_>=r = 1 | E_r = 1) = a_r + (1 - a_r) tau_1 X_{r+1}.
+    """
+
+    PROB_MIN = 0.000001
+
+    def __init__(self, iter_num: int) -> None:
+        self.iter_num = iter_num
+        self.attr: dict[tuple[Any, Any], float] = {}
+        self.tau = [0.5, 0.5, 0.5]
+
+    def _ratio(self, num: float, den: float) -> float:
+        return min((1 + num) / (2 + den), 1 - self.PROB_MIN)
+
+    def train(self, sessions: list[SearchSession]) -> None:
+        for _ in range(self.iter_num):
+            a_num: dict[Any, float] = defaultdict(float)
+            a_den: dict[Any, float] = defaultdict(float)
+            t_num, t_den = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
+            t1, t2, t3 = self.tau
+            for session in sessions:
+                n = len(session.web_results)
+                keys = [(session.query, r.id) for r in session.web_results]
+                a = [self.attr.get(k, 0.5) for k in keys]
+                c = session.get_clicks()
+                last = max((r for r in range(n) if c[r]), default=-1)
+                x = [0.0] * (n + 1)
+                for r in range(n - 1, -1, -1):
+                    x[r] = a[r] + (1 - a[r]) * t1 * x[r + 1]
+                eps, e = [], 1.0
+                for r in range(n):
+                    eps.append(e)
+                    if c[r]:
+                        e = t2 * (1 - a[r]) + t3 * a[r]
+                    else:
+                        e = e * t1 * (1 - a[r]) / (1 - e * a[r])
+                for r in range(n):
+                    k = keys[r]
+                    a_den[k] += 1
+                    inside = r < n - 1
+                    if not c[r]:
+                        if r > last:
+                            d = 1 - eps[r] * x[r]
+                            a_num[k] += (1 - eps[r]) * a[r] / d
+                            if inside:
+                                t_num[0] += eps[r] * (1 - a[r]) * t1 * (1 - x[r + 1]) / d
+                                t_den[0] += eps[r] * (1 - x[r]) / d
+                        elif inside:
+                            t_num[0] += 1
+                            t_den[0] += 1
+                        continue
+                    a_num[k] += 1
+                    a_den[k] += 1
+                    if r < last:
+                        rho = a[r] * t3 / (a[r] * t3 + (1 - a[r]) * t2)
+                        a_num[k] += rho
+                        t_num[2] += rho
+                        t_den[2] += rho
+                        t_num[1] += 1 - rho
+                        t_den[1] += 1 - rho
+                    else:
+                        xn = x[r + 1]
+                        z = a[r] * (1 - t3 * xn) + (1 - a[r]) * (1 - t2 * xn)
+                        a_num[k] += a[r] * (1 - t3 * xn) / z
+                        if inside:
+                            t_num[2] += a[r] * t3 * (1 - xn) / z
+                            t_den[2] += a[r] * (1 - t3 * xn) / z
+                            t_num[1] += (1 - a[r]) * t2 * (1 - xn) / z
+                            t_den[1] += (1 - a[r]) * (1 - t2 * xn) / z
+            self.attr = {k: self._ratio(a_num[k], a_den[k]) for k in a_den}
+            self.tau = [self._ratio(t_num[i], t_den[i]) for i in range(3)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -42,6 +43,7 @@ def truth(model: str, seed: int = 1, queries: int = 3, items: int = 14) -> Click
         "ubm": {"examination": ubm_exam},
         "sdbn": {"satisfaction": sat},
         "dbn": {"satisfaction": sat, "continuation": 0.85},
+        "ccm": {"tau_1": 0.8, "tau_2": 0.6, "tau_3": 0.2},
     }[model]
     return ClickModel.from_parameters(model, attractiveness=attr, **given)  # type: ignore[arg-type]
 
@@ -72,7 +74,7 @@ def pyclick_attr(model: Any) -> dict[tuple[str, str], float]:
 def logs() -> dict[str, pl.DataFrame]:
     shown = ranking(150, seed=3)
     return {m: simulate_clicks(truth(m), shown, seed=5)
-            for m in ("pbm", "cascade", "dcm", "ubm", "sdbn", "dbn")}
+            for m in ("pbm", "cascade", "dcm", "ubm", "sdbn", "dbn", "ccm")}
 
 
 @pytest.mark.parametrize("model", ["pbm", "ubm", "cascade", "dcm", "sdbn"])
@@ -124,6 +126,16 @@ def test_dbn_equals_the_book(logs: dict[str, pl.DataFrame]) -> None:
     assert abs(fit.parameters["continuation"].item() - book.gamma) < TOL
 
 
+def test_ccm_equals_the_book(logs: dict[str, pl.DataFrame]) -> None:
+    log = logs["ccm"]
+    fit = fit_click_model(log, "ccm", iterations=5)
+    book = ref.BookCCM(5)
+    book.train(sessions(log))
+    assert attr_diff(fit, book.attr) < TOL
+    for k in range(3):
+        assert abs(fit.parameters[f"tau_{k + 1}"].item() - book.tau[k]) < TOL
+
+
 def _pyclick_dbn_with(fit: ClickModel) -> ref.DBN:
     """PyClick's DBN holding our parameters (its click probabilities are right)."""
     theirs = ref.DBN()
@@ -171,3 +183,21 @@ def test_pyclick_dbn_differs_from_the_book(logs: dict[str, pl.DataFrame]) -> Non
     book.train(data)
     gap = max(abs(v - book.attr[k]) for k, v in pyclick_attr(theirs).items())
     assert gap > 0.01
+
+
+def test_cascade_log_likelihood_is_the_books(logs: dict[str, pl.DataFrame]) -> None:
+    """Above the first click a_r or 1 - a_r; below it no click (1) or a click (1e-6)."""
+    log = logs["cascade"].head(200)
+    fit = fit_click_model(log, "cascade")
+    attr = {(q, d): v for q, d, v in fit.attractiveness.iter_rows()}
+    want = 0.0
+    for session in sessions(log):
+        seen_click = False
+        for result in session.web_results:
+            a = attr.get((session.query, result.id), 0.5)  # seen only below a click
+            if seen_click:
+                want += math.log(1e-6) if result.click else 0.0
+            else:
+                want += math.log(a if result.click else 1 - a)
+                seen_click = bool(result.click)
+    assert abs(fit.log_likelihood(log) - want) < TOL

@@ -29,7 +29,7 @@ def test_pbm_recovers_its_examination_within_the_bootstrap_interval() -> None:
 
 
 @pytest.mark.parametrize(("model", "tol"), [("cascade", 0.04), ("dcm", 0.03), ("dbn", 0.035),
-                                            ("ubm", 0.08)])
+                                            ("ubm", 0.08), ("ccm", 0.06)])
 def test_fit_recovers_attractiveness(model: str, tol: float) -> None:
     """At 1,500 impressions over 2 x 12 (query, item) pairs, within ``tol`` (mean abs)."""
     true = truth(model, queries=2, items=12)
@@ -40,6 +40,11 @@ def test_fit_recovers_attractiveness(model: str, tol: float) -> None:
     assert gap.mean() < tol  # type: ignore[operator]
     if model == "dbn":
         assert abs(fit.parameters["continuation"].item() - 0.85) < 0.05
+    if model == "ccm":
+        taus = [fit.parameters[f"tau_{k}"].item() for k in (1, 2, 3)]
+        # tau_2 and tau_3 are told apart only by the clicks after a click: slow EM, wide
+        assert abs(taus[0] - 0.8) < 0.03
+        assert max(abs(taus[1] - 0.6), abs(taus[2] - 0.2)) < 0.12
     if model == "dcm":
         cont = fit.parameters["continuation"].filter(pl.col("position") <= 5)
         assert (cont["continuation"] - (0.7 - 0.03 * cont["position"])).abs().max() < 0.1  # type: ignore[operator]
@@ -123,6 +128,12 @@ def test_bad_parameters() -> None:
     attr = pl.DataFrame({"query": ["q"], "item": ["a"], "attractiveness": [1.5]})
     with pytest.raises(ValueError, match="outside"):
         ClickModel.from_parameters("cascade", attractiveness=attr)
+    given = ClickModel.from_parameters("cascade", attractiveness=attr.with_columns(
+        pl.lit(0.5).alias("attractiveness")))
+    with pytest.raises(ValueError, match="needs a model from fit_click_model"):
+        given.examination(_log(), n_resamples=3)
+    with pytest.raises(ValueError, match="needs the log"):
+        given.examination()
     with pytest.raises(ValueError, match="needs the 'examination' table"):
         ClickModel.from_parameters("pbm", attractiveness=attr.with_columns(
             pl.lit(0.5).alias("attractiveness")))

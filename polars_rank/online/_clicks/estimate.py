@@ -123,10 +123,54 @@ def _dbn(rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
                                    em=True)}
 
 
+def _ccm(rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
+    """One EM step of CCM, from the exact posteriors (not PyClick's: see the guide).
+
+    A clicked result is relevant (S) with probability alpha, CCM's own attractiveness:
+    alpha's statistics are the posteriors of A on every row and of S on the clicked
+    rows. After a click the user goes on with tau_3 (relevant) or tau_2, after no click
+    with tau_1.
+    """
+    t1, t2, t3 = pl.col("tau_1"), pl.col("tau_2"), pl.col("tau_3")
+    rows = click_after(conditional(rows, "ccm"), t1)
+    eps, x, xn = pl.col("_eps"), pl.col("_x"), pl.col("_xnext")
+    pos, last, n = pl.col(POS), pl.col("_lastc"), pl.col("_n")
+    post_a = pl.when(C == 1).then(1.0).when(pos > last).then(
+        (1 - eps) * A / (1 - eps * x)).otherwise(0.0)
+    # S on a clicked rank: above the last click the user went on (with tau_3 or tau_2);
+    # at the last, the clicks below did not happen
+    rho = A * t3 / (A * t3 + (1 - A) * t2)
+    z = A * (1 - t3 * xn) + (1 - A) * (1 - t2 * xn)
+    post_s = pl.when(pos < last).then(rho).otherwise(A * (1 - t3 * xn) / z)
+    d = 1 - eps * x
+    inside = pos < n  # transitions r -> r + 1 within the list
+    rows = rows.select(
+        QD, CLICK, WEIGHT,
+        (post_a + C * post_s).alias("_an"), (1 + C).alias("_ad"),
+        *[pl.when(inside & cond).then(val).otherwise(0.0).alias(name) for name, cond, val in (
+            ("_1n", (C == 0) & (pos < last), 1.0), ("_1d", (C == 0) & (pos < last), 1.0),
+            ("_1n2", (C == 0) & (pos > last), eps * (1 - A) * t1 * (1 - xn) / d),
+            ("_1d2", (C == 0) & (pos > last), eps * (1 - x) / d),
+            ("_3n", (C == 1) & (pos < last), rho), ("_3d", (C == 1) & (pos < last), rho),
+            ("_3n2", (C == 1) & (pos == last), A * t3 * (1 - xn) / z),
+            ("_3d2", (C == 1) & (pos == last), A * (1 - t3 * xn) / z),
+            ("_2n", (C == 1) & (pos < last), 1 - rho), ("_2d", (C == 1) & (pos < last), 1 - rho),
+            ("_2n2", (C == 1) & (pos == last), (1 - A) * t2 * (1 - xn) / z),
+            ("_2d2", (C == 1) & (pos == last), (1 - A) * (1 - t2 * xn) / z))],
+    ).collect().lazy()
+    out = {"attractiveness": _ratio(rows, [QD], "attractiveness", pl.col("_an"),
+                                    pl.col("_ad"), em=True)}
+    for k in "123":
+        num = pl.col(f"_{k}n") + pl.col(f"_{k}n2")
+        den = pl.col(f"_{k}d") + pl.col(f"_{k}d2")
+        out[f"tau_{k}"] = _ratio(rows, [], f"tau_{k}", num, den, em=True)
+    return out
+
+
 def estimate(model: Model, log: pl.DataFrame, iterations: int) -> dict[str, pl.DataFrame]:
     """The model's tables fitted on a prepared log with its history and ``WEIGHT``.
 
-    EM models (PBM, UBM, DBN) take ``iterations`` steps from every parameter at 0.5;
+    EM models (PBM, UBM, DBN, CCM) take ``iterations`` steps from every parameter at 0.5;
     the others are counted once. Inside EM a (query, item) pair is a number (``QD``,
     its place in the sorted pairs): the joins and group_bys of each step are on it.
     """
@@ -140,7 +184,8 @@ def estimate(model: Model, log: pl.DataFrame, iterations: int) -> dict[str, pl.D
               for name, frame in empty_tables(model).items()}
     for _ in range(iterations):
         rows = attach(model, tables, lazy, pair=[QD])
-        tables = _dbn(rows) if model == "dbn" else _pbm_ubm(model, rows)
+        step = {"dbn": _dbn, "ccm": _ccm}.get(model)
+        tables = step(rows) if step is not None else _pbm_ubm(model, rows)
     return {name: (frame.join(pairs, on=QD, how="left").select(QUERY, ITEM, name)
                    .sort(QUERY, ITEM) if QD in frame.columns else frame)
             for name, frame in tables.items()}

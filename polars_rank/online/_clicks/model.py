@@ -80,13 +80,17 @@ class ClickModel:
     @classmethod
     def from_parameters(cls, model: ModelName, *, attractiveness: pl.DataFrame,
                         examination: Table | None = None, satisfaction: pl.DataFrame | None = None,
-                        continuation: Table | None = None, query: str = "query",
+                        continuation: Table | None = None, tau_1: float | None = None,
+                        tau_2: float | None = None, tau_3: float | None = None,
+                        query: str = "query",
                         item: str = "item", position: str = "position") -> ClickModel:
         """A model with given parameters (to simulate clicks from, or to score a log).
 
         Frames carry the keys by the log's names and a column named as the table
         (``attractiveness``...); UBM's examination has ``position``, ``previous_click``
-        (0: no click before) and ``examination``.
+        (0: no click before) and ``examination``. DBN's continuation (gamma) and CCM's
+        ``tau_1`` (after no click), ``tau_2`` (after a click on an irrelevant result),
+        ``tau_3`` (relevant) are numbers.
 
         Examples
         --------
@@ -110,7 +114,8 @@ class ClickModel:
         name = check_model(model)
         columns = Columns(query=query, item=item, position=position)
         given = {"attractiveness": attractiveness, "examination": examination,
-                 "satisfaction": satisfaction, "continuation": continuation}
+                 "satisfaction": satisfaction, "continuation": continuation,
+                 "tau_1": tau_1, "tau_2": tau_2, "tau_3": tau_3}
         back = {query: QUERY, item: ITEM, position: POS, "previous_click": PREV}
         tables = {}
         for table in TABLES[name]:
@@ -216,6 +221,9 @@ class ClickModel:
         if log is None and (self.model != "pbm" or n_resamples):
             raise ValueError(f"model {self.model!r} needs the log for its examination"
                              + (" interval" if self.model == "pbm" else ""))
+        if n_resamples and not self.iterations:
+            msg = "an interval refits the model: it needs a model from fit_click_model"
+            raise ValueError(msg)
         point = self._propensity(log)
         if not n_resamples:
             return self._public(point)
@@ -258,7 +266,7 @@ def fit_click_model(log: pl.DataFrame | pl.LazyFrame, model: ModelName = "pbm", 
                     click: str = "click") -> ClickModel:
     """Fit a click model on a click log (one row per impression and position).
 
-    ``model``: ``"pbm"``, ``"ubm"``, ``"dbn"`` (EM, ``iterations`` steps from every
+    ``model``: ``"pbm"``, ``"ubm"``, ``"dbn"``, ``"ccm"`` (EM, ``iterations`` steps from every
     parameter at 0.5, PyClick's start) or ``"cascade"``, ``"dcm"``, ``"sdbn"`` (maximum
     likelihood, counted once). Each EM step is one lazy plan over the log; the
     definitions and updates are on the guide's page (Chuklin, Markov & de Rijke 2015).

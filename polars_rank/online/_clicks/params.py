@@ -11,6 +11,7 @@ examination        position                              PBM
 examination        position, previous_click (0 = none)   UBM
 continuation       position (lambda_r)                   DCM
 continuation       none (one row: gamma)                 DBN
+tau_1, 2, 3        none (one row each)                   CCM
 =================  ====================================  ==========================
 
 A (query, item) or position the model has no parameter for takes ``DEFAULT`` (0.5),
@@ -28,8 +29,8 @@ from polars_rank.online._clicks.log import CLICK, IMP, ITEM, POS, QUERY
 __all__ = ["MODELS", "Model", "TABLES", "keys_of", "DEFAULT", "PREV", "PROB_MIN", "attach",
            "history"]
 
-Model = Literal["pbm", "cascade", "dcm", "ubm", "sdbn", "dbn"]
-MODELS: tuple[Model, ...] = ("pbm", "cascade", "dcm", "ubm", "sdbn", "dbn")
+Model = Literal["pbm", "cascade", "dcm", "ubm", "sdbn", "dbn", "ccm"]
+MODELS: tuple[Model, ...] = ("pbm", "cascade", "dcm", "ubm", "sdbn", "dbn", "ccm")
 DEFAULT = 0.5
 PROB_MIN = 1e-6  # PyClick's floor of a probability (ParamEM.PROB_MIN, CM.PROB_MIN)
 PREV = "_prev"  # the position of the previous click, 0 if none (UBM)
@@ -41,6 +42,7 @@ TABLES: dict[Model, tuple[str, ...]] = {
     "ubm": ("attractiveness", "examination"),
     "sdbn": ("attractiveness", "satisfaction"),
     "dbn": ("attractiveness", "satisfaction", "continuation"),
+    "ccm": ("attractiveness", "tau_1", "tau_2", "tau_3"),
 }
 """The tables of each model."""
 

@@ -2,8 +2,9 @@
 
 The cascade family (cascade, DCM, SDBN, DBN) is one chain: a user examines rank 1,
 and goes from an examined rank r to rank r + 1 with probability ``nc_r`` after not
-clicking (gamma in DBN, 1 otherwise) and ``lam_r`` after clicking (0 in the cascade
-model, lambda_r in DCM, 1 - sigma in SDBN, gamma (1 - sigma) in DBN). Its recursions
+clicking (gamma in DBN, tau_1 in CCM, 1 otherwise) and ``lam_r`` after clicking (0 in
+the cascade model, lambda_r in DCM, 1 - sigma in SDBN, gamma (1 - sigma) in DBN,
+tau_2 (1 - alpha) + tau_3 alpha in CCM). Its recursions
 are closed forms over each impression (products and sums that run down the list), so
 that every quantity is a window expression, not a loop over ranks (Chuklin et al. 2015,
 chapters 2 and 3).
@@ -35,6 +36,8 @@ def chain(model: Model) -> tuple[pl.Expr, pl.Expr]:
         return pl.col("continuation"), one
     if model == "sdbn":
         return 1 - pl.col("satisfaction"), one
+    if model == "ccm":  # after a click: on with tau_2 if not relevant, tau_3 if relevant
+        return pl.col("tau_2") * (1 - A) + pl.col("tau_3") * A, pl.col("tau_1")
     gamma = pl.col("continuation")
     return gamma * (1 - pl.col("satisfaction")), gamma
 
