@@ -169,3 +169,38 @@ def test_click_metric_by_hand() -> None:
                            n_resamples=0)
     expected = [0.0, (0.5 * 2 + 0.5) / 2, (2 + 1) / math.log2(3) / 2]
     assert out["estimate"].to_list() == pytest.approx(expected, abs=1e-15)
+
+
+def test_click_metric_row_order_and_slices() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    n, length = 300, 4
+    frame = pl.DataFrame({
+        "impression": np.repeat(np.arange(n), length),
+        "position": np.tile(np.arange(1, length + 1), n),
+        "click": rng.binomial(1, 0.3, size=n * length),
+        "target_rank": rng.permuted(np.tile(np.arange(1, length + 1), (n, 1)), axis=1).ravel(),
+    }).with_columns((pl.col("impression") % 2).alias("half"))
+    theta = [1.0, 0.7, 0.4, 0.3]
+    first = ips_click_metric(frame, ["clicks@3", "dcg"], examination=theta, group_by="half",
+                             n_resamples=300, seed=2)
+    shuffled = ips_click_metric(frame.sample(fraction=1.0, shuffle=True, seed=9),
+                                ["clicks@3", "dcg"], examination=theta, group_by="half",
+                                n_resamples=300, seed=2)
+    assert first.equals(shuffled)
+    alone = ips_click_metric(frame.filter(pl.col("half") == 1), ["clicks@3", "dcg"],
+                             examination=theta, n_resamples=300, seed=2)
+    assert first.filter(pl.col("half") == 1).drop("half").drop("ci_low", "ci_high").equals(
+        alone.drop("ci_low", "ci_high"))
+
+
+def test_unsupported_counts_per_slice_from_the_shown_rows() -> None:
+    sliced = LOG.with_columns((pl.col("impression") >= 2).alias("late"))
+    candidates = pl.DataFrame({"impression": [2, 3, 3], "position": [None, None, None],
+                               "item": ["z", "y", "x"], "pscore": [0.0, 0.0, 0.0],
+                               "target": [0.3, 0.2, 0.1]},
+                              schema_overrides={"position": pl.Int64})  # no slice column
+    frame = pl.concat([sliced, candidates], how="diagonal")
+    out = off_policy_value(frame, "ips", group_by="late", support="ignore", n_resamples=0)
+    assert dict(zip(out["late"], out["unsupported"], strict=True)) == {False: 0, True: 2}

@@ -1,8 +1,10 @@
 """The checks of a log: columns present, propensities in (0, 1], positions 1..n, support.
 
-Each rule is a boolean expression that is true on an offending row; all the rules run
-in one query, and the first offending impression (in impression order) is named in an
-:class:`~polars_rank.errors.InvalidDataError` with the rule and the column.
+Each rule is a boolean expression that is true on an offending row (or impression);
+each becomes a flag per impression in the estimator's own aggregation, so checking
+costs no extra pass over the log, and the first offending impression (in impression
+order) is named in an :class:`~polars_rank.errors.InvalidDataError` with the rule and
+the column.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Rule", "constant_rule", "finite_rule", "first_violation", "flags",
+__all__ = ["Rule", "constant_rule", "finite_rule", "flags",
            "missing_columns", "position_rules", "range_rule", "raise_flagged"]
 
 
@@ -75,29 +77,6 @@ def missing_columns(schema: Sequence[str], needed: Sequence[str], *, caller: str
         if name not in schema:
             msg = (f"{caller}: the log has no column {name!r} ({why.get(name, 'needed')}); "
                    f"its columns are {list(schema)}")
-            raise InvalidDataError(msg)
-
-
-def first_violation(frame: pl.LazyFrame, rules: Sequence[Rule], *, impression: str,
-                    caller: str) -> None:
-    """Raise for the first rule that some row breaks, naming the column and the impression.
-
-    ``frame`` is sorted by impression, so the impression named is the first offending one.
-    """
-    if not rules:
-        return
-    rules = [Rule(r.column, r.rule, r.bad.over(impression), whole=False) if r.whole else r
-             for r in rules]
-    found = frame.select(
-        *(pl.col(impression).filter(r.bad).first().alias(f"i{n}") for n, r in enumerate(rules)),
-        *(pl.col(r.column).filter(r.bad).first().cast(pl.String).alias(f"v{n}")
-          for n, r in enumerate(rules)),
-        *(r.bad.any().alias(f"b{n}") for n, r in enumerate(rules)),
-    ).collect().row(0, named=True)
-    for n, r in enumerate(rules):
-        if found[f"b{n}"]:
-            msg = (f"{caller}: column {r.column!r} {r.rule}; impression "
-                   f"{found[f'i{n}']!r} has {found[f'v{n}']}")
             raise InvalidDataError(msg)
 
 

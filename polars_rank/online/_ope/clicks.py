@@ -8,9 +8,15 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._engine.sums import ordered_sum
+from polars_rank._engine.compat import group_sum
 from polars_rank.errors import InvalidDataError
-from polars_rank.online._ope.checks import Rule, first_violation, missing_columns, position_rules
+from polars_rank.online._ope.checks import (
+    Rule,
+    flags,
+    missing_columns,
+    position_rules,
+    raise_flagged,
+)
 from polars_rank.online._ope.options import group_columns
 
 if TYPE_CHECKING:
@@ -141,28 +147,29 @@ def ips_click_metric(
                     why={click: "the click, 0/1", target_rank: "the target's ranking"})
     lf = lf.sort([*keys, impression, position])
     c, p, r = pl.col(click).cast(pl.Float64), pl.col(position), pl.col(target_rank)
-    first_violation(lf, [
+    rules = [
         Rule(impression, "must not be null", pl.col(impression).is_null()),
         *position_rules(position, impression),
         Rule(position, f"must be a rank with an examination propensity (1..{len(theta)})",
              p > len(theta)),
         Rule(click, "must be a click, 0 or 1", (~c.is_in([0.0, 1.0])).fill_null(True)),
         Rule(target_rank, "must be a rank >= 1 or null", (r < 1).fill_null(False)),
-    ], impression=impression, caller=CALLER)
+    ]
     inverse = 1.0 / p.replace_strict(theta, default=None, return_dtype=pl.Float64)
     terms = []
     for (name, k), label in zip(parsed, metrics, strict=True):
         within = r <= k if k is not None else r.is_not_null()
         gain = (r.replace_strict(theta, default=None, return_dtype=pl.Float64) if name == "clicks"
                 else 1.0 / (r.cast(pl.Float64) + 1.0).log(2))
-        terms.append(ordered_sum(pl.when(within).then(c * gain * inverse).otherwise(0.0))
+        # in position order (the sort, kept by the ordered group_by), as one list
+        terms.append(group_sum(pl.when(within).then(c * gain * inverse).otherwise(0.0))
                      .alias(label))
-    per_impression = (lf.group_by([*keys, impression])
-                      .agg(*terms, (c * inverse).max().alias("__mw"))
-                      .sort([*keys, impression]).collect())
+    per_impression = (lf.group_by([*keys, impression], maintain_order=True)
+                      .agg(*terms, (c * inverse).max().alias("__mw"), *flags(rules)).collect())
     if per_impression.height == 0:
         msg = f"{CALLER}: the log has no rows"
         raise InvalidDataError(msg)
+    raise_flagged(per_impression, lf, rules, impression=impression, caller=CALLER)
     return _results(per_impression, metrics, keys, alpha=alpha, n_resamples=n_resamples,
                     seed=seed)
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._ope.checks import (
@@ -178,8 +179,9 @@ def off_policy_value(
         msg = f"{CALLER}: the log has no shown rows (rows with a non-null {position!r})"
         raise InvalidDataError(msg)
     raise_flagged(per_impression, shown, rules, impression=impression, caller=CALLER)
-    unsupported = _support(lf, schema, opts, impression=impression, position=position,
-                           item=item, pscore=pscore, target=target, target_rank=target_rank)
+    unsupported = _support(lf, per_impression.lazy(), schema, opts, impression=impression,
+                           position=position, item=item, pscore=pscore, target=target,
+                           target_rank=target_rank)
     return _results(per_impression, estimators, opts, unsupported)
 
 
@@ -238,7 +240,8 @@ def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str
     return list({(r.column, r.rule): r for r in rules}.values())
 
 
-def _support(lf: pl.LazyFrame, schema: list[str], opts: Options, *, impression: str,
+def _support(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[str], opts: Options, *,
+             impression: str,
              position: str, item: str, pscore: str, target: str,
              target_rank: str | None) -> pl.DataFrame | None:
     """Impressions with a candidate the target may choose but the logger never shows."""
@@ -262,10 +265,13 @@ def _support(lf: pl.LazyFrame, schema: list[str], opts: Options, *, impression: 
                    "see its reward; pass support='ignore' to estimate anyway")
             raise InvalidDataError(msg)
         return None
-    impressions = bad.select(*opts.group_by, impression).unique()
+    # the slice of an impression is its shown rows' (candidate rows need not carry it)
+    impressions = bad.select(impression).unique()
+    slices = shown.select(*opts.group_by, impression).join(impressions, on=impression,
+                                                           how="semi")
     if opts.group_by:
-        return impressions.group_by(opts.group_by).agg(pl.len().alias("unsupported")).collect()
-    return impressions.select(pl.len().alias("unsupported")).collect()
+        return slices.group_by(opts.group_by).agg(pl.len().alias("unsupported")).collect()
+    return slices.select(pl.len().alias("unsupported")).collect()
 
 
 def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, opts: Options,
@@ -273,8 +279,9 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
     """Per (slice, impression): each estimator's numerator, denominator and weight sums.
 
     And a flag per rule. The rows are sorted by (slice, impression, position) and the
-    ``group_by`` keeps the order (which keeps the sort in the plan), so each sum adds
-    its terms in position order: the same bits for any order of the input rows.
+    ``group_by`` keeps the order (which keeps the sort in the plan); each sum adds its
+    terms in position order as one list (``group_sum``: Polars 2.1's ``sum()`` in a
+    ``group_by`` depends on where the group sits), the same bits for any row order.
     """
     rows: list[pl.Expr] = []
     aggs: list[pl.Expr] = [pl.len().alias("__rows"), *flags(rules)]
@@ -286,10 +293,10 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
         per_slate = e.logging == "slate"
         w = pl.col(f"w{n}").first() if per_slate else pl.col(f"w{n}")
         near = pl.col(f"near{n}").first() if per_slate else pl.col(f"near{n}")
-        aggs += [pl.col(f"num{n}").sum(),
+        aggs += [group_sum(pl.col(f"num{n}")).alias(f"num{n}"),
                  pl.lit(1.0).alias(f"den{n}") if e.denominator == "impressions"
-                 else pl.col(f"den{n}").sum(),
-                 w.sum().alias(f"sw{n}"), (w * w).sum().alias(f"sww{n}"),
+                 else group_sum(pl.col(f"den{n}")).alias(f"den{n}"),
+                 group_sum(w).alias(f"sw{n}"), group_sum(w * w).alias(f"sww{n}"),
                  w.max().alias(f"mw{n}"), near.sum().alias(f"near{n}")]
     keys = [*opts.group_by, impression]
     return shown.with_columns(rows).group_by(keys, maintain_order=True).agg(aggs)
