@@ -5,22 +5,26 @@ Standard library only, never polars, NumPy or polars_rank: loops over the log's 
 columns), as the papers state each quantity.
 
 * **Swap-with-top** (Joachims, Swaminathan & Schnabel, "Unbiased Learning-to-Rank with
-  Biased Feedback", WSDM 2017, Section 5, the swap intervention and the ratio of click
-  rates it gives; RandPair with pivot rank 1 in Wang et al., WSDM 2018, Section 3.2),
+  Biased Feedback", WSDM 2017: the swap intervention and the ratio of click
+  rates it gives; RandPair with pivot rank 1 in Wang et al., WSDM 2018),
   counted in both directions as polars-rank documents: the top result moved to k
   against the top left at 1, the k-th left at k against the k-th moved to 1.
-* **RandTop-n** (Wang, Bendersky, Metzler & Najork, SIGIR 2016, Section 4: uniformly
+* **RandTop-n** (Wang, Bendersky, Metzler & Najork, SIGIR 2016: uniformly
   shuffled top n, the click rate per position is proportional to the propensity).
 * **Intervention harvesting** (Agarwal, Zaitsev, Wang, Li, Najork & Joachims, WSDM 2019):
-  the interventional sets S_{k,k'} and the weights w_k(q, d) of Section 4 (the
-  harvested click and non-click counts, weighted by 1 / w_k), the AllPairs objective of
-  Section 5, maximised by Newton's method over log p and log r with a Gaussian
+  the interventional sets S_{k,k'} and the weights w_k(q, d) (the
+  harvested click and non-click counts, weighted by 1 / w_k), the
+  AllPairs objective, maximised by Newton's method over log p and log r with a Gaussian
   elimination written out.
 * **EM for the position-based model** (Wang, Golbandi, Bendersky, Metzler & Najork,
   "Position Bias Estimation for Unbiased Learning to Rank in Personal Search", WSDM
-  2018, Section 4.2: the E-step's posteriors P(E=1, R=0 | C=0), P(E=0, R=1 | C=0) and
-  the M-step's means) and its regression EM (Section 4.3) with a logistic regression on
+  2018: the E-step's posteriors P(E=1, R=0 | C=0), P(E=0, R=1 | C=0) and
+  the M-step's means) and its regression EM with a logistic regression on
   soft labels fitted by Newton steps, over the raw rows.
+
+The papers' text could not be read while this was written: the quantities are cited
+by name (the swap ratio, S_{k,k'}, w_k, the AllPairs objective, the E-step's
+posteriors), not by section or equation number.
 """
 
 from __future__ import annotations
@@ -82,7 +86,7 @@ def randtop_reference(rows: list[Row], top_n: int) -> dict[int, float]:
 
 def harvest_counts(rows: list[Row], ranker: str | None = "ranker"
                    ) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], float], int]:
-    """Section 4: c^{k,k'}_k and its non-clicks, summed over (q, d) in S_{k,k'}."""
+    """Interventional sets: c^{k,k'}_k and its non-clicks, summed over (q, d) in S_{k,k'}."""
     placements: dict[tuple[Any, Any], set[tuple[int, Any]]] = defaultdict(set)
     w: dict[tuple[Any, Any, int], int] = defaultdict(int)       # w_k(q, d)
     clicks: dict[tuple[Any, Any, int], int] = defaultdict(int)
@@ -129,7 +133,7 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
 
 def all_pairs_reference(c_hat: dict[tuple[int, int], float],
                         not_c: dict[tuple[int, int], float], last: int) -> dict[int, float]:
-    """Section 5, AllPairs: max sum c log(p_k r_kk') + not_c log(1 - p_k r_kk'), p_1 = 1."""
+    """AllPairs: max sum c log(p_k r_kk') + not_c log(1 - p_k r_kk'), p_1 = 1."""
     pairs = [(k, j) for k in range(1, last + 1) for j in range(k + 1, last + 1)
              if c_hat.get((k, j), 0.0) + c_hat.get((j, k), 0.0) > 0]
     free = list(range(2, last + 1))

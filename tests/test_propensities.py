@@ -190,6 +190,9 @@ def test_parameters_are_checked() -> None:
         harvested_propensities(log, alpha=1.5)
     with pytest.raises(ValueError, match="iterations"):
         regression_em_propensities(log, iterations=0)
+    constant = log.with_columns(pl.lit(3.0).alias("f"))
+    with pytest.raises(InvalidDataError, match=r"features \['f'\] cannot be fitted"):
+        regression_em_propensities(constant, features=["f"], n_resamples=0)
     with pytest.raises(InvalidDataError, match=r"feature column .item.|must be numeric"):
         regression_em_propensities(log.with_columns(pl.col("item").cast(pl.String)),
                                    features=["item"], n_resamples=0)
@@ -207,3 +210,12 @@ def test_the_interval_leaves_the_estimate_alone() -> None:
     alone = harvested_propensities(log, n_resamples=0)
     beside = harvested_propensities(log, n_resamples=30)
     assert alone["propensity"].to_list() == beside["propensity"].to_list()
+
+
+def test_a_query_or_ranker_changing_within_an_impression_is_named() -> None:
+    log = simulate("rankers", impressions=60, depth=3, seed=9, queries=5)
+    moved = log.with_columns(pl.when((pl.col("impression") == 14) & (pl.col("position") == 2))
+                             .then(pl.col("ranker") + 1).otherwise(pl.col("ranker"))
+                             .alias("ranker"))
+    with pytest.raises(InvalidDataError, match="'ranker' has several values in impression 14"):
+        harvested_propensities(moved, n_resamples=0)

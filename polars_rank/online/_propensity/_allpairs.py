@@ -1,4 +1,4 @@
-r"""The AllPairs extremum estimator (Agarwal et al., WSDM 2019, Section 5): Newton's method.
+r"""The AllPairs extremum estimator (Agarwal et al., WSDM 2019): Newton's method.
 
 Given, for each ordered pair of positions (k, k'), the harvested clicks
 :math:`\hat c_k^{k,k'}` and non-clicks :math:`\neg\hat c_k^{k,k'}` of the

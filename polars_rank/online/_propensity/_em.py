@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,7 +27,8 @@ def _sigmoid(x: pl.Expr) -> pl.Expr:
     return 1.0 / (1.0 + (-x).exp())
 
 
-def _relevance(table: pl.DataFrame, beta: pl.DataFrame, features: Sequence[str]) -> pl.Expr:
+def _relevance(features: Sequence[str]) -> pl.Expr:
+    """sigma(b0 + b1 x1 + ...): the regression's relevance, on rows joined with beta."""
     score = pl.col("b0")
     for i, f in enumerate(features, start=1):
         score = score + pl.col(f"b{i}") * pl.col(f)
@@ -45,7 +47,7 @@ def em_theta(table: pl.DataFrame, *, query: str, item: str, position: str,
     width = len(features) + 1
     if features:
         beta = reps.with_columns(*[pl.lit(0.0).alias(f"b{i}") for i in range(width)])
-        gamma_of = _relevance(table, beta, features)
+        gamma_of = _relevance(features)
     else:
         gamma = (table.select("rep", query, item).unique().sort("rep", query, item)
                  .with_columns(pl.lit(0.5).alias("gamma")))
@@ -83,7 +85,13 @@ def em_theta(table: pl.DataFrame, *, query: str, item: str, position: str,
             grad = sums.select([f"g{i}" for i in range(width)]).to_numpy()
             hess = sums.select([f"h{i}_{j}" for i in range(width)
                                 for j in range(width)]).to_numpy().reshape(-1, width, width)
-            step = np.linalg.solve(hess, grad[..., None])[..., 0]
+            try:
+                step = np.linalg.solve(hess, grad[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                msg = (f"the relevance regression on features {list(features)} cannot be "
+                       "fitted: a feature is constant or a combination of the others "
+                       "(X'WX is singular)")
+                raise InvalidDataError(msg) from None
             old = beta.sort("rep").select([f"b{i}" for i in range(width)]).to_numpy()
             beta = pl.DataFrame(old + step, schema=[f"b{i}" for i in range(width)]
                                 ).with_columns(sums["rep"])

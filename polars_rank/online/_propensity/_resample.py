@@ -24,10 +24,28 @@ if TYPE_CHECKING:
 
     Matrix = npt.NDArray[np.float64]
 
-__all__ = ["numpy_needed", "percentile_bounds", "quantile_bounds", "query_weights"]
+__all__ = ["numpy_needed", "per_unit", "percentile_bounds", "quantile_bounds", "query_weights"]
 
 _BATCH_CELLS = 1 << 22
 """Resamples are drawn in batches of about this many cells (resamples x units)."""
+
+
+def per_unit(long: pl.DataFrame, unit: str, width: int) -> Matrix:
+    """``unit, stat, value`` rows (``stat`` in 0..width-1) as a units x stats matrix.
+
+    One row per unit, in the units' sorted order (so that resamples do not depend on
+    the order of the log's rows); a stat a unit has no row for is 0, repeated rows add.
+    """
+    import numpy as np
+
+    keys = long.get_column(unit).unique().sort()
+    index = long.join(keys.to_frame().with_row_index("row"), on=unit).select(
+        pl.col("row").cast(pl.Int64), pl.col("stat").cast(pl.Int64),
+        pl.col("value").cast(pl.Float64))
+    flat = index["row"].to_numpy() * width + index["stat"].to_numpy()
+    sums = np.bincount(flat, weights=index["value"].to_numpy(), minlength=keys.len() * width)
+    out: Matrix = sums.astype(np.float64).reshape(keys.len(), width)
+    return out
 
 
 def numpy_needed(purpose: str) -> None:
@@ -35,12 +53,12 @@ def numpy_needed(purpose: str) -> None:
     require("numpy", purpose)
 
 
-def percentile_bounds(units: pl.DataFrame, key: str, estimate: Callable[[Matrix], Matrix],
+def percentile_bounds(stats: Matrix, estimate: Callable[[Matrix], Matrix],
                       *, width: int, n_resamples: int, alpha: float, seed: int
                       ) -> tuple[list[float | None], list[float | None]]:
     """The ``alpha/2`` and ``1 - alpha/2`` quantiles of ``estimate`` over resamples.
 
-    ``units``: one row per unit, ``key`` and numeric statistics (the other columns);
+    ``stats``: one row per unit (in the units' sorted order), one column per statistic;
     ``estimate`` maps a (resamples x statistics) matrix of sums to a (resamples x
     ``width`` positions) matrix of propensities (NaN where a resample cannot estimate
     one; such resamples are left out of that position's quantiles). With
@@ -50,7 +68,6 @@ def percentile_bounds(units: pl.DataFrame, key: str, estimate: Callable[[Matrix]
         return [None] * width, [None] * width
     import numpy as np
 
-    stats = units.sort(key).drop(key).to_numpy().astype(np.float64)
     n_units = stats.shape[0]
     rng = np.random.default_rng(seed)
     batch = max(1, _BATCH_CELLS // max(n_units, 1))

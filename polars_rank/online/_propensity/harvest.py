@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
-
 from polars_rank.online._propensity._allpairs import all_pairs, connected_to_first, used_pairs
 from polars_rank.online._propensity._log import (
     check_resampling,
@@ -15,7 +14,11 @@ from polars_rank.online._propensity._log import (
     result_frame,
     unestimable,
 )
-from polars_rank.online._propensity._resample import numpy_needed, percentile_bounds
+from polars_rank.online._propensity._resample import (
+    numpy_needed,
+    per_unit,
+    percentile_bounds,
+)
 
 if TYPE_CHECKING:
     from polars_rank.online._propensity._resample import Matrix
@@ -66,9 +69,9 @@ def harvested_propensities(
     Intrusive Interventions", WSDM 2019. When different rankers put the same item at
     different positions for the same query, the log holds an *intervention* without
     anyone having randomised: the interventional set :math:`S_{k,k'}` holds the
-    (query, item) pairs one ranker showed at :math:`k` and another at :math:`k'`
-    (Section 4). Each impression's click counts with weight :math:`1/w_k(q,d)`,
-    the number of impressions showing :math:`d` at :math:`k`:
+    (query, item) pairs one ranker showed at :math:`k` and another at :math:`k'`.
+    Each impression's click counts with weight :math:`1/w_k(q,d)`, the number of
+    impressions showing :math:`d` at :math:`k`:
 
     .. math::
 
@@ -77,7 +80,7 @@ def harvested_propensities(
         \neg\hat c_k^{k,k'} = \sum_{(q,d) \in S_{k,k'}}
             \frac{w_k(q,d) - \mathrm{clicks}_k(q,d)}{w_k(q,d)}
 
-    and the AllPairs extremum estimator (Section 5) maximises
+    and the AllPairs extremum estimator maximises
     :math:`\sum_{k \ne k'} \hat c_k^{k,k'} \log(p_k r_{k,k'}) + \neg\hat c_k^{k,k'}
     \log(1 - p_k r_{k,k'})` with :math:`r_{k,k'} = r_{k',k}` and :math:`p_1 = 1`, by
     Newton's method (the objective is concave in the logarithms of :math:`p` and
@@ -148,29 +151,26 @@ def harvested_propensities(
     depth = last if max_position is None else min(max_position, last)
     cells = harvested_counts(data, query=query, item=item, position=position, click=click,
                              ranker=ranker, depth=depth)
-    cell = (pl.col(position) - 1) * depth + pl.col("other") - 1
-    names = [f"{k * depth + j}" for k in range(depth) for j in range(depth)]
-    units = (cells.with_columns(cell.cast(pl.String).alias("cell"))
-             .group_by(query).agg(
-                 *[group_sum(pl.col("clicks").filter(pl.col("cell") == name))
-                   .alias(f"c{name}") for name in names],
-                 *[group_sum(pl.col("misses").filter(pl.col("cell") == name))
-                   .alias(f"m{name}") for name in names]))
     size = depth * depth
+    cell = (pl.col(position) - 1) * depth + pl.col("other") - 1
+    long = pl.concat([cells.select(query, (offset + cell).alias("stat"),
+                                   pl.col(value).alias("value"))
+                      for offset, value in ((0, "clicks"), (size, "misses"))])
+    units = per_unit(long, query, 2 * size)
 
     def estimate(m: Matrix) -> Matrix:
         m = np.atleast_2d(m)
         return np.vstack([all_pairs(row[:size].reshape(depth, depth),
                                     row[size:].reshape(depth, depth)) for row in m])
 
-    total = units.sort(query).drop(query).sum().to_numpy().astype(np.float64)[0]
+    total = units.sum(axis=0)
     reach = connected_to_first(depth, used_pairs(total[:size].reshape(depth, depth)))
     lost = [k + 1 for k in range(depth) if not reach[k]]
     if lost:
         raise unestimable(lost, "no (query, item) with a click was placed there and at "
                           "a position linked to position 1 by different rankers")
     point = estimate(total)[0]
-    lower, upper = percentile_bounds(units, query, estimate, width=depth - 1,
+    lower, upper = percentile_bounds(units, estimate, width=depth - 1,
                                      n_resamples=n_resamples, alpha=alpha, seed=seed)
     ones: list[float | None] = [1.0] if n_resamples else [None]
     return result_frame(range(1, depth + 1), [1.0, *point.tolist()],

@@ -36,7 +36,7 @@ def regression_em_propensities(
     r"""Examination propensities of the position-based model, fitted by (regression) EM.
 
     Wang, Golbandi, Bendersky, Metzler & Najork, "Position Bias Estimation for Unbiased
-    Learning to Rank in Personal Search", WSDM 2018, Section 4. A click needs the
+    Learning to Rank in Personal Search", WSDM 2018. A click needs the
     result examined (:math:`\theta_k`, by position) and relevant (:math:`\gamma`):
     :math:`P(C = 1) = \theta_k \gamma_{q,d}`. The E-step gives each unclicked row's
     posterior of being examined and of being relevant,
@@ -49,9 +49,9 @@ def regression_em_propensities(
 
     (both 1 for a clicked row); the M-step sets :math:`\theta_k` to the mean
     posterior of examination at :math:`k` and the relevance to the mean posterior of
-    relevance: per (query, item) without ``features`` (the paper's plain EM, Section
-    4.2), or, with ``features``, a logistic regression :math:`\gamma =
-    \sigma(\beta^\top x)` on them (the regression EM of Section 4.3) fitted by
+    relevance: per (query, item) without ``features`` (the paper's plain EM), or,
+    with ``features``, a logistic regression :math:`\gamma = \sigma(\beta^\top x)`
+    on them (the paper's regression EM) fitted by
     ``newton_steps`` Newton steps on the expected log-likelihood (soft labels: the
     posteriors themselves, where the paper samples binary labels from them).
 

@@ -13,7 +13,11 @@ from polars_rank.online._propensity._log import (
     result_frame,
     unestimable,
 )
-from polars_rank.online._propensity._resample import numpy_needed, percentile_bounds
+from polars_rank.online._propensity._resample import (
+    numpy_needed,
+    per_unit,
+    percentile_bounds,
+)
 
 if TYPE_CHECKING:
     from polars_rank.online._propensity._resample import Matrix
@@ -33,7 +37,7 @@ def swap_propensities(
     r"""Examination propensities from a log of randomised result lists.
 
     **Swap-with-top** (``design="swap"``; Joachims, Swaminathan & Schnabel, "Unbiased
-    Learning-to-Rank with Biased Feedback", WSDM 2017, Section 5; RandPair with pivot
+    Learning-to-Rank with Biased Feedback", WSDM 2017, the swap intervention; RandPair with pivot
     rank 1 in Wang et al., WSDM 2018): each impression either shows the ranker's list
     as it is (a *control*) or with its results at ranks 1 and ``k`` swapped; the column
     ``logged`` gives each row's position in the ranker's list, before the swap. Under
@@ -129,11 +133,8 @@ def swap_propensities(
     else:
         depth = last if top_n is None else min(top_n, last)
         units, estimate, positions = _randtop_stats(data, position, click, unit, depth)
-    import numpy as np
-
-    total = units.drop(unit).sum().to_numpy().astype(np.float64)
-    point = estimate(total)[0]
-    lower, upper = percentile_bounds(units, unit, estimate, width=len(positions),
+    point = estimate(units.sum(axis=0))[0]
+    lower, upper = percentile_bounds(units, estimate, width=len(positions),
                                      n_resamples=n_resamples, alpha=alpha, seed=seed)
     ones: list[float | None] = [1.0] if n_resamples else [None]
     return result_frame([1, *positions], [1.0, *point.tolist()],
@@ -141,15 +142,16 @@ def swap_propensities(
 
 
 def _swap_stats(data: pl.DataFrame, impression: str, position: str, click: str,
-                logged: str, unit: str, last: int) -> tuple[pl.DataFrame, Any, list[int]]:
+                logged: str, unit: str, last: int) -> tuple[Matrix, Any, list[int]]:
     """Per unit: swapped impressions and their clicks at 1 and k; controls' clicks by k."""
     pos, was = pl.col(position), pl.col(logged)
-    per = data.group_by(impression).agg(
-        pos.filter(was == 1).first().alias(_PARTNER),
-        was.filter(pos == 1).first().alias("at_one"),
-        (pos != was).sum().alias("moved"))
-    ok = (pl.col("moved") == 0) | ((pl.col("moved") == 2)
-                                   & (pl.col("at_one") == pl.col(_PARTNER)))
+    moved = data.filter(pos != was).group_by(impression).agg(pl.len().alias("moved"))
+    per = (data.filter(pos == 1).select(impression, was.alias("at_one"))
+           .join(data.filter(was == 1).select(impression, pos.alias(_PARTNER)),
+                 on=impression, how="left")
+           .join(moved, on=impression, how="left"))
+    ok = (pl.col("moved").is_null() & (pl.col(_PARTNER) == 1)) | (
+        (pl.col("moved") == 2) & (pl.col("at_one") == pl.col(_PARTNER)))
     bad = per.filter(~ok.fill_null(value=False))
     if bad.height:
         first = bad.sort(impression).item(0, impression)
@@ -157,16 +159,30 @@ def _swap_stats(data: pl.DataFrame, impression: str, position: str, click: str,
                f"{logged} equal to its {position}) nor a swap of ranks 1 and k")
         raise InvalidDataError(msg)
     rows = data.join(per.select(impression, _PARTNER), on=impression)
-    partner, clicked = pl.col(_PARTNER), pl.col(click) == 1
+    partner = pl.col(_PARTNER)
     ks = range(2, last + 1)
-    units = rows.group_by(unit).agg(
-        *[((partner == k) & (pos == 1)).sum().alias(f"s_n{k}") for k in ks],
-        *[((partner == k) & (pos == k) & clicked).sum().alias(f"s_top{k}") for k in ks],
-        *[((partner == k) & (pos == 1) & clicked).sum().alias(f"s_one{k}") for k in ks],
-        *[((partner == 1) & (pos == k)).sum().alias(f"c_n{k}") for k in range(1, last + 1)],
-        *[((partner == 1) & (pos == k) & clicked).sum().alias(f"c_clk{k}")
-          for k in range(1, last + 1)])
-    sums = units.drop(unit).sum().row(0, named=True)
+    width = last - 1
+    # the columns: s_n, s_top, s_one (k = 2..last), then c_n, c_clk (k = 1..last)
+    block = {"s_n": 0, "s_top": width, "s_one": 2 * width,
+             "c_n": 3 * width, "c_clk": 4 * width + 1}
+
+    def stat(frame: pl.DataFrame, name: str, k: pl.Expr, value: pl.Expr) -> pl.DataFrame:
+        return frame.select(unit, (block[name] + k - 2).alias("stat"), value.alias("value"))
+
+    at_one = rows.filter((partner > 1) & (pos == 1))
+    at_k = rows.filter((partner > 1) & (pos == partner))
+    control = rows.filter(partner == 1)
+    one, clicked = pl.lit(1, pl.Int64), pl.col(click)
+    long = pl.concat([
+        stat(at_one, "s_n", partner, one), stat(at_k, "s_top", partner, clicked),
+        stat(at_one, "s_one", partner, clicked), stat(control, "c_n", pos + 1, one),
+        stat(control, "c_clk", pos + 1, clicked)])
+    units = per_unit(long, unit, 5 * width + 2)
+    total = units.sum(axis=0)
+    names = [*[f"s_n{k}" for k in ks], *[f"s_top{k}" for k in ks],
+             *[f"s_one{k}" for k in ks], *[f"c_n{k}" for k in range(1, last + 1)],
+             *[f"c_clk{k}" for k in range(1, last + 1)]]
+    sums = dict(zip(names, total.tolist(), strict=True))
     if sums["c_n1"] == 0:
         msg = "no control impression (one without a swap): the click rates at position 1"
         raise unestimable(range(2, last + 1), msg)
@@ -174,7 +190,6 @@ def _swap_stats(data: pl.DataFrame, impression: str, position: str, click: str,
     if lost:
         raise unestimable(lost, "no impression swapped its top result there, or no "
                           "control impression reached it")
-    width = last - 1
 
     def estimate(m: Matrix) -> Matrix:
         import numpy as np
@@ -193,13 +208,15 @@ def _swap_stats(data: pl.DataFrame, impression: str, position: str, click: str,
 
 
 def _randtop_stats(data: pl.DataFrame, position: str, click: str, unit: str,
-                   depth: int) -> tuple[pl.DataFrame, Any, list[int]]:
+                   depth: int) -> tuple[Matrix, Any, list[int]]:
     """Per unit: rows and clicks at each position up to ``depth``."""
-    pos, clicked = pl.col(position), pl.col(click) == 1
-    units = data.group_by(unit).agg(
-        *[(pos == k).sum().alias(f"n{k}") for k in range(1, depth + 1)],
-        *[((pos == k) & clicked).sum().alias(f"clk{k}") for k in range(1, depth + 1)])
-    if units["clk1"].sum() == 0:
+    pos = pl.col(position)
+    shown = data.filter(pos <= depth)
+    long = pl.concat([
+        shown.select(unit, (offset + pos - 1).alias("stat"), value.alias("value"))
+        for offset, value in ((0, pl.lit(1, pl.Int64)), (depth, pl.col(click)))])
+    units = per_unit(long, unit, 2 * depth)
+    if units[:, depth].sum() == 0:
         raise unestimable(range(2, depth + 1), "no click at position 1 to compare with")
 
     def estimate(m: Matrix) -> Matrix:
