@@ -122,7 +122,7 @@ def main() -> None:
             assert all(outcome[m] == o for m, o in expected.items()), method
             a, b = statistics.median(mine), statistics.median(theirs)
             scaled = " (scaled)" if limit else ""
-            print(f"| {method} | {a:.2f} s | {b:.2f} s{scaled} | {b / a:.0f}x |", flush=True)
+            print(f"| {method} | {a:.2f} s | {b:.2f} s{scaled} | {b / a:.1f}x |", flush=True)
 
 
 if __name__ == "__main__":

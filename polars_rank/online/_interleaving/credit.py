@@ -16,17 +16,18 @@ team-draft, its team. Each method's credit rule is mpkato/interleaving's
   Two rankers: each one's credit is the probability that it has more clicks (the
   reference's sums over the 2^k assignments, divided by their total); more rankers:
   each one's credit is its expected number of clicks (Schuth et al., SIGIR 2015).
-  The two-ranker distribution of the click difference is built one clicked
-  position at a time (a loop over at most k positions).
+  The two-ranker probabilities come from the Fourier inversion of the
+  Poisson-binomial distribution of a ranker's clicks (no loop over positions).
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank._engine.compat import group_sum
+from polars_rank._engine.compat import group_sum, row_sum
 from polars_rank._engine.frames import as_polars
 from polars_rank._evaluation.checks import row_hash
 from polars_rank.errors import InvalidDataError
@@ -42,6 +43,8 @@ __all__ = ["credit", "TIE_TOLERANCE"]
 
 TIE_TOLERANCE = 1e-12
 """Probabilistic credits closer than this are a tie (both are probabilities)."""
+
+_ROUNDING = 1e-15  # a probability below this is the Fourier transform's rounding: 0
 
 
 def credit(
@@ -170,15 +173,22 @@ def _read(frame: pl.DataFrame | pl.LazyFrame, needed: list[str], what: str) -> p
 
 
 def _check_shown(shown: pl.DataFrame, impression: str, position: str, doc: str) -> None:
+    # one pass tells which rules are broken (null counts, distinct hashes); the exact
+    # search for the first offender runs only for those
+    found = shown.select(*(pl.col(c).null_count().alias(f"_null{c}")
+                           for c in ("_m", "_pos", "_d")),
+                         _pos=row_hash(["_m", "_pos"]).n_unique(),
+                         _d=row_hash(["_m", "_d"]).n_unique()).row(0, named=True)
     for column, name in (("_m", impression), ("_pos", position), ("_d", doc)):
+        if not found[f"_null{column}"]:
+            continue
         bad = shown.filter(pl.col(column).is_null())
         if bad.height:
             msg = f"log: null in column {name!r} at {where(bad.rename({'_m': impression}), [impression])}"  # noqa: E501
             raise InvalidDataError(msg)
     for column, name, problem in (("_pos", position, "two rows at one position"),
                                   ("_d", doc, "duplicate doc in a ranking")):
-        # distinct hashes first (cheap); the exact search only when fewer than rows
-        if shown.select(row_hash(["_m", column]).n_unique()).item() == shown.height:
+        if found[column] == shown.height:
             continue
         twice = shown.filter(pl.struct("_m", column).is_duplicated())
         if twice.height:
@@ -233,79 +243,112 @@ def _team_scores(shown: pl.DataFrame, n: int) -> pl.DataFrame:
 
 
 def _balanced_scores(shown: pl.DataFrame, r: Rankings) -> pl.DataFrame:
-    """Joachims' rule: clicks within each list's top k, k from the lowest click."""
+    """Joachims' rule: clicks within each list's top k, k from the lowest click.
+
+    Wide: each clicked doc's 0-based index in list a and in list b (``_x0``, ``_x1``,
+    null when absent), k the smaller at the lowest click (a list's length when absent).
+    """
     q = r.query
-    lengths = r.frame.group_by([*q, "_i"]).agg(_len=pl.len())
-    rankers = pl.DataFrame({"_i": [0, 1]}, schema={"_i": pl.Int64})
-    # each shown doc's 0-based index in each list (the list's length when absent)
-    idx = (shown.select("_m", *q, "_pos", "_d", "_c").join(rankers, how="cross")
-           .join(r.frame.select(*q, "_i", "_d", "_r"), on=[*q, "_i", "_d"], how="left")
-           .join(lengths, on=[*q, "_i"], how="left")
-           .with_columns(_k=(pl.col("_r") - 1).fill_null(pl.col("_len").fill_null(0))))
-    clicked = idx.filter(pl.col("_c") == 1)
-    last = clicked.filter(pl.col("_pos") == pl.col("_pos").max().over("_m"))
-    k = last.group_by("_m").agg(_cut=pl.col("_k").min())
-    within = (pl.col("_r") - 1) <= pl.col("_cut")
-    return (clicked.join(k, on="_m")
-            .select("_m", *((within & (pl.col("_i") == j)).cast(pl.Float64).alias(f"_s{j}")
-                            for j in (0, 1)))
+    index = [pl.when(pl.col("_i") == j).then(pl.col("_r") - 1).alias(f"_x{j}") for j in (0, 1)]
+    per_doc = (r.frame.select(*q, "_d", *index)
+               .group_by([*q, "_d"]).agg(pl.col("_x0").max(), pl.col("_x1").max()))
+    lengths = (r.frame.select(*q, *((pl.col("_i") == j).cast(pl.Int64).alias(f"_n{j}")
+                                    for j in (0, 1)))
+               .group_by(q).agg(pl.col("_n0").sum(), pl.col("_n1").sum()))
+    clicked = (shown.filter(pl.col("_c") == 1).select("_m", *q, "_pos", "_d")
+               .join(per_doc, on=[*q, "_d"], how="left").join(lengths, on=q, how="left"))
+    last = (clicked.filter(pl.col("_pos") == pl.col("_pos").max().over("_m"))
+            .select("_m", _cut=pl.min_horizontal(pl.col("_x0").fill_null(pl.col("_n0")),
+                                                 pl.col("_x1").fill_null(pl.col("_n1")))))
+    return (clicked.join(last, on="_m")
+            .select("_m", *((pl.col(f"_x{j}") <= pl.col("_cut")).fill_null(False)
+                            .cast(pl.Float64).alias(f"_s{j}") for j in (0, 1)))
             .group_by("_m").agg(pl.col("_s0", "_s1").sum()))
 
 
 def _probabilistic_scores(shown: pl.DataFrame, r: Rankings, tau: float) -> pl.DataFrame:
+    """Wide: each ranker's softmax probability of each shown doc, ``_p0``, ``_p1``, ...
+
+    P_j(d_i) = num_j(d_i) / (ranker j's numerators of the docs not shown above i):
+    the denominators depend on the list only, not on who drew the docs above.
+    """
     q = r.query
     n = len(r.names)
     num = 1.0 / pl.col("_r").cast(pl.Float64) ** tau
-    runs = r.frame.select(*q, "_i", "_d", _num=num)
-    totals = runs.group_by([*q, "_i"]).agg(_tot=group_sum(pl.col("_num")))
-    rankers = pl.DataFrame({"_i": list(range(n))}, schema={"_i": pl.Int64})
-    p = (shown.select("_m", *q, "_pos", "_d", "_c").join(rankers, how="cross")
-         .join(runs, on=[*q, "_i", "_d"], how="left")
-         .join(totals, on=[*q, "_i"], how="left")
-         .with_columns(pl.col("_num").fill_null(0.0), pl.col("_tot").fill_null(0.0))
-         .sort("_m", "_i", "_pos")
-         .with_columns(_den=pl.col("_tot") - pl.col("_num").cum_sum().over("_m", "_i")
-                       + pl.col("_num"))
-         .with_columns(_p=pl.when((pl.col("_num") > 0) & (pl.col("_den") > 0))
-                       .then(pl.col("_num") / pl.col("_den")).otherwise(0.0))
-         .with_columns(_z=pl.col("_p").sum().over("_m", "_pos")))
+    of = [pl.when(pl.col("_i") == j).then(num).otherwise(0.0).alias(f"_n{j}") for j in range(n)]
+    per_doc = (r.frame.select(*q, "_d", *of)
+               .group_by([*q, "_d"]).agg(pl.col(f"_n{j}").sum() for j in range(n)))
+    totals = (r.frame.select(*q, *of)  # sorted by query, ranker, rank: one order of addition
+              .group_by(q).agg(group_sum(pl.col(f"_n{j}")).alias(f"_t{j}") for j in range(n)))
+    x = (shown.select("_m", *q, "_pos", "_d", "_c")
+         .join(per_doc, on=[*q, "_d"], how="left").join(totals, on=q, how="left")
+         .sort("_m", "_pos")
+         .with_columns(pl.col(f"_n{j}", f"_t{j}").fill_null(0.0) for j in range(n)))
+    den = [pl.col(f"_t{j}") - pl.col(f"_n{j}").cum_sum().over("_m") + pl.col(f"_n{j}")
+           for j in range(n)]
+    x = x.with_columns(
+        pl.when((pl.col(f"_n{j}") > 0) & (den[j] > 0)).then(pl.col(f"_n{j}") / den[j])
+        .otherwise(0.0).alias(f"_p{j}") for j in range(n))
+    x = x.with_columns(_z=row_sum(pl.col(f"_p{j}") for j in range(n)))
     if n == 2:
-        return _two_rankers(p)
+        return _two_rankers(x)
     # Schuth et al.: stop at the first position no ranker could have drawn, and after
     # the last click; each clicked position adds the posterior of its assignment
     last = pl.col("_pos").filter(pl.col("_c") == 1).max().over("_m")
     dead = pl.col("_pos").filter(pl.col("_z") == 0).min().over("_m")
-    kept = p.filter((pl.col("_pos") <= last) & (dead.is_null() | (pl.col("_pos") < dead)))
-    share = pl.when((pl.col("_c") == 1) & (pl.col("_z") > 0)).then(pl.col("_p") / pl.col("_z"))
-    return (kept.select("_m", *(pl.when(pl.col("_i") == j).then(share).otherwise(0.0)
-                                .alias(f"_s{j}") for j in range(n)))
+    kept = x.filter((pl.col("_pos") <= last) & (dead.is_null() | (pl.col("_pos") < dead)))
+    clicked = (pl.col("_c") == 1) & (pl.col("_z") > 0)
+    return (kept.select("_m", *(pl.when(clicked).then(pl.col(f"_p{j}") / pl.col("_z"))
+                                .otherwise(0.0).alias(f"_s{j}") for j in range(n)))
             .group_by("_m").agg(group_sum(pl.col(f"_s{j}")).alias(f"_s{j}") for j in range(n)))
 
 
-def _two_rankers(p: pl.DataFrame) -> pl.DataFrame:
-    """P(ranker 0 has more clicks), P(ranker 1 has more), over the assignments."""
-    rows = (p.filter(pl.col("_i") == 0)
-            .with_columns(_q=pl.when(pl.col("_z") > 0).then(pl.col("_p") / pl.col("_z"))))
-    per = rows.group_by("_m").agg(
-        _dead=(pl.col("_z") == 0).any(),
-        _qs=pl.col("_q").filter(pl.col("_c") == 1).sort_by(
-            pl.col("_pos").filter(pl.col("_c") == 1)))
-    m = int(per["_qs"].list.len().max() or 0)  # type: ignore[arg-type]
-    # the distribution of (clicks of 0) - (clicks of 1), one clicked position at a time
-    dist = {d: pl.lit(1.0 if d == 0 else 0.0) for d in range(-m, m + 1)}
-    for t in range(m):
-        qt = pl.col("_qs").list.get(t, null_on_oob=True)
-        zero = pl.lit(0.0)
-        dist = {d: pl.when(qt.is_null()).then(dist[d])
-                .otherwise(qt * dist.get(d - 1, zero) + (1.0 - qt) * dist.get(d + 1, zero))
-                for d in dist}
-        per = per.with_columns(**{f"_d{k}": v for k, v in enumerate(dist.values())})
-        dist = {d: pl.col(f"_d{k}") for k, d in enumerate(dist)}
-    ahead = pl.sum_horizontal([dist[d] for d in dist if d > 0] or [pl.lit(0.0)])
-    behind = pl.sum_horizontal([dist[d] for d in dist if d < 0] or [pl.lit(0.0)])
-    per = per.select("_m", _w0=pl.when(pl.col("_dead")).then(0.0).otherwise(ahead),
-                     _w1=pl.when(pl.col("_dead")).then(0.0).otherwise(behind))
-    return per.rename({"_w0": "_s0", "_w1": "_s1"})
+def _two_rankers(x: pl.DataFrame) -> pl.DataFrame:
+    """P(ranker 0 has more clicks), P(ranker 1 has more), over the assignments.
+
+    Ranker 0's clicks S are a sum of independent Bernoulli(q_i) over the clicked
+    positions (q_i = P_0 / (P_0 + P_1)): a Poisson-binomial variable, whose
+    distribution is the inverse discrete Fourier transform of its characteristic
+    function at N = (most clicks) + 1 points (Fernandez & Williams, 2010), a product
+    over the clicks, which is a group sum of logarithms and angles: no loop.
+    Ranker 0 wins when 2S > m (m clicks), loses when 2S < m.
+    """
+    clicks = int(x.select(pl.col("_c").sum().over("_m").max()).item() or 0)
+    size = clicks + 1
+    qq = pl.when(pl.col("_z") > 0).then(pl.col("_p0") / pl.col("_z")).otherwise(0.5)
+    on = pl.col("_c") == 1
+    parts = []
+    for ell in range(size):
+        theta = 2.0 * math.pi * ell / size
+        re, im = 1.0 - qq + qq * math.cos(theta), qq * math.sin(theta)
+        parts += [(0.5 * (re * re + im * im).log()).alias(f"_lr{ell}"),
+                  pl.arctan2(im, re).alias(f"_an{ell}")]
+    dead = x.group_by("_m").agg(_dead=(pl.col("_z") == 0).any())
+    per = (x.filter(on).select("_m", *parts)
+           .group_by("_m").agg([pl.len().alias("_k"),
+                                *(group_sum(pl.col(f"_{w}{ell}")).alias(f"_{w}{ell}")
+                                  for ell in range(size) for w in ("lr", "an"))])
+           .join(dead, on="_m", how="right"))
+    per = per.with_columns(pl.col("_k").fill_null(0),
+                           *(pl.col(f"_{w}{ell}").fill_null(0.0)
+                             for ell in range(size) for w in ("lr", "an")))
+    per = per.with_columns(pl.col(f"_lr{ell}").exp() for ell in range(size))
+    # one column per value s of S, then the sums over s (expressions of columns, not of
+    # the whole transform: Polars would evaluate it once per use)
+    per = per.with_columns(
+        (row_sum(pl.col(f"_lr{ell}") * (pl.col(f"_an{ell}") - 2.0 * math.pi * ell * s / size)
+                 .cos() for ell in range(size)) / size).alias(f"_pmf{s}")
+        for s in range(size))
+    ahead = row_sum([pl.when(2 * s > pl.col("_k")).then(pl.col(f"_pmf{s}")).otherwise(0.0)
+                     for s in range(size)])
+    behind = row_sum([pl.when(2 * s < pl.col("_k")).then(pl.col(f"_pmf{s}")).otherwise(0.0)
+                      for s in range(size)])
+    # the transform's rounding (about 1e-17) leaves a certain loss a little above 0
+    def snapped(p: pl.Expr) -> pl.Expr:
+        return (pl.when(pl.col("_dead") | (p < _ROUNDING)).then(0.0)
+                .otherwise(p.clip(upper_bound=1.0)))
+
+    return per.select("_m", _s0=snapped(ahead), _s1=snapped(behind))
 
 
 def _pairs(imps: pl.DataFrame, scores: pl.DataFrame, names: list[Any],

@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from polars_rank._engine.frames import as_polars
+from polars_rank._evaluation.checks import row_hash
 from polars_rank.errors import InvalidDataError
 
 __all__ = ["Rankings", "uniform", "priority", "query_columns", "where"]
@@ -101,7 +102,8 @@ class Rankings:
                 msg = f"runs: NaN in column {order!r} at {where(bad, self.query)}"
                 raise InvalidDataError(msg)
         key = [*self.query, "_s"]
-        twice = df.filter(pl.struct(*key, "_d").is_duplicated())
+        unique = df.select(row_hash([*key, "_d"]).n_unique()).item() == df.height
+        twice = df.clear() if unique else df.filter(pl.struct(*key, "_d").is_duplicated())
         if twice.height:
             msg = (f"runs: duplicate doc in a ranking (column {doc!r}): "
                    f"{where(twice.rename({'_s': system, '_d': doc}), [*self.query, system, doc])}")
