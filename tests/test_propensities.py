@@ -2,9 +2,9 @@
 
 Every estimator's point estimate equals the reference written from its paper
 (tests/propensity_reference.py) to 1e-9 on simulated logs; results do not depend on
-the order of the rows; lazy and eager logs give the same frame; bad logs raise
-``InvalidDataError`` naming the column and the impression, or the positions that
-cannot be estimated.
+the order of the rows or on the number of threads; lazy and eager logs give the same
+frame; bad logs raise ``InvalidDataError`` naming the column and the impression, or
+the positions that cannot be estimated.
 """
 
 from __future__ import annotations
@@ -219,3 +219,30 @@ def test_a_query_or_ranker_changing_within_an_impression_is_named() -> None:
                              .alias("ranker"))
     with pytest.raises(InvalidDataError, match="'ranker' has several values in impression 14"):
         harvested_propensities(moved, n_resamples=0)
+
+
+_THREADS_SCRIPT = """
+import sys
+from tests.propensity_logs import simulate
+from polars_rank.online import harvested_propensities, regression_em_propensities
+log = simulate("rankers", impressions=2000, depth=4, seed=2, queries=30, features=True)
+out = [harvested_propensities(log, n_resamples=10),
+       regression_em_propensities(log, features=["f1"], n_resamples=2, iterations=5)]
+print(repr([o.rows() for o in out]))
+"""
+
+
+def test_one_thread_gives_the_same_bits() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "POLARS_MAX_THREADS": "1", "PYTHONPATH": str(root)}
+    one = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT], env=env, cwd=root,
+                         capture_output=True, text=True, check=True).stdout
+    log = simulate("rankers", impressions=2000, depth=4, seed=2, queries=30, features=True)
+    here = [harvested_propensities(log, n_resamples=10),
+            regression_em_propensities(log, features=["f1"], n_resamples=2, iterations=5)]
+    assert one.strip() == repr([o.rows() for o in here])
