@@ -2,7 +2,7 @@
 
 Source: https://github.com/mpkato/interleaving, commit
 7907f7dd61bfcad57ad602b5c93e601677025da7, files ``interleaving/balanced.py``,
-``interleaving/team_draft.py``, ``interleaving/probabilistic.py``,
+``interleaving/team_draft.py``, ``interleaving/probabilistic.py``, ``interleaving/optimized.py``,
 ``interleaving/interleaving_method.py`` and ``interleaving/ranking.py`` (MIT licence,
 Tomohiro Manabe and Makoto P. Kato). Pure Python (NumPy only where the original calls
 it for a maximum or a log-sum-exp).
@@ -325,6 +325,84 @@ class Probabilistic(InterleavingMethod):
             result.allocations = allocations
             return result
         raise ValueError("Invalid number of original lists")
+
+
+# ---- optimized.py (the credits and the linear programme, for given rankings) ---------
+
+class CreditRanking(list):  # type: ignore[type-arg]
+    def __init__(self, num_rankers: int, contents: Any = ()) -> None:
+        self += list(contents)
+        self.credits: dict[int, Any] = {i: defaultdict(float) for i in range(num_rankers)}
+
+
+class Optimized:
+    """``Optimized``'s credits and programme; its prefix-constraint sampling of the
+    candidate rankings is left out: the tests give it polars-rank's candidates."""
+
+    def __init__(self, lists: Any, max_length: int | None = None) -> None:
+        self.lists = lists
+        self.max_length = max_length or min(len(x) for x in lists)
+        self._credit_func = lambda x: 1.0 / x
+
+    def credit_ranking(self, lists: Any, contents: Any) -> Any:
+        result = CreditRanking(len(lists), contents)
+        for docid in result:
+            for team in result.credits:
+                if docid in lists[team]:
+                    rank = lists[team].index(docid) + 1
+                else:
+                    rank = len(lists[team]) + 1
+                result.credits[team][docid] = self._credit_func(rank)
+        return result
+
+    def _compute_probabilities(self, lists: Any, rankings: Any) -> Any:
+        from scipy.optimize import linprog
+
+        A_p_sum = np.array([1] * len(rankings))
+        ub_cons = self._unbiasedness_constraints(lists, rankings)
+        sensitivity = self._sensitivity(lists, rankings)
+        A_eq = np.vstack((A_p_sum, ub_cons))
+        b_eq = np.array([1.0] + [0.0] * ub_cons.shape[0])
+        res = linprog(sensitivity, A_eq=A_eq, b_eq=b_eq, bounds=[(0, 1)] * len(rankings))
+        return res.success, res.x, res.fun
+
+    def _unbiasedness_constraints(self, lists: Any, rankings: Any) -> Any:
+        result = []
+        credits = np.zeros((self.max_length, len(rankings), len(lists)))
+        for rid, ranking in enumerate(rankings):
+            for idx, docid in enumerate(ranking):
+                for team in ranking.credits:
+                    credits[idx, rid, team] = ranking.credits[team][docid]
+                    if idx > 0:
+                        credits[idx, rid, team] += credits[idx - 1, rid, team]
+        for i in range(len(lists) - 1):
+            result.append(credits[:, :, i] - credits[:, :, i + 1])
+        return np.vstack(result)
+
+    def _sensitivity(self, lists: Any, rankings: Any) -> Any:
+        mu = np.zeros(len(rankings))
+        for rid, ranking in enumerate(rankings):
+            for idx, docid in enumerate(ranking):
+                click_prob = 1.0 / (idx + 1)
+                credit = np.sum([ranking.credits[x][docid] for x in ranking.credits])
+                mu[rid] += click_prob * credit
+        mu /= len(lists)
+        var = np.zeros(len(rankings))
+        for rid, ranking in enumerate(rankings):
+            for x in ranking.credits:
+                v = 0.0
+                for idx, docid in enumerate(ranking):
+                    click_prob = 1.0 / (idx + 1)
+                    if docid in ranking.credits[x]:
+                        v += click_prob * ranking.credits[x][docid]
+                v -= mu[rid]
+                var[rid] += v ** 2
+        return var
+
+    @classmethod
+    def compute_scores(cls, ranking: Any, clicks: Any) -> Any:
+        return {i: sum([ranking.credits[i][ranking[c]] for c in clicks])
+                for i in ranking.credits}
 
 
 # ---- an exact list distribution, by brute force over the reference's own draws -----

@@ -361,3 +361,57 @@ def test_bad_input() -> None:
         interleave(runs_of({0: [[1], [2], [3]]}), "balanced", rank="rank")
     with pytest.raises(ValueError, match="k must be"):
         interleave(runs_of({0: [[1], [2]]}), k=0, rank="rank")
+
+
+def test_inputs_scores_dicts_and_lazy() -> None:
+    # scores rank highest first, equal scores by doc id descending (evaluate()'s order);
+    # a dict of runs is the same as one frame; lazy in, lazy out
+    by_rank = runs_of({"q": [[3, 1, 2], [2, 4, 1]]})
+    by_score = by_rank.with_columns(score=pl.when(pl.col("docid") == 3).then(5.0)
+                                    .otherwise(1.0 / pl.col("rank"))).drop("rank")
+    tied = by_score.with_columns(score=pl.when(pl.col("system") == "r0").then(1.0)
+                                 .otherwise(pl.col("score")))
+    for method in ("team_draft", "balanced", "probabilistic"):
+        expected = interleave(by_rank, method, rank="rank", seed=2)
+        assert interleave(by_score, method, seed=2).equals(expected)
+        runs = {name: g.drop("system") for (name,), g in by_score.group_by("system")}
+        assert interleave(runs, method, seed=2).equals(expected)
+        lazy = interleave(by_score.lazy(), method, seed=2)
+        assert isinstance(lazy, pl.LazyFrame)
+        assert lazy.collect().equals(expected)
+    ties = interleave(tied.filter(pl.col("system") == "r0"), seed=2)
+    assert ties["docid"].to_list() == [3, 2, 1]
+
+
+def test_clicks_apart_by_position_or_doc() -> None:
+    log = log_of([1, 3, 4], [0, 2], {0: [1], 1: [3, 4]})
+    expected = credit(log)
+    by_position = pl.DataFrame({"impression": [0, 0, 0], "position": [1, 2, 3],
+                                "click": [True, False, True]})
+    by_doc = pl.DataFrame({"impression": [0, 0], "docid": [1, 4]})
+    assert credit(log.drop("click"), clicks=by_position).equals(expected)
+    assert credit(log.drop("click"), clicks=by_doc).equals(expected)
+    with pytest.raises(InvalidDataError, match=r"not shown \(column 'docid'\).*docid=9"):
+        credit(log.drop("click"), clicks=by_doc.with_columns(docid=pl.lit(9)))
+
+
+def test_lists_do_not_depend_on_threads() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import polars as pl, random\n"
+            "from tests.test_interleaving import runs_of, random_case\n"
+            "from polars_rank.online import interleave\n"
+            "rng = random.Random(9)\n"
+            "runs = runs_of({q: random_case(rng, 3) for q in range(200)})\n"
+            "for m in ('team_draft', 'probabilistic'):\n"
+            "    print(interleave(runs, m, seed=5, rank='rank').write_csv())\n")
+    env = {**os.environ, "POLARS_MAX_THREADS": "1"}
+    one = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    rng = random.Random(9)
+    runs = runs_of({q: random_case(rng, 3) for q in range(200)})
+    here = "".join(interleave(runs, m, seed=5, rank="rank").write_csv() + "\n"  # type: ignore[union-attr]
+                   for m in ("team_draft", "probabilistic"))
+    assert one == here

@@ -13,6 +13,7 @@ from polars_rank.online._clicks.simulate import simulate_clicks
 from polars_rank.online._interleaving.build import interleave
 from polars_rank.online._interleaving.credit import credit
 from polars_rank.online._interleaving.distribution import probabilistic_lists
+from polars_rank.online._interleaving.optimized import optimized_lists
 from polars_rank.online._interleaving.preference import impressions_needed, preference
 from polars_rank.online._ope.clicks import ips_click_metric
 from polars_rank.online._ope.value import off_policy_value
@@ -23,6 +24,7 @@ from polars_rank.online._propensity.swap import swap_propensities
 __all__: list[str] = [
     "interleave",
     "probabilistic_lists",
+    "optimized_lists",
     "credit",
     "preference",
     "impressions_needed",

@@ -12,27 +12,22 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rank.online._interleaving.runs import Rankings, priority, uniform
+from polars_rank.online._interleaving.optimized import optimized_pick
+from polars_rank.online._interleaving.runs import Rankings, check_k, priority, uniform
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from polars_rank._engine.frames import FrameLike
 
-__all__ = ["interleave", "Method", "METHODS", "check_k"]
+__all__ = ["interleave", "Method", "METHODS"]
 
-Method: TypeAlias = Literal["team_draft", "balanced", "probabilistic"]
-METHODS = ("team_draft", "balanced", "probabilistic")
-"""The interleaving methods: team-draft (and multileaving), balanced, probabilistic."""
+Method: TypeAlias = Literal["team_draft", "balanced", "probabilistic", "optimized"]
+METHODS = ("team_draft", "balanced", "probabilistic", "optimized")
+"""The interleaving methods: team-draft (and multileaving), balanced, probabilistic, optimized."""
 
 # the coins' streams: which random decision a hash is for
-_FIRST, _TEAM, _RANKER, _DOC = 0, 1, 2, 3
-
-
-def check_k(k: int | None) -> None:
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        msg = f"k must be a positive int or None (the shortest list's length); got {k!r}"
-        raise ValueError(msg)
+_FIRST, _TEAM, _RANKER, _DOC, _LIST = 0, 1, 2, 3, 4
 
 
 def _check(method: str, tau: float, seed: int) -> None:
@@ -75,6 +70,8 @@ def interleave(
       Schuth et al., SIGIR 2015): at each position a ranker is drawn uniformly among
       those with documents left, and a document from its softmax over ranks,
       P(d) proportional to 1 / rank(d)^tau among the documents not yet shown.
+    * ``"optimized"`` (Radlinski & Craswell, WSDM 2013): a list drawn from
+      :func:`optimized_lists`' distribution (``system`` is then null: no teams).
 
     Every random decision is a coin keyed on (seed, query, position): the lists do
     not depend on row order or threads, and a query's list does not depend on the
@@ -87,7 +84,7 @@ def interleave(
         A long frame, one row per (query, ranker, document): a DataFrame or LazyFrame
         (or a dict ``{ranker: run}`` of runs without the ``system`` column).
     method
-        ``"team_draft"``, ``"balanced"`` or ``"probabilistic"``.
+        ``"team_draft"``, ``"balanced"``, ``"probabilistic"`` or ``"optimized"``.
     k
         The interleaved list's length; ``None``: the shortest list's (the
         reference's default). Lists stop earlier when the documents run out.
@@ -131,6 +128,8 @@ def interleave(
                                 else pl.min_horizontal(pl.lit(k), pl.col("_docs")))
     if method == "balanced":
         picks = _balanced(r, limits, seed)
+    elif method == "optimized":
+        picks = optimized_pick(r, limits, uniform(r.query, seed, 0, _LIST))
     else:
         picks = _stepwise(r, limits, seed, method, float(tau))
     names = pl.Series(r.names)
@@ -168,6 +167,11 @@ def _stepwise(r: Rankings, limits: pl.DataFrame, seed: int, method: str,
     left = r.frame.select(*q, "_i", "_d", "_r",
                           _num=1.0 / pl.col("_r").cast(pl.Float64) ** tau)
     teams = left.select(*q, "_i").unique().with_columns(_n=pl.lit(0, pl.Int64))
+    if method == "team_draft":
+        # fewer than k documents are ever shown before a pick, so a team's next
+        # document is always within its top k: the ones below are never reached
+        left = (left.join(limits, on=q).filter(pl.col("_r") <= pl.col("_limit"))
+                .drop("_limit"))
     picks: list[pl.DataFrame] = []
     steps = int(limits["_limit"].max() or 0)  # type: ignore[arg-type]
     for step in range(steps):

@@ -7,8 +7,8 @@ team-draft, its team. Each method's credit rule is mpkato/interleaving's
 * team-draft (and multileaving): a ranker's credit is the clicks on its team's
   documents;
 * balanced (Joachims, 2003): with the lowest click at document d, k the smaller of
-  d's ranks in the two lists (the list's length when absent), each ranker's credit
-  is the clicked documents within its top k;
+  d's ranks in the two lists (1 first; a list's length + 1 where d is absent), each
+  ranker's credit is the clicked documents within its top k;
 * probabilistic (Hofmann et al., 2011): the assignments of the shown documents to
   rankers are marginalised. Given the list, the positions' assignments are
   independent: position i goes to ranker j with probability proportional to
@@ -32,6 +32,7 @@ from polars_rank._engine.frames import as_polars
 from polars_rank._evaluation.checks import row_hash
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._interleaving.build import METHODS, Method
+from polars_rank.online._interleaving.optimized import optimized_scores
 from polars_rank.online._interleaving.runs import Rankings, query_columns, where
 
 if TYPE_CHECKING:
@@ -151,7 +152,9 @@ def credit(
             raise ValueError(msg)
         r = Rankings(runs, query=q, system=system, doc=doc, score=score, rank=rank)
         names = r.names
-        if method == "balanced":
+        if method == "optimized":
+            scores = optimized_scores(shown, r)
+        elif method == "balanced":
             if len(names) != 2:
                 msg = f"balanced interleaving takes two rankers; got {len(names)}: {names}"
                 raise ValueError(msg)

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
-from polars_rank.online._interleaving.build import check_k
-from polars_rank.online._interleaving.runs import Rankings
+from polars_rank.online._interleaving.runs import Rankings, check_k
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

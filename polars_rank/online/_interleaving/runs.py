@@ -22,9 +22,16 @@ from polars_rank._engine.frames import as_polars
 from polars_rank._evaluation.checks import row_hash
 from polars_rank.errors import InvalidDataError
 
-__all__ = ["Rankings", "uniform", "priority", "query_columns", "where"]
+__all__ = ["Rankings", "uniform", "priority", "query_columns", "where", "check_k"]
 
 _TWO_53 = float(2**53)
+
+
+def check_k(k: int | None) -> None:
+    """``k`` is a positive int or None (ValueError otherwise)."""
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        msg = f"k must be a positive int or None (the shortest list's length); got {k!r}"
+        raise ValueError(msg)
 
 
 def query_columns(query: str | Sequence[str]) -> list[str]:
