@@ -1,7 +1,7 @@
 # Development tasks. `make help` lists them; `make install` makes the .venv they use.
 PY ?= .venv/bin/python
 NOTEBOOKS := notebooks/01_quickstart.ipynb notebooks/02_ab_experiment.ipynb \
-             notebooks/03_recommender.ipynb
+             notebooks/03_recommender.ipynb notebooks/04_from_clicks_to_decisions.ipynb
 
 .DEFAULT_GOAL := help
 .PHONY: help install test doctest lint typing docs site-check docs-serve notebooks bench ci

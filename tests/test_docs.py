@@ -336,7 +336,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 def test_the_notebooks_exist() -> None:
     assert [n.name for n in NOTEBOOKS] == ["01_quickstart.ipynb", "02_ab_experiment.ipynb",
-                                           "03_recommender.ipynb"]
+                                           "03_recommender.ipynb",
+                                           "04_from_clicks_to_decisions.ipynb"]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])
