@@ -120,6 +120,15 @@ def record_cli() -> dict[str, Any]:
     return out
 
 
+def dump(document: dict[str, Any]) -> str:
+    """The file's text: the header's fields, then one case a line (readable diffs)."""
+    head = {k: v for k, v in document.items() if k != "cases"}
+    lines = [f"  {json.dumps(name)}: {json.dumps(case, separators=(',', ':'))}"
+             for name, case in document["cases"].items()]
+    return (json.dumps(head, indent=1)[:-2] + ',\n "cases": {\n' + ",\n".join(lines)
+            + "\n }\n}\n")
+
+
 RECORD = {"fuse": record_fuse, "optimize": record_optimize, "trained": record_trained,
           "cli": record_cli}
 
@@ -134,7 +143,7 @@ def main(kinds: list[str]) -> None:
             "ranx": version("ranx"), "numba": version("numba"), "numpy": np.__version__,
             "polars": pl.__version__, "digits": DIGITS, "cases": cases}
         path = rc.FIXTURES / rc.FILES[kind]
-        path.write_text(json.dumps(document, separators=(",", ":")) + "\n")
+        path.write_text(dump(document))
         print(f"{path.relative_to(HERE.parent)}: {len(cases)} cases, "
               f"{path.stat().st_size / 1024:.0f} KiB, {time.perf_counter() - start:.0f} s")
 

@@ -15,6 +15,11 @@ of the candidates unless the majority relation is an order. Two ranx bugs are ke
 out of the random runs: document ids longer than those of the first run are truncated
 (``d10`` becomes ``d1``; the ids here have one length), and ``zmuv`` of a run with an
 empty list for a query loses the documents of other queries (skipped then).
+
+ranx's answers are recorded (``python tests/record_ranx.py``, the cases in
+tests/ranx_cases.py, the answers in tests/fixtures/ranx_*.json) and compared by default;
+the same comparisons with ranx itself, the hypothesis search among them, run with
+``POLARS_RANK_LIVE_RANX=1`` (``make test-ranx``: after upgrading ranx or changing fusion).
 """
 
 from __future__ import annotations
@@ -300,14 +305,16 @@ def test_random_runs_against_recorded_ranx(norm: str | None) -> None:
     """ranx.fuse's answers on the seeded random runs of ranx_cases.random_runs (what
     the strategy ``runs`` below draws), recorded; every method."""
     cases = fuse_cases()
-    compared = 0
-    for i in range(min(examples(RANDOM_RUNS), RANDOM_RUNS)):
+    compared, count = 0, min(examples(RANDOM_RUNS), RANDOM_RUNS)
+    for i in range(count):
         name = f"random-{norm_key(norm)}-{i}"
         case, recorded = cases[name], recorded_case("fuse", name)["fused"]
         for method in UNTRAINED:
             compared += _check(case["frame"], case["systems"], method, norm, case["weights"],
                                recorded)
-    assert compared >= 3 * (4 if norm == "borda" else 10), compared
+    # zmuv: ranx's answer is defined on every other case (lists all non-empty); borda:
+    # for the 10 methods on scores (19 compared, 10 after borda, on a case at full)
+    assert compared >= 5 * count, compared
 
 
 def test_recorded_random_runs_compare_something() -> None:

@@ -11,6 +11,11 @@ cutoff (ranx orders them by an unstable NumPy sort of its fused run, polars-rank
 doc id as trec_eval), and weighted Condorcet where the majority relation is not an
 order (see test_fusion.py). The chosen parameters are compared whenever every score
 was; the count of those cases is asserted, so that the comparison cannot go vacuous.
+
+ranx's answers are recorded (``python tests/record_ranx.py``, the cases in
+tests/ranx_cases.py, the answers in tests/fixtures/ranx_*.json) and compared by default;
+the same comparisons with ranx itself, the hypothesis search among them, run with
+``POLARS_RANK_LIVE_RANX=1`` (``make test-ranx``: after upgrading ranx or changing fusion).
 """
 
 from __future__ import annotations

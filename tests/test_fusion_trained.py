@@ -12,6 +12,11 @@ in input order only up to 15), document ids of one length (ranx truncates longer
 ones), no ``norm="borda"`` (ranx's runs are then in a set's order). ranx's runs all
 have every training query and its qrels exactly those (``optimize_fusion`` asserts
 it); a system with nothing for a query has an empty list there.
+
+ranx's answers are recorded (``python tests/record_ranx.py``, the cases in
+tests/ranx_cases.py, the answers in tests/fixtures/ranx_*.json) and compared by default;
+the same comparisons with ranx itself, the hypothesis search among them, run with
+``POLARS_RANK_LIVE_RANX=1`` (``make test-ranx``: after upgrading ranx or changing fusion).
 """
 
 from __future__ import annotations
