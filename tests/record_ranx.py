@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-if os.environ.get("PYTHONHASHSEED") != "0":  # the same bytes from a second run
-    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import numpy as np  # noqa: E402
@@ -149,6 +147,9 @@ def main(kinds: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    if os.environ.get("PYTHONHASHSEED") != "0":  # the same bytes from a second run
+        os.execve(sys.executable, [sys.executable, *sys.argv],
+                  {**os.environ, "PYTHONHASHSEED": "0"})
     unknown = set(sys.argv[1:]) - set(RECORD)
     if unknown:
         sys.exit(f"unknown: {sorted(unknown)}; choose among {sorted(RECORD)}")
