@@ -1,10 +1,10 @@
 # Development tasks. `make help` lists them; `make install` makes the .venv they use.
 PY ?= .venv/bin/python
 NOTEBOOKS := notebooks/01_quickstart.ipynb notebooks/02_ab_experiment.ipynb \
-             notebooks/03_recommender.ipynb
+             notebooks/03_recommender.ipynb notebooks/04_from_clicks_to_decisions.ipynb
 
 .DEFAULT_GOAL := help
-.PHONY: help install test doctest lint typing docs site-check docs-serve notebooks bench ci
+.PHONY: help install test test-ranx doctest lint typing docs site-check docs-serve notebooks bench ci
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -14,6 +14,11 @@ install:  ## a .venv with the package (editable) and every development extra
 
 test:  ## the test suite, doctests included (what CI runs)
 	$(PY) -m pytest
+
+test-ranx:  ## the fusion tests against ranx itself, not its recorded answers (after upgrading ranx or changing fusion)
+	POLARS_RANK_LIVE_RANX=1 $(PY) -m pytest -p no:cacheprovider tests/test_fusion.py \
+		tests/test_fusion_optimize.py tests/test_fusion_trained.py tests/test_cli_fuse.py \
+		tests/test_ranx_fixtures.py
 
 doctest:  ## only the examples of the docstrings
 	$(PY) -m pytest polars_rank

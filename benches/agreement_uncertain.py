@@ -2,12 +2,14 @@
 
 Q queries x D documents, continuous scores (no ties), each document's label a
 distribution over grades 0, 1, 2; S label draws. Ours: ``evaluate_uncertain(run,
-labels, ["ndcg@10", "map"], samples=S)`` (the draws a Polars plan, evaluated by
-``evaluate()``). The reference: a plain NumPy loop over the S draws, each vectorised
-over queries (inverse-CDF sampling, nDCG@10 with linear gain and the ideal over every
-judged document, AP with R the judged relevant documents). Different random streams:
-the two means must agree within their Monte Carlo errors (printed). Wall times, one
-round each, imports and data generation excluded:
+labels, ["ndcg@10", "map"], samples=S)`` (each list ranked once, the S draws' labels
+drawn in place in a Polars plan and the metrics read from the positions). The
+reference: a plain NumPy loop over the S draws, each vectorised over queries
+(inverse-CDF sampling, nDCG@10 with linear gain and the ideal over every judged
+document, AP with R the judged relevant documents). Different random streams:
+the two means must agree within their Monte Carlo errors (printed). Wall and CPU
+times (the process's, every thread; on a shared machine the CPU ratio is the steadier
+one), one round each, imports and data generation excluded:
 
     python benches/agreement_uncertain.py [--queries 10000] [--docs 100] [--samples 100]
 """
@@ -78,14 +80,15 @@ def main() -> None:
     args = parser.parse_args()
     scores, probs = data(args.queries, args.docs)
     run, labels = frames(scores, probs)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     ours = evaluate_uncertain(run, labels, ["ndcg@10", "map"], samples=args.samples).mean
-    t_ours = time.perf_counter() - t
-    t = time.perf_counter()
+    t_ours, c_ours = time.perf_counter() - t, time.process_time() - c
+    t, c = time.perf_counter(), time.process_time()
     reference = numpy_reference(scores, probs, args.samples)
-    t_ref = time.perf_counter() - t
+    t_ref, c_ref = time.perf_counter() - t, time.process_time() - c
     print(f"{args.queries} queries x {args.docs} docs, S={args.samples}: "
-          f"polars-rank {t_ours:.2f} s, NumPy loop {t_ref:.2f} s, ratio {t_ours / t_ref:.2f}x")
+          f"polars-rank {t_ours:.2f} s, NumPy loop {t_ref:.2f} s, ratio {t_ours / t_ref:.2f}x "
+          f"(CPU {c_ours:.2f} s against {c_ref:.2f} s, {c_ours / c_ref:.2f}x)")
     for row in ours.iter_rows(named=True):
         mean, se = reference[row["metric"]]
         z = abs(row["value"] - mean) / (row["se"] ** 2 + se ** 2) ** 0.5

@@ -1,4 +1,4 @@
-"""Reproducible synthetic data to learn and demo with: an A/B experiment, a recommender."""
+"""Reproducible synthetic data to learn and demo with: an A/B test, a recommender, a click log."""
 
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from typing import NamedTuple
 
 import polars as pl
 
-__all__ = ["synthetic_experiment", "synthetic_interactions", "RecommenderData"]
+from polars_rank._datasets_clicks import ClickLog, synthetic_click_log
+
+__all__ = ["synthetic_experiment", "synthetic_interactions", "RecommenderData",
+           "synthetic_click_log", "ClickLog"]
 
 DEVICES = ("mobile", "desktop")
 LOCALES = ("en-US", "de-DE", "fr-FR", "ja-JP")

@@ -300,6 +300,12 @@ def _runnable(page: Path) -> bool:
 
 RUNNABLE = [p for p in PAGES if _runnable(p)]
 
+# Pages whose printed numbers come from random draws keyed on Polars' hash (interleaving's
+# coins, simulated clicks: polars_rank.online), which is stable within a Polars version
+# only (docs/interleaving.md says so). Their outputs are printed from the newest Polars;
+# on Polars 1.x their code runs and its output is not compared.
+HASH_DRAWN = {"online.md"}
+
 
 def test_the_guides_run() -> None:
     names = {p.name for p in RUNNABLE}
@@ -326,6 +332,8 @@ def test_docs_page_runs_as_written(page: Path, tmp_path: Path,
         else:
             continue
         expected = _expected_output(text, blocks, i)
+        if page.name in HASH_DRAWN and pl.__version__.startswith("1."):
+            continue
         if expected is not None:
             assert printed.rstrip() == expected.rstrip(), f"{page.name}, block at line {line}"
 
@@ -336,7 +344,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 def test_the_notebooks_exist() -> None:
     assert [n.name for n in NOTEBOOKS] == ["01_quickstart.ipynb", "02_ab_experiment.ipynb",
-                                           "03_recommender.ipynb"]
+                                           "03_recommender.ipynb",
+                                           "04_from_clicks_to_decisions.ipynb"]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])

@@ -15,6 +15,11 @@ of the candidates unless the majority relation is an order. Two ranx bugs are ke
 out of the random runs: document ids longer than those of the first run are truncated
 (``d10`` becomes ``d1``; the ids here have one length), and ``zmuv`` of a run with an
 empty list for a query loses the documents of other queries (skipped then).
+
+ranx's answers are recorded (``python tests/record_ranx.py``, the cases in
+tests/ranx_cases.py, the answers in tests/fixtures/ranx_*.json) and compared by default;
+the same comparisons with ranx itself, the hypothesis search among them, run with
+``POLARS_RANK_LIVE_RANX=1`` (``make test-ranx``: after upgrading ranx or changing fusion).
 """
 
 from __future__ import annotations
@@ -32,19 +37,28 @@ from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from ranx_cases import (
+    RANDOM_RUNS,
+    RUN_1,
+    RUN_2,
+    RUN_3,
+    WEIGHTS,
+    fuse_cases,
+    fused_dict,
+    live_ranx,
+    norm_key,
+    recorded_case,
+)
+from ranx_cases import long as _long
 
 import polars_rank as pr
 from polars_rank.errors import InvalidDataError
 from polars_rank.fusion import METHODS, NORMS
 
-ranx = pytest.importorskip("ranx")
 UNTRAINED = [m for m in METHODS if not METHODS[m].trained]  # trained: test_fusion_trained
 
 # ------------------------------------------------------------------- ranx's fixtures
-# tests/unit/ranx/fusion/comb_sum_test.py (and every *_test.py of the comb family)
-RUN_1 = {"q1": {"d1": 1, "d2": 2, "d3": 3}, "q2": {"d1": 1, "d2": 2}}
-RUN_2 = {"q1": {"d1": 3, "d2": 2}, "q2": {"d1": 1, "d3": 3}}
-RUN_3 = {"q1": {"d3": 1}, "q2": {"d2": 2, "d3": 3}}
+# RUN_1, RUN_2, RUN_3 (comb_sum_test.py) and WEIGHTS: tests/ranx_cases.py
 # tests/unit/ranx/fusion/rbc_test.py
 RBC_RUNS = [{"q1": {"A": 7, "D": 6, "B": 5, "C": 4, "G": 3, "F": 2}},
             {"q1": {"B": 7, "D": 6, "E": 5, "C": 4}},
@@ -54,7 +68,6 @@ RBC_RUNS = [{"q1": {"A": 7, "D": 6, "B": 5, "C": 4, "G": 3, "F": 2}},
 CONDORCET_RUNS = [{"q1": {"d1": 1, "d2": 2, "d3": 3}, "q2": {"d1": 1, "d2": 2}},
                   {"q1": {"d1": 2, "d2": 3}, "q2": {"d1": 1, "d3": 3}},
                   {"q1": {"d3": 3}, "q2": {"d2": 2, "d3": 3}}]
-WEIGHTS = [0.3, 0.2, 0.5]
 log, sq = math.log, math.sqrt
 
 
@@ -95,14 +108,6 @@ TRANSCRIBED: list[tuple[str, dict[str, Any], dict[str, list[float]]]] = [
                                             (0.9 + 0.5) * sq(2)],
                                      "q2": [0.5 * sq(2), 1.6 * sq(2), 2.1 * sq(2)]}),
 ]
-
-
-def _long(runs: list[dict[str, dict[str, float]]]) -> pl.DataFrame:
-    return pl.DataFrame(
-        [{"system": i, "qid": q, "docid": d, "score": float(s)}
-         for i, run in enumerate(runs) for q, docs in run.items() for d, s in docs.items()],
-        schema={"system": pl.Int64, "qid": pl.String, "docid": pl.String,
-                "score": pl.Float64})
 
 
 def _as_dict(fused: pl.DataFrame) -> dict[tuple[str, str], float]:
@@ -171,6 +176,7 @@ def _ranx_runs(frame: pl.DataFrame, systems: list[Any]) -> list[Any]:
     polars-rank ranks them by doc id, descending (no result depends on the order of
     the rows): given in that order, ranx's ranks are polars-rank's.
     """
+    ranx = pytest.importorskip("ranx")
     queries = frame["qid"].unique(maintain_order=True).to_list()
     out = []
     for system in systems:
@@ -188,7 +194,8 @@ def _ranx_fuse(frame: pl.DataFrame, systems: list[Any], method: str, norm: str |
                params: dict[str, Any]) -> dict[tuple[str, str], float]:
     with warnings.catch_warnings():  # numba's type-safety warnings, compiling ranx
         warnings.simplefilter("ignore")
-        fused = ranx.fuse(_ranx_runs(frame, systems), norm=norm, method=method,
+        fused = pytest.importorskip("ranx").fuse(_ranx_runs(frame, systems), norm=norm,
+                                                 method=method,
                           params=params)
     return {(q, d): float(s) for q, docs in fused.to_dict().items() for d, s in docs.items()}
 
@@ -235,20 +242,33 @@ def _params_for(method: str, weights: list[float]) -> dict[str, Any]:
                                             if METHODS[method].weighted else {})
 
 
-def _check(frame: pl.DataFrame, systems: list[Any], method: str, norm: str | None,
-           weights: list[float]) -> bool:
-    """Compare with ranx.fuse; False when ranx's answer is not defined by the runs."""
-    if _skip(method, norm):
+def _ranx_defined(frame: pl.DataFrame, systems: list[Any], method: str,
+                  norm: str | None) -> bool:
+    """Whether ranx's answer is defined by the runs (tests/record_ranx.py records it)."""
+    if len(systems) < 2 or _skip(method, norm):
         return False
     every_list = frame.select("system", "qid").unique().height == (
         len(systems) * frame["qid"].n_unique())
-    if norm == "zmuv" and not every_list:
-        return False  # ranx's zmuv of an empty list (np.mean of nothing) loses other queries
+    # ranx's zmuv of an empty list (np.mean of nothing) loses other queries
+    return not (norm == "zmuv" and not every_list)
+
+
+def _check(frame: pl.DataFrame, systems: list[Any], method: str, norm: str | None,
+           weights: list[float], recorded: dict[str, Any] | None = None) -> bool:
+    """Compare with ranx.fuse, or with its ``recorded`` answers (ranx_cases.py): False
+    when ranx's answer is not defined by the runs."""
+    if not _ranx_defined(frame, systems, method, norm):
+        return False
     if METHODS[method].agg is None and not _condorcet_is_an_order(
             frame, systems, norm, weights if METHODS[method].weighted else [1.0] * len(systems)):
         return False
     params = _params_for(method, weights)
-    expected = _ranx_fuse(frame, systems, method, norm, params)
+    if recorded is None:
+        expected = _ranx_fuse(frame, systems, method, norm, params)
+    else:
+        key = f"{method}|{norm_key(norm)}"
+        assert key in recorded, f"{key} not recorded: run python tests/record_ranx.py"
+        expected = fused_dict(recorded[key])
     fused = pr.fuse(frame, method, norm=norm, params={
         k: dict(zip(systems, v, strict=True)) if k == "weights" else v
         for k, v in params.items()})
@@ -271,7 +291,45 @@ def _check(frame: pl.DataFrame, systems: list[Any], method: str, norm: str | Non
 CASES = [(m, n) for m in UNTRAINED for n in (None, *NORMS)]
 
 
-@pytest.mark.ranx
+@pytest.mark.parametrize(("method", "norm"), CASES, ids=[f"{m}-{n}" for m, n in CASES])
+def test_ranx_fixtures_against_recorded_ranx(method: str, norm: str | None) -> None:
+    """ranx.fuse's answers on its fixture runs, recorded (tests/record_ranx.py)."""
+    case = fuse_cases()["fixtures"]
+    checked = _check(case["frame"], [0, 1, 2], method, norm, WEIGHTS,
+                     recorded_case("fuse", "fixtures")["fused"])
+    assert checked or _skip(method, norm) or METHODS[method].agg is None
+
+
+@pytest.mark.parametrize("norm", [None, *NORMS])
+def test_random_runs_against_recorded_ranx(norm: str | None) -> None:
+    """ranx.fuse's answers on the seeded random runs of ranx_cases.random_runs (what
+    the strategy ``runs`` below draws), recorded; every method."""
+    cases = fuse_cases()
+    compared, count = 0, min(examples(RANDOM_RUNS), RANDOM_RUNS)
+    for i in range(count):
+        name = f"random-{norm_key(norm)}-{i}"
+        case, recorded = cases[name], recorded_case("fuse", name)["fused"]
+        for method in UNTRAINED:
+            compared += _check(case["frame"], case["systems"], method, norm, case["weights"],
+                               recorded)
+    # zmuv: ranx's answer is defined on every other case (lists all non-empty); borda:
+    # for the 10 methods on scores (19 compared, 10 after borda, on a case at full)
+    assert compared >= 5 * count, compared
+
+
+def test_recorded_random_runs_compare_something() -> None:
+    """The random comparison is not vacuous: Condorcet is compared on ordered cases."""
+    cases = fuse_cases()
+    compared = 0
+    for i in range(10):  # three runs of the same five documents: a majority is an order
+        case = cases[f"ordered-{i}"]
+        compared += _check(case["frame"], [0, 1, 2], "condorcet", "min-max", [1.0] * 3,
+                           recorded_case("fuse", f"ordered-{i}")["fused"])
+    assert compared >= 3
+
+
+# ----------------------------------------- against ranx itself (POLARS_RANK_LIVE_RANX=1)
+@live_ranx
 @pytest.mark.parametrize(("method", "norm"), CASES, ids=[f"{m}-{n}" for m, n in CASES])
 def test_ranx_fixtures_against_ranx(method: str, norm: str | None) -> None:
     frame = _long([RUN_1, RUN_2, RUN_3])
@@ -313,7 +371,7 @@ def runs(draw: st.DrawFn) -> tuple[pl.DataFrame, list[int], list[float]]:
     return frame, systems, weights
 
 
-@pytest.mark.ranx
+@live_ranx
 @pytest.mark.parametrize("norm", [None, *NORMS])
 @settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=runs())
@@ -327,7 +385,7 @@ def test_random_runs_against_ranx(norm: str | None,
         _check(frame, systems, method, norm, weights)
 
 
-@pytest.mark.ranx
+@live_ranx
 def test_random_runs_compare_something() -> None:
     """The random comparison is not vacuous: Condorcet is compared on ordered cases."""
     rng = np.random.default_rng(0)
@@ -357,8 +415,12 @@ def test_lazy_in_lazy_out_and_every_input_form() -> None:
     assert out.rename({"q": "qid", "doc": "docid", "s": "score"}).equals(eager)
 
 
-@pytest.mark.ranx
+@live_ranx
 def test_ranx_runs_are_an_input_form() -> None:
+    """ranx's Run objects are read as evaluate() reads them (as_polars; test_inputs.py
+    checks that reader on ranx's Run and Qrels by default): live only, as building a
+    Run compiles ranx's Numba code (75 s on a loaded machine)."""
+    ranx = pytest.importorskip("ranx")
     eager = pr.fuse(_long([RUN_1, RUN_2, RUN_3]), "mnz")
     assert pr.fuse([ranx.Run(RUN_1), ranx.Run(RUN_2), ranx.Run(RUN_3)], "mnz").equals(eager)
 

@@ -11,6 +11,11 @@ cutoff (ranx orders them by an unstable NumPy sort of its fused run, polars-rank
 doc id as trec_eval), and weighted Condorcet where the majority relation is not an
 order (see test_fusion.py). The chosen parameters are compared whenever every score
 was; the count of those cases is asserted, so that the comparison cannot go vacuous.
+
+ranx's answers are recorded (``python tests/record_ranx.py``, the cases in
+tests/ranx_cases.py, the answers in tests/fixtures/ranx_*.json) and compared by default;
+the same comparisons with ranx itself, the hypothesis search among them, run with
+``POLARS_RANK_LIVE_RANX=1`` (``make test-ranx``: after upgrading ranx or changing fusion).
 """
 
 from __future__ import annotations
@@ -23,30 +28,22 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from ranx_cases import FIXTURE_QRELS, RUN_1, RUN_2, RUN_3, live_ranx, optimize_cases, recorded_case
+from ranx_cases import long as _long
+from ranx_cases import random_optimization as _random_case
+from test_fusion import _condorcet_is_an_order
 
 import polars_rank as pr
 from polars_rank.fusion import optimization_grid
 from polars_rank.fusion._grid import OPTIMIZABLE, SCALAR, WEIGHTED
 
-ranx = pytest.importorskip("ranx")
-from ranx.fusion_optimization.optimize_weights import (  # noqa: E402
-    get_possible_weights,
-    get_trial_configs,
-)
-from test_fusion import RUN_1, RUN_2, RUN_3, _condorcet_is_an_order, _long  # noqa: E402
-
-SMALL = {"rrf": {"min_k": 1, "max_k": 25, "step": 3},
-         "rbc": {"min_phi": 0.1, "max_phi": 0.85, "step": 0.1}, "gmnz": {"step": 0.1},
-         "logn_isr": {"step": 0.1}, **{m: {"step": 0.25} for m in WEIGHTED},
-         "w_condorcet": {"step": 0.2}}
-"""Grids for the random cases (gamma's starts at 0.0, as ranx's with step 0.1; RBC's
-without phi = 0 and 1, where every list ties; weighted Condorcet's without a weight of
-0.5, where votes tie)."""
-
 
 # ------------------------------------------------------------------- the grids
 @pytest.mark.parametrize("step", [0.1, 0.05, 0.2, 0.25, 0.3, 0.125, 0.15, 0.02, 0.01])
 def test_weight_grids_are_ranx_s(step: float) -> None:
+    pytest.importorskip("ranx")
+    from ranx.fusion_optimization.optimize_weights import get_possible_weights, get_trial_configs
+
     for n in (2, 3, 4):
         if step < 0.05 and n > 3:
             continue
@@ -86,13 +83,14 @@ def _ranx_runs(frame: pl.DataFrame, systems: list[Any]) -> list[Any]:
         for q, doc, s in frame.filter(pl.col("system") == system).select(
                 "qid", "docid", "score").iter_rows():
             d.setdefault(q, {})[doc] = s
-        out.append(ranx.Run(d))
+        out.append(pytest.importorskip("ranx").Run(d))
     return out
 
 
 def _ranx_optimize(frame: pl.DataFrame, qrels: pl.DataFrame, systems: list[Any], method: str,
                    norm: str | None, metric: str, grid: dict[str, Any]
                    ) -> tuple[dict[str, Any], list[str], list[float]]:
+    ranx = pytest.importorskip("ranx")
     with warnings.catch_warnings():  # numba's warnings, compiling ranx
         warnings.simplefilter("ignore")
         best, report = ranx.optimize_fusion(
@@ -115,13 +113,20 @@ def _optimistic(fused: pl.DataFrame, qrels: pl.DataFrame, metric: str) -> float 
 
 
 def _compare(frame: pl.DataFrame, qrels: pl.DataFrame, systems: list[Any], method: str,
-             norm: str | None, metric: str, grid: dict[str, Any]) -> tuple[int, bool]:
-    """Compare with ranx.optimize_fusion: (scores compared, the choice compared).
+             norm: str | None, metric: str, grid: dict[str, Any],
+             recorded: dict[str, Any] | None = None) -> tuple[int, bool]:
+    """Compare with ranx.optimize_fusion, or its ``recorded`` answer (ranx_cases.py):
+    (scores compared, the choice compared).
 
     The choice is compared when every combination's score was, or when those that were
     not (ties) cannot reach the best compared one even with the most favourable order.
     """
-    best, configs, results = _ranx_optimize(frame, qrels, systems, method, norm, metric, grid)
+    if recorded is None:
+        best, configs, results = _ranx_optimize(frame, qrels, systems, method, norm, metric,
+                                                grid)
+    else:  # the weights' configurations were counted, not recorded
+        best, results = recorded["best"], recorded["results"]
+        configs = recorded["configs"] or [None] * len(results)
     ours = pr.optimize_fusion(frame, qrels, method, metric=metric, norm=norm, grid=grid,
                               dialect="ranx")
     name = "weights" if method in WEIGHTED else SCALAR[method][0]
@@ -158,11 +163,35 @@ def _compare(frame: pl.DataFrame, qrels: pl.DataFrame, systems: list[Any], metho
     return compared, True
 
 
-FIXTURE_QRELS = pl.DataFrame({"qid": ["q1", "q1", "q2", "q2"], "docid": ["d1", "d3", "d2", "d3"],
-                              "rel": [1, 2, 1, 0]})
+@pytest.mark.parametrize("method", OPTIMIZABLE)
+def test_ranx_fixtures_default_grid_recorded(method: str) -> None:
+    """comb_sum_test.py's three runs, ranx's default grid and metric (ndcg), against
+    ranx.optimize_fusion's recorded report (tests/record_ranx.py)."""
+    name = f"fixtures-{method}"
+    case = optimize_cases()[name]
+    _compare(case["frame"], case["qrels"], case["systems"], method, case["norm"],
+             case["metric"], case["grid"], recorded_case("optimize", name))
 
 
-@pytest.mark.ranx
+@pytest.mark.parametrize("method", OPTIMIZABLE)
+def test_random_runs_against_recorded_ranx(method: str) -> None:
+    """Twelve seeded random cases (ranx_cases.random_optimization), small grids, every
+    metric of ranx_cases.OPTIMIZATION_METRICS; ranx's reports recorded."""
+    chosen = scores = 0
+    for i in range(12):
+        name = f"random-{method}-{i}"
+        case = optimize_cases()[name]
+        compared, picked = _compare(case["frame"], case["qrels"], case["systems"], method,
+                                    case["norm"], case["metric"], case["grid"],
+                                    recorded_case("optimize", name))
+        scores += compared
+        chosen += picked
+    assert chosen >= 2, f"{method}: the choice was compared {chosen} times"
+    assert scores >= 40, f"{method}: {scores} combinations compared"
+
+
+# ----------------------------------------- against ranx itself (POLARS_RANK_LIVE_RANX=1)
+@live_ranx
 @pytest.mark.parametrize("method", OPTIMIZABLE)
 def test_ranx_fixtures_default_grid(method: str) -> None:
     """comb_sum_test.py's three runs, ranx's default grid and metric (ndcg)."""
@@ -170,40 +199,15 @@ def test_ranx_fixtures_default_grid(method: str) -> None:
              {})
 
 
-def _random_case(rng: np.random.Generator, *, full: bool = False
-                 ) -> tuple[pl.DataFrame, pl.DataFrame, list[int]]:
-    """2-3 systems, 2-5 queries, every system answering every query with 3-12 of 15
-    documents (ranx keeps equal scores in input order up to 15; ``full``: the same 8),
-    continuous scores; graded qrels for 4-9 documents of each query."""
-    n_systems, n_queries = int(rng.integers(2, 4)), int(rng.integers(2, 6))
-    pool = [f"d{i:02}" for i in range(15)]
-    rows, judged = [], []
-    for q in range(n_queries):
-        for s in range(n_systems):
-            docs = pool[:8] if full else rng.choice(pool, size=int(rng.integers(3, 13)),
-                                                    replace=False)
-            rows += [(s, f"q{q}", str(d), float(rng.normal())) for d in docs]
-        docs = rng.choice(pool, size=int(rng.integers(4, 10)), replace=False)
-        judged += [(f"q{q}", str(d), int(rng.integers(0, 3))) for d in docs]
-    frame = pl.DataFrame(rows, schema=["system", "qid", "docid", "score"], orient="row")
-    qrels = pl.DataFrame(judged, schema=["qid", "docid", "rel"], orient="row")
-    return frame, qrels, list(range(n_systems))
-
-
-METRICS = ["ndcg@5", "mrr@3", "precision@3", "ndcg", "map@5"]
-
-
-@pytest.mark.ranx
+@live_ranx
 @pytest.mark.parametrize("method", OPTIMIZABLE)
 def test_random_runs_against_ranx(method: str) -> None:
-    rng = np.random.default_rng(sum(map(ord, method)))
+    """The cases of test_random_runs_against_recorded_ranx, against ranx itself."""
     chosen = scores = 0
     for i in range(12):
-        frame, qrels, systems = _random_case(rng, full=method == "w_condorcet")
-        norm = ["min-max", None, "zmuv", "max"][i % 4] if method in ("wsum", "wmnz", "mixed",
-                                                                    "gmnz") else "min-max"
-        compared, picked = _compare(frame, qrels, systems, method, norm,
-                                    METRICS[i % len(METRICS)], SMALL[method])
+        case = optimize_cases()[f"random-{method}-{i}"]
+        compared, picked = _compare(case["frame"], case["qrels"], case["systems"], method,
+                                    case["norm"], case["metric"], case["grid"])
         scores += compared
         chosen += picked
     assert chosen >= 2, f"{method}: the choice was compared {chosen} times"

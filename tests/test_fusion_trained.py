@@ -12,6 +12,11 @@ in input order only up to 15), document ids of one length (ranx truncates longer
 ones), no ``norm="borda"`` (ranx's runs are then in a set's order). ranx's runs all
 have every training query and its qrels exactly those (``optimize_fusion`` asserts
 it); a system with nothing for a query has an empty list there.
+
+ranx's answers are recorded (``python tests/record_ranx.py``, the cases in
+tests/ranx_cases.py, the answers in tests/fixtures/ranx_*.json) and compared by default;
+the same comparisons with ranx itself, the hypothesis search among them, run with
+``POLARS_RANK_LIVE_RANX=1`` (``make test-ranx``: after upgrading ranx or changing fusion).
 """
 
 from __future__ import annotations
@@ -28,19 +33,32 @@ import pytest
 from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ranx_cases import (
+    BAYES_QRELS,
+    BAYES_RUN_1,
+    BAYES_RUN_2,
+    QRELS,
+    RANDOM_TRAINING,
+    RUN_1,
+    RUN_2,
+    RUN_3,
+    TRAINED_NORMS,
+    fused_dict,
+    live_ranx,
+    norm_key,
+    recorded_case,
+    trained_cases,
+    unpack,
+)
+from ranx_cases import long as _long
+from ranx_cases import qrels_frame as _qrels
 
 import polars_rank as pr
 from polars_rank.fusion import METHODS, NORMS
 
-ranx = pytest.importorskip("ranx")
-
 TRAINED = [m for m in METHODS if METHODS[m].trained]
 
-# ------------------------------------------------- ranx's fixtures (probfuse_test.py etc.)
-QRELS = {"q1": {"d1": 1}, "q2": {"d1": 1}}
-RUN_1 = {"q1": {"d1": 1, "d2": 2, "d3": 3}, "q2": {"d1": 1, "d2": 2}}
-RUN_2 = {"q1": {"d1": 3, "d2": 2}, "q2": {"d1": 1, "d3": 3}}
-RUN_3 = {"q1": {"d3": 1}, "q2": {"d2": 2, "d3": 3}}
+# ranx's fixtures (probfuse_test.py etc.): RUN_1, RUN_2, RUN_3, QRELS in ranx_cases.py
 RUNS = [RUN_1, RUN_2, RUN_3]
 
 
@@ -127,17 +145,7 @@ def test_ranx_mapfuse() -> None:
         ("q2", "d2"): m[0] / 1 + m[2] / 2, ("q2", "d3"): m[1] / 1 + m[2] / 1}, rel=1e-15)
 
 
-# bayesfuse_test.py
-BAYES_QRELS = {"q1": {"d1": 1, "d2": 1, "d8": 1, "d9": 1, "d10": 1},
-               "q2": {"d2": 1, "d4": 1, "d7": 1},
-               "q3": {"d1": 1, "d3": 1, "d4": 1, "d5": 1, "d6": 1, "d8": 1, "d9": 1}}
-_DESC = {f"d{i}": 11.0 - i for i in range(1, 11)}
-BAYES_RUN_1 = {"q1": _DESC, "q2": _DESC, "q3": _DESC}
-BAYES_RUN_2 = {"q1": dict(zip(["d1", "d2", "d8", "d9", "d10", "d3", "d4", "d5", "d6", "d7"],
-                              range(10, 0, -1), strict=True)),
-               "q2": dict(zip(["d2", "d4", "d7", "d1", "d3", "d5", "d6", "d8", "d9", "d10"],
-                              range(10, 0, -1), strict=True)),
-               "q3": _DESC}
+# bayesfuse_test.py's runs and qrels: BAYES_RUN_1, BAYES_RUN_2, BAYES_QRELS (ranx_cases.py)
 
 
 def test_ranx_bayesfuse() -> None:
@@ -163,6 +171,7 @@ def test_ranx_bayesfuse() -> None:
 def _ranx_runs(frame: pl.DataFrame, systems: list[int], queries: list[str]) -> list[Any]:
     """ranx's runs, each list in polars-rank's order (equal scores by doc id,
     descending), which ranx keeps for lists of up to 15 documents."""
+    ranx = pytest.importorskip("ranx")
     out = []
     for system in systems:
         d: dict[str, dict[str, float]] = {q: {} for q in queries}
@@ -175,6 +184,7 @@ def _ranx_runs(frame: pl.DataFrame, systems: list[int], queries: list[str]) -> l
 
 def _ranx_train(train: pl.DataFrame, qrels: pl.DataFrame, systems: list[int], method: str,
                 norm: str | None, n: int) -> dict[str, Any]:
+    ranx = pytest.importorskip("ranx")
     queries = sorted(set(train["qid"].to_list()))
     judged: dict[str, dict[str, int]] = {q: {} for q in queries}
     for q, d, r in qrels.filter(pl.col("qid").is_in(queries)).iter_rows():
@@ -192,10 +202,32 @@ def _ranx_train(train: pl.DataFrame, qrels: pl.DataFrame, systems: list[int], me
                                     norm=norm, method=method, **kwargs)
 
 
-def _compare(train: pl.DataFrame, test: pl.DataFrame, qrels: pl.DataFrame,
-             systems: list[int], method: str, norm: str | None, n: int) -> bool:
-    """Train and fuse as ranx; False when ranx's answer is its float accident."""
+def _ranx_answers(train: pl.DataFrame, test: pl.DataFrame, qrels: pl.DataFrame,
+                  systems: list[int], method: str, norm: str | None, n: int
+                  ) -> tuple[dict[str, Any], dict[tuple[str, str], float]]:
+    """ranx trained on ``train`` (its arrays) and its fusion of ``test`` with them."""
     theirs = _ranx_train(train, qrels, systems, method, norm, n)
+    queries = test["qid"].unique(maintain_order=True).to_list()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fused = pytest.importorskip("ranx").fuse(_ranx_runs(test, systems, queries),
+                                                 norm=norm, method=method, params=theirs)
+    return theirs, {(q, d): float(s) for q, docs in fused.to_dict().items()
+                    for d, s in docs.items()}
+
+
+def _compare(train: pl.DataFrame, test: pl.DataFrame, qrels: pl.DataFrame,
+             systems: list[int], method: str, norm: str | None, n: int,
+             recorded: dict[str, Any] | None = None) -> bool:
+    """Train and fuse as ranx (or as ranx did, ``recorded``: ranx_cases.py); False when
+    ranx's answer is its float accident."""
+    if recorded is None:
+        theirs, expected = _ranx_answers(train, test, qrels, systems, method, norm, n)
+    else:
+        theirs = {k: v if k == "w" else [unpack(a) if isinstance(a, list | dict) else a
+                                         for a in v]
+                  for k, v in recorded["trained"].items()}
+        expected = fused_dict(recorded["fused"])
     params = {"n_segments": n} if method == "probfuse" else {"w": n} \
         if method == "slidefuse" else {}
     ours = pr.fusion.train(train, qrels, method, norm=norm, params=params)
@@ -212,13 +244,6 @@ def _compare(train: pl.DataFrame, test: pl.DataFrame, qrels: pl.DataFrame,
             assert got[key].to_list() == list(range(1, len(array) + 1)), (method, s)
             assert got[got.columns[-1]].to_list() == pytest.approx(
                 np.asarray(array).tolist(), rel=1e-9, abs=1e-12), (method, s)
-    queries = test["qid"].unique(maintain_order=True).to_list()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fused = ranx.fuse(_ranx_runs(test, systems, queries), norm=norm, method=method,
-                          params=theirs)
-    expected = {(q, d): float(s) for q, docs in fused.to_dict().items()
-                for d, s in docs.items()}
     by_system = {k: v if k == "w" else dict(zip(systems, v, strict=True))
                  for k, v in theirs.items()}  # a frame's systems: ranx's arrays by name
     for trained in (ours, by_system):  # our tables, and ranx's arrays read as they are
@@ -236,23 +261,47 @@ def _compare(train: pl.DataFrame, test: pl.DataFrame, qrels: pl.DataFrame,
     return True
 
 
-def _long(runs: list[dict[str, dict[str, float]]]) -> pl.DataFrame:
-    return pl.DataFrame(
-        [{"system": i, "qid": q, "docid": d, "score": float(s)}
-         for i, run in enumerate(runs) for q, docs in run.items() for d, s in docs.items()],
-        schema={"system": pl.Int64, "qid": pl.String, "docid": pl.String,
-                "score": pl.Float64})
-
-
-def _qrels(qrels: dict[str, dict[str, int]]) -> pl.DataFrame:
-    return pl.DataFrame([{"qid": q, "docid": d, "rel": r} for q, docs in qrels.items()
-                         for d, r in docs.items()])
+def _recorded(name: str, method: str) -> bool:
+    """Compare with ranx's recorded answers for a case of ranx_cases.trained_cases."""
+    case = trained_cases()[name]
+    return _compare(case["train"], case["test"], case["qrels"], case["systems"], method,
+                    case["norm"], case["n"],
+                    recorded_case("trained", name)["methods"][method])
 
 
 FIXTURE_NORMS = [n for n in (None, *NORMS) if n != "borda"]
 
 
-@pytest.mark.ranx
+@pytest.mark.parametrize("norm", FIXTURE_NORMS)
+@pytest.mark.parametrize("method", TRAINED)
+def test_ranx_fixtures_against_recorded_ranx(method: str, norm: str | None) -> None:
+    """ranx's fixtures trained and fused by ranx, recorded (tests/record_ranx.py)."""
+    assert _recorded(f"fixtures-{norm_key(norm)}", method)
+    assert _recorded(f"bayes-{norm_key(norm)}", method)
+
+
+@pytest.mark.parametrize("norm", TRAINED_NORMS)
+def test_random_runs_against_recorded_ranx(norm: str | None) -> None:
+    """Seeded random cases (ranx_cases.random_training: what the strategy ``data``
+    below draws), trained and fused by ranx, recorded; every trained method."""
+    compared = 0
+    count = min(examples(RANDOM_TRAINING), RANDOM_TRAINING)
+    for i in range(count):
+        for method in TRAINED:
+            compared += _recorded(f"random-{norm_key(norm)}-{i}", method)
+    assert compared >= count * 4, compared
+
+
+def test_long_lists_against_recorded_ranx() -> None:
+    """Lists past SegFuse's first segments and BayesFuse's cut-offs (no ties: ranx's
+    sort of more than 15 equal scores is not stable); the test lists longer than the
+    training ones (PosFuse's and SlideFuse's ranks past the trained ones)."""
+    for method in TRAINED:
+        assert _recorded("long", method)
+
+
+# ----------------------------------------- against ranx itself (POLARS_RANK_LIVE_RANX=1)
+@live_ranx
 @pytest.mark.parametrize("norm", FIXTURE_NORMS)
 @pytest.mark.parametrize("method", TRAINED)
 def test_ranx_fixtures_against_ranx(method: str, norm: str | None) -> None:
@@ -302,7 +351,7 @@ def data(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, lis
     return train, test, pl.DataFrame(rows), list(range(n_systems))
 
 
-@pytest.mark.ranx
+@live_ranx
 @pytest.mark.parametrize("norm", [None, "min-max", "rank"])
 @settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=data(), n=st.integers(1, 4))
@@ -318,25 +367,13 @@ def test_random_runs_against_ranx(norm: str | None, n: int,
         _compare(train, test, qrels, systems, method, norm, n)
 
 
-@pytest.mark.ranx
+@live_ranx
 def test_long_lists_against_ranx() -> None:
-    """Lists past SegFuse's first segments and BayesFuse's cut-offs (no ties: ranx's
-    sort of more than 15 equal scores is not stable); the test lists longer than the
-    training ones (PosFuse's and SlideFuse's ranks past the trained ones)."""
-    rng = np.random.default_rng(7)
-    rows, qrels = [], []
-    for q in range(6):
-        relevant = rng.choice(400, size=60, replace=False)
-        qrels += [{"qid": f"q{q}", "docid": f"d{d:03}", "rel": 1} for d in relevant]
-        for s in range(3):
-            n = 120 if q < 4 else 300
-            for d in rng.choice(400, size=n, replace=False):
-                rows.append({"system": s, "qid": f"q{q}", "docid": f"d{d:03}",
-                             "score": float(rng.random())})
-    frame = pl.DataFrame(rows)
-    train, test = frame.filter(pl.col("qid") < "q4"), frame.filter(pl.col("qid") >= "q4")
+    """The long lists of test_long_lists_against_recorded_ranx, against ranx itself."""
+    case = trained_cases()["long"]
     for method in TRAINED:
-        assert _compare(train, test, pl.DataFrame(qrels), [0, 1, 2], method, "min-max", 7)
+        assert _compare(case["train"], case["test"], case["qrels"], [0, 1, 2], method,
+                        "min-max", 7)
 
 
 # ------------------------------------------------------------------- the API

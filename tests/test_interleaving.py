@@ -415,3 +415,23 @@ def test_lists_do_not_depend_on_threads() -> None:
     here = "".join(interleave(runs, m, seed=5, rank="rank").write_csv() + "\n"  # type: ignore[union-attr]
                    for m in ("team_draft", "probabilistic"))
     assert one == here
+
+
+@pytest.mark.parametrize("method", ["team_draft", "balanced", "probabilistic", "optimized"])
+def test_credit_with_the_impression_in_the_query_key(method: str) -> None:
+    """A list per impression (query=[query, impression], as the guide teaches): balanced,
+    probabilistic and optimized read the impression as a query column too (they did not
+    find it: the log's impression column was renamed before the rankers' join)."""
+    runs = pl.DataFrame({"qid": ["q"] * 6, "system": ["a"] * 3 + ["b"] * 3,
+                         "docid": ["x", "y", "z", "z", "x", "y"],
+                         "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})
+    per_impression = runs.join(pl.DataFrame({"impression": [1, 2, 3]}), how="cross")
+    lists = interleave(per_impression, method, k=3, seed=0, query=["qid", "impression"])
+    log = lists.with_columns(click=(pl.col("position") == 2).cast(pl.Int8))
+    got = credit(log, per_impression, method=method, query=["qid", "impression"])
+    # the same credit with the impression as a query column under another name
+    renamed = per_impression.with_columns(page=pl.col("impression"))
+    expected = credit(log.with_columns(page=pl.col("impression")), renamed, method=method,
+                      query=["qid", "page"])
+    assert got.height == 3
+    assert got.equals(expected)

@@ -8,6 +8,9 @@ the same seed; row order irrelevant; bad input named.
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
+import sys
 import warnings
 import zlib
 from typing import TYPE_CHECKING, Any
@@ -313,3 +316,67 @@ def test_many_labels() -> None:
              .pivot(on="rel", index="docid", values="len").fill_null(0).drop("docid").to_numpy())
     got = fleiss_kappa(complete, n_resamples=0)["kappa"].item()
     assert abs(got - float(sm_fleiss_kappa(table, method="fleiss"))) <= TOL
+
+
+# ------------------------------------------------------------------- without NumPy
+_CALLS = """
+import polars as pl
+from polars_rank.agreement import (cohen_kappa, confusion, fleiss_kappa, krippendorff_alpha,
+                                   raw_agreement)
+df = pl.DataFrame({"qid": [1] * 9 + [2] * 9 + [3] * 9,
+                   "docid": [d for d in "abcdefghi" for _ in range(3)],
+                   "judge": ["x", "y", "z"] * 9,
+                   "rel": [1, 1, 0, 2, 2, 2, 0, 1, 0, 0, 0, 0, 1, 2, 1, 2, 2, 1,
+                           0, 0, 1, 1, 1, 1, 2, 2, 2],
+                   "slice": ["s", "s", "s", "t", "t", "t", "s", "s", "s"] * 3})
+frames = [cohen_kappa(df.lazy(), "x", "y", weights="quadratic", n_resamples=0),
+          cohen_kappa(df, "x", "z", group_by="slice", per_query=True),
+          fleiss_kappa(df, group_by="slice", n_resamples=0),
+          krippendorff_alpha(df, level_of_measurement="ordinal", n_resamples=0),
+          krippendorff_alpha(df, level_of_measurement="ratio", per_query=True),
+          raw_agreement(df, n_resamples=0), raw_agreement(df, "y", "z", n_resamples=0),
+          confusion(df, "x", "y", group_by="slice")]
+"""
+
+
+def test_the_point_estimates_need_no_numpy() -> None:
+    """NumPy blocked (``sys.modules["numpy"] = None``): the same values; the bootstrap asks."""
+    script = ("import sys\nsys.modules['numpy'] = None\n" + _CALLS
+              + "print(repr([f.rows() for f in frames]))\n"
+              + "try:\n    fleiss_kappa(df)\nexcept ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    rows, message = out.stdout.strip().split("\n")
+    scope: dict[str, Any] = {}
+    exec(_CALLS, scope)  # the same calls, NumPy importable
+    assert rows == repr([f.rows() for f in scope["frames"]])
+    assert "fleiss_kappa needs numpy" in message
+    assert 'pip install "polars-rank[stats]"' in message
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(df=judgments(complete=True), seed=st.integers(0, 1000))
+def test_the_estimates_ignore_row_order(df: pl.DataFrame, seed: int) -> None:
+    """Sums of fractions (chance agreement, coincidences) in a fixed order: bit for bit."""
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    for run in (lambda f: cohen_kappa(f, "ann", "bob", per_query=True),
+                lambda f: cohen_kappa(f, "ann", "bob", weights="linear", n_resamples=0,
+                                      group_by="slice"),
+                lambda f: fleiss_kappa(f, per_query=True),
+                lambda f: raw_agreement(f, per_query=True),
+                lambda f: krippendorff_alpha(f, level_of_measurement="ordinal",
+                                             per_query=True),
+                lambda f: krippendorff_alpha(f, level_of_measurement="interval",
+                                             n_resamples=0)):
+        assert run(df).equals(run(shuffled))
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(df=judgments())
+def test_alpha_per_query_is_the_packages(df: pl.DataFrame) -> None:
+    """Per query: each query's alpha is the package's on that query alone."""
+    for level in ("ordinal", "ratio"):
+        per_query = krippendorff_alpha(df, level_of_measurement=level, per_query=True)
+        for q, value in per_query.select("qid", "alpha").rows():
+            _close(float("nan") if value is None else value,
+                   _kripp(df.filter(pl.col("qid") == q), level))

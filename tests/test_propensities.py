@@ -102,11 +102,11 @@ def test_row_order_and_laziness_change_nothing(name: str) -> None:
     log = simulate(DESIGN[name], impressions=300, depth=4, seed=5, queries=12,
                    features=True)
     first = CALLS[name](log)
-    assert first.columns == ["position", "propensity", "lower", "upper"]
+    assert first.columns == ["position", "propensity", "ci_low", "ci_high"]
     assert first["position"].to_list() == [1, 2, 3, 4]
-    assert first["lower"].null_count() == 0
-    assert (first["lower"] <= first["propensity"]).all()
-    assert (first["propensity"] <= first["upper"]).all()
+    assert first["ci_low"].null_count() == 0
+    assert (first["ci_low"] <= first["propensity"]).all()
+    assert (first["propensity"] <= first["ci_high"]).all()
     shuffled = log.sample(fraction=1.0, shuffle=True, seed=9)
     assert_frame_equal(CALLS[name](shuffled.lazy()), first, check_exact=True)
     assert_frame_equal(CALLS[name](log), first, check_exact=True)
@@ -117,7 +117,7 @@ def test_the_seed_moves_the_interval_only() -> None:
     a = swap_propensities(log, n_resamples=50, seed=1)
     b = swap_propensities(log, n_resamples=50, seed=2)
     assert a["propensity"].to_list() == b["propensity"].to_list()
-    assert a["lower"].to_list() != b["lower"].to_list()
+    assert a["ci_low"].to_list() != b["ci_low"].to_list()
 
 
 # --------------------------------------------------------------------------- bad input
@@ -193,9 +193,11 @@ def test_parameters_are_checked() -> None:
     constant = log.with_columns(pl.lit(3.0).alias("f"))
     with pytest.raises(InvalidDataError, match=r"features \['f'\] cannot be fitted"):
         regression_em_propensities(constant, features=["f"], n_resamples=0)
-    with pytest.raises(InvalidDataError, match=r"feature column .item.|must be numeric"):
-        regression_em_propensities(log.with_columns(pl.col("item").cast(pl.String)),
-                                   features=["item"], n_resamples=0)
+    with pytest.raises(InvalidDataError, match=r"column .text. must be numeric"):
+        regression_em_propensities(log.with_columns(pl.col("item").cast(pl.String).alias("text")),
+                                   features=["text"], n_resamples=0)
+    with pytest.raises(ValueError, match=r"features must be other columns than the log's"):
+        regression_em_propensities(log, features=["item"], n_resamples=0)
 
 
 def test_the_interval_leaves_the_estimate_alone() -> None:

@@ -55,8 +55,8 @@ def test_the_interval_holds_the_truth(name: str) -> None:
     out = call(log)
     truth = pl.Series(THETA[:5])
     assert out["position"].to_list() == [1, 2, 3, 4, 5]
-    assert ((out["lower"] <= truth) & (truth <= out["upper"])).all(), (name, out, truth)
-    assert ((out["upper"] - out["lower"]) < 0.1).all()
+    assert ((out["ci_low"] <= truth) & (truth <= out["ci_high"])).all(), (name, out, truth)
+    assert ((out["ci_high"] - out["ci_low"]) < 0.1).all()
     assert (out["propensity"] - truth).abs().max() < 0.03  # type: ignore[operator]
 
 

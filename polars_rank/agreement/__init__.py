@@ -12,6 +12,13 @@ from __future__ import annotations
 from polars_rank.agreement._judges.alpha import krippendorff_alpha
 from polars_rank.agreement._judges.kappa import cohen_kappa, fleiss_kappa
 from polars_rank.agreement._judges.raw import confusion, raw_agreement
+from polars_rank.agreement._leaderboards.agreement import leaderboard_agreement, swapped_pairs
+from polars_rank.agreement._leaderboards.bootstrap import leaderboard_bootstrap
+from polars_rank.agreement._leaderboards.power import discriminative_power
+from polars_rank.agreement._rankings.correlation import kendall_tau, spearman_rho, tau_ap
+from polars_rank.agreement._rankings.join import join_rankings
+from polars_rank.agreement._rankings.rbo import average_overlap, rbo
+from polars_rank.agreement._rankings.sets import jaccard, overlap
 from polars_rank.agreement._uncertain.comparison import compare_uncertain
 from polars_rank.agreement._uncertain.evaluation import (
     UncertainResult,
@@ -21,13 +28,27 @@ from polars_rank.agreement._uncertain.evaluation import (
 from polars_rank.agreement._uncertain.labels import label_distribution
 
 __all__: list[str] = [
+    # two rankings of one query (docs/rankings-similarity.md)
+    "rbo",
+    "average_overlap",
+    "kendall_tau",
+    "tau_ap",
+    "spearman_rho",
+    "jaccard",
+    "overlap",
+    "join_rankings",
     # judges (docs/judge-agreement.md)
     "cohen_kappa",
     "fleiss_kappa",
     "krippendorff_alpha",
     "raw_agreement",
     "confusion",
-    # uncertain labels (issue 40, item 4)
+    # leaderboards (docs/leaderboards.md)
+    "leaderboard_agreement",
+    "swapped_pairs",
+    "leaderboard_bootstrap",
+    "discriminative_power",
+    # uncertain labels (docs/uncertain-labels.md)
     "evaluate_uncertain",
     "label_draws",
     "label_distribution",

@@ -43,24 +43,25 @@ counts, one column per pair of labels; above it, a join of each item's counts wi
 themselves (fewer columns, more rows)."""
 
 
-def coincidences(data: Judgments, cats: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame,
-                                                            list[int]]:
-    """Per query, ``sum n_uc (n_uk - [c = k])`` over its items judged ``m >= 2`` times.
+def coincidences(data: Judgments, cats: pl.Series,
+                 by: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, list[int]]:
+    """Per ``by`` (query or slice): ``sum n_uc (n_uk - [c = k])`` over items with m >= 2.
 
     Returns the table (key ``(j * C + c) * C + k``, ``j`` the position of ``m`` among
-    the numbers of judgments), the pairable items per query and those numbers.
+    the numbers of judgments), the pairable items per query and those numbers. Without
+    intervals or per-query values, ``by`` is the slice only: one table per slice.
     """
     size = cats.len()
     if size > WIDE:
-        return _joined(data, cats)
+        return _joined(data, cats, by)
     units = unit_wide(data, cats).filter(pl.col(M) >= 2)
     if not units.height:
         _none(data)
     position, sizes = positions(units)
     n = [pl.col(name) for name in label_columns(size)]
     parts = [n[c] * (n[k] - int(c == k)) for c in range(size) for k in range(size)]
-    table = (component_sums(units, [*data.keys, M], parts).join(position, on=M)
-             .select(*data.keys, (pl.col(J) * size * size + pl.col(KEY)).alias(KEY), COUNT))
+    table = (component_sums(units, [*by, M], parts).join(position, on=M)
+             .select(*by, (pl.col(J) * size * size + pl.col(KEY)).alias(KEY), COUNT))
     return table, units.group_by(data.keys).agg(pl.len().alias(ITEMS)), sizes
 
 
@@ -70,7 +71,8 @@ def _none(data: Judgments) -> None:
     raise InvalidDataError(msg)
 
 
-def _joined(data: Judgments, cats: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame, list[int]]:
+def _joined(data: Judgments, cats: pl.Series,
+            by: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, list[int]]:
     """:func:`coincidences` by a join of each item's label counts with themselves."""
     size = cats.len()
     counts = unit_counts(data, cats).filter(pl.col(M) >= 2)
@@ -84,7 +86,7 @@ def _joined(data: Judgments, cats: pl.Series) -> tuple[pl.DataFrame, pl.DataFram
         (pl.col(COUNT) * (pl.col(_OTHER_COUNT) - (pl.col(C) == pl.col(_OTHER)).cast(pl.Int64)))
         .alias(COUNT),
         ((pl.col(J) * size + pl.col(C)) * size + pl.col(_OTHER)).alias(KEY))
-        .group_by([*data.keys, KEY]).agg(pl.col(COUNT).sum()))
+        .group_by([*by, KEY]).agg(pl.col(COUNT).sum()))
     items = counts.select(*data.unit).unique().group_by(data.keys).agg(pl.len().alias(ITEMS))
     return table, items, sizes
 
@@ -143,7 +145,8 @@ def krippendorff_alpha(
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
-        Bootstrap resamples of the queries for the intervals (0: none). Needs NumPy.
+        Bootstrap resamples of the queries for the intervals (0: none). Only these need
+        NumPy (the ``stats`` extra); the values themselves are computed by Polars.
     confidence
         Level of the (percentile) intervals.
     seed
@@ -194,7 +197,8 @@ def krippendorff_alpha(
     data = prepare(judgments, query=query, doc=doc, judge=judge, label=label,
                    group_by=group_by, numeric=numeric)
     cats = categories(data.frame[label], None, label)
-    table, items, sizes = coincidences(data, cats)
+    by = data.keys if per_query or n_resamples else data.groups
+    table, items, sizes = coincidences(data, cats, by)
     values = tuple(cats.cast(pl.Float64).to_list()) if numeric else ()
     statistic = KrippendorffAlpha(cats.len(), tuple(sizes), level_of_measurement, values)
     return summarise(table, items, statistic, len(sizes) * cats.len() ** 2, name="alpha",

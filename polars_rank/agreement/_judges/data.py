@@ -1,7 +1,7 @@
 """Judgments in long format: checked, labels as category indices, counted per query.
 
-Every count here is an integer computed by Polars: the statistics (NumPy) only do the
-arithmetic on the per-query tables, so a result never depends on row order.
+Every count here is an integer computed by Polars; the statistics are computed from the
+count tables by Polars too (:mod:`.estimates`), and by NumPy only for the bootstrap.
 """
 
 from __future__ import annotations
@@ -119,6 +119,10 @@ def prepare(judgments: Any, *, query: str, doc: str, judge: str, label: str,
             raise InvalidDataError(msg)
     data = data.filter(pl.col(label).is_not_null())
     unit = [*groups, query, doc]
+    # a judge labelling an item twice: distinct hashes of (item, judge) are a cheap pass;
+    # fewer of them than rows (a repeat, or a collision) calls for the exact count
+    if data.select(pl.struct(*unit, judge).hash().n_unique()).item() == data.height:
+        return Judgments(data, groups, query, doc, judge, label)
     twice = (data.group_by([*unit, judge]).len().filter(pl.col("len") > 1)
              .sort([*unit, judge]))
     if twice.height:
@@ -225,8 +229,9 @@ def label_columns(size: int) -> list[str]:
 def component_sums(units: pl.DataFrame, by: list[str], parts: Sequence[pl.Expr]) -> pl.DataFrame:
     """``[*by, KEY, COUNT]``: per group of items, the sum of each part at key = its index."""
     names = [f"__polars_rank_part{i}" for i in range(len(parts))]
-    sums = units.group_by(by).agg(*(part.sum().cast(pl.Int64).alias(name)
-                                    for part, name in zip(parts, names, strict=True)))
+    aggregations = [part.sum().cast(pl.Int64).alias(name)
+                    for part, name in zip(parts, names, strict=True)]
+    sums = units.group_by(by).agg(*aggregations) if by else units.select(*aggregations)
     return (sums.unpivot(names, index=by, variable_name=KEY, value_name=COUNT)
             .with_columns(pl.col(KEY).str.strip_prefix("__polars_rank_part").cast(pl.Int64)))
 

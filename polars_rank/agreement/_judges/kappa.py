@@ -87,7 +87,8 @@ def cohen_kappa(
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
-        Bootstrap resamples of the queries for the intervals (0: none). Needs NumPy.
+        Bootstrap resamples of the queries for the intervals (0: none). Only these need
+        NumPy (the ``stats`` extra); the values themselves are computed by Polars.
     confidence
         Level of the (percentile) intervals.
     seed
@@ -107,7 +108,8 @@ def cohen_kappa(
         A column missing, a judge absent, the judges with no item in common, a judge
         labelling an item twice, non-numeric labels with ``weights``, NaN labels.
     ImportError
-        Without NumPy (``pip install "polars-rank[stats]"``).
+        Intervals (``n_resamples > 0``, not per query) without NumPy (``pip install
+        "polars-rank[stats]"``).
 
     Examples
     --------
@@ -197,7 +199,8 @@ def fleiss_kappa(
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
-        Bootstrap resamples of the queries for the intervals (0: none). Needs NumPy.
+        Bootstrap resamples of the queries for the intervals (0: none). Only these need
+        NumPy (the ``stats`` extra); the values themselves are computed by Polars.
     confidence
         Level of the (percentile) intervals.
     seed
@@ -252,7 +255,8 @@ def fleiss_kappa(
         raise InvalidDataError(msg)
     size = cats.len()
     n = [pl.col(name) for name in label_columns(size)]
-    table = component_sums(units, data.keys,
+    by = data.keys if per_query or n_resamples else data.groups  # per query: if needed
+    table = component_sums(units, by,
                            [*n, pl.sum_horizontal(c * c for c in n), ONE])
     items = units.group_by(data.keys).agg(pl.len().alias(ITEMS))
     return summarise(table, items, FleissKappa(size, sizes[0]), size + 2, name="kappa",

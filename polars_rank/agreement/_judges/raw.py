@@ -80,7 +80,8 @@ def raw_agreement(
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
-        Bootstrap resamples of the queries for the intervals (0: none). Needs NumPy.
+        Bootstrap resamples of the queries for the intervals (0: none). Only these need
+        NumPy (the ``stats`` extra); the values themselves are computed by Polars.
     confidence
         Level of the (percentile) intervals.
     seed
@@ -135,9 +136,10 @@ def raw_agreement(
         raise InvalidDataError(msg)
     position, sizes = positions(units)
     agreeing = pl.sum_horizontal(pl.col(n) * (pl.col(n) - 1) for n in label_columns(cats.len()))
-    table = (component_sums(units, [*data.keys, M], [agreeing, ONE])
+    by = data.keys if per_query or n_resamples else data.groups  # per query: if needed
+    table = (component_sums(units, [*by, M], [agreeing, ONE])
              .join(position, on=M)
-             .select(*data.keys, (pl.col(KEY) * len(sizes) + pl.col(J)).alias(KEY), COUNT))
+             .select(*by, (pl.col(KEY) * len(sizes) + pl.col(J)).alias(KEY), COUNT))
     items = units.group_by(data.keys).agg(pl.len().alias(ITEMS))
     return summarise(table, items, MeanPairAgreement(tuple(sizes)), 2 * len(sizes),
                      what="raw_agreement", **options)

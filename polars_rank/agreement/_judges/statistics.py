@@ -1,5 +1,8 @@
 """The agreement statistics, from summed per-query count tables (NumPy, batched).
 
+These serve the bootstrap (batches of resampled tables); the point estimates are the
+same arithmetic in Polars (:mod:`.estimates`), without NumPy.
+
 Each statistic reads a row of ``K`` integer totals (a query's table, a slice's sum of
 them, or a bootstrap resample's weighted sum) and gives one value; a batch of rows
 gives a vector. Undefined values (no chance disagreement to compare with) are NaN.
@@ -165,3 +168,8 @@ class KrippendorffAlpha:
         observed = (o * d).sum(axis=(1, 2))
         expected = (n_c[:, :, None] * n_c[:, None, :] * d).sum(axis=(1, 2))
         return 1.0 - _ratio((n - 1) * observed, expected)
+
+
+Statistic: TypeAlias = (
+    "CohenKappa | ObservedAgreement | FleissKappa | MeanPairAgreement | KrippendorffAlpha")
+"""Any of the statistics: NumPy rows of totals to values (and :mod:`.estimates` in Polars)."""

@@ -10,20 +10,19 @@ the intervals do not depend on row order nor on the other slices.
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
 
 from polars_rank.agreement._judges.data import COUNT, ITEMS, KEY
+from polars_rank.agreement._judges.estimates import VALUE, estimate
 from polars_rank.stats import require
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from polars_rank.agreement._judges.statistics import Array, Statistic
 
-    from polars_rank.agreement._judges.statistics import Array
 
-    Statistic = Callable[[Array], Array]
-
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 _ROW = "__polars_rank_row"
 _BATCH = 256  # resamples drawn at a time
 
@@ -75,39 +74,70 @@ def _interval(statistic: Statistic, tables: Array, n_resamples: int, confidence:
     return float(low), float(high)
 
 
-def summarise(table: pl.DataFrame, items: pl.DataFrame, statistic: Statistic, size: int, *,
-              name: str, groups: list[str], query: str, per_query: bool, n_resamples: int,
-              confidence: float, seed: int | None, what: str) -> pl.DataFrame:
+def summarise(table: pl.DataFrame | pl.LazyFrame, items: pl.DataFrame | pl.LazyFrame,
+              statistic: Statistic, size: int, *, name: str, groups: list[str], query: str,
+              per_query: bool, n_resamples: int, confidence: float, seed: int | None,
+              what: str) -> pl.DataFrame:
     """One row per query (``per_query``) or per slice: the statistic and its interval.
 
     ``table``: ``[*groups, query, KEY, COUNT]``, a query's count at each of ``size``
-    components; ``items``: ``[*groups, query, n_items]``. ``what`` names the statistic
-    in the seed, so that two statistics of one slice draw different resamples.
+    components; ``items``: ``[*groups, query, n_items]``. The values are computed by
+    Polars (:func:`.estimates.estimate`, one plan); NumPy only draws the bootstrap
+    (``n_resamples > 0``, not per query). ``what`` names the statistic in the seed, so
+    that two statistics of one slice draw different resamples.
     """
-    require("numpy", what)
-    import numpy as np
-
     keys = [*groups, query]
+    table, items = table.lazy(), items.lazy()
+    none = [pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high")]
+    if per_query:
+        values = estimate(statistic, table, keys)
+        return (items.join(values, on=keys, how="left").sort(keys)
+                .select(*keys, pl.col(ITEMS).cast(pl.Int64), pl.col(VALUE).alias(name), *none)
+                .collect())
+    totals = table.group_by([*groups, KEY]).agg(pl.col(COUNT).sum())
+    counts = [pl.len().cast(pl.Int64).alias("n_queries"), pl.col(ITEMS).sum().cast(pl.Int64)]
+    per = (items.group_by(groups).agg(*counts) if groups else items.select(*counts))
+    values = estimate(statistic, totals, groups)
+    if n_resamples == 0:
+        joined = per.join(values, on=groups) if groups else pl.concat([per, values],
+                                                                       how="horizontal")
+        return (_sorted(joined, groups).select(*groups, "n_queries", ITEMS,
+                                           pl.col(VALUE).alias(name), *none).collect())
+    require("numpy", what)
+    frames = pl.collect_all([table, items, per, values])
+    out = (frames[2].join(frames[3], on=groups) if groups
+           else pl.concat(frames[2:], how="horizontal"))
+    out = _sorted(out, groups)
+    low, high = _intervals(statistic, frames[0], frames[1], size, out.select(groups),
+                           keys=keys, n_resamples=n_resamples, confidence=confidence,
+                           seed=seed, what=what)
+    return out.select(*groups, "n_queries", ITEMS, pl.col(VALUE).alias(name),
+                      pl.Series("ci_low", low, dtype=pl.Float64),
+                      pl.Series("ci_high", high, dtype=pl.Float64))
+
+
+def _sorted(frame: FrameT, groups: list[str]) -> FrameT:
+    return frame.sort(groups) if groups else frame
+
+
+def _intervals(statistic: Statistic, table: pl.DataFrame, items: pl.DataFrame, size: int,
+               slices: pl.DataFrame, *, keys: list[str], n_resamples: int, confidence: float,
+               seed: int | None, what: str) -> tuple[list[float | None], list[float | None]]:
+    """Each slice's bootstrap interval (NumPy), slices in the order of ``slices``."""
+    groups = slices.columns
     per = items.sort(keys, nulls_last=True)
     tables = _dense(table, per.select(keys), keys, size)
-    schema: dict[str, Any] = {
-        **{k: items.schema[k] for k in (keys if per_query else groups)},
-        **({} if per_query else {"n_queries": pl.Int64}), ITEMS: pl.Int64,
-        name: pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
-    if per_query:
-        values = statistic(tables) if per.height else np.zeros(0)
-        return per.select(*keys, pl.col(ITEMS).cast(pl.Int64)).with_columns(
-            pl.Series(name, values, dtype=pl.Float64).fill_nan(None),
-            pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high"))
     # the slices are runs of rows of ``per`` (sorted by slice first): their bounds
     bounds = (per.with_row_index(_ROW)
               .group_by(groups or pl.lit(0), maintain_order=True)
-              .agg(pl.col(_ROW).min().alias("start"), pl.len().alias("n"),
-                   pl.col(ITEMS).sum().alias(ITEMS)))
-    rows: list[tuple[Any, ...]] = []
-    for *key, start, n, n_items in bounds.select(*groups, "start", "n", ITEMS).rows():
-        block = tables[start:start + n]
-        value = float(statistic(block.sum(axis=0, keepdims=True))[0])
-        low, high = _interval(statistic, block, n_resamples, confidence, seed, (what, *key))
-        rows.append((*key, n, n_items, None if np.isnan(value) else value, low, high))
-    return pl.DataFrame(rows, schema=schema, orient="row")
+              .agg(pl.col(_ROW).min().alias("start"), pl.len().alias("n")))
+    if groups:
+        bounds = slices.join(bounds, on=groups, how="left", maintain_order="left")
+    lows: list[float | None] = []
+    highs: list[float | None] = []
+    for *key, start, n in bounds.select(*groups, "start", "n").rows():
+        low, high = _interval(statistic, tables[start:start + n], n_resamples, confidence,
+                              seed, (what, *key))
+        lows.append(low)
+        highs.append(high)
+    return lows, highs

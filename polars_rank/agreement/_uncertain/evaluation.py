@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.sort_keys import trec_score
 from polars_rank._evaluation import evaluate
 from polars_rank.agreement._uncertain.exact import MONOTONE, exact_kernel, exact_values
 from polars_rank.agreement._uncertain.labels import (
@@ -298,7 +299,10 @@ def _ranked_docs(run: pl.DataFrame, dist: pl.DataFrame, query: str, doc: str,
     """
     queries = dist.select(query).unique()
     ranked = (run.join(queries, on=query, how="semi")
-              .sort(query, score, doc, descending=[False, True, True])
+              # trec_eval's order, as evaluate(): equal scores by doc id as text
+              # (byte-wise: 9 before 10), descending; -0.0 equal to 0.0
+              .sort(pl.col(query), trec_score(pl.col(score), "trec_eval"),
+                    pl.col(doc).cast(pl.String), descending=[False, True, True])
               .with_columns(pl.int_range(1, pl.len() + 1).over(query).alias("rank"))
               .select(query, doc, "rank"))
     labelled = dist.select(query, doc).unique().join(run.select(query).unique(), on=query,

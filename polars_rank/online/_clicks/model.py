@@ -10,8 +10,19 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.frames import as_polars
+from polars_rank.errors import InvalidDataError
 from polars_rank.online._clicks.estimate import WEIGHT, estimate
-from polars_rank.online._clicks.log import CLICK, IMP, ITEM, POS, QUERY, Columns, prepare
+from polars_rank.online._clicks.log import (
+    CLICK,
+    IMP,
+    ITEM,
+    POS,
+    QUERY,
+    Columns,
+    hashable,
+    prepare,
+)
 from polars_rank.online._clicks.params import (
     DEFAULT,
     FITTED_FROM,
@@ -27,6 +38,7 @@ from polars_rank.online._clicks.params import (
 from polars_rank.online._clicks.probs import conditional, examined, ubm_full
 
 if TYPE_CHECKING:
+    from polars_rank._engine.frames import FrameLike
     from polars_rank.online._clicks.params import Model as ModelName
 
 __all__ = ["ClickModel", "fit_click_model", "check_model", "Table"]
@@ -120,48 +132,43 @@ class ClickModel:
         back = {query: QUERY, item: ITEM, position: POS, "previous_click": PREV}
         tables = {}
         for table in TABLES[name]:
-            value = given[table]
-            keys = keys_of(name, table)
-            if value is None:
+            if given[table] is None:
                 msg = f"model {name!r} needs the {table!r} table"
                 raise ValueError(msg)
-            if isinstance(value, (int, float)):
-                frame = pl.DataFrame({table: [float(value)]})
-            elif isinstance(value, Mapping):
-                frame = pl.DataFrame({POS: list(value), table: list(value.values())},
-                                     schema={POS: pl.Int64, table: pl.Float64})
-            else:
-                frame = value.rename({k: v for k, v in back.items() if k in value.columns})
-            missing = [k for k in [*keys, table] if k not in frame.columns]
-            if missing:
-                msg = (
-                    f"the {table!r} table of {name!r} needs columns "
-                                 f"{[*keys, table]}; missing {missing}"
-                )
-                raise ValueError(msg)
-            frame = frame.select(*keys, pl.col(table).cast(pl.Float64))
-            bad = frame.filter(~pl.col(table).is_between(0.0, 1.0))
-            if bad.height:
-                msg = (
-                    f"the {table!r} table has a value outside [0, 1]: "
-                                 f"{bad[table][0]}"
-                )
-                raise ValueError(msg)
-            tables[table] = frame.with_columns(
-                pl.col(k).cast(pl.Int64) for k in keys if k in (POS, PREV))
+            tables[table] = _given_table(name, table, given[table], back)
         return cls(name, tables, columns)
 
-    def _rows(self, log: pl.DataFrame | pl.LazyFrame, columns: Columns | None = None,
-              ) -> pl.LazyFrame:
+    def _rows(self, log: FrameLike, columns: Columns | None = None) -> pl.LazyFrame:
         frame = history(prepare(log, columns or self.columns))
-        return attach(self.model, self._cast(frame), frame.lazy())
+        return attach(self.model, self.tables_for(frame), frame.lazy())
 
-    def _cast(self, log: pl.DataFrame) -> dict[str, pl.DataFrame]:
-        return {name: frame.with_columns(pl.col(c).cast(log.schema[c])
-                                         for c in (QUERY, ITEM) if c in frame.columns)
-                for name, frame in self.tables.items()}
+    def tables_for(self, log: pl.DataFrame) -> dict[str, pl.DataFrame]:
+        """The tables with their query and item ids in the log's types.
 
-    def log_likelihood(self, log: pl.DataFrame | pl.LazyFrame) -> float:
+        Ids of one kind (text: string, categorical, enum; or numbers) are cast to the
+        log's type, and a parameter whose id the log's type cannot hold is dropped (no
+        row of the log can match it); ids of different kinds (a model fitted on text
+        ids scoring integer ids) are an :class:`~polars_rank.errors.InvalidDataError`
+        naming the column, rather than every parameter silently left at 0.5.
+        """
+        out = {}
+        for name, frame in self.tables.items():
+            keys = [c for c in (QUERY, ITEM) if c in frame.columns]
+            for c in keys:
+                mine, theirs = frame.schema[c], log.schema[c]
+                if mine != theirs and _kind(mine) != _kind(theirs):
+                    public = self.columns.query if c == QUERY else self.columns.item
+                    msg = (f"column {public!r}: the model's ids are {mine}, the log's "
+                           f"{theirs}; give the log the ids the model was fitted on (the "
+                           "same kind: text or numbers)")
+                    raise InvalidDataError(msg)
+            if keys:
+                frame = frame.with_columns(pl.col(c).cast(log.schema[c], strict=False)
+                                           for c in keys).drop_nulls(keys)
+            out[name] = frame
+        return out
+
+    def log_likelihood(self, log: FrameLike) -> float:
         """The log's log-likelihood, sum over impressions of log P(C_1..C_n).
 
         P(C_1..C_n) = prod_r P(C_r | C_<r) (Chuklin et al. 2015, sec. 4.1), each factor at
@@ -174,7 +181,7 @@ class ClickModel:
         total = rows.select(group_sum(pl.max_horizontal(p, pl.lit(PROB_MIN)).log())).collect()
         return float(total.item())
 
-    def _full(self, log: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+    def _full(self, log: FrameLike) -> pl.LazyFrame:
         """The rows with ``_full``, P(C_r = 1), and ``_exam``, P(E_r = 1)."""
         rows = self._rows(log)
         if self.model != "ubm":
@@ -185,7 +192,7 @@ class ClickModel:
         return ubm_full(rows, gamma, DEFAULT, longest).with_columns(
             (pl.col("_full") / pl.col("attractiveness")).alias("_exam"))
 
-    def perplexity_by_rank(self, log: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    def perplexity_by_rank(self, log: FrameLike) -> pl.DataFrame:
         """Perplexity at each position: 2 ** -(mean over impressions of log2 P(C_r = c_r)).
 
         P(C_r = 1) is the model's click probability before any click is seen (Dupret &
@@ -198,11 +205,11 @@ class ClickModel:
         out = rows.group_by(POS).agg((2.0 ** -mean).alias("perplexity"))
         return self._public(out.sort(POS).collect())
 
-    def perplexity(self, log: pl.DataFrame | pl.LazyFrame) -> float:
+    def perplexity(self, log: FrameLike) -> float:
         """The mean over positions of :meth:`perplexity_by_rank` (1 is perfect, 2 a coin)."""
         return float(self.perplexity_by_rank(log)["perplexity"].mean())  # type: ignore[arg-type]
 
-    def examination(self, log: pl.DataFrame | pl.LazyFrame | None = None, *,
+    def examination(self, log: FrameLike | None = None, *,
                     n_resamples: int = 0, alpha: float = 0.05, seed: int = 0) -> pl.DataFrame:
         """The examination propensity per position, with a bootstrap interval if asked.
 
@@ -213,10 +220,10 @@ class ClickModel:
         ``seed``: the same for any row order) and ``ci_low``/``ci_high`` are the
         percentiles of the refitted propensities at ``alpha / 2`` and ``1 - alpha / 2``.
         """
-        if not 0 < alpha < 1:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
             msg = f"alpha must be in (0, 1), got {alpha!r}"
             raise ValueError(msg)
-        if n_resamples < 0:
+        if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
             msg = f"n_resamples must be >= 0, got {n_resamples!r}"
             raise ValueError(msg)
         if log is None and (self.model != "pbm" or n_resamples):
@@ -230,9 +237,10 @@ class ClickModel:
             return self._public(point)
         assert log is not None
         prepared = history(prepare(log, self.columns), FITTED_FROM[self.model])
+        imp = hashable(prepared.schema[IMP])
         draws = []
         for b in range(n_resamples):
-            weighted = prepared.with_columns(_poisson(seed, b))
+            weighted = prepared.with_columns(_poisson(seed, b, imp))
             refit = ClickModel(self.model, estimate(self.model, weighted, self.iterations),
                                self.columns, self.iterations)
             draws.append(refit._propensity(log).with_columns(pl.lit(b).alias("_b")))
@@ -241,7 +249,7 @@ class ClickModel:
             pl.col("examination").quantile(1 - alpha / 2, "linear").alias("ci_high"))
         return self._public(point.join(bounds, on=POS, how="left").sort(POS))
 
-    def _propensity(self, log: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame:
+    def _propensity(self, log: FrameLike | None) -> pl.DataFrame:
         if self.model == "pbm":
             return self.tables["examination"].sort(POS)
         assert log is not None
@@ -249,9 +257,48 @@ class ClickModel:
             "examination")).sort(POS).collect()
 
 
-def _poisson(seed: int, draw: int) -> pl.Expr:
+def _given_table(name: Model, table: str, value: object, back: dict[str, str]) -> pl.DataFrame:
+    """A table given to ``from_parameters``, checked: its keys once, values in [0, 1]."""
+    keys = keys_of(name, table)
+    if isinstance(value, (int, float)):
+        frame = pl.DataFrame({table: [float(value)]})
+    elif isinstance(value, Mapping):
+        frame = pl.DataFrame({POS: list(value), table: list(value.values())},
+                             schema={POS: pl.Int64, table: pl.Float64})
+    else:
+        frame = as_polars(value, table).lazy().collect()
+        frame = frame.rename({k: v for k, v in back.items() if k in frame.columns})
+    public = {v: k for k, v in back.items()}
+    missing = [public.get(k, k) for k in [*keys, table] if k not in frame.columns]
+    if missing:
+        msg = (f"the {table!r} table of {name!r} needs columns "
+               f"{[public.get(k, k) for k in [*keys, table]]}; missing {missing}")
+        raise ValueError(msg)
+    frame = frame.select(*keys, pl.col(table).cast(pl.Float64))
+    bad = frame.filter(~pl.col(table).is_between(0.0, 1.0).fill_null(False))
+    if bad.height:
+        msg = f"the {table!r} table has a null or a value outside [0, 1]: {bad[table][0]}"
+        raise ValueError(msg)
+    if keys and frame.select(keys).is_duplicated().any():
+        msg = (f"the {table!r} table has two rows for one "
+               f"{tuple(public.get(k, k) for k in keys)}")
+        raise ValueError(msg)
+    if POS in keys and frame.filter(pl.col(POS) < 1).height:
+        msg = f"the {table!r} table has a position < 1 (positions are 1..n)"
+        raise ValueError(msg)
+    return frame.with_columns(pl.col(k).cast(pl.Int64) for k in keys if k in (POS, PREV))
+
+
+def _kind(dtype: pl.DataType) -> str:
+    """Text, number or the type itself: ids of one kind can be compared after a cast."""
+    if dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return "text"
+    return "number" if dtype.is_numeric() else str(dtype)
+
+
+def _poisson(seed: int, draw: int, imp: pl.Expr) -> pl.Expr:
     """A Poisson(1) weight per impression from a hash of it: the same for any row order."""
-    u = (pl.col(IMP).hash(seed=(seed * 100_003 + draw + 17) % 2**63) // 2048).cast(
+    u = (imp.hash(seed=(seed * 100_003 + draw + 17) % 2**63) // 2048).cast(
         pl.Float64) / 2.0 ** 53
     cdf, term, out = 0.0, math.exp(-1.0), []
     for k in range(20):
@@ -261,7 +308,7 @@ def _poisson(seed: int, draw: int) -> pl.Expr:
     return pl.sum_horizontal(out).alias(WEIGHT)
 
 
-def fit_click_model(log: pl.DataFrame | pl.LazyFrame, model: ModelName = "pbm", *,
+def fit_click_model(log: FrameLike, model: ModelName = "pbm", *,
                     iterations: int = 50, impression: str = "impression",
                     position: str = "position", query: str = "query", item: str = "item",
                     click: str = "click") -> ClickModel:

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank.online._clicks.log import CLICK, IMP, POS, Columns, prepare
+from polars_rank._engine.frames import FrameLike, as_polars
+from polars_rank.online._clicks.log import CLICK, IMP, POS, Columns, hashable, prepare
 from polars_rank.online._clicks.params import DEFAULT, attach
 from polars_rank.online._clicks.probs import chain
 
@@ -15,24 +16,29 @@ if TYPE_CHECKING:
 
 __all__ = ["simulate_clicks"]
 
+_POS_KEY = "__polars_rank_position"
 
-def _uniform(seed: int, stream: int) -> pl.Expr:
+
+def _uniform(seed: int, stream: int, imp: pl.Expr) -> pl.Expr:
     """A uniform in [0, 1) per (impression, position) from a hash: no row order in it."""
-    h = pl.struct(IMP, POS).hash(seed=(seed * 64 + stream) % 2**63)
+    h = pl.struct(imp, POS).hash(seed=(seed * 64 + stream) % 2**63)
     return (h // 2048).cast(pl.Float64) / 2.0 ** 53
 
 
-def simulate_clicks(model: ClickModel, ranking: pl.DataFrame | pl.LazyFrame, *,
+def simulate_clicks(model: ClickModel, ranking: FrameLike, *,
                     seed: int = 0, impression: str = "impression",
                     position: str = "position", query: str = "query", item: str = "item",
                     click: str = "click") -> pl.DataFrame:
-    """The ranking with a ``click`` column drawn from ``model``.
+    """The ranking with a ``click`` column drawn from ``model`` (replacing one it has).
 
-    ``ranking`` has one row per (impression, position), positions 1..n. Each row's
-    random draws come from a hash of its (impression, position) and ``seed``, so the
-    same seed gives the same clicks whatever the order of the rows. Users follow the
+    ``ranking`` (a Polars or pandas frame, eager or lazy; the result is eager) has one
+    row per (impression, position), positions 1..n. Each row's random draws come from
+    a hash of its (impression, position) and ``seed``, so the same seed gives the same
+    clicks whatever the order of the rows, the thread count or the session (a
+    categorical impression id is hashed as its text; the id 7 and the text "7" draw
+    differently). Users follow the
     model's generative story (Chuklin et al. 2015, ch. 2): PBM examines rank r with
-    theta_r; the chain models (cascade, DCM, SDBN, DBN) walk down the list and stop
+    theta_r; the chain models (cascade, DCM, SDBN, DBN, CCM) walk down the list and stop
     after a click with 1 - lambda_r, after no click with 1 - gamma; UBM examines rank r
     with gamma_{r, r'} given the previous click r'.
 
@@ -51,12 +57,12 @@ def simulate_clicks(model: ClickModel, ranking: pl.DataFrame | pl.LazyFrame, *,
         msg = f"seed must be an int >= 0, got {seed!r}"
         raise ValueError(msg)
     columns = Columns(impression, position, query, item, click)
-    frame = prepare(ranking, columns, clicks=False)
-    tables = {name: t.with_columns(pl.col(c).cast(frame.schema[c])
-                                   for c in t.columns if c in frame.schema and c != POS)
-              for name, t in model.tables.items()}
-    lazy = frame.lazy().with_columns(_uniform(seed, 0).alias("_ua"),
-                                     _uniform(seed, 1).alias("_ue"))
+    ranking = as_polars(ranking, "ranking")
+    frame = prepare(ranking, columns, clicks=False, what="ranking")
+    tables = model.tables_for(frame)
+    imp = hashable(frame.schema[IMP])
+    lazy = frame.lazy().with_columns(_uniform(seed, 0, imp).alias("_ua"),
+                                     _uniform(seed, 1, imp).alias("_ue"))
     if model.model == "ubm":
         attrs = {k: v for k, v in tables.items() if k == "attractiveness"}
         rows = _ubm(attach("cascade", attrs, lazy), tables["examination"])
@@ -73,11 +79,11 @@ def simulate_clicks(model: ClickModel, ranking: pl.DataFrame | pl.LazyFrame, *,
             clicked = attractive & (stopped == 0)
         rows = rows.with_columns(clicked.alias(CLICK))
     out = rows.select(IMP, POS, pl.col(CLICK).cast(pl.Int64))
-    original = ranking.lazy().collect() if isinstance(ranking, pl.LazyFrame) else ranking
-    keyed = original.with_columns(pl.col(position).cast(pl.Int64).alias("_pos_key"))
-    joined = keyed.join(out.collect().rename({IMP: impression, POS: "_pos_key"}),
-                        on=[impression, "_pos_key"], how="left", maintain_order="left")
-    return joined.drop("_pos_key").rename({CLICK: click})
+    original = ranking.lazy().drop(click, strict=False).collect()  # a click already there: replaced
+    keyed = original.with_columns(pl.col(position).cast(pl.Int64).alias(_POS_KEY))
+    joined = keyed.join(out.collect().rename({IMP: impression, POS: _POS_KEY}),
+                        on=[impression, _POS_KEY], how="left", maintain_order="left")
+    return joined.drop(_POS_KEY).rename({CLICK: click})
 
 
 def _ubm(rows: pl.LazyFrame, exam: pl.DataFrame) -> pl.LazyFrame:

@@ -154,6 +154,8 @@ def credit(
             raise ValueError(msg)
         r = Rankings(runs, query=q, system=system, doc=doc, score=score, rank=rank)
         names = r.names
+        if impression in q:  # a list per impression: the impression is a query column too
+            shown = shown.with_columns(pl.col("_m").alias(impression))
         if method == "optimized":
             scores = optimized_scores(shown, r)
         elif method == "balanced":

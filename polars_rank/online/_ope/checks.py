@@ -20,8 +20,9 @@ from polars_rank.online._order import starts
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["BAD", "FIRST", "Rule", "constant_rule", "finite_rule", "flags", "row_flags",
-           "missing_columns", "position_rules", "range_rule", "raise_flagged"]
+__all__ = ["BAD", "FIRST", "Rule", "check_group_by", "check_numeric", "constant_rule",
+           "finite_rule", "flags", "missing_columns", "missing_id", "position_rules",
+           "raise_flagged", "range_rule", "rank_rules", "row_flags"]
 
 
 FIRST = "__first"  # in row_flags: the row is the first of its impression
@@ -91,8 +92,11 @@ def raise_flagged(per_impression: pl.DataFrame, rows: pl.LazyFrame, rules: Seque
         if hit.height == 0:
             continue
         which = hit[impression][0]
-        mine = rows.filter(pl.col(impression).is_null() if which is None
-                           else pl.col(impression) == which)
+        if which is None or which != which:  # null, or NaN
+            msg = (f"{caller}: column {impression!r} must not be null; a shown row has no "
+                   "impression id")
+            raise InvalidDataError(msg)
+        mine = rows.filter(pl.col(impression) == which)
         if r.whole:
             values = mine.select(pl.col(r.column).sort()).collect()[r.column].to_list()
             shown = str(values)
@@ -142,3 +146,59 @@ def constant_rule(column: str, impression: str) -> Rule:
     run = pl.when(pl.col(FIRST)).then(False).otherwise(c.ne_missing(c.shift(1)))
     return Rule(column, "must be one value per impression (the whole slate's propensity)",
                 c.n_unique() > 1, whole=True, run=run)
+
+
+def missing_id(column: str, dtype: pl.DataType) -> Rule:
+    """An id that is null, or NaN in a float column (pandas' missing integer id)."""
+    bad = pl.col(column).is_null()
+    if dtype.is_float():
+        bad = bad | pl.col(column).is_nan()
+    return Rule(column, "must not be null", bad)
+
+
+def check_numeric(schema: pl.Schema, columns: Sequence[str], *, caller: str,
+                  positions: Sequence[str] = ()) -> None:
+    """Raise if a column of numbers (or of booleans; not ``positions``) has another type."""
+    for name in columns:
+        dtype = schema[name]
+        if not (dtype.is_numeric() or dtype == pl.Null
+                or (dtype == pl.Boolean and name not in positions)):
+            msg = f"{caller}: column {name!r} must hold numbers, got {dtype}"
+            raise InvalidDataError(msg)
+
+
+def check_group_by(group_by: Sequence[str], *, impression: str, position: str) -> None:
+    """ValueError for a slice column that is the impression or the position."""
+    for name in group_by:
+        if name in (impression, position):
+            role = "impression" if name == impression else "position"
+            msg = (f"group_by must not hold the {role} column {name!r}: a slice is a set of "
+                   "whole impressions")
+            raise ValueError(msg)
+
+
+def rank_rules(column: str, *, within_list: bool = False,
+               impression: str | None = None) -> list[Rule]:
+    """A ranking's ranks on an impression's rows: whole numbers >= 1, each once (null: unranked).
+
+    ``within_list``: only the ranks 1..n (n the impression's rows) must be distinct, a
+    rank below the list (any number > n) may mean "not in the slate" for several rows.
+    ``impression``: give the repeated rank its row form (for ``row_flags``), a window
+    over the impression's rows: a row whose rank another row of its impression has.
+    """
+    r = pl.col(column)
+    ranked = r.drop_nulls()
+    if within_list:
+        ranked = ranked.filter(ranked <= pl.len())
+    run = None
+    if impression is not None:
+        counted = r.is_not_null() & (pl.len().over(impression, column) > 1)
+        if within_list:
+            counted = counted & (r <= pl.len().over(impression))
+        run = counted.fill_null(False)
+    where = "within the list " if within_list else ""
+    return [Rule(column, "must be a whole-number rank >= 1 or null",
+                 ((r < 1) | (r.cast(pl.Float64) != r.cast(pl.Float64).round())
+                  | r.cast(pl.Float64).is_nan()).fill_null(False)),
+            Rule(column, f"must rank each item once {where}(two rows of an impression have one "
+                 "rank)", ranked.n_unique() != ranked.len(), whole=True, run=run)]

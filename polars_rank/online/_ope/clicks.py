@@ -9,13 +9,18 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._ope.checks import (
     Rule,
+    check_group_by,
+    check_numeric,
     flags,
     missing_columns,
+    missing_id,
     position_rules,
     raise_flagged,
+    rank_rules,
 )
 from polars_rank.online._ope.options import group_columns
 
@@ -47,7 +52,7 @@ def _examination(examination: Sequence[float]) -> dict[int, float]:
 
 
 def ips_click_metric(
-    log: pl.DataFrame | pl.LazyFrame,
+    log: FrameLike,
     metric: str | Sequence[str] = "dcg@10",
     *,
     examination: Sequence[float],
@@ -81,7 +86,8 @@ def ips_click_metric(
     Parameters
     ----------
     log
-        One row per shown (impression, position), eager or lazy.
+        One row per shown (impression, position), eager or lazy (or a pandas frame, an
+        Arrow table: what :func:`polars_rank.evaluate` reads).
     metric
         ``"clicks@k"`` or ``"dcg@k"`` (``@k`` left out: the whole list), or several.
     examination
@@ -137,23 +143,24 @@ def ips_click_metric(
     check_options("ips", group_by=None, clip=None, switch_threshold=None, support="error",
                   near_zero=0.0, alpha=alpha, n_resamples=n_resamples, seed=seed)
     keys = group_columns(group_by)
-    if not isinstance(log, (pl.DataFrame, pl.LazyFrame)):
-        msg = f"log must be a polars DataFrame or LazyFrame, got {type(log).__name__}"
-        raise TypeError(msg)
-    lf = log.lazy()
-    missing_columns(lf.collect_schema().names(),
+    check_group_by(keys, impression=impression, position=position)
+    lf = as_polars(log, "log").lazy()
+    schema = lf.collect_schema()
+    missing_columns(schema.names(),
                     [impression, position, click, target_rank, *keys],
                     caller=CALLER,
                     why={click: "the click, 0/1", target_rank: "the target's ranking"})
+    check_numeric(schema, [position, click, target_rank], caller=CALLER,
+                  positions=[position, target_rank])
     lf = lf.sort([*keys, impression, position])
     c, p, r = pl.col(click).cast(pl.Float64), pl.col(position), pl.col(target_rank)
     rules = [
-        Rule(impression, "must not be null", pl.col(impression).is_null()),
+        missing_id(impression, schema[impression]),
         *position_rules(position, impression),
         Rule(position, f"must be a rank with an examination propensity (1..{len(theta)})",
              p > len(theta)),
         Rule(click, "must be a click, 0 or 1", (~c.is_in([0.0, 1.0])).fill_null(True)),
-        Rule(target_rank, "must be a rank >= 1 or null", (r < 1).fill_null(False)),
+        *rank_rules(target_rank),
     ]
     inverse = 1.0 / p.replace_strict(theta, default=None, return_dtype=pl.Float64)
     terms = []
@@ -176,18 +183,19 @@ def ips_click_metric(
 
 def _results(per_impression: pl.DataFrame, metrics: tuple[str, ...], keys: tuple[str, ...], *,
              alpha: float, n_resamples: int, seed: int | None) -> pl.DataFrame:
-    import numpy as np
-
-    from polars_rank.online._ope.resample import ratio_intervals  # NumPy: the stats extra
-
     parts = (per_impression.partition_by(list(keys), maintain_order=True, as_dict=True)
              if keys else {(): per_impression})
     out: list[dict[str, object]] = []
     for key, frame in parts.items():
-        arrays = [(frame[m].to_numpy(), np.ones(frame.height)) for m in metrics]
-        intervals = (ratio_intervals(arrays, seed=seed, key=tuple(key), alpha=alpha,
-                                     n_resamples=n_resamples) if n_resamples
-                     else [(None, None)] * len(metrics))
+        intervals: list[tuple[float | None, float | None]] = [(None, None)] * len(metrics)
+        if n_resamples:  # NumPy (the stats extra) only for an interval
+            import numpy as np
+
+            from polars_rank.online._ope.resample import ratio_intervals
+
+            arrays = [(frame[m].to_numpy(), np.ones(frame.height)) for m in metrics]
+            intervals = list(ratio_intervals(arrays, seed=seed, key=tuple(key), alpha=alpha,
+                                             n_resamples=n_resamples))
         for m, (low, high) in zip(metrics, intervals, strict=True):
             row: dict[str, object] = dict(zip(keys, key, strict=True))
             row.update({"metric": m, "estimate": math.fsum(frame[m].to_list()) / frame.height,

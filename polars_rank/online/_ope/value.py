@@ -7,18 +7,23 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._ope.checks import (
     BAD,
     FIRST,
     Rule,
+    check_group_by,
+    check_numeric,
     constant_rule,
     finite_rule,
     missing_columns,
+    missing_id,
     position_rules,
     raise_flagged,
     range_rule,
+    rank_rules,
     row_flags,
 )
 from polars_rank.online._ope.options import Options, check_options
@@ -37,7 +42,7 @@ OUTPUT = ("estimator", "estimate", "ci_low", "ci_high", "n_impressions", "n_roun
 
 
 def off_policy_value(
-    log: pl.DataFrame | pl.LazyFrame,
+    log: FrameLike,
     estimator: str | Sequence[str] = ("ips", "snips"),
     *,
     impression: str = "impression",
@@ -84,7 +89,8 @@ def off_policy_value(
     Parameters
     ----------
     log
-        The log, eager or lazy.
+        The log, eager or lazy (or a pandas frame, an Arrow table: what
+        :func:`polars_rank.evaluate` reads).
     estimator
         One estimator name or several; one result row each.
     impression, position, item, reward
@@ -159,11 +165,10 @@ def off_policy_value(
     opts = check_options(estimator, group_by=group_by, clip=clip,
                          switch_threshold=switch_threshold, support=support,
                          near_zero=near_zero, alpha=alpha, n_resamples=n_resamples, seed=seed)
-    if not isinstance(log, (pl.DataFrame, pl.LazyFrame)):
-        msg = f"log must be a polars DataFrame or LazyFrame, got {type(log).__name__}"
-        raise TypeError(msg)
-    lf = log.lazy()
-    schema = lf.collect_schema().names()
+    check_group_by(opts.group_by, impression=impression, position=position)
+    lf = as_polars(log, "log").lazy()
+    types = lf.collect_schema()
+    schema = types.names()
     terms = Terms(reward=reward, pscore=pscore, target=target, pscore_slate=pscore_slate,
                   target_slate=target_slate, pscore_cascade=pscore_cascade,
                   target_cascade=target_cascade, q_hat=q_hat, q_hat_target=q_hat_target,
@@ -172,11 +177,13 @@ def off_policy_value(
     estimators = [ESTIMATORS[name] for name in opts.estimators]
     needed = _check_columns(schema, estimators, terms, opts, position=position,
                             target_rank=target_rank)
+    check_numeric(types, [c for c in needed if c not in (impression, *opts.group_by)],
+                  caller=CALLER, positions=[position, *([target_rank] if target_rank else [])])
     if target_rank is not None:
         terms = Terms(**{**terms.__dict__, "target": DERIVED[0], "target_cascade": DERIVED[1],
                          "target_slate": DERIVED[2]})
     shown = _shown(lf.select(needed), opts.group_by, impression, position, target_rank)
-    rules = _rules(estimators, terms, impression, position, target_rank)
+    rules = _rules(estimators, terms, impression, position, target_rank, types[impression])
     plan, per_rule = _per_impression(shown, estimators, terms, opts, impression, rules)
     per_impression = plan.collect()
     if per_impression.height == 0:
@@ -236,8 +243,8 @@ def _shown(lf: pl.LazyFrame, group_by: tuple[str, ...], impression: str, positio
 
 
 def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str,
-           target_rank: str | None) -> list[Rule]:
-    rules = [Rule(impression, "must not be null", pl.col(impression).is_null()),
+           target_rank: str | None, id_type: pl.DataType) -> list[Rule]:
+    rules = [missing_id(impression, id_type),
              *position_rules(position, impression), finite_rule(t.reward)]
     for e in estimators:
         logging, target = e.columns(t)
@@ -252,12 +259,13 @@ def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str
                 rules.append(constant_rule(target, impression))
         if e.model:
             rules += [finite_rule(t.q_hat), finite_rule(t.q_hat_target)]
+    if target_rank is not None:
+        rules += rank_rules(target_rank, within_list=True, impression=impression)
     return list({(r.column, r.rule): r for r in rules}.values())
 
 
 def _support(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[str], opts: Options, *,
-             impression: str,
-             position: str, item: str, pscore: str, target: str,
+             impression: str, position: str, item: str, pscore: str, target: str,
              target_rank: str | None) -> pl.DataFrame | None:
     """Impressions with a candidate the target may choose but the logger never shows."""
     if target_rank is None and target not in schema:

@@ -27,6 +27,16 @@ def _sigmoid(x: pl.Expr) -> pl.Expr:
     return 1.0 / (1.0 + (-x).exp())
 
 
+def _start(value: float, name: str) -> pl.Expr:
+    """A column of ``value`` that is a full column, not a broadcast constant.
+
+    Polars 1.36 evaluates arithmetic on a constant column (a literal, kept constant
+    through a join) in another order than on a full one, so the in-memory and the
+    streaming engine gave EM sums differing in the last bit.
+    """
+    return pl.int_range(pl.len()).cast(pl.Float64).mul(0.0).add(value).alias(name)
+
+
 def _relevance(features: Sequence[str]) -> pl.Expr:
     """sigma(b0 + b1 x1 + ...): the regression's relevance, on rows joined with beta."""
     score = pl.col("b0")
@@ -42,15 +52,15 @@ def em_theta(table: pl.DataFrame, *, query: str, item: str, position: str,
 
     n, c = pl.col("n"), pl.col("c")
     theta = (table.select("rep", position).unique().sort("rep", position)
-             .with_columns(pl.lit(0.5).alias("theta")))
+             .with_columns(_start(0.5, "theta")))
     reps = table.select("rep").unique().sort("rep")
     width = len(features) + 1
     if features:
-        beta = reps.with_columns(*[pl.lit(0.0).alias(f"b{i}") for i in range(width)])
+        beta = reps.with_columns(*[_start(0.0, f"b{i}") for i in range(width)])
         gamma_of = _relevance(features)
     else:
         gamma = (table.select("rep", query, item).unique().sort("rep", query, item)
-                 .with_columns(pl.lit(0.5).alias("gamma")))
+                 .with_columns(_start(0.5, "gamma")))
     xs = [pl.lit(1.0), *[pl.col(f).cast(pl.Float64) for f in features]]
     for _ in range(iterations):
         if features:

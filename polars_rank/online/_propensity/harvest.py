@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["harvested_propensities"]
 
 _B = "__polars_rank_other_position"
+_RESERVED = frozenset({"n", "c", "clicks", "misses", "other", "stat", "value", "row", "__r", _B})
+"""Names of the columns harvested_propensities works with (a log column may not have one)."""
 
 
 def harvested_counts(data: pl.DataFrame, *, query: str, item: str, position: str,
@@ -104,7 +106,7 @@ def harvested_propensities(
     Returns
     -------
     DataFrame
-        ``position, propensity, lower, upper``; position 1 is 1.
+        ``position, propensity, ci_low, ci_high``; position 1 is 1.
 
     Raises
     ------
@@ -127,26 +129,27 @@ def harvested_propensities(
     ... })
     >>> harvested_propensities(log, n_resamples=0)
     shape: (2, 4)
-    ┌──────────┬────────────┬───────┬───────┐
-    │ position ┆ propensity ┆ lower ┆ upper │
-    │ ---      ┆ ---        ┆ ---   ┆ ---   │
-    │ i64      ┆ f64        ┆ f64   ┆ f64   │
-    ╞══════════╪════════════╪═══════╪═══════╡
-    │ 1        ┆ 1.0        ┆ null  ┆ null  │
-    │ 2        ┆ 0.666667   ┆ null  ┆ null  │
-    └──────────┴────────────┴───────┴───────┘
+    ┌──────────┬────────────┬────────┬─────────┐
+    │ position ┆ propensity ┆ ci_low ┆ ci_high │
+    │ ---      ┆ ---        ┆ ---    ┆ ---     │
+    │ i64      ┆ f64        ┆ f64    ┆ f64     │
+    ╞══════════╪════════════╪════════╪═════════╡
+    │ 1        ┆ 1.0        ┆ null   ┆ null    │
+    │ 2        ┆ 0.666667   ┆ null   ┆ null    │
+    └──────────┴────────────┴────────┴─────────┘
     """
     if max_position is not None and (isinstance(max_position, bool)
                                      or not isinstance(max_position, int)
                                      or max_position < 2):
         msg = f"max_position must be an int >= 2 or None, got {max_position!r}"
         raise ValueError(msg)
-    check_resampling(n_resamples, alpha)
+    check_resampling(n_resamples, alpha, seed)
     numpy_needed("harvested_propensities")
     import numpy as np
 
     data = read_log(log, impression=impression, position=position, click=click,
-                    per_impression=[query, *([ranker] if ranker else [])], others=[item])
+                    per_impression=[query, *([ranker] if ranker else [])], others=[item],
+                    reserved=_RESERVED.__contains__, caller="harvested_propensities")
     last = int(data[position].max())  # type: ignore[arg-type]
     depth = last if max_position is None else min(max_position, last)
     cells = harvested_counts(data, query=query, item=item, position=position, click=click,

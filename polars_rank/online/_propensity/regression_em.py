@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank.errors import InvalidDataError
 from polars_rank.online._propensity._allpairs import connected_to_first
 from polars_rank.online._propensity._em import em_theta
 from polars_rank.online._propensity._log import (
@@ -25,6 +25,14 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["regression_em_propensities"]
+
+_RESERVED = frozenset({"n", "c", "rep", "weight", "theta", "gamma", "e", "r", "mu", "ratio",
+                       "other"})
+
+
+def _reserved(name: str) -> bool:
+    """Whether a log column has the name of a column the EM works with (b0, g1, h0_1...)."""
+    return name in _RESERVED or re.fullmatch(r"[bg]\d+|h\d+_\d+", name) is not None
 
 
 def regression_em_propensities(
@@ -76,7 +84,7 @@ def regression_em_propensities(
     Returns
     -------
     DataFrame
-        ``position, propensity, lower, upper``: :math:`\theta_k / \theta_1`.
+        ``position, propensity, ci_low, ci_high``: :math:`\theta_k / \theta_1`.
 
     Raises
     ------
@@ -99,33 +107,38 @@ def regression_em_propensities(
     >>> regression_em_propensities(log, n_resamples=0).with_columns(
     ...     pl.col("propensity").round(3))
     shape: (2, 4)
-    ┌──────────┬────────────┬───────┬───────┐
-    │ position ┆ propensity ┆ lower ┆ upper │
-    │ ---      ┆ ---        ┆ ---   ┆ ---   │
-    │ i64      ┆ f64        ┆ f64   ┆ f64   │
-    ╞══════════╪════════════╪═══════╪═══════╡
-    │ 1        ┆ 1.0        ┆ null  ┆ null  │
-    │ 2        ┆ 0.593      ┆ null  ┆ null  │
-    └──────────┴────────────┴───────┴───────┘
+    ┌──────────┬────────────┬────────┬─────────┐
+    │ position ┆ propensity ┆ ci_low ┆ ci_high │
+    │ ---      ┆ ---        ┆ ---    ┆ ---     │
+    │ i64      ┆ f64        ┆ f64    ┆ f64     │
+    ╞══════════╪════════════╪════════╪═════════╡
+    │ 1        ┆ 1.0        ┆ null   ┆ null    │
+    │ 2        ┆ 0.593      ┆ null   ┆ null    │
+    └──────────┴────────────┴────────┴─────────┘
     """
     for name, value, low in (("iterations", iterations, 1), ("newton_steps", newton_steps, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             msg = f"{name} must be an int >= {low}, got {value!r}"
             raise ValueError(msg)
-    check_resampling(n_resamples, alpha)
+    check_resampling(n_resamples, alpha, seed)
     numpy_needed("regression_em_propensities")
-    feats = list(features or [])
-    data = read_log(log, impression=impression, position=position, click=click,
-                    per_impression=[query], others=[item, *feats])
+    feats = [features] if isinstance(features, str) else list(features or [])
     for f in feats:
-        if not data.schema[f].is_numeric():
-            msg = f"feature column {f!r} must be numeric, got {data.schema[f]}"
-            raise InvalidDataError(msg)
+        if f in (impression, position, query, item, click) or feats.count(f) > 1:
+            msg = (f"features must be other columns than the log's impression, position, "
+                   f"query, item and click, each once; got {feats!r}")
+            raise ValueError(msg)
+    data = read_log(log, impression=impression, position=position, click=click,
+                    per_impression=[query], others=[item, *feats], numbers=feats,
+                    reserved=_reserved, caller="regression_em_propensities")
     keys = [query, item, position, *feats]
     table = (data.group_by(keys).agg(pl.len().cast(pl.Float64).alias("n"),
                                      pl.col(click).sum().cast(pl.Float64).alias("c"))
              .sort(keys))
     last = int(data[position].max())  # type: ignore[arg-type]
+    if last == 1:  # one position: nothing to compare with
+        ones: list[float | None] = [1.0] if n_resamples else [None]
+        return result_frame([1], [1.0], ones, ones)
     _check_estimable(table, query, item, position, last, with_features=bool(feats))
     reps = table.with_columns(pl.lit(0, pl.Int64).alias("rep"))
     if n_resamples:
@@ -146,7 +159,7 @@ def regression_em_propensities(
     positions = sorted(set(wide[position].to_list()))
     if n_resamples:
         lower, upper = quantile_bounds(values[1:], alpha)
-        ones: list[float | None] = [1.0]
+        ones = [1.0]
     else:
         lower = upper = [None] * len(positions)
         ones = [None]

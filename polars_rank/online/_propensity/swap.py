@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["swap_propensities"]
 
 _PARTNER = "__polars_rank_partner"
+_RESERVED = frozenset({"at_one", "moved", "stat", "value", "row", _PARTNER})
+"""Names of the columns swap_propensities works with (a log column may not have one)."""
 
 
 def swap_propensities(
@@ -79,7 +81,7 @@ def swap_propensities(
     Returns
     -------
     DataFrame
-        ``position, propensity, lower, upper``; position 1 is 1 (its bounds too, when
+        ``position, propensity, ci_low, ci_high``; position 1 is 1 (its bounds too, when
         there is an interval).
 
     Raises
@@ -101,14 +103,14 @@ def swap_propensities(
     ... })
     >>> swap_propensities(log, n_resamples=0)
     shape: (2, 4)
-    ┌──────────┬────────────┬───────┬───────┐
-    │ position ┆ propensity ┆ lower ┆ upper │
-    │ ---      ┆ ---        ┆ ---   ┆ ---   │
-    │ i64      ┆ f64        ┆ f64   ┆ f64   │
-    ╞══════════╪════════════╪═══════╪═══════╡
-    │ 1        ┆ 1.0        ┆ null  ┆ null  │
-    │ 2        ┆ 0.666667   ┆ null  ┆ null  │
-    └──────────┴────────────┴───────┴───────┘
+    ┌──────────┬────────────┬────────┬─────────┐
+    │ position ┆ propensity ┆ ci_low ┆ ci_high │
+    │ ---      ┆ ---        ┆ ---    ┆ ---     │
+    │ i64      ┆ f64        ┆ f64    ┆ f64     │
+    ╞══════════╪════════════╪════════╪═════════╡
+    │ 1        ┆ 1.0        ┆ null   ┆ null    │
+    │ 2        ┆ 0.666667   ┆ null   ┆ null    │
+    └──────────┴────────────┴────────┴─────────┘
     """
     if design not in ("swap", "randtop"):
         msg = f"design must be 'swap' or 'randtop', got {design!r}"
@@ -120,12 +122,14 @@ def swap_propensities(
                               or top_n < 2):
         msg = f"top_n must be an int >= 2 or None, got {top_n!r}"
         raise ValueError(msg)
-    check_resampling(n_resamples, alpha)
+    check_resampling(n_resamples, alpha, seed)
     numpy_needed("swap_propensities")
     unit = impression if resample == "impression" else query
     data = read_log(log, impression=impression, position=position, click=click,
                     per_impression=[query] if resample == "query" else [],
-                    others=[logged] if design == "swap" else [])
+                    others=[logged] if design == "swap" else [],
+                    numbers=[logged] if design == "swap" else [],
+                    reserved=_RESERVED.__contains__, caller="swap_propensities")
     last = int(data[position].max())  # type: ignore[arg-type]
     if design == "swap":
         units, estimate, positions = _swap_stats(data, impression, position, click, logged,

@@ -1,0 +1,1 @@
+"""Agreement between leaderboards: orderings of systems under two conditions, bootstraps."""
