@@ -242,6 +242,9 @@ def fleiss_kappa(
     check_bootstrap(n_resamples, confidence, seed)
     data = prepare(judgments, query=query, doc=doc, judge=judge, label=label,
                    group_by=group_by)
+    if not data.frame.height:
+        msg = f"fleiss_kappa: no judgment with a label in column {label!r}: nothing to agree on"
+        raise InvalidDataError(msg)
     cats = categories(data.frame[label], None, label)
     units = unit_wide(data, cats)
     sizes = units[M].unique().sort().to_list()

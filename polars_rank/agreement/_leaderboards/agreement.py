@@ -95,7 +95,11 @@ def leaderboard_agreement(
         One row: reference, other, n_systems, n_queries, kendall_tau, kendall_tau_low,
         kendall_tau_high, tau_ap, tau_ap_low, tau_ap_high, n_swaps (pairs that change
         order), largest_swap (the largest difference of means, under the reference,
-        of a pair that changes order; 0 without a swap).
+        of a pair that changes order; 0 without a swap). ``kendall_tau`` is null
+        where tau_b is undefined, when every system ties under a condition
+        (``scipy.stats.kendalltau`` gives NaN); its interval is over the resamples where
+        it is defined (null if none is). tau_AP orders tied systems by name, so it
+        stays defined (1.0 when both leaderboards are all ties).
 
     Raises
     ------
@@ -138,11 +142,17 @@ def leaderboard_agreement(
                           condition=condition)
     deltas = swaps.get_column("reference_delta").to_list()
     largest = max(deltas, default=0.0)
+    defined = taus[~np.isnan(taus)]  # tau_b is undefined where a leaderboard is all ties
+
+    def number(x: float) -> float | None:
+        return None if np.isnan(x) else float(x)
+
     return pl.DataFrame({
         "reference": [str(names[0])], "other": [str(names[1])],
         "n_systems": [len(systems)], "n_queries": [nq],
-        "kendall_tau": [float(tau)], "kendall_tau_low": [float(np.nanpercentile(taus, lo))],
-        "kendall_tau_high": [float(np.nanpercentile(taus, hi))],
+        "kendall_tau": [number(tau)],
+        "kendall_tau_low": [float(np.percentile(defined, lo)) if defined.size else None],
+        "kendall_tau_high": [float(np.percentile(defined, hi)) if defined.size else None],
         "tau_ap": [float(tap)], "tau_ap_low": [float(np.percentile(taps, lo))],
         "tau_ap_high": [float(np.percentile(taps, hi))],
         "n_swaps": [swaps.height], "largest_swap": [largest],

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -19,13 +20,12 @@ Matrix = tuple[list[Any], list[Any], "NDArray[np.float64]"]
 
 
 def as_frame(data: object, name: str = "per_query") -> pl.DataFrame:
-    """A DataFrame from a DataFrame or LazyFrame (collected)."""
-    if isinstance(data, pl.LazyFrame):
-        return data.collect()
-    if isinstance(data, pl.DataFrame):
-        return data
-    msg = f"{name} must be a polars DataFrame or LazyFrame, got {type(data).__name__}"
-    raise TypeError(msg)
+    """A DataFrame from anything :func:`evaluate` reads (a LazyFrame is collected).
+
+    A Polars DataFrame or LazyFrame, a pandas DataFrame, Arrow data, a dict of columns.
+    """
+    frame = as_polars(data, name)
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
 def matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,

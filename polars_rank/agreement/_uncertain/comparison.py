@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ def compare_uncertain(
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         msg = f"n_resamples={n_resamples!r}: expected a positive int"
         raise ValueError(msg)
-    frame = draws.collect() if isinstance(draws, pl.LazyFrame) else draws
+    read = as_polars(draws, "draws")
+    frame = read.collect() if isinstance(read, pl.LazyFrame) else read
     for name in (arm, query, draw):
         if name not in frame.columns:
             msg = f"draws: no column {name!r} (label_draws(..., arm=...) output expected)"

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.frames import as_polars
 from polars_rank._engine.sort_keys import trec_score
 from polars_rank._evaluation import evaluate
 from polars_rank.agreement._uncertain.exact import MONOTONE, exact_kernel, exact_values
@@ -62,10 +63,8 @@ def _metrics(metrics: str | Sequence[str]) -> dict[str, Metric]:
 
 
 def _run(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
-    frame = run.collect() if isinstance(run, pl.LazyFrame) else run
-    if not isinstance(frame, pl.DataFrame):
-        msg = f"run: expected a Polars DataFrame or LazyFrame, got {type(run).__name__}"
-        raise TypeError(msg)
+    read = as_polars(run, "run", query=columns[0], doc=columns[1], value=columns[2])
+    frame = read.collect() if isinstance(read, pl.LazyFrame) else read
     for name in columns:
         if name not in frame.columns:
             msg = f"the run has no column {name!r}: it needs {columns}, got {frame.columns}"
