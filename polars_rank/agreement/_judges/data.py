@@ -161,6 +161,10 @@ def categories(labels: pl.Series, given: Sequence[Any] | None, label: str) -> pl
         found: pl.Series = labels.unique().sort().rename(label)
         return found
     out = pl.Series(label, list(given), dtype=labels.dtype, strict=False)
+    if out.to_list() != list(given) and not all(isinstance(g, str) for g in given):
+        msg = (f"labels={list(given)!r} are not all values of column {label!r} "
+               f"({labels.dtype}): read as {out.to_list()!r}")
+        raise ValueError(msg)
     if out.null_count() or out.n_unique() != out.len():
         msg = f"labels must be distinct non-null values, got {list(given)!r}"
         raise ValueError(msg)

@@ -83,7 +83,8 @@ def cohen_kappa(
     query, doc, judge, label
         Column names: the query, the document, the judge, the label.
     group_by
-        Slice column(s): one row per slice (a query in two slices counts in each).
+        Slice column(s): one row per slice (a query in two slices counts in each; a
+        slice where the judges share no item has no row).
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples

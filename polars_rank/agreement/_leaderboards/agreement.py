@@ -28,6 +28,11 @@ def two_conditions(data: object, *, system: str, query: str, value: str | Sequen
             msg = (f"no column {condition!r} naming the two conditions; or give value= "
                    "two columns, one per condition")
             raise InvalidDataError(msg)
+        if frame.get_column(condition).null_count():
+            row = frame.filter(pl.col(condition).is_null()).row(0, named=True)
+            msg = (f"column {condition!r} has null values (e.g. system {row.get(system)!r}, "
+                   f"query {row.get(query)!r}): every row needs its condition")
+            raise InvalidDataError(msg)
         names = frame.get_column(condition).unique().sort().to_list()
         if len(names) != 2:
             msg = f"column {condition!r} must hold two conditions, got {len(names)}: {names[:5]}"

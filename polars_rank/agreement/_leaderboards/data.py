@@ -38,6 +38,16 @@ def matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
         if column not in frame.columns:
             msg = f"no column {column!r}{where} (columns: {frame.columns})"
             raise InvalidDataError(msg)
+    if system == query:
+        msg = f"system= and query= name one column {system!r}: they must be two columns"
+        raise ValueError(msg)
+    for column in (system, query):
+        nulls = frame.filter(pl.col(column).is_null())
+        if nulls.height:
+            other = query if column == system else system
+            msg = (f"column {column!r}{where} has null values ({nulls.height}, e.g. with "
+                   f"{other}={nulls[other][0]!r}): every row needs a system and a query")
+            raise InvalidDataError(msg)
     if not frame.schema[value].is_numeric():
         msg = f"column {value!r}{where} must be numeric, got {frame.schema[value]}"
         raise InvalidDataError(msg)

@@ -102,6 +102,23 @@ def compare_uncertain(
     if baseline not in arms:
         msg = f"baseline={baseline!r}: not a value of column {arm!r} ({arms})"
         raise ValueError(msg)
+    twice = frame.filter(pl.struct(keys).is_duplicated()).sort(keys)
+    if twice.height:
+        a, q, d = twice.select(keys).row(0)
+        msg = (f"draws: two rows for {arm}={a!r}, {query}={q!r}, {draw}={d!r} (columns "
+               f"{keys}); one row per arm, query and draw")
+        raise InvalidDataError(msg)
+    for name in names:
+        if name not in frame.columns or not frame.schema[name].is_numeric():
+            msg = (f"draws: metric column {name!r} is missing or not numeric (columns: "
+                   f"{frame.columns})")
+            raise InvalidDataError(msg)
+        bad = frame.filter(~pl.col(name).cast(pl.Float64).is_finite().fill_null(False))
+        if bad.height:
+            a, q, d = bad.sort(keys).select(keys).row(0)
+            msg = (f"draws: column {name!r} holds a null or non-finite value, first at "
+                   f"{arm}={a!r}, {query}={q!r}, {draw}={d!r}")
+            raise InvalidDataError(msg)
     frame = frame.sort(keys)
     base = frame.filter(pl.col(arm) == baseline)
     queries = base[query].n_unique()

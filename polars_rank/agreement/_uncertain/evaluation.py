@@ -75,7 +75,9 @@ def _run(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
         msg = f"column {score!r} of the run: expected numbers, got {frame.schema[score]}"
         raise InvalidDataError(msg)
     keys = [query, doc, *columns[3:]]
-    for bad, rule in ((pl.col(score).cast(pl.Float64).is_nan(), f"a NaN in column {score!r}"),
+    for bad, rule in ((pl.col(query).is_null(), f"a null in column {query!r}"),
+                      (pl.col(doc).is_null(), f"a null in column {doc!r}"),
+                      (pl.col(score).cast(pl.Float64).is_nan(), f"a NaN in column {score!r}"),
                       (pl.struct(keys).is_duplicated(), f"duplicate {tuple(keys)} rows")):
         offenders = frame.filter(bad.fill_null(False))
         if offenders.height:
@@ -85,6 +87,15 @@ def _run(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
             raise InvalidDataError(msg)
     # a null score is a judged document the run did not retrieve (evaluate()'s rule)
     return frame.filter(pl.col(score).is_not_null())
+
+
+def _same_ids(run: pl.DataFrame, dist: pl.DataFrame, query: str, doc: str) -> None:
+    """The run's and the labels' ids are of one type (else they would never match)."""
+    for column in (query, doc):
+        if dist.height and run.schema[column] != dist.schema[column]:
+            msg = (f"column {column!r} is {run.schema[column]} in the run but "
+                   f"{dist.schema[column]} in the labels: cast the ids to one type")
+            raise InvalidDataError(msg)
 
 
 def _check_max_grade(dist: pl.DataFrame, metrics: dict[str, Metric]) -> None:
@@ -158,6 +169,7 @@ def label_draws(
                               probability=probability, judge=judge, tolerance=tolerance)
     _check_max_grade(dist, _metrics(metrics))
     frame = _run(run, [query, doc, score] + ([arm] if arm is not None else []))
+    _same_ids(frame, dist, query, doc)
     if block is None:
         block = max(1, _ROWS_PER_BLOCK // max(frame.height + dist.height, 1))
     return per_draw_values(frame.lazy(), dist.lazy(), names, range(samples), query=query,
@@ -256,6 +268,7 @@ def evaluate_uncertain(
                               probability=probability, judge=judge, tolerance=tolerance)
     _check_max_grade(dist, parsed)
     frame = _run(run, [query, doc, score])
+    _same_ids(frame, dist, query, doc)
     docs = _ranked_docs(frame, dist, query, doc, score)
     exact = {n: m for n, m in parsed.items()
              if method == "auto" and exact_kernel(m) is not None}
