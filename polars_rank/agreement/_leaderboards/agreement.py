@@ -14,6 +14,8 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._engine.frames import FrameLike
+
 __all__ = ["leaderboard_agreement", "swapped_pairs", "two_conditions"]
 
 
@@ -60,7 +62,7 @@ def two_conditions(data: object, *, system: str, query: str, value: str | Sequen
 
 
 def leaderboard_agreement(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     system: str = "system",
     query: str = "qid",
@@ -83,7 +85,8 @@ def leaderboard_agreement(
     Parameters
     ----------
     per_query
-        One row per (system, query[, condition]) with the value.
+        One row per (system, query[, condition]) with the value. DataFrame or
+        LazyFrame; pandas, Arrow and dicts of columns are read as ``evaluate()`` reads them.
     system, query
         Column names.
     value
@@ -165,7 +168,7 @@ def leaderboard_agreement(
 
 
 def swapped_pairs(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     system: str = "system",
     query: str = "qid",

@@ -13,6 +13,8 @@ from polars_rank.agreement._leaderboards.orders import positions
 if TYPE_CHECKING:
     from typing import Any
 
+    from polars_rank._engine.frames import FrameLike
+
 __all__ = ["leaderboard_bootstrap", "resample_means"]
 
 
@@ -26,7 +28,7 @@ def resample_means(values: Any, n_resamples: int, seed: int | None) -> Any:
 
 
 def leaderboard_bootstrap(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     system: str = "system",
     query: str = "qid",
@@ -45,7 +47,8 @@ def leaderboard_bootstrap(
     Parameters
     ----------
     per_query
-        One row per (system, query) with the value (e.g. an nDCG@10).
+        One row per (system, query) with the value (e.g. an nDCG@10). DataFrame or
+        LazyFrame; pandas, Arrow and dicts of columns are read as ``evaluate()`` reads them.
     system, query, value
         Column names.
     n_resamples, alpha, seed

@@ -12,11 +12,13 @@ from polars_rank.compare import compare
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._engine.frames import FrameLike
+
 __all__ = ["discriminative_power"]
 
 
 def discriminative_power(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     system: str = "system",
     query: str = "qid",
@@ -40,7 +42,8 @@ def discriminative_power(
     Parameters
     ----------
     per_query
-        One row per (system, query) with one column per metric.
+        One row per (system, query) with one column per metric. DataFrame or
+        LazyFrame; pandas, Arrow and dicts of columns are read as ``evaluate()`` reads them.
     system, query
         Column names.
     metrics

@@ -70,7 +70,9 @@ def join_rankings(
     Parameters
     ----------
     run_a, run_b
-        Runs with a query, a document and a score (or rank) column.
+        Runs with a query, a document and a score (or rank) column, ids of one type
+        in both. A pandas DataFrame (or Arrow data) is read as ``evaluate()`` reads
+        it and gives a DataFrame; a LazyFrame ``run_a`` gives a LazyFrame.
     query, doc, by
         Their column names.
     descending
@@ -88,7 +90,8 @@ def join_rankings(
     Raises
     ------
     InvalidDataError
-        A missing column, a document twice in one query of a run, or a query in
+        A missing column, a document twice in one query of a run, a null id, a NaN
+        or non-numeric ``by``, ids of different types in the two runs, or a query in
         one run only (two rankings of different queries joined by mistake).
 
     Examples

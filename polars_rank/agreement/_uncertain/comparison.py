@@ -23,13 +23,15 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._engine.frames import FrameLike
+
 __all__ = ["compare_uncertain"]
 
 _CELLS = 4_000_000  # resampled (replicate x query) cells per block of replicates
 
 
 def compare_uncertain(
-    draws: pl.DataFrame | pl.LazyFrame,
+    draws: FrameLike,
     *,
     arm: str = "arm",
     baseline: Any,
@@ -46,7 +48,8 @@ def compare_uncertain(
     ----------
     draws
         :func:`label_draws` output with ``arm=``: one row per (draw, arm, query).
-        Every arm must have every (query, draw) of the baseline.
+        Every arm must have every (query, draw) of the baseline, once. A pandas
+        DataFrame is read as ``evaluate()`` reads it.
     arm, baseline
         The column naming the arm and the baseline's value in it.
     metrics

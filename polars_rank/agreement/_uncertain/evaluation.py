@@ -32,6 +32,8 @@ from polars_rank.registry import Metric, parse_metric
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._engine.frames import FrameLike
+
 __all__ = ["UncertainResult", "evaluate_uncertain", "label_draws"]
 
 Method = Literal["auto", "monte_carlo"]
@@ -122,8 +124,8 @@ def _check(samples: int, seed: int, block: int | None) -> None:
 
 
 def label_draws(
-    run: pl.DataFrame | pl.LazyFrame,
-    labels: pl.DataFrame | pl.LazyFrame,
+    run: FrameLike,
+    labels: FrameLike,
     metrics: str | Sequence[str] = ("ndcg@10", "map", "mrr@10"),
     *,
     form: LabelForm = "distribution",
@@ -177,8 +179,8 @@ def label_draws(
 
 
 def evaluate_uncertain(
-    run: pl.DataFrame | pl.LazyFrame,
-    labels: pl.DataFrame | pl.LazyFrame,
+    run: FrameLike,
+    labels: FrameLike,
     metrics: str | Sequence[str] = ("ndcg@10", "map", "mrr@10"),
     *,
     form: LabelForm = "distribution",
@@ -212,7 +214,8 @@ def evaluate_uncertain(
     Parameters
     ----------
     run
-        One row per (query, doc) with ``score`` (higher is better).
+        One row per (query, doc) with ``score`` (higher is better). DataFrame or
+        LazyFrame; pandas, Arrow and dicts of columns are read as ``evaluate()`` reads them.
     labels
         The uncertain labels, in the ``form`` given: ``"probability"`` (``query``,
         ``doc``, ``probability`` of relevance: grade 1 or 0), ``"distribution"`` (long:

@@ -23,7 +23,7 @@ from typing import Literal, get_args
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
-from polars_rank._engine.frames import as_polars
+from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank.errors import InvalidDataError
 
 __all__ = ["GRADE", "PROBABILITY", "TOLERANCE", "LabelForm", "label_distribution"]
@@ -36,7 +36,7 @@ TOLERANCE = 1e-6
 
 
 def label_distribution(
-    labels: pl.DataFrame | pl.LazyFrame,
+    labels: FrameLike,
     *,
     form: LabelForm = "distribution",
     query: str = "qid",
