@@ -245,3 +245,27 @@ def test_threads_row_order_and_repetition_give_the_same_bits(tmp_path: Path) -> 
         assert_frame_equal(again[i], frame, check_exact=True)
         assert_frame_equal(shuffled[i], frame, check_exact=True)
         assert_frame_equal(pl.read_ipc(tmp_path / f"out{i}.arrow"), frame, check_exact=True)
+
+
+# leaderboard_bootstrap broke equal means by system name: of two identical systems,
+# "a" led in every resample (p_first 1.0) and "b" never did; equal sums added in
+# another order were told apart by rounding.
+def test_bootstrap_ties_share_a_position() -> None:
+    board = pl.DataFrame({"system": ["b", "a", "c"] * 3, "qid": [1, 1, 1, 2, 2, 2, 3, 3, 3],
+                          "value": [0.1, 0.1, 0.3, 0.2, 0.2, 0.2, 0.3, 0.3, 0.1]})
+    out = leaderboard_bootstrap(board, n_resamples=200)
+    assert out["position"].to_list() == [1, 1, 1]  # every mean is 0.6 / 3
+    shares = dict(out.select("system", "p_first").iter_rows())
+    assert shares["a"] == shares["b"] < 1.0
+    dist = leaderboard_bootstrap(board, n_resamples=200, distribution=True)
+    a = dist.filter(pl.col("system") == "a").drop("system")
+    assert_frame_equal(a, dist.filter(pl.col("system") == "b").drop("system"))
+    assert set(dist["position"]) <= {1, 2, 3}
+    totals = dist.group_by("system").agg(pl.col("share").sum())["share"].to_list()
+    assert np.allclose(totals, 1.0)
+    # a resample's positions by hand: 1 + the systems with a strictly higher mean
+    from polars_rank.agreement._leaderboards.bootstrap import shared_positions
+
+    means = np.array([[0.5, 0.2, 0.5, 0.1], [0.3, 0.3, 0.3, 0.3], [0.1, 0.2, 0.3, 0.4]])
+    want = 1 + (means[:, None, :] > means[:, :, None]).sum(axis=-1)
+    assert (shared_positions(means) == want).all()
