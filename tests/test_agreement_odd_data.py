@@ -86,6 +86,8 @@ def test_join_rankings_bad_runs() -> None:
         join_rankings(RUN, RUN.with_columns(docid=pl.lit(None, pl.String)))
     with pytest.raises(InvalidDataError, match="column 'qid' is String in run_a but Int64"):
         join_rankings(RUN.with_columns(pl.col("qid").cast(pl.String)), RUN)
+    with pytest.raises(ValueError, match=r"names=\('qid', 'x'\) would overwrite"):
+        join_rankings(RUN, RUN, names=("qid", "x"))  # was a Polars DuplicateError
 
 
 # judges: fleiss_kappa of no labels was an OutOfBoundsError; a query or slice column

@@ -122,6 +122,10 @@ def join_rankings(
             or not all(isinstance(n, str) for n in names) or names[0] == names[1]):
         msg = f"names must be two different column names, got {names!r}"
         raise ValueError(msg)
+    if set(names) & {query, doc}:
+        msg = (f"names={tuple(names)!r} would overwrite the query or document column "
+               f"({query!r}, {doc!r}): choose other names")
+        raise ValueError(msg)
     lazy = isinstance(run_a, pl.LazyFrame)
     runs = []
     for name, run in (("run_a", run_a), ("run_b", run_b)):
