@@ -271,3 +271,11 @@ def test_bootstrap_ties_share_a_position() -> None:
     means = np.array([[0.5, 0.2, 0.5, 0.1], [0.3, 0.3, 0.3, 0.3], [0.1, 0.2, 0.3, 0.4]])
     want = 1 + (means[:, None, :] > means[:, :, None]).sum(axis=-1)
     assert (shared_positions(means) == want).all()
+
+
+def test_discriminative_power_without_metrics() -> None:
+    # metrics=[] (or a frame with no numeric column) gave an empty frame, silently
+    with pytest.raises(ValueError, match="discriminative_power: no metric column"):
+        discriminative_power(BOARD, metrics=[])
+    with pytest.raises(ValueError, match="no metric column"):
+        discriminative_power(BOARD.select("system", "qid"))

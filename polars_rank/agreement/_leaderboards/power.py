@@ -84,6 +84,10 @@ def discriminative_power(
         names = [c for c, t in frame.schema.items() if c not in (system, query) and t.is_numeric()]
     else:
         names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        msg = (f"discriminative_power: no metric column (metrics={metrics!r}; columns "
+               f"other than {system!r} and {query!r} that hold numbers: none)")
+        raise ValueError(msg)
     rows = []
     for name in names:  # a loop over metrics
         systems, _, _ = matrix(frame, system=system, query=query, value=name)
