@@ -30,6 +30,8 @@ ITEMS = "n_items"
 ONE = pl.col(M).is_not_null().cast(pl.Int64)  # 1 on each item: its sum counts them
 
 _SHOWN = 5
+RESULT_COLUMNS = frozenset({"n_queries", ITEMS, "kappa", "alpha", "agreement", "ci_low",
+                            "ci_high", "count", "label_a", "label_b"})
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,11 @@ def prepare(judgments: Any, *, query: str, doc: str, judge: str, label: str,
             msg = (f"judgments has no column {column!r} (named by {param}=); "
                    f"columns: {list(schema)}")
             raise InvalidDataError(msg)
+    taken = [c for c in [*groups, query] if c in RESULT_COLUMNS or c.startswith("__polars_rank")]
+    if taken:
+        msg = (f"column {taken[0]!r} (query= or group_by=) is a name the result or the "
+               f"computation uses ({sorted(RESULT_COLUMNS)}, __polars_rank*); rename it")
+        raise ValueError(msg)
     columns = [c for c, _ in named]
     if len(set(columns)) != len(columns):
         msg = f"query, doc, judge, label and group_by must name different columns, got {columns}"
@@ -107,9 +114,10 @@ def prepare(judgments: Any, *, query: str, doc: str, judge: str, label: str,
     data = frame.lazy().select(*groups, query, doc, judge, label).collect()
     for column in [*groups, query, doc, judge]:
         if data[column].null_count():
-            where = data.filter(pl.col(column).is_null())[query].drop_nulls().head(_SHOWN)
-            msg = (f"column {column!r} has null values (queries {_shown(where.to_list())}); "
-                   f"a missing judgment is a null label or an absent row")
+            row = data.filter(pl.col(column).is_null()).row(0, named=True)
+            where = ", ".join(f"{c}={row[c]!r}" for c in (query, doc, judge) if c != column)
+            msg = (f"column {column!r} has null values ({data[column].null_count()}, e.g. at "
+                   f"{where}); a missing judgment is a null label or an absent row")
             raise InvalidDataError(msg)
     if dtype.is_float():
         bad = data.filter(~pl.col(label).is_finite())
@@ -143,7 +151,7 @@ def check_judge(data: Judgments, name: Any, param: str) -> None:
     if not found:
         judges = data.frame[data.judge].unique().sort().to_list()
         msg = (f"{param}={name!r} is not a judge in column {data.judge!r} (or has no label); "
-               f"judges: {_shown(judges)}")
+               f"judges: {_shown(judges) if judges else 'none (no row with a label)'}")
         raise InvalidDataError(msg)
 
 
@@ -153,6 +161,10 @@ def categories(labels: pl.Series, given: Sequence[Any] | None, label: str) -> pl
         found: pl.Series = labels.unique().sort().rename(label)
         return found
     out = pl.Series(label, list(given), dtype=labels.dtype, strict=False)
+    if out.to_list() != list(given) and not all(isinstance(g, str) for g in given):
+        msg = (f"labels={list(given)!r} are not all values of column {label!r} "
+               f"({labels.dtype}): read as {out.to_list()!r}")
+        raise ValueError(msg)
     if out.null_count() or out.n_unique() != out.len():
         msg = f"labels must be distinct non-null values, got {list(given)!r}"
         raise ValueError(msg)

@@ -83,7 +83,8 @@ def cohen_kappa(
     query, doc, judge, label
         Column names: the query, the document, the judge, the label.
     group_by
-        Slice column(s): one row per slice (a query in two slices counts in each).
+        Slice column(s): one row per slice (a query in two slices counts in each; a
+        slice where the judges share no item has no row).
     per_query
         One row per (slice, query) instead, without intervals.
     n_resamples
@@ -242,6 +243,9 @@ def fleiss_kappa(
     check_bootstrap(n_resamples, confidence, seed)
     data = prepare(judgments, query=query, doc=doc, judge=judge, label=label,
                    group_by=group_by)
+    if not data.frame.height:
+        msg = f"fleiss_kappa: no judgment with a label in column {label!r}: nothing to agree on"
+        raise InvalidDataError(msg)
     cats = categories(data.frame[label], None, label)
     units = unit_wide(data, cats)
     sizes = units[M].unique().sort().to_list()

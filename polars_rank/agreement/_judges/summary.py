@@ -87,6 +87,12 @@ def summarise(table: pl.DataFrame | pl.LazyFrame, items: pl.DataFrame | pl.LazyF
     that two statistics of one slice draw different resamples.
     """
     keys = [*groups, query]
+    taken = [k for k in (keys if per_query else groups)
+             if k in {"n_queries", ITEMS, name, "ci_low", "ci_high"}]
+    if taken:
+        msg = (f"{what}: column {taken[0]!r} (query= or group_by=) has the name of a result "
+               f"column ({['n_queries', ITEMS, name, 'ci_low', 'ci_high']}); rename it")
+        raise ValueError(msg)
     table, items = table.lazy(), items.lazy()
     none = [pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high")]
     if per_query:

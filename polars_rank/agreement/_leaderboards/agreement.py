@@ -14,6 +14,8 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._engine.frames import FrameLike
+
 __all__ = ["leaderboard_agreement", "swapped_pairs", "two_conditions"]
 
 
@@ -27,6 +29,11 @@ def two_conditions(data: object, *, system: str, query: str, value: str | Sequen
         if condition is None or condition not in frame.columns:
             msg = (f"no column {condition!r} naming the two conditions; or give value= "
                    "two columns, one per condition")
+            raise InvalidDataError(msg)
+        if frame.get_column(condition).null_count():
+            row = frame.filter(pl.col(condition).is_null()).row(0, named=True)
+            msg = (f"column {condition!r} has null values (e.g. system {row.get(system)!r}, "
+                   f"query {row.get(query)!r}): every row needs its condition")
             raise InvalidDataError(msg)
         names = frame.get_column(condition).unique().sort().to_list()
         if len(names) != 2:
@@ -55,7 +62,7 @@ def two_conditions(data: object, *, system: str, query: str, value: str | Sequen
 
 
 def leaderboard_agreement(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     system: str = "system",
     query: str = "qid",
@@ -78,7 +85,8 @@ def leaderboard_agreement(
     Parameters
     ----------
     per_query
-        One row per (system, query[, condition]) with the value.
+        One row per (system, query[, condition]) with the value. DataFrame or
+        LazyFrame; pandas, Arrow and dicts of columns are read as ``evaluate()`` reads them.
     system, query
         Column names.
     value
@@ -95,7 +103,11 @@ def leaderboard_agreement(
         One row: reference, other, n_systems, n_queries, kendall_tau, kendall_tau_low,
         kendall_tau_high, tau_ap, tau_ap_low, tau_ap_high, n_swaps (pairs that change
         order), largest_swap (the largest difference of means, under the reference,
-        of a pair that changes order; 0 without a swap).
+        of a pair that changes order; 0 without a swap). ``kendall_tau`` is null
+        where tau_b is undefined, when every system ties under a condition
+        (``scipy.stats.kendalltau`` gives NaN); its interval is over the resamples where
+        it is defined (null if none is). tau_AP orders tied systems by name, so it
+        stays defined (1.0 when both leaderboards are all ties).
 
     Raises
     ------
@@ -138,11 +150,17 @@ def leaderboard_agreement(
                           condition=condition)
     deltas = swaps.get_column("reference_delta").to_list()
     largest = max(deltas, default=0.0)
+    defined = taus[~np.isnan(taus)]  # tau_b is undefined where a leaderboard is all ties
+
+    def number(x: float) -> float | None:
+        return None if np.isnan(x) else float(x)
+
     return pl.DataFrame({
         "reference": [str(names[0])], "other": [str(names[1])],
         "n_systems": [len(systems)], "n_queries": [nq],
-        "kendall_tau": [float(tau)], "kendall_tau_low": [float(np.nanpercentile(taus, lo))],
-        "kendall_tau_high": [float(np.nanpercentile(taus, hi))],
+        "kendall_tau": [number(tau)],
+        "kendall_tau_low": [float(np.percentile(defined, lo)) if defined.size else None],
+        "kendall_tau_high": [float(np.percentile(defined, hi)) if defined.size else None],
         "tau_ap": [float(tap)], "tau_ap_low": [float(np.percentile(taps, lo))],
         "tau_ap_high": [float(np.percentile(taps, hi))],
         "n_swaps": [swaps.height], "largest_swap": [largest],
@@ -150,7 +168,7 @@ def leaderboard_agreement(
 
 
 def swapped_pairs(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     system: str = "system",
     query: str = "qid",

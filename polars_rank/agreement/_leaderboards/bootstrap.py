@@ -8,10 +8,11 @@ import polars as pl
 
 from polars_rank._engine.params import check_real
 from polars_rank.agreement._leaderboards.data import as_frame, draw_counts, matrix
-from polars_rank.agreement._leaderboards.orders import positions
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from polars_rank._engine.frames import FrameLike
 
 __all__ = ["leaderboard_bootstrap", "resample_means"]
 
@@ -25,8 +26,29 @@ def resample_means(values: Any, n_resamples: int, seed: int | None) -> Any:
     return (draw_counts(values.shape[0], n_resamples, seed) @ values) / values.shape[0]
 
 
+def shared_positions(means: Any) -> Any:
+    """Competition positions per row (1 = highest mean): tied systems share the best.
+
+    Means within ``1e-12`` (relative) of the next higher one tie with it: two systems
+    with the same values, or equal sums added in another order, share a position
+    instead of being told apart by their names or by rounding.
+    """
+    import numpy as np
+
+    order = np.argsort(-means, axis=-1, kind="stable")
+    ranked = np.take_along_axis(means, order, axis=-1)
+    tol = 1e-12 * max(1.0, float(np.abs(means).max(initial=0.0)))
+    index = np.broadcast_to(np.arange(means.shape[-1]), means.shape)
+    starts = np.ones(means.shape, dtype=bool)
+    starts[..., 1:] = (ranked[..., :-1] - ranked[..., 1:]) > tol
+    first = np.maximum.accumulate(np.where(starts, index, 0), axis=-1)
+    out = np.empty(means.shape, dtype=np.float64)
+    np.put_along_axis(out, order, first + 1.0, axis=-1)
+    return out
+
+
 def leaderboard_bootstrap(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     system: str = "system",
     query: str = "qid",
@@ -40,12 +62,16 @@ def leaderboard_bootstrap(
 
     The queries are resampled with replacement ``n_resamples`` times (seeded: the same
     seed gives the same output whatever the row order); in each resample the systems
-    are ranked by their mean (1 = highest; equal means by system order).
+    are ranked by their mean (1 = highest). Systems with equal means (within 1e-12,
+    relative) share the best of their positions, as in a competition ranking ("1, 1,
+    3"): ``p_first`` counts every system that ties for the lead, so the shares can sum
+    to more than 1, and no system leads only because of its name.
 
     Parameters
     ----------
     per_query
-        One row per (system, query) with the value (e.g. an nDCG@10).
+        One row per (system, query) with the value (e.g. an nDCG@10). DataFrame or
+        LazyFrame; pandas, Arrow and dicts of columns are read as ``evaluate()`` reads them.
     system, query, value
         Column names.
     n_resamples, alpha, seed
@@ -59,7 +85,8 @@ def leaderboard_bootstrap(
     pl.DataFrame
         system, mean, position (on the data), position_low, position_high (the
         ``1 - alpha`` percentile interval, lower end rounded down, upper end up),
-        p_first (share of resamples where it leads), sorted by position; or, with
+        p_first (share of resamples where it leads, alone or tied), sorted by position
+        (then system); or, with
         ``distribution=True``, system, position, share.
 
     Raises
@@ -82,7 +109,7 @@ def leaderboard_bootstrap(
     │ str    ┆ i64      ┆ f64     │
     ╞════════╪══════════╪═════════╡
     │ a      ┆ 1        ┆ 0.848   │
-    │ b      ┆ 2        ┆ 0.152   │
+    │ b      ┆ 2        ┆ 0.248   │
     └────────┴──────────┴─────────┘
     """
     import numpy as np
@@ -90,7 +117,7 @@ def leaderboard_bootstrap(
     level = check_real(alpha, "alpha", low=0, low_open=True, high=1, high_open=True,
                        allowed="in (0, 1)")
     systems, _, values = matrix(as_frame(per_query), system=system, query=query, value=value)
-    boot = positions(resample_means(values, n_resamples, seed))  # resamples x systems
+    boot = shared_positions(resample_means(values, n_resamples, seed))  # resamples x systems
     kind = pl.Series(systems).dtype
     if distribution:
         n = len(systems)
@@ -105,9 +132,9 @@ def leaderboard_bootstrap(
     return pl.DataFrame({
         "system": pl.Series(systems, dtype=kind),
         "mean": means,
-        "position": positions(means).astype(np.int64),
+        "position": shared_positions(means).astype(np.int64),
         "position_low": np.floor(np.percentile(boot, 100 * level / 2, axis=0)).astype(np.int64),
         "position_high": np.ceil(np.percentile(boot, 100 * (1 - level / 2), axis=0))
         .astype(np.int64),
         "p_first": (boot == 1).mean(axis=0),
-    }).sort("position")
+    }).sort("position", maintain_order=True)

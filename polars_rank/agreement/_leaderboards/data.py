@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -19,13 +20,12 @@ Matrix = tuple[list[Any], list[Any], "NDArray[np.float64]"]
 
 
 def as_frame(data: object, name: str = "per_query") -> pl.DataFrame:
-    """A DataFrame from a DataFrame or LazyFrame (collected)."""
-    if isinstance(data, pl.LazyFrame):
-        return data.collect()
-    if isinstance(data, pl.DataFrame):
-        return data
-    msg = f"{name} must be a polars DataFrame or LazyFrame, got {type(data).__name__}"
-    raise TypeError(msg)
+    """A DataFrame from anything :func:`evaluate` reads (a LazyFrame is collected).
+
+    A Polars DataFrame or LazyFrame, a pandas DataFrame, Arrow data, a dict of columns.
+    """
+    frame = as_polars(data, name)
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
 def matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
@@ -37,6 +37,16 @@ def matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
     for column in (system, query, value):
         if column not in frame.columns:
             msg = f"no column {column!r}{where} (columns: {frame.columns})"
+            raise InvalidDataError(msg)
+    if system == query:
+        msg = f"system= and query= name one column {system!r}: they must be two columns"
+        raise ValueError(msg)
+    for column in (system, query):
+        nulls = frame.filter(pl.col(column).is_null())
+        if nulls.height:
+            other = query if column == system else system
+            msg = (f"column {column!r}{where} has null values ({nulls.height}, e.g. with "
+                   f"{other}={nulls[other][0]!r}): every row needs a system and a query")
             raise InvalidDataError(msg)
     if not frame.schema[value].is_numeric():
         msg = f"column {value!r}{where} must be numeric, got {frame.schema[value]}"

@@ -12,11 +12,13 @@ from polars_rank.compare import compare
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from polars_rank._engine.frames import FrameLike
+
 __all__ = ["discriminative_power"]
 
 
 def discriminative_power(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: FrameLike,
     *,
     system: str = "system",
     query: str = "qid",
@@ -40,7 +42,8 @@ def discriminative_power(
     Parameters
     ----------
     per_query
-        One row per (system, query) with one column per metric.
+        One row per (system, query) with one column per metric. DataFrame or
+        LazyFrame; pandas, Arrow and dicts of columns are read as ``evaluate()`` reads them.
     system, query
         Column names.
     metrics
@@ -81,6 +84,10 @@ def discriminative_power(
         names = [c for c, t in frame.schema.items() if c not in (system, query) and t.is_numeric()]
     else:
         names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        msg = (f"discriminative_power: no metric column (metrics={metrics!r}; columns "
+               f"other than {system!r} and {query!r} that hold numbers: none)")
+        raise ValueError(msg)
     rows = []
     for name in names:  # a loop over metrics
         systems, _, _ = matrix(frame, system=system, query=query, value=name)

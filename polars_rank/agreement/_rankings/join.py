@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
+from polars_rank._engine.frames import as_polars
 from polars_rank._engine.params import check_k
 from polars_rank.agreement._rankings.lists import check_bool
 from polars_rank.errors import InvalidDataError
@@ -22,6 +23,21 @@ def _checked(run: pl.LazyFrame, name: str, query: str, doc: str, by: str) -> Non
     for column in (query, doc, by):
         if column not in run.collect_schema():
             msg = f"{name} has no column {column!r} (columns: {run.collect_schema().names()})"
+            raise InvalidDataError(msg)
+    if not run.collect_schema()[by].is_numeric():
+        msg = f"{name}: column {by!r} (by=) must be numeric, got {run.collect_schema()[by]}"
+        raise InvalidDataError(msg)
+    for column in (query, doc):
+        nulls = run.filter(pl.col(column).is_null()).head(1).collect()
+        if nulls.height:
+            msg = (f"{name}: column {column!r} has null values (e.g. {query}="
+                   f"{nulls[query][0]!r}, {doc}={nulls[doc][0]!r}); every row needs ids")
+            raise InvalidDataError(msg)
+    if run.collect_schema()[by].is_float():
+        bad = run.filter(pl.col(by).is_nan()).sort(query, doc).head(1).collect()
+        if bad.height:
+            msg = (f"{name}: column {by!r} (by=) holds NaN for query {bad[query][0]!r}, "
+                   f"document {bad[doc][0]!r}; a document without a score is a null")
             raise InvalidDataError(msg)
     dup = (run.group_by(query, doc).len().filter(pl.col("len") > 1)
            .sort(query, doc).head(1).collect())
@@ -54,7 +70,9 @@ def join_rankings(
     Parameters
     ----------
     run_a, run_b
-        Runs with a query, a document and a score (or rank) column.
+        Runs with a query, a document and a score (or rank) column, ids of one type
+        in both. A pandas DataFrame (or Arrow data) is read as ``evaluate()`` reads
+        it and gives a DataFrame; a LazyFrame ``run_a`` gives a LazyFrame.
     query, doc, by
         Their column names.
     descending
@@ -72,7 +90,8 @@ def join_rankings(
     Raises
     ------
     InvalidDataError
-        A missing column, a document twice in one query of a run, or a query in
+        A missing column, a document twice in one query of a run, a null id, a NaN
+        or non-numeric ``by``, ids of different types in the two runs, or a query in
         one run only (two rankings of different queries joined by mistake).
 
     Examples
@@ -103,15 +122,22 @@ def join_rankings(
             or not all(isinstance(n, str) for n in names) or names[0] == names[1]):
         msg = f"names must be two different column names, got {names!r}"
         raise ValueError(msg)
+    if set(names) & {query, doc}:
+        msg = (f"names={tuple(names)!r} would overwrite the query or document column "
+               f"({query!r}, {doc!r}): choose other names")
+        raise ValueError(msg)
     lazy = isinstance(run_a, pl.LazyFrame)
     runs = []
     for name, run in (("run_a", run_a), ("run_b", run_b)):
-        if not isinstance(run, (pl.DataFrame, pl.LazyFrame)):
-            msg = f"{name} must be a polars DataFrame or LazyFrame, got {type(run).__name__}"
-            raise TypeError(msg)
-        frame = run.lazy()
+        frame = as_polars(run, name, query=query, doc=doc, value=by).lazy()
         _checked(frame, name, query, doc, by)
         runs.append(frame)
+    for column in (query, doc):
+        kinds = [r.collect_schema()[column] for r in runs]
+        if kinds[0] != kinds[1]:
+            msg = (f"column {column!r} is {kinds[0]} in run_a but {kinds[1]} in run_b: "
+                   f"cast the ids to one type (ids of different types never match)")
+            raise InvalidDataError(msg)
     queries = [r.select(pl.col(query).unique()) for r in runs]
     only = [queries[0].join(queries[1], on=query, how="anti").sort(query).head(1).collect(),
             queries[1].join(queries[0], on=query, how="anti").sort(query).head(1).collect()]

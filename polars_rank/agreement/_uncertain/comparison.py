@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from polars_rank._engine.frames import FrameLike
 
 __all__ = ["compare_uncertain"]
 
@@ -28,7 +31,7 @@ _CELLS = 4_000_000  # resampled (replicate x query) cells per block of replicate
 
 
 def compare_uncertain(
-    draws: pl.DataFrame | pl.LazyFrame,
+    draws: FrameLike,
     *,
     arm: str = "arm",
     baseline: Any,
@@ -45,7 +48,8 @@ def compare_uncertain(
     ----------
     draws
         :func:`label_draws` output with ``arm=``: one row per (draw, arm, query).
-        Every arm must have every (query, draw) of the baseline.
+        Every arm must have every (query, draw) of the baseline, once. A pandas
+        DataFrame is read as ``evaluate()`` reads it.
     arm, baseline
         The column naming the arm and the baseline's value in it.
     metrics
@@ -88,7 +92,8 @@ def compare_uncertain(
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         msg = f"n_resamples={n_resamples!r}: expected a positive int"
         raise ValueError(msg)
-    frame = draws.collect() if isinstance(draws, pl.LazyFrame) else draws
+    read = as_polars(draws, "draws")
+    frame = read.collect() if isinstance(read, pl.LazyFrame) else read
     for name in (arm, query, draw):
         if name not in frame.columns:
             msg = f"draws: no column {name!r} (label_draws(..., arm=...) output expected)"
@@ -100,6 +105,23 @@ def compare_uncertain(
     if baseline not in arms:
         msg = f"baseline={baseline!r}: not a value of column {arm!r} ({arms})"
         raise ValueError(msg)
+    twice = frame.filter(pl.struct(keys).is_duplicated()).sort(keys)
+    if twice.height:
+        a, q, d = twice.select(keys).row(0)
+        msg = (f"draws: two rows for {arm}={a!r}, {query}={q!r}, {draw}={d!r} (columns "
+               f"{keys}); one row per arm, query and draw")
+        raise InvalidDataError(msg)
+    for name in names:
+        if name not in frame.columns or not frame.schema[name].is_numeric():
+            msg = (f"draws: metric column {name!r} is missing or not numeric (columns: "
+                   f"{frame.columns})")
+            raise InvalidDataError(msg)
+        bad = frame.filter(~pl.col(name).cast(pl.Float64).is_finite().fill_null(False))
+        if bad.height:
+            a, q, d = bad.sort(keys).select(keys).row(0)
+            msg = (f"draws: column {name!r} holds a null or non-finite value, first at "
+                   f"{arm}={a!r}, {query}={q!r}, {draw}={d!r}")
+            raise InvalidDataError(msg)
     frame = frame.sort(keys)
     base = frame.filter(pl.col(arm) == baseline)
     queries = base[query].n_unique()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.frames import as_polars
 from polars_rank._engine.sort_keys import trec_score
 from polars_rank._evaluation import evaluate
 from polars_rank.agreement._uncertain.exact import MONOTONE, exact_kernel, exact_values
@@ -30,6 +31,8 @@ from polars_rank.registry import Metric, parse_metric
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from polars_rank._engine.frames import FrameLike
 
 __all__ = ["UncertainResult", "evaluate_uncertain", "label_draws"]
 
@@ -62,10 +65,8 @@ def _metrics(metrics: str | Sequence[str]) -> dict[str, Metric]:
 
 
 def _run(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
-    frame = run.collect() if isinstance(run, pl.LazyFrame) else run
-    if not isinstance(frame, pl.DataFrame):
-        msg = f"run: expected a Polars DataFrame or LazyFrame, got {type(run).__name__}"
-        raise TypeError(msg)
+    read = as_polars(run, "run", query=columns[0], doc=columns[1], value=columns[2])
+    frame = read.collect() if isinstance(read, pl.LazyFrame) else read
     for name in columns:
         if name not in frame.columns:
             msg = f"the run has no column {name!r}: it needs {columns}, got {frame.columns}"
@@ -76,7 +77,9 @@ def _run(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
         msg = f"column {score!r} of the run: expected numbers, got {frame.schema[score]}"
         raise InvalidDataError(msg)
     keys = [query, doc, *columns[3:]]
-    for bad, rule in ((pl.col(score).cast(pl.Float64).is_nan(), f"a NaN in column {score!r}"),
+    for bad, rule in ((pl.col(query).is_null(), f"a null in column {query!r}"),
+                      (pl.col(doc).is_null(), f"a null in column {doc!r}"),
+                      (pl.col(score).cast(pl.Float64).is_nan(), f"a NaN in column {score!r}"),
                       (pl.struct(keys).is_duplicated(), f"duplicate {tuple(keys)} rows")):
         offenders = frame.filter(bad.fill_null(False))
         if offenders.height:
@@ -86,6 +89,15 @@ def _run(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
             raise InvalidDataError(msg)
     # a null score is a judged document the run did not retrieve (evaluate()'s rule)
     return frame.filter(pl.col(score).is_not_null())
+
+
+def _same_ids(run: pl.DataFrame, dist: pl.DataFrame, query: str, doc: str) -> None:
+    """The run's and the labels' ids are of one type (else they would never match)."""
+    for column in (query, doc):
+        if dist.height and run.schema[column] != dist.schema[column]:
+            msg = (f"column {column!r} is {run.schema[column]} in the run but "
+                   f"{dist.schema[column]} in the labels: cast the ids to one type")
+            raise InvalidDataError(msg)
 
 
 def _check_max_grade(dist: pl.DataFrame, metrics: dict[str, Metric]) -> None:
@@ -112,8 +124,8 @@ def _check(samples: int, seed: int, block: int | None) -> None:
 
 
 def label_draws(
-    run: pl.DataFrame | pl.LazyFrame,
-    labels: pl.DataFrame | pl.LazyFrame,
+    run: FrameLike,
+    labels: FrameLike,
     metrics: str | Sequence[str] = ("ndcg@10", "map", "mrr@10"),
     *,
     form: LabelForm = "distribution",
@@ -159,6 +171,7 @@ def label_draws(
                               probability=probability, judge=judge, tolerance=tolerance)
     _check_max_grade(dist, _metrics(metrics))
     frame = _run(run, [query, doc, score] + ([arm] if arm is not None else []))
+    _same_ids(frame, dist, query, doc)
     if block is None:
         block = max(1, _ROWS_PER_BLOCK // max(frame.height + dist.height, 1))
     return per_draw_values(frame.lazy(), dist.lazy(), names, range(samples), query=query,
@@ -166,8 +179,8 @@ def label_draws(
 
 
 def evaluate_uncertain(
-    run: pl.DataFrame | pl.LazyFrame,
-    labels: pl.DataFrame | pl.LazyFrame,
+    run: FrameLike,
+    labels: FrameLike,
     metrics: str | Sequence[str] = ("ndcg@10", "map", "mrr@10"),
     *,
     form: LabelForm = "distribution",
@@ -201,7 +214,8 @@ def evaluate_uncertain(
     Parameters
     ----------
     run
-        One row per (query, doc) with ``score`` (higher is better).
+        One row per (query, doc) with ``score`` (higher is better). DataFrame or
+        LazyFrame; pandas, Arrow and dicts of columns are read as ``evaluate()`` reads them.
     labels
         The uncertain labels, in the ``form`` given: ``"probability"`` (``query``,
         ``doc``, ``probability`` of relevance: grade 1 or 0), ``"distribution"`` (long:
@@ -257,6 +271,7 @@ def evaluate_uncertain(
                               probability=probability, judge=judge, tolerance=tolerance)
     _check_max_grade(dist, parsed)
     frame = _run(run, [query, doc, score])
+    _same_ids(frame, dist, query, doc)
     docs = _ranked_docs(frame, dist, query, doc, score)
     exact = {n: m for n, m in parsed.items()
              if method == "auto" and exact_kernel(m) is not None}

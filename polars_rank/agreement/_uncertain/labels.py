@@ -23,6 +23,7 @@ from typing import Literal, get_args
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank.errors import InvalidDataError
 
 __all__ = ["GRADE", "PROBABILITY", "TOLERANCE", "LabelForm", "label_distribution"]
@@ -35,7 +36,7 @@ TOLERANCE = 1e-6
 
 
 def label_distribution(
-    labels: pl.DataFrame | pl.LazyFrame,
+    labels: FrameLike,
     *,
     form: LabelForm = "distribution",
     query: str = "qid",
@@ -95,10 +96,8 @@ def label_distribution(
     if not 0 <= tolerance < 1:
         msg = f"tolerance={tolerance!r}: expected a number in [0, 1)"
         raise ValueError(msg)
-    frame = labels.lazy().collect() if isinstance(labels, pl.LazyFrame) else labels
-    if not isinstance(frame, pl.DataFrame):
-        msg = f"labels: expected a Polars DataFrame or LazyFrame, got {type(labels).__name__}"
-        raise TypeError(msg)
+    read = as_polars(labels, "labels", query=query, doc=doc, value=grade)
+    frame = read.collect() if isinstance(read, pl.LazyFrame) else read
     keys = [query, doc]
     if form == "probability":
         _require(frame, [*keys, probability], form)
