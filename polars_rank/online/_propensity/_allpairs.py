@@ -13,12 +13,13 @@ interventional set :math:`S_{k,k'}` at position k, it maximises
 over :math:`a_k = \log p_k` and :math:`b_{k,k'} = \log r_{k,k'}` subject to
 :math:`p_k r_{k,k'} \le 1` (they are click probabilities), where the objective
 is concave (each term is concave in :math:`s = a_k + b_{k,k'}`): full Newton steps,
-halved until the objective does not decrease and every :math:`p_k r_{k,k'} < 1`.
+shortened to keep every :math:`p_k r_{k,k'} < 1` and halved until the objective
+does not decrease.
 A cell with non-clicks keeps :math:`s < 0` by itself (its term falls to
 :math:`-\infty` at :math:`s = 0`); a cell without any (clicked every time it
 was seen, or never seen) does not, and its maximum may lie on the boundary
 :math:`s = 0`. Those cells get a logarithmic barrier :math:`w \log(-s)` and
-the barrier weight follows the central path :math:`w = 1, 10^{-1}, \dots,
+the barrier weight follows the central path :math:`w = 1, 10^{-3}, \dots,
 10^{-12}`, each Newton solve started from the last (an interior-point method:
 the objective is within :math:`m w` of the constrained maximum for :math:`m`
 barred cells). A pair without any click carries no information on the
@@ -64,7 +65,7 @@ def connected_to_first(size: int, pairs: list[tuple[int, int]]) -> list[bool]:
     return seen
 
 
-BARRIER = tuple(10.0 ** -e for e in range(13))
+BARRIER = tuple(10.0 ** -e for e in range(0, 13, 3))
 """The barrier weights followed (when some cell has no non-clicks)."""
 
 
@@ -99,7 +100,9 @@ def _newton(theta: Matrix, design: Matrix, c: Matrix, n: Matrix, weight: float) 
             step = np.linalg.solve(hess, -grad)
         except np.linalg.LinAlgError:
             step = np.linalg.lstsq(hess, -grad, rcond=None)[0]
-        t = 1.0
+        rise = design @ step  # every s stays < 0: start below the first to reach 0
+        ahead = rise > 0
+        t = min(1.0, 0.99 * float(np.min(-s[ahead] / rise[ahead], initial=np.inf)))
         while t > 1e-12:
             trial = _objective(design @ (theta + t * step), c, n, weight)
             if trial >= value - 1e-12 * abs(value):
