@@ -14,8 +14,8 @@ operations per list. Here every step runs once over the whole frame:
 3. tau_AP: the positions among the common documents (two more sorts), then for each
    document the documents above it in both rankings, counted in dyadic blocks of its
    position with binary searches in one sorted column of codes (query, block, position)
-   for all queries at once (:func:`~polars_rank.agreement._rankings.lists.dominated`
-   with the query in the high bits).
+   for all queries at once (as :func:`~polars_rank.agreement._rankings.lists.dominated`,
+   with the query in the high bits; as many blocks as the longest list needs).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import polars as pl
 
 from polars_rank._engine.params import check_real
 from polars_rank._engine.sums import ordered_sum
-from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool, dominated
+from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -104,6 +104,21 @@ def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
     return {"rbo": ext, "rbo_min": minimum, "rbo_res": residual, "rbo_max": minimum + residual}
 
 
+def _dominated(qi: pl.Expr, x: pl.Expr, y: pl.Expr, levels: int) -> pl.Expr:
+    """Per row: the rows of its query with smaller ``x`` and smaller ``y``, as
+    :func:`~polars_rank.agreement._rankings.lists.dominated` reading ``levels`` bits."""
+    width = MAX_ITEMS + 1
+    total = pl.lit(0, dtype=pl.Int64)
+    for level in range(levels):
+        high = qi * (MAX_ITEMS >> level) + x // (1 << level)
+        codes = (high * width + y).sort()
+        block = (high - 1) * width
+        found = (codes.search_sorted(block + y, side="left").cast(pl.Int64)
+                 - codes.search_sorted(block, side="left").cast(pl.Int64))
+        total = total + pl.when((x // (1 << level)) % 2 == 1).then(found).otherwise(0)
+    return total.cast(_F)
+
+
 def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFrame:
     """tau_AP per query over the rows held by both rankings (columns _pa, _pb)."""
     ranked = _positions(common, keys, "_pa", None, False, "_ra")
@@ -111,11 +126,14 @@ def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFr
     idx = pl.int_range(pl.len(), dtype=pl.Int64)
     new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) \
         | (idx == 0)
-    ranked = ranked.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"))
-    ra = pl.col("_ra").clip(upper_bound=MAX_ITEMS)
-    rb = pl.col("_rb").clip(upper_bound=MAX_ITEMS)
-    # documents above in both rankings: the query in the bits above the position's
-    correct = dominated(pl.col("_qi") * MAX_ITEMS + ra - 1, rb).cast(_F)
+    ranked = ranked.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"),
+                                 pl.col("_ra").clip(upper_bound=MAX_ITEMS),
+                                 pl.col("_rb").clip(upper_bound=MAX_ITEMS)).collect().lazy()
+    ra, rb = pl.col("_ra"), pl.col("_rb")
+    longest = ranked.select(pl.col("_ra_n").max()).collect().item() or 1
+    # documents above in both rankings, the query in the bits above the position's: only
+    # the bits the longest list needs (one sort each), hence the collect above
+    correct = _dominated(pl.col("_qi"), ra - 1, rb, max(1, (longest - 1).bit_length()))
 
     def term(pos: pl.Expr) -> pl.Expr:  # C(i) / (i - 1), computed once for all queries
         return pl.when(pos > 1).then(pl.col("_c") / (pos - 1).cast(_F)).otherwise(0.0)
