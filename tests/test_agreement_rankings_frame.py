@@ -15,7 +15,7 @@ import pytest
 import rbo_reference as rboref
 from test_agreement_rankings import tau_ap_reference
 
-from polars_rank.agreement import rbo, join_rankings, ranking_similarity, tau_ap
+from polars_rank.agreement import join_rankings, ranking_similarity, rbo, tau_ap
 from polars_rank.errors import InvalidDataError
 
 TOL = 1e-12
@@ -99,6 +99,13 @@ def test_row_order_lazy_scores_and_query_columns() -> None:
     two = shuffled.with_columns(pl.col("qid").alias("q1"), (pl.col("qid") % 3).alias("q2"))
     multi = ranking_similarity(two, query=["q1", "q2"], measures=ALL)
     assert multi.drop("q2").rename({"q1": "qid"}).equals(want)
+    # a null query is a query too, as in a group_by
+    nulls = frame.with_columns(pl.when(pl.col("qid") != 1).then("qid").alias("qid"))
+    got = ranking_similarity(nulls, measures=ALL)
+    slow = expressions(nulls, 0.9)
+    assert got["qid"].to_list() == [*slow["qid"].drop_nulls().to_list(), None]
+    last, one = got.row(-1), want.filter(pl.col("qid") == 1).row(0)
+    assert all(close(x, y) for x, y in zip(last[1:], one[1:], strict=True))
 
 
 def test_join_rankings_output_and_nan_cases() -> None:

@@ -55,8 +55,10 @@ def _table(p: float) -> pl.Series:
 
 def _positions(frame: pl.LazyFrame, keys: list[str], key: str, doc: str | None,
                desc: bool, out: str) -> pl.LazyFrame:
-    """Sort by (query, key, doc) and add ``out`` (1-based position, null if absent),
-    ``out_n`` (the ranking's length) and ``out_bad`` (a tie without ``doc``, NaN key)."""
+    """Sort by (query, key, doc) and add the positions ``out`` (1 first, null if absent).
+
+    Also ``out_n`` (the ranking's length) and ``out_bad`` (a tie without ``doc``, a NaN key).
+    """
     by = [*keys, key] + ([doc] if doc is not None else [])
     frame = frame.sort(by, descending=[False] * len(keys) + [desc] + [False] * (len(by) - 1
                                                                                  - len(keys)),
@@ -105,8 +107,10 @@ def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
 
 
 def _dominated(qi: pl.Expr, x: pl.Expr, y: pl.Expr, levels: int) -> pl.Expr:
-    """Per row: the rows of its query with smaller ``x`` and smaller ``y``, as
-    :func:`~polars_rank.agreement._rankings.lists.dominated` reading ``levels`` bits."""
+    """Per row: the rows of its query with smaller ``x`` and smaller ``y``.
+
+    As :func:`~polars_rank.agreement._rankings.lists.dominated`, reading ``levels`` bits.
+    """
     width = MAX_ITEMS + 1
     total = pl.lit(0, dtype=pl.Int64)
     for level in range(levels):
@@ -126,14 +130,14 @@ def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFr
     idx = pl.int_range(pl.len(), dtype=pl.Int64)
     new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) \
         | (idx == 0)
-    ranked = ranked.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"),
+    ranked = ranked.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qj"),
                                  pl.col("_ra").clip(upper_bound=MAX_ITEMS),
                                  pl.col("_rb").clip(upper_bound=MAX_ITEMS)).collect().lazy()
     ra, rb = pl.col("_ra"), pl.col("_rb")
     longest = ranked.select(pl.col("_ra_n").max()).collect().item() or 1
     # documents above in both rankings, the query in the bits above the position's: only
     # the bits the longest list needs (one sort each), hence the collect above
-    correct = _dominated(pl.col("_qi"), ra - 1, rb, max(1, (longest - 1).bit_length()))
+    correct = _dominated(pl.col("_qj"), ra - 1, rb, max(1, (longest - 1).bit_length()))
 
     def term(pos: pl.Expr) -> pl.Expr:  # C(i) / (i - 1), computed once for all queries
         return pl.when(pos > 1).then(pl.col("_c") / (pos - 1).cast(_F)).otherwise(0.0)
@@ -226,7 +230,7 @@ def ranking_similarity(
     if not isinstance(joined, (pl.DataFrame, pl.LazyFrame)):
         msg = f"joined must be a polars DataFrame or LazyFrame, got {type(joined).__name__}"
         raise TypeError(msg)
-    keys = [query] if isinstance(query, str) else list(query)
+    keys: list[str] = [query] if isinstance(query, str) else list(query)
     if not keys or not all(isinstance(q, str) for q in keys):
         msg = f"query must be a column name or a list of them, got {query!r}"
         raise TypeError(msg)
@@ -245,13 +249,16 @@ def ranking_similarity(
     sym = check_bool(symmetric, "symmetric")
     lazy = joined.lazy()
     names = lazy.collect_schema().names()
-    extra = [doc] if doc is not None else []
+    extra: list[str] = [doc] if doc is not None else []
     for column in (*keys, a, b, *extra):
         if column not in names:
             msg = f"joined has no column {column!r} (columns: {names})"
             raise InvalidDataError(msg)
     base = lazy.select(*keys, *extra, pl.col(a).alias("_a"), pl.col(b).alias("_b"))
     base = _positions(base, keys, "_a", doc, desc, "_pa")
+    first = pl.int_range(pl.len(), dtype=pl.Int64) == 0
+    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) | first
+    base = base.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"))  # sorted: query
     base = _positions(base, keys, "_b", doc, desc, "_pb")
     pa, pb = pl.col("_pa"), pl.col("_pb")
     both = pa.is_not_null() & pb.is_not_null()
@@ -264,7 +271,8 @@ def ranking_similarity(
         pl.when(both).then(shared).alias("_f"),
         (pl.col("_pa_bad") | pl.col("_pb_bad")).alias("_rowbad"))
     per_query = rows.group_by(keys).agg(
-        pl.col("_pa_n").first().alias("_na"), pl.col("_pb_n").first().alias("_nb"),
+        pl.col("_qi").first(), pl.col("_pa_n").first().alias("_na"),
+        pl.col("_pb_n").first().alias("_nb"),
         pl.col("_both").sum().alias("_xl"), pl.col("_ins").sum().alias("_xs"),
         ordered_sum(pl.col("_f")).alias("_shared"),
         (pl.col("_rowbad").any() | (pl.len() > MAX_ITEMS)).alias("_bad"))
@@ -274,18 +282,10 @@ def ranking_similarity(
         pl.when(safe).then(pl.lit(_NAN)).otherwise(kinds[w].cast(_F)).alias(w)
         for w in wanted if w != "tau_ap")
     if "tau_ap" in wanted:
-        tau = _tau_ap(rows.filter(pl.col("_both")).select(*keys, "_pa", "_pb"), keys, sym)
-        per_query = per_query.join(tau, on=keys, how="left", nulls_equal=True) \
-            if _nulls_equal() else per_query.join(tau, on=keys, how="left", join_nulls=True)
+        tau = _tau_ap(rows.filter(pl.col("_both")).select("_qi", "_pa", "_pb"), ["_qi"], sym)
+        per_query = per_query.join(tau, on="_qi", how="left")
         per_query = per_query.with_columns(
             pl.when(pl.col("_bad")).then(pl.lit(_NAN))
             .otherwise(pl.col("tau_ap").fill_null(_NAN)).alias("tau_ap"))
     out = per_query.select(*keys, *wanted).sort(keys, nulls_last=True)
-    return out if isinstance(joined, pl.LazyFrame) else out.collect()  # type: ignore[return-value]
-
-
-def _nulls_equal() -> bool:
-    """Polars >= 1.x renamed ``join_nulls`` to ``nulls_equal``."""
-    import inspect
-
-    return "nulls_equal" in inspect.signature(pl.LazyFrame.join).parameters
+    return out if isinstance(joined, pl.LazyFrame) else out.collect()
