@@ -54,15 +54,16 @@ def _table(p: float) -> pl.Series:
 
 
 def _positions(frame: pl.LazyFrame, keys: list[str], key: str, doc: str | None,
-               desc: bool, out: str) -> pl.LazyFrame:
+               desc: bool, out: str, *, presorted: bool = False) -> pl.LazyFrame:
     """Sort by (query, key, doc) and add the positions ``out`` (1 first, null if absent).
 
     Also ``out_n`` (the ranking's length) and ``out_bad`` (a tie without ``doc``, a NaN key).
     """
     by = [*keys, key] + ([doc] if doc is not None else [])
-    frame = frame.sort(by, descending=[False] * len(keys) + [desc] + [False] * (len(by) - 1
-                                                                                 - len(keys)),
-                       nulls_last=True)
+    if not presorted:
+        frame = frame.sort(by, descending=[False] * len(keys) + [desc] + [False] * (len(by) - 1
+                                                                                     - len(keys)),
+                           nulls_last=True)
     idx = pl.int_range(pl.len(), dtype=pl.Int64)
     new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) \
         | (idx == 0)
@@ -123,21 +124,21 @@ def _dominated(qi: pl.Expr, x: pl.Expr, y: pl.Expr, levels: int) -> pl.Expr:
     return total.cast(_F)
 
 
-def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFrame:
-    """tau_AP per query over the rows held by both rankings (columns _pa, _pb)."""
-    ranked = _positions(common, keys, "_pa", None, False, "_ra")
-    ranked = _positions(ranked, keys, "_pb", None, False, "_rb")  # sorted by query, _pb
-    idx = pl.int_range(pl.len(), dtype=pl.Int64)
-    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) \
-        | (idx == 0)
-    ranked = ranked.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qj"),
-                                 pl.col("_ra").clip(upper_bound=MAX_ITEMS),
+def _tau_ap(common: pl.LazyFrame, symmetric: bool) -> pl.LazyFrame:
+    """tau_AP per query index ``_qi`` over the rows held by both rankings.
+
+    ``common`` comes sorted by (``_qi``, ``_pb``): the positions among the common rows
+    in ``b`` need no sort, those in ``a`` one.
+    """
+    ranked = _positions(common, ["_qi"], "_pb", None, False, "_rb", presorted=True)
+    ranked = _positions(ranked, ["_qi"], "_pa", None, False, "_ra")
+    ranked = ranked.with_columns(pl.col("_ra").clip(upper_bound=MAX_ITEMS),
                                  pl.col("_rb").clip(upper_bound=MAX_ITEMS)).collect().lazy()
     ra, rb = pl.col("_ra"), pl.col("_rb")
     longest = ranked.select(pl.col("_ra_n").max()).collect().item() or 1
     # documents above in both rankings, the query in the bits above the position's: only
     # the bits the longest list needs (one sort each), hence the collect above
-    correct = _dominated(pl.col("_qj"), ra - 1, rb, max(1, (longest - 1).bit_length()))
+    correct = _dominated(pl.col("_qi"), ra - 1, rb, max(1, (longest - 1).bit_length()))
 
     def term(pos: pl.Expr) -> pl.Expr:  # C(i) / (i - 1), computed once for all queries
         return pl.when(pos > 1).then(pl.col("_c") / (pos - 1).cast(_F)).otherwise(0.0)
@@ -150,7 +151,7 @@ def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFr
         return 2.0 / (n - 1.0) * ordered_sum(pl.col(column)) - 1.0
 
     value = (one_way("_tb") + one_way("_ta")) / 2.0 if symmetric else one_way("_tb")
-    return ranked.group_by(keys).agg(
+    return ranked.group_by("_qi").agg(
         pl.when(n >= 2).then(value).otherwise(pl.lit(_NAN)).alias("tau_ap"))
 
 
@@ -270,6 +271,8 @@ def ranking_similarity(
         both.alias("_both"), (both & (m <= s)).alias("_ins"),
         pl.when(both).then(shared).alias("_f"),
         (pl.col("_pa_bad") | pl.col("_pb_bad")).alias("_rowbad"))
+    if "tau_ap" in wanted:  # read twice: computed once (tau_AP collects anyway)
+        rows = rows.collect().lazy()
     per_query = rows.group_by(keys).agg(
         pl.col("_qi").first(), pl.col("_pa_n").first().alias("_na"),
         pl.col("_pb_n").first().alias("_nb"),
@@ -282,7 +285,7 @@ def ranking_similarity(
         pl.when(safe).then(pl.lit(_NAN)).otherwise(kinds[w].cast(_F)).alias(w)
         for w in wanted if w != "tau_ap")
     if "tau_ap" in wanted:
-        tau = _tau_ap(rows.filter(pl.col("_both")).select("_qi", "_pa", "_pb"), ["_qi"], sym)
+        tau = _tau_ap(rows.filter(pl.col("_both")).select("_qi", "_pa", "_pb"), sym)
         per_query = per_query.join(tau, on="_qi", how="left")
         per_query = per_query.with_columns(
             pl.when(pl.col("_bad")).then(pl.lit(_NAN))
