@@ -133,17 +133,20 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
 
 def all_pairs_reference(c_hat: dict[tuple[int, int], float],
                         not_c: dict[tuple[int, int], float], last: int) -> dict[int, float]:
-    """AllPairs: max sum c log(p_k r_kk') + not_c log(1 - p_k r_kk'), p_1 = 1."""
+    """AllPairs: max sum c log(p_k r_kk') + not_c log(1 - p_k r_kk'), p_1 = 1,
+    subject to p_k r_kk' <= 1: a cell with no non-clicks gets a log barrier
+    w log(-(log p_k + log r_kk')), w = 1, 0.1, ..., 1e-12 (interior point)."""
     pairs = [(k, j) for k in range(1, last + 1) for j in range(k + 1, last + 1)
              if c_hat.get((k, j), 0.0) + c_hat.get((j, k), 0.0) > 0]
     free = list(range(2, last + 1))
     names = [("p", k) for k in free] + [("r", pair) for pair in pairs]
     where = {name: i for i, name in enumerate(names)}
+    barred = any(not_c.get(cell, 0.0) <= 0 for k, j in pairs for cell in ((k, j), (j, k)))
     theta = [0.0] * len(free)
     for k, j in pairs:
         c = c_hat.get((k, j), 0.0) + c_hat.get((j, k), 0.0)
         seen = c + not_c.get((k, j), 0.0) + not_c.get((j, k), 0.0)
-        theta.append(math.log(c / seen))
+        theta.append(math.log(c / (seen + 1 if barred else seen)))  # start with every s < 0
 
     def cells(th: list[float]) -> list[tuple[float, float, float, list[int]]]:
         out = []
@@ -154,38 +157,44 @@ def all_pairs_reference(c_hat: dict[tuple[int, int], float],
                 out.append((s, c_hat.get((a, b), 0.0), not_c.get((a, b), 0.0), idx))
         return out
 
-    def objective(th: list[float]) -> float:
+    def objective(th: list[float], w: float) -> float:
         total = 0.0
         for s, c, n, _ in cells(th):
-            if n > 0 and math.exp(s) >= 1:
+            if s >= 0:
                 return -math.inf
-            total += c * s + (n * math.log1p(-math.exp(s)) if n > 0 else 0.0)
+            total += c * s + (n * math.log1p(-math.exp(s)) if n > 0 else w * math.log(-s))
         return total
 
-    value = objective(theta)
-    for _ in range(200):
-        size = len(theta)
-        grad = [0.0] * size
-        hess = [[0.0] * size for _ in range(size)]
-        for s, c, n, idx in cells(theta):
-            mu = math.exp(s)
-            g = c - n * mu / (1 - mu)
-            h = -n * mu / (1 - mu) ** 2
-            for i in idx:
-                grad[i] += g
-                for i2 in idx:
-                    hess[i][i2] += h
-        step = _solve(hess, [-g for g in grad])
-        t = 1.0
-        while t > 1e-12:
-            trial = objective([a + t * b for a, b in zip(theta, step, strict=True)])
-            if trial >= value - 1e-12 * abs(value):
+    for w in [10.0 ** -e for e in range(13)] if barred else [0.0]:
+        value = objective(theta, w)
+        for _ in range(200):
+            size = len(theta)
+            grad = [0.0] * size
+            hess = [[0.0] * size for _ in range(size)]
+            for s, c, n, idx in cells(theta):
+                if n > 0:
+                    mu = math.exp(s)
+                    g = c - n * mu / (1 - mu)
+                    h = -n * mu / (1 - mu) ** 2
+                else:
+                    g, h = c + w / s, -w / s**2
+                for i in idx:
+                    grad[i] += g
+                    for i2 in idx:
+                        hess[i][i2] += h
+            step = _solve(hess, [-g for g in grad])
+            t = 1.0
+            while t > 1e-12:
+                trial = objective([a + t * b for a, b in zip(theta, step, strict=True)], w)
+                if trial >= value - 1e-12 * abs(value):
+                    break
+                t /= 2
+            if t <= 1e-12:
                 break
-            t /= 2
-        theta = [a + t * b for a, b in zip(theta, step, strict=True)]
-        value = objective(theta)
-        if max((abs(t * b) for b in step), default=0.0) < 1e-12:
-            break
+            theta = [a + t * b for a, b in zip(theta, step, strict=True)]
+            value = objective(theta, w)
+            if max((abs(t * b) for b in step), default=0.0) < 1e-12:
+                break
     return {k: math.exp(theta[where[("p", k)]]) for k in free}
 
 

@@ -13,7 +13,6 @@ import math
 from typing import Any
 
 import polars as pl
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +25,7 @@ from polars_rank.online import (
     probabilistic_lists,
     swap_propensities,
 )
+from tests import propensity_reference as ref
 from tests.budget import examples
 from tests.propensity_logs import simulate
 
@@ -287,10 +287,6 @@ def test_harvested_propensities_properties(seed: int) -> None:
     assert close(rows_of(again), rows_of(got), 1e-9)
 
 
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "AllPairs does not bound p_k r_kk' by 1 where a cell has clicks and no non-clicks: "
-    "Newton sends r to infinity (overflow) and the propensity comes out NaN"))
 def test_harvested_propensity_of_a_cell_clicked_every_time() -> None:
     """Both rankers' top results are always clicked (p_1 r_12 = 1, so r_12 = 1), their
     second results 3 times out of 5: p_2 r_12 = 0.6, so p_2 = 0.6."""
@@ -303,3 +299,4 @@ def test_harvested_propensity_of_a_cell_clicked_every_time() -> None:
                                      "ranker"], orient="row")
     got = harvested_propensities(log, n_resamples=0).sort("position")["propensity"]
     assert abs(got[1] - 0.6) < 1e-6
+    assert abs(ref.harvest_reference(log.to_dicts())[2] - 0.6) < 1e-6

@@ -55,6 +55,23 @@ def test_harvesting_equals_the_reference(seed: int, ranker: str | None) -> None:
     assert _close(ours, ref.harvest_reference(log.to_dicts(), ranker)) <= TOL
 
 
+@pytest.mark.parametrize("seed", [5, 7])
+def test_harvesting_on_the_boundary_equals_the_reference(seed: int) -> None:
+    # small logs with near-certain examination: some harvested cells have clicks and
+    # no non-clicks, so the constraint p_k r_kk' <= 1 binds there
+    log = simulate("rankers", impressions=60, depth=3, seed=seed, queries=12,
+                   theta=[1.0, 0.95, 0.9])
+    c_hat, not_c, last = ref.harvest_counts(log.to_dicts(), "ranker")
+    assert any(not_c.get((k, j), 0.0) <= 0 < c_hat.get((k, j), 0.0)
+               for k in range(1, last + 1) for j in range(1, last + 1) if k != j)
+    ours = harvested_propensities(log, n_resamples=0)
+    assert _close(ours, ref.harvest_reference(log.to_dicts(), "ranker")) <= TOL
+    boot = harvested_propensities(log, n_resamples=50, seed=58)
+    assert boot["ci_low"].drop_nulls().is_finite().all()
+    assert (boot["ci_low"] <= boot["propensity"]).all()
+    assert (boot["propensity"] <= boot["ci_high"]).all()
+
+
 def test_harvesting_counts_only_different_rankers() -> None:
     # one ranker that puts x at 1 and at 2 in different impressions: no intervention
     log = simulate("rankers", impressions=200, depth=3, seed=4, queries=6, rankers=2)

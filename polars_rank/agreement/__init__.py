@@ -16,6 +16,7 @@ from polars_rank.agreement._leaderboards.agreement import leaderboard_agreement,
 from polars_rank.agreement._leaderboards.bootstrap import leaderboard_bootstrap
 from polars_rank.agreement._leaderboards.power import discriminative_power
 from polars_rank.agreement._rankings.correlation import kendall_tau, spearman_rho, tau_ap
+from polars_rank.agreement._rankings.frame import ranking_similarity
 from polars_rank.agreement._rankings.join import join_rankings
 from polars_rank.agreement._rankings.rbo import average_overlap, rbo
 from polars_rank.agreement._rankings.sets import jaccard, overlap
@@ -37,6 +38,7 @@ __all__: list[str] = [
     "jaccard",
     "overlap",
     "join_rankings",
+    "ranking_similarity",
     # judges (docs/judge-agreement.md)
     "cohen_kappa",
     "fleiss_kappa",

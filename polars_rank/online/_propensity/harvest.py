@@ -84,9 +84,10 @@ def harvested_propensities(
 
     and the AllPairs extremum estimator maximises
     :math:`\sum_{k \ne k'} \hat c_k^{k,k'} \log(p_k r_{k,k'}) + \neg\hat c_k^{k,k'}
-    \log(1 - p_k r_{k,k'})` with :math:`r_{k,k'} = r_{k',k}` and :math:`p_1 = 1`, by
-    Newton's method (the objective is concave in the logarithms of :math:`p` and
-    :math:`r`).
+    \log(1 - p_k r_{k,k'})` with :math:`r_{k,k'} = r_{k',k}`, :math:`p_1 = 1` and
+    every :math:`p_k r_{k,k'} \le 1`, by Newton's method (the objective is concave in
+    the logarithms of :math:`p` and :math:`r`), with a log barrier on the cells
+    clicked every time they were seen, whose maximum may lie on the boundary.
 
     Parameters
     ----------
