@@ -5,10 +5,11 @@ nothing: the whole input), the integer total at each component ``KEY`` of the
 statistic's layout (absent components are 0). :func:`estimate` gives ``[*by, VALUE]``
 as a lazy plan, without NumPy; the NumPy ``__call__`` of each statistic (the same
 arithmetic on dense rows) is only needed for the bootstrap's batches of resamples.
-Undefined values (nothing to compare with) are null. A sum of fractions is taken in
-the order of the components, as a running sum (``sort_by().cum_sum().last()``: Polars
-drops a sort before a plain ``sum()``), so that it does not depend on row order; sums
-of the integer counts are exact in any order.
+Undefined values (nothing to compare with) are null. A sum of fractions over a group is
+the house's order-free sum (``ordered_sum``: smallest first), so that it does not
+depend on row order (Polars' own ``sum()`` in a ``group_by`` adds in an order that
+does, and drops a ``sort_by`` placed before it); sums of the integer counts are exact
+in any order.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.sums import ordered_sum
 from polars_rank.agreement._judges.data import COUNT, KEY
 from polars_rank.agreement._judges.statistics import (
     CohenKappa,
@@ -47,11 +49,6 @@ _W = "__polars_rank_w"
 
 def _ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
     return pl.when(den != 0).then(num / den)
-
-
-def _in_order(values: pl.Expr, *by: str) -> pl.Expr:
-    """The sum of a group's ``values`` in the order of ``by``: the same whatever the rows'."""
-    return values.sort_by(*by).cum_sum().last()
 
 
 def _take(values: Sequence[float], index: pl.Expr) -> pl.Expr:
@@ -160,9 +157,9 @@ def _alpha(statistic: KrippendorffAlpha, counts: pl.LazyFrame, keys: list[str]) 
     grid = margins.join(other, on=keys).cache()
     d = _distance(statistic)
     expected = grid.group_by(keys).agg(
-        _in_order(pl.col(_NA) * pl.col(_NB) * d, _A, _B).alias("e"))
+        ordered_sum(pl.col(_NA) * pl.col(_NB) * d).alias("e"))
     observed = (o.join(grid.select(*keys, _A, _B, d.alias("d")), on=[*keys, _A, _B])
-                .group_by(keys).agg(_in_order(pl.col("o") * pl.col("d"), _A, _B).alias("o")))
+                .group_by(keys).agg(ordered_sum(pl.col("o") * pl.col("d")).alias("o")))
     return expected.join(observed, on=keys).join(total, on=keys).with_columns(
         (1.0 - _ratio((pl.col(_N) - 1) * pl.col("o"), pl.col("e"))).alias(VALUE))
 
