@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._engine.draws import uniform
 from polars_rank._evaluation.options import IDEAL, LIST, RANK
 from polars_rank._evaluation.ranking import ranked
 from polars_rank._evaluation.scoring import prepared_ranks
@@ -31,7 +32,6 @@ __all__ = ["draw_rows", "fast", "grade_columns", "per_draw_positions", "ranked_l
 
 _DRAW = "_draw"
 _LI = "_li"
-_U64 = 2.0 ** 64
 _GRADE = "_grade"
 # metric options that change which rows a metric reads (evaluate() ranks those apart)
 _ROW_OPTIONS = ("judged_only", "unjudged", "unjudged_grade")
@@ -85,7 +85,7 @@ def grade_columns(intervals: pl.DataFrame, query: str, doc: str) -> tuple[pl.Dat
 
 def _drawn_grade(query: str, doc: str, width: int, seed: int) -> pl.Expr:
     """The grade of each row's document in its draw: sampling.draw_labels's, in place."""
-    u = pl.struct(query, doc, _DRAW).hash(seed=seed).cast(pl.Float64) / _U64
+    u = uniform(pl.struct(query, doc, _DRAW), seed)
     if width == 1:
         return pl.col("_g0")
     grade: Any = pl.when(u < pl.col("_u0")).then(pl.col("_g0"))

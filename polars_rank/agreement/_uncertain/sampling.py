@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from polars_rank._engine.draws import uniform
 from polars_rank._evaluation import evaluate
 from polars_rank.agreement._uncertain.positions import (
     draw_rows,
@@ -31,7 +32,6 @@ __all__ = ["draw_labels", "label_intervals", "per_draw_values"]
 
 _KEY = "_list"
 _DRAW = "_draw"
-_U64 = 2.0 ** 64
 
 
 def label_intervals(dist: pl.LazyFrame, query: str, doc: str) -> pl.LazyFrame:
@@ -53,7 +53,7 @@ def draw_labels(intervals: pl.LazyFrame, draws: pl.LazyFrame, query: str, doc: s
 
     ``intervals``: :func:`label_intervals`; ``draws``: one column ``_draw``.
     """
-    u = pl.struct(query, doc, _DRAW).hash(seed=seed).cast(pl.Float64) / _U64
+    u = uniform(pl.struct(query, doc, _DRAW), seed)
     return (intervals.join(draws, how="cross")
             .filter((pl.col("_lower") <= u) & (u < pl.col("_upper")))
             .drop("_lower", "_upper", "probability"))

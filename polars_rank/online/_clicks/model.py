@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._engine.draws import uniform
 from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._clicks.estimate import WEIGHT, estimate
@@ -298,8 +299,7 @@ def _kind(dtype: pl.DataType) -> str:
 
 def _poisson(seed: int, draw: int, imp: pl.Expr) -> pl.Expr:
     """A Poisson(1) weight per impression from a hash of it: the same for any row order."""
-    u = (imp.hash(seed=(seed * 100_003 + draw + 17) % 2**63) // 2048).cast(
-        pl.Float64) / 2.0 ** 53
+    u = uniform(imp, seed * 100_003 + draw + 17)
     cdf, term, out = 0.0, math.exp(-1.0), []
     for k in range(20):
         cdf += term

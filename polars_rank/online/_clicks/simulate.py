@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.draws import uniform
 from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank.online._clicks.log import CLICK, IMP, POS, Columns, hashable, prepare
 from polars_rank.online._clicks.params import DEFAULT, attach
@@ -21,8 +22,7 @@ _POS_KEY = "__polars_rank_position"
 
 def _uniform(seed: int, stream: int, imp: pl.Expr) -> pl.Expr:
     """A uniform in [0, 1) per (impression, position) from a hash: no row order in it."""
-    h = pl.struct(imp, POS).hash(seed=(seed * 64 + stream) % 2**63)
-    return (h // 2048).cast(pl.Float64) / 2.0 ** 53
+    return uniform(pl.struct(imp, POS), seed * 64 + stream)
 
 
 def simulate_clicks(model: ClickModel, ranking: FrameLike, *,

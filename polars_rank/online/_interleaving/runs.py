@@ -18,14 +18,12 @@ from typing import Any
 
 import polars as pl
 
+from polars_rank._engine.draws import uniform as draw_uniform
 from polars_rank._engine.frames import as_polars
 from polars_rank._evaluation.checks import row_hash
 from polars_rank.errors import InvalidDataError
 
 __all__ = ["Rankings", "uniform", "priority", "query_columns", "where", "check_k"]
-
-_TWO_53 = float(2**53)
-
 
 def check_k(k: int | None) -> None:
     """``k`` is a positive int or None (ValueError otherwise)."""
@@ -55,8 +53,7 @@ def _key(query: list[str], step: int | pl.Expr, stream: int, extra: pl.Expr | No
 
 def uniform(query: list[str], seed: int, step: int | pl.Expr, stream: int) -> pl.Expr:
     """A uniform draw in [0, 1) keyed on (seed, query, step, stream): 53 bits of a hash."""
-    h = _key(query, step, stream, None).hash(seed)
-    return (h // 2048).cast(pl.Float64) / _TWO_53
+    return draw_uniform(_key(query, step, stream, None), seed)
 
 
 def priority(query: list[str], seed: int, step: int | pl.Expr, stream: int,
