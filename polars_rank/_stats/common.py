@@ -115,7 +115,9 @@ def relative_lift(delta: float, baseline_mean: float) -> float | None:
     return delta / baseline_mean if baseline_mean != 0 else None
 
 
-def batch_sizes(n_resamples: int, cells_per_resample: int) -> list[int]:
-    size = max(1, _BATCH_CELLS // max(cells_per_resample, 1))
+def batch_sizes(n_resamples: int, cells_per_resample: int, *,
+                budget: int = _BATCH_CELLS) -> list[int]:
+    """``n_resamples`` split into batches of about ``budget`` cells (at least 1 resample)."""
+    size = max(1, budget // max(cells_per_resample, 1))
     full, rest = divmod(n_resamples, size)
     return [size] * full + ([rest] if rest else [])

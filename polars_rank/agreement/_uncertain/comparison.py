@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank._engine.frames import as_polars
+from polars_rank._stats.common import batch_sizes
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -143,9 +144,7 @@ def compare_uncertain(
             expected = delta.mean(axis=1)
             rng = np.random.default_rng(seed)
             stats, fixed = [], []
-            step = max(1, _CELLS // queries)
-            for start in range(0, n_resamples, step):
-                size = min(step, n_resamples - start)
+            for size in batch_sizes(n_resamples, queries, budget=_CELLS):
                 qi = rng.integers(0, queries, (size, queries))
                 di = rng.integers(0, n_draws, (size, queries))
                 stats.append(delta[qi, di].mean(axis=1))

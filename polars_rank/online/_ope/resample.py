@@ -10,6 +10,8 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING, Any
 
+from polars_rank._stats.common import batch_sizes
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -37,15 +39,11 @@ def ratio_intervals(parts: Sequence[tuple[Array, Array]], *, seed: int | None,
     rng = np.random.default_rng(
         np.random.SeedSequence(seed, spawn_key=(zlib.crc32(repr(key).encode()),)))
     draws: list[list[Array]] = [[] for _ in parts]
-    chunk = max(1, CHUNK_CELLS // max(n, 1))
-    done = 0
-    while done < n_resamples:
-        size = min(chunk, n_resamples - done)
+    for size in batch_sizes(n_resamples, n, budget=CHUNK_CELLS):
         idx = rng.integers(0, n, size=(size, n))
         for j, (num, den) in enumerate(parts):
             with np.errstate(divide="ignore", invalid="ignore"):
                 draws[j].append(num[idx].sum(axis=1) / den[idx].sum(axis=1))
-        done += size
     out = []
     for values in draws:
         v = np.concatenate(values)

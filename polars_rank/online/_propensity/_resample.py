@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._stats.common import require
+from polars_rank._stats.common import batch_sizes, require
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,14 +70,10 @@ def percentile_bounds(stats: Matrix, estimate: Callable[[Matrix], Matrix],
 
     n_units = stats.shape[0]
     rng = np.random.default_rng(seed)
-    batch = max(1, _BATCH_CELLS // max(n_units, 1))
     draws: list[Matrix] = []
-    done = 0
-    while done < n_resamples:
-        size = min(batch, n_resamples - done)
+    for size in batch_sizes(n_resamples, n_units, budget=_BATCH_CELLS):
         counts = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=size)
         draws.append(estimate(counts.astype(np.float64) @ stats))
-        done += size
     return quantile_bounds(np.vstack(draws), alpha)
 
 
