@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._stats.common import batch_sizes, require
+from polars_rank._stats.common import batch_sizes
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     Matrix = npt.NDArray[np.float64]
 
-__all__ = ["numpy_needed", "per_unit", "percentile_bounds", "quantile_bounds", "query_weights"]
+__all__ = ["per_unit", "percentile_bounds", "quantile_bounds", "query_weights"]
 
 _BATCH_CELLS = 1 << 22
 """Resamples are drawn in batches of about this many cells (resamples x units)."""
@@ -46,11 +46,6 @@ def per_unit(long: pl.DataFrame, unit: str, width: int) -> Matrix:
     sums = np.bincount(flat, weights=index["value"].to_numpy(), minlength=keys.len() * width)
     out: Matrix = sums.astype(np.float64).reshape(keys.len(), width)
     return out
-
-
-def numpy_needed(purpose: str) -> None:
-    """ImportError naming the ``stats`` extra when NumPy is not installed."""
-    require("numpy", purpose)
 
 
 def percentile_bounds(stats: Matrix, estimate: Callable[[Matrix], Matrix],

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
+from polars_rank._stats.common import require
 from polars_rank.online._propensity._allpairs import all_pairs, connected_to_first, used_pairs
 from polars_rank.online._propensity._log import (
     check_resampling,
@@ -15,7 +16,6 @@ from polars_rank.online._propensity._log import (
     unestimable,
 )
 from polars_rank.online._propensity._resample import (
-    numpy_needed,
     per_unit,
     percentile_bounds,
 )
@@ -145,7 +145,7 @@ def harvested_propensities(
         msg = f"max_position must be an int >= 2 or None, got {max_position!r}"
         raise ValueError(msg)
     check_resampling(n_resamples, alpha, seed)
-    numpy_needed("harvested_propensities")
+    require("numpy", "harvested_propensities")
     import numpy as np
 
     data = read_log(log, impression=impression, position=position, click=click,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._stats.common import require
 from polars_rank.online._propensity._allpairs import connected_to_first
 from polars_rank.online._propensity._em import em_theta
 from polars_rank.online._propensity._log import (
@@ -16,7 +17,6 @@ from polars_rank.online._propensity._log import (
     unestimable,
 )
 from polars_rank.online._propensity._resample import (
-    numpy_needed,
     quantile_bounds,
     query_weights,
 )
@@ -121,7 +121,7 @@ def regression_em_propensities(
             msg = f"{name} must be an int >= {low}, got {value!r}"
             raise ValueError(msg)
     check_resampling(n_resamples, alpha, seed)
-    numpy_needed("regression_em_propensities")
+    require("numpy", "regression_em_propensities")
     feats = [features] if isinstance(features, str) else list(features or [])
     for f in feats:
         if f in (impression, position, query, item, click) or feats.count(f) > 1:

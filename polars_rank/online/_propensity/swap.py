@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from polars_rank._stats.common import require
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._propensity._log import (
     check_resampling,
@@ -14,7 +15,6 @@ from polars_rank.online._propensity._log import (
     unestimable,
 )
 from polars_rank.online._propensity._resample import (
-    numpy_needed,
     per_unit,
     percentile_bounds,
 )
@@ -123,7 +123,7 @@ def swap_propensities(
         msg = f"top_n must be an int >= 2 or None, got {top_n!r}"
         raise ValueError(msg)
     check_resampling(n_resamples, alpha, seed)
-    numpy_needed("swap_propensities")
+    require("numpy", "swap_propensities")
     unit = impression if resample == "impression" else query
     data = read_log(log, impression=impression, position=position, click=click,
                     per_impression=[query] if resample == "query" else [],
