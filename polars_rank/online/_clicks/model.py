@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -10,7 +9,6 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
-from polars_rank._engine.draws import uniform
 from polars_rank._engine.frames import as_polars
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._clicks.estimate import WEIGHT, estimate
@@ -21,7 +19,6 @@ from polars_rank.online._clicks.log import (
     POS,
     QUERY,
     Columns,
-    hashable,
     prepare,
 )
 from polars_rank.online._clicks.params import (
@@ -37,6 +34,7 @@ from polars_rank.online._clicks.params import (
     keys_of,
 )
 from polars_rank.online._clicks.probs import conditional, examined, ubm_full
+from polars_rank.online._clicks.resample import REP, percentiles, refits
 
 if TYPE_CHECKING:
     from polars_rank._engine.frames import FrameLike
@@ -210,6 +208,48 @@ class ClickModel:
         """The mean over positions of :meth:`perplexity_by_rank` (1 is perfect, 2 a coin)."""
         return float(self.perplexity_by_rank(log)["perplexity"].mean())  # type: ignore[arg-type]
 
+    def intervals(self, log: FrameLike, *, n_resamples: int = 200, alpha: float = 0.05,
+                  seed: int = 0) -> dict[str, pl.DataFrame]:
+        """The parameter tables with bootstrap intervals, ``ci_low`` and ``ci_high``.
+
+        :attr:`parameters` with two more columns: the ``alpha / 2`` and ``1 - alpha /
+        2`` percentiles of each parameter over ``n_resamples`` refits of the model (its
+        iterations, from 0.5) on resamples of ``log``'s impressions, ``log`` being the
+        log the model was fitted on. A resample weighs each impression by a Poisson(1)
+        draw from a hash of its id and ``seed`` (the same draws for any row order, and
+        the resamples of :meth:`examination` with the same seed); the resamples are
+        fitted together, one plan per EM step. A parameter a resample does not see is
+        0.5 there, as in a fit. Costs about ``n_resamples`` fits.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> from polars_rank.online import fit_click_model
+        >>> log = pl.DataFrame({"impression": [1, 1, 2, 2, 3, 3],
+        ...                     "position": [1, 2, 1, 2, 1, 2], "query": "q",
+        ...                     "item": ["a", "b", "b", "a", "a", "b"],
+        ...                     "click": [1, 0, 0, 1, 0, 0]})
+        >>> model = fit_click_model(log, "cascade")
+        >>> model.intervals(log, n_resamples=100, seed=1)["attractiveness"]
+        shape: (2, 5)
+        ┌───────┬──────┬────────────────┬────────┬─────────┐
+        │ query ┆ item ┆ attractiveness ┆ ci_low ┆ ci_high │
+        │ ---   ┆ ---  ┆ ---            ┆ ---    ┆ ---     │
+        │ str   ┆ str  ┆ f64            ┆ f64    ┆ f64     │
+        ╞═══════╪══════╪════════════════╪════════╪═════════╡
+        │ q     ┆ a    ┆ 0.6            ┆ 0.25   ┆ 0.8     │
+        │ q     ┆ b    ┆ 0.25           ┆ 0.1    ┆ 0.5     │
+        └───────┴──────┴────────────────┴────────┴─────────┘
+        """
+        _check_bootstrap(self, n_resamples, alpha, positive=True)
+        draws = self._refits(log, n_resamples, seed)
+        out = percentiles(self.model, self.tables, draws, n_resamples, alpha)
+        return {name: self._public(frame) for name, frame in out.items()}
+
+    def _refits(self, log: FrameLike, n_resamples: int, seed: int) -> dict[str, pl.DataFrame]:
+        prepared = history(prepare(log, self.columns), FITTED_FROM[self.model])
+        return refits(self.model, prepared, self.iterations, n_resamples, seed)
+
     def examination(self, log: FrameLike | None = None, *,
                     n_resamples: int = 0, alpha: float = 0.05, seed: int = 0) -> pl.DataFrame:
         """The examination propensity per position, with a bootstrap interval if asked.
@@ -218,34 +258,30 @@ class ClickModel:
         over ``log``'s impressions of P(E_r = 1) before any click is seen. With
         ``n_resamples`` > 0 the model is refitted on that many resamples of ``log``'s
         impressions (Poisson(1) weights drawn from a hash of the impression and
-        ``seed``: the same for any row order) and ``ci_low``/``ci_high`` are the
-        percentiles of the refitted propensities at ``alpha / 2`` and ``1 - alpha / 2``.
+        ``seed``: the same for any row order; those of :meth:`intervals`) and
+        ``ci_low``/``ci_high`` are the percentiles of the refitted propensities at
+        ``alpha / 2`` and ``1 - alpha / 2``.
         """
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-            msg = f"alpha must be in (0, 1), got {alpha!r}"
-            raise ValueError(msg)
-        if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
-            msg = f"n_resamples must be >= 0, got {n_resamples!r}"
-            raise ValueError(msg)
+        _check_bootstrap(self, n_resamples, alpha, positive=False)
         if log is None and (self.model != "pbm" or n_resamples):
             raise ValueError(f"model {self.model!r} needs the log for its examination"
                              + (" interval" if self.model == "pbm" else ""))
-        if n_resamples and not self.iterations:
-            msg = "an interval refits the model: it needs a model from fit_click_model"
-            raise ValueError(msg)
         point = self._propensity(log)
         if not n_resamples:
             return self._public(point)
         assert log is not None
-        prepared = history(prepare(log, self.columns), FITTED_FROM[self.model])
-        imp = hashable(prepared.schema[IMP])
-        draws = []
+        draws = self._refits(log, n_resamples, seed)
+        if self.model == "pbm":
+            bounds = percentiles(self.model, {"examination": point}, draws, n_resamples,
+                                 alpha)["examination"]
+            return self._public(bounds.sort(POS))
+        # the propensity of each refit: one small plan per resample (no EM in it)
+        props = []
         for b in range(n_resamples):
-            weighted = prepared.with_columns(_poisson(seed, b, imp))
-            refit = ClickModel(self.model, estimate(self.model, weighted, self.iterations),
-                               self.columns, self.iterations)
-            draws.append(refit._propensity(log).with_columns(pl.lit(b).alias("_b")))
-        bounds = pl.concat(draws).group_by(POS).agg(
+            tables = {t: _one(f, b, t) for t, f in draws.items()}
+            refit = ClickModel(self.model, tables, self.columns, self.iterations)
+            props.append(refit._propensity(log).with_columns(pl.lit(b).alias(REP)))
+        bounds = pl.concat(props).group_by(POS).agg(
             pl.col("examination").quantile(alpha / 2, "linear").alias("ci_low"),
             pl.col("examination").quantile(1 - alpha / 2, "linear").alias("ci_high"))
         return self._public(point.join(bounds, on=POS, how="left").sort(POS))
@@ -256,6 +292,27 @@ class ClickModel:
         assert log is not None
         return self._full(log).group_by(POS).agg((group_sum(pl.col("_exam")) / pl.len()).alias(
             "examination")).sort(POS).collect()
+
+
+def _one(draws: pl.DataFrame, rep: int, table: str) -> pl.DataFrame:
+    """Resample ``rep``'s table (a single parameter: 0.5 if the resample drew nothing)."""
+    frame = draws.filter(pl.col(REP) == rep).drop(REP)
+    return frame if frame.height or len(frame.columns) > 1 else pl.DataFrame({table: [DEFAULT]})
+
+
+def _check_bootstrap(model: ClickModel, n_resamples: int, alpha: float, *,
+                     positive: bool) -> None:
+    """ValueError for a bad ``alpha`` or ``n_resamples``, or a model that was not fitted."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        msg = f"alpha must be in (0, 1), got {alpha!r}"
+        raise ValueError(msg)
+    if (isinstance(n_resamples, bool) or not isinstance(n_resamples, int)
+            or n_resamples < int(positive)):
+        msg = f"n_resamples must be >= {int(positive)}, got {n_resamples!r}"
+        raise ValueError(msg)
+    if n_resamples and not model.iterations:
+        msg = "an interval refits the model: it needs a model from fit_click_model"
+        raise ValueError(msg)
 
 
 def _given_table(name: Model, table: str, value: object, back: dict[str, str]) -> pl.DataFrame:
@@ -295,17 +352,6 @@ def _kind(dtype: pl.DataType) -> str:
     if dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum)):
         return "text"
     return "number" if dtype.is_numeric() else str(dtype)
-
-
-def _poisson(seed: int, draw: int, imp: pl.Expr) -> pl.Expr:
-    """A Poisson(1) weight per impression from a hash of it: the same for any row order."""
-    u = uniform(imp, seed * 100_003 + draw + 17)
-    cdf, term, out = 0.0, math.exp(-1.0), []
-    for k in range(20):
-        cdf += term
-        term /= k + 1
-        out.append((u >= cdf).cast(pl.Float64))
-    return pl.sum_horizontal(out).alias(WEIGHT)
 
 
 def fit_click_model(log: FrameLike, model: ModelName = "pbm", *,

@@ -1,0 +1,94 @@
+"""A click model refitted on bootstrap resamples of the log's impressions, all at once.
+
+A resample weighs each impression (a search session's result page) by a Poisson(1)
+draw from a hash of its id, the resample's number and the seed (the same draws for
+any row order; Hanley & MacGibbon's Poisson bootstrap, the large-sample limit of
+drawing impressions with replacement). The resamples are fitted together: their rows
+are the log's, repeated once per resample that draws the impression (weight > 0), with
+the resample's number ``REP`` as one more key of every table, so that one EM step is
+one plan for every resample of a batch (``estimate(..., by=(REP,))``). An
+impression's rows are added in the log's order in each resample: a resample's tables
+are those of a fit on the log weighted by its draws, bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from polars_rank._stats.common import batch_sizes
+from polars_rank.online._clicks.estimate import REP, WEIGHT, estimate
+from polars_rank.online._clicks.log import IMP, POS, hashable
+from polars_rank.online._clicks.params import DEFAULT, TABLES, Model, keys_of
+from polars_rank.online._order import starts
+from polars_rank._engine.draws import uniform
+
+__all__ = ["poisson", "refits", "percentiles", "REP"]
+
+_BATCH_ROWS = 1 << 20
+"""Resamples are fitted in batches of about this many rows (log rows x resamples)."""
+
+
+def poisson(seed: int, draw: int, imp: pl.Expr) -> pl.Expr:
+    """A Poisson(1) weight per impression from a hash of it: the same for any row order."""
+    u = uniform(imp, seed * 100_003 + draw + 17)
+    cdf, term, out = 0.0, math.exp(-1.0), []
+    for k in range(20):
+        cdf += term
+        term /= k + 1
+        out.append((u >= cdf).cast(pl.Float64))
+    return pl.sum_horizontal(out).alias(WEIGHT)
+
+
+def refits(model: Model, prepared: pl.DataFrame, iterations: int, n_resamples: int,
+           seed: int) -> dict[str, pl.DataFrame]:
+    """Each table fitted on resamples 0..n_resamples-1: its columns and ``REP``.
+
+    ``prepared``: the log with its history (sorted by impression and position). A key
+    a resample has no row for (all its impressions drawn 0 times) is missing here;
+    the fit gives it 0.5 (:func:`percentiles` puts it back).
+    """
+    imp = hashable(prepared.schema[IMP])
+    rows = prepared.drop(WEIGHT, strict=False).with_columns(
+        starts([IMP]).cum_sum().cast(pl.Int64).alias("_no"))
+    impressions = rows.select(IMP, "_no").unique(IMP, keep="first").sort("_no")
+    n_imp = impressions.height
+    out: dict[str, list[pl.DataFrame]] = {table: [] for table in TABLES[model]}
+    first = 0
+    for size in batch_sizes(n_resamples, prepared.height, budget=_BATCH_ROWS):
+        weights = pl.concat([impressions.lazy().select(
+            "_no", pl.lit(b, dtype=pl.Int64).alias(REP), poisson(seed, b, imp))
+            for b in range(first, first + size)]).filter(pl.col(WEIGHT) > 0)
+        # each resample's impressions numbered apart (the windows run over IMP)
+        batch = weights.join(rows.lazy(), on="_no").sort(REP, "_no", POS).with_columns(
+            (pl.col(REP) * n_imp + pl.col("_no")).alias(IMP)).drop("_no").collect()
+        for table, frame in estimate(model, batch, iterations, by=(REP,)).items():
+            out[table].append(frame)
+        first += size
+    return {table: pl.concat(frames) for table, frames in out.items()}
+
+
+def percentiles(model: Model, point: dict[str, pl.DataFrame], draws: dict[str, pl.DataFrame],
+                n_resamples: int, alpha: float) -> dict[str, pl.DataFrame]:
+    """The point tables with ``ci_low``, ``ci_high``: the draws' percentiles.
+
+    Each key of a point table gets every resample's value, 0.5 where a resample had
+    no row for it (what a fit on that resample gives), and its ``alpha / 2`` and
+    ``1 - alpha / 2`` quantiles (linear interpolation between order statistics).
+    """
+    reps = pl.DataFrame({REP: pl.int_range(0, n_resamples, dtype=pl.Int64, eager=True)})
+    out = {}
+    for table, frame in point.items():
+        keys = keys_of(model, table)
+        grid = frame.select(keys).join(reps, how="cross") if keys else reps
+        values = grid.join(draws[table], on=[*keys, REP], how="left").with_columns(
+            pl.col(table).fill_null(DEFAULT))
+        bounds = [pl.col(table).quantile(alpha / 2, "linear").alias("ci_low"),
+                  pl.col(table).quantile(1 - alpha / 2, "linear").alias("ci_high")]
+        if keys:
+            out[table] = frame.join(values.group_by(keys).agg(bounds), on=keys,
+                                    how="left", maintain_order="left")
+        else:
+            out[table] = pl.concat([frame, values.select(bounds)], how="horizontal")
+    return out
