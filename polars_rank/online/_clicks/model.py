@@ -14,7 +14,6 @@ from polars_rank.errors import InvalidDataError
 from polars_rank.online._clicks.estimate import WEIGHT, estimate
 from polars_rank.online._clicks.log import (
     CLICK,
-    IMP,
     ITEM,
     POS,
     QUERY,
@@ -230,16 +229,15 @@ class ClickModel:
         ...                     "item": ["a", "b", "b", "a", "a", "b"],
         ...                     "click": [1, 0, 0, 1, 0, 0]})
         >>> model = fit_click_model(log, "cascade")
-        >>> model.intervals(log, n_resamples=100, seed=1)["attractiveness"]
-        shape: (2, 5)
-        ┌───────┬──────┬────────────────┬────────┬─────────┐
-        │ query ┆ item ┆ attractiveness ┆ ci_low ┆ ci_high │
-        │ ---   ┆ ---  ┆ ---            ┆ ---    ┆ ---     │
-        │ str   ┆ str  ┆ f64            ┆ f64    ┆ f64     │
-        ╞═══════╪══════╪════════════════╪════════╪═════════╡
-        │ q     ┆ a    ┆ 0.6            ┆ 0.25   ┆ 0.8     │
-        │ q     ┆ b    ┆ 0.25           ┆ 0.1    ┆ 0.5     │
-        └───────┴──────┴────────────────┴────────┴─────────┘
+        >>> attr = model.intervals(log, n_resamples=100, seed=1)["attractiveness"]
+        >>> attr.columns
+        ['query', 'item', 'attractiveness', 'ci_low', 'ci_high']
+        >>> attr.select((pl.col("ci_low") < pl.col("attractiveness"))
+        ...             & (pl.col("attractiveness") < pl.col("ci_high"))).to_series().all()
+        True
+
+        (The bounds themselves depend on Polars' hash, which may change between
+        Polars versions.)
         """
         _check_bootstrap(self, n_resamples, alpha, positive=True)
         draws = self._refits(log, n_resamples, seed)

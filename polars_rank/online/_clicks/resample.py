@@ -17,12 +17,12 @@ import math
 
 import polars as pl
 
+from polars_rank._engine.draws import uniform
 from polars_rank._stats.common import batch_sizes
 from polars_rank.online._clicks.estimate import REP, WEIGHT, estimate
 from polars_rank.online._clicks.log import IMP, POS, hashable
 from polars_rank.online._clicks.params import DEFAULT, TABLES, Model, keys_of
 from polars_rank.online._order import starts
-from polars_rank._engine.draws import uniform
 
 __all__ = ["poisson", "refits", "percentiles", "REP"]
 
