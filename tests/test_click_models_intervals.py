@@ -145,3 +145,49 @@ def test_bad_arguments() -> None:
     given = fit.__class__.from_parameters("cascade", attractiveness=fit.attractiveness)
     with pytest.raises(ValueError, match="needs a model from fit_click_model"):
         given.intervals(log, n_resamples=3)
+
+
+@pytest.mark.parametrize("model", ["pbm", "ubm", "dcm", "dbn", "ccm"])
+def test_resamples_fitted_together_are_refits_on_copied_impressions(
+        model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each resample is the fit of the log with each impression copied (weight) times.
+
+    The reference loops over the resamples: the log's impressions copied as many times
+    as the resample's Poisson draw says (0 times: left out), fitted by
+    ``fit_click_model``, 0.5 for a parameter the copy does not see, and the
+    percentiles taken by Polars. Batches of one resample (a tiny batch budget) and of
+    all of them give the same intervals.
+    """
+    from polars_rank.online._clicks import resample
+
+    true = truth(model, queries=2, items=12)
+    log = simulate_clicks(true, ranking(40, seed=5, queries=2, items=12), seed=6)
+    fit = fit_click_model(log, model, iterations=4)  # type: ignore[arg-type]
+    together = fit.intervals(log, n_resamples=6, alpha=0.2, seed=2)
+    monkeypatch.setattr(resample, "_BATCH_ROWS", 10)
+    for name, frame in fit.intervals(log, n_resamples=6, alpha=0.2, seed=2).items():
+        assert_frame_equal(frame, together[name])
+    draws: dict[str, list[pl.DataFrame]] = {}
+    for b in range(6):
+        weights = log.select("impression").unique().with_columns(
+            resample.poisson(2, b, pl.col("impression")).cast(pl.Int64).alias("w"))
+        copies = (log.join(weights, on="impression")
+                  .with_columns(pl.int_ranges(0, pl.col("w")).alias("copy")).explode("copy")
+                  .drop_nulls("copy")
+                  .with_columns(pl.format("{}-{}", "impression", "copy").alias("impression")))
+        refit = fit_click_model(copies, model, iterations=4)  # type: ignore[arg-type]
+        for name, frame in refit.parameters.items():
+            draws.setdefault(name, []).append(frame.with_columns(pl.lit(b).alias("b")))
+    for name, got in together.items():
+        keys = [c for c in got.columns if c not in (name, "ci_low", "ci_high")]
+        reps = pl.DataFrame({"b": range(6)})
+        grid = got.select(keys).join(reps, how="cross") if keys else reps
+        values = (grid.join(pl.concat(draws[name]), on=[*keys, "b"], how="left")
+                  .with_columns(pl.col(name).fill_null(0.5)))
+        q = [pl.col(name).quantile(0.1, "linear").alias("lo"),
+             pl.col(name).quantile(0.9, "linear").alias("hi")]
+        want = values.group_by(keys).agg(q) if keys else values.select(q)
+        both = got.join(want, on=keys) if keys else pl.concat([got, want], how="horizontal")
+        assert both.height == got.height
+        assert (both["ci_low"] - both["lo"]).abs().max() < 1e-9  # type: ignore[operator]
+        assert (both["ci_high"] - both["hi"]).abs().max() < 1e-9  # type: ignore[operator]
