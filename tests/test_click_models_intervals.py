@@ -27,8 +27,11 @@ from tests.test_click_models import ranking, truth
 # tau_2 and tau_3 (EM moves them slowly: far from converged at a test's iterations).
 # Over several logs the tested tables were covered 0.81 to 0.94 of the time
 # (docs/click-models.md, "Intervals"); a test sees 25 to 79 parameters of one log,
-# whose share inside varies around that by a few hundredths. EM has converged at these
-# iterations (DBN's and CCM's fits at 10 and 100 agree to 1e-3).
+# whose share inside varies around that by a few hundredths (here, on Polars 2.1 and
+# 1.36, whose hashes draw other resamples: 0.83 to 0.96). DBN's EM has converged at 10
+# iterations (its gamma at 10 and 100 agrees to 1e-3); CCM's attractiveness moves with
+# tau_2 and tau_3, which EM moves slowly: at 10 iterations 0.80 to 0.84 of it was
+# covered, at 25 0.84 to 0.96.
 PARAMS: dict[str, tuple[int, int, int, int, tuple[str, ...]]] = {
     "pbm": (3000, 4, 20, 30, ("attractiveness", "examination")),
     "cascade": (3000, 4, 1, 60, ("attractiveness",)),
@@ -36,7 +39,7 @@ PARAMS: dict[str, tuple[int, int, int, int, tuple[str, ...]]] = {
     "ubm": (1500, 2, 30, 30, ("attractiveness", "examination")),
     "sdbn": (3000, 4, 1, 60, ("attractiveness",)),
     "dbn": (600, 2, 10, 30, ("attractiveness", "satisfaction")),
-    "ccm": (600, 2, 10, 30, ("attractiveness", "tau_1")),
+    "ccm": (600, 2, 25, 20, ("attractiveness", "tau_1")),
 }
 SCALED = ("pbm", "ubm")  # identified up to a common factor of attractiveness and examination
 
