@@ -218,7 +218,8 @@ class ClickModel:
         draw from a hash of its id and ``seed`` (the same draws for any row order, and
         the resamples of :meth:`examination` with the same seed); the resamples are
         fitted together, one plan per EM step. A parameter a resample does not see is
-        0.5 there, as in a fit. Costs about ``n_resamples`` fits.
+        0.5 there, as in a fit. Costs about 0.63 x ``n_resamples`` fits (the share of
+        impressions a resample draws). See the guide's "Intervals" for what they cover.
 
         Examples
         --------

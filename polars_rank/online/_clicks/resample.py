@@ -28,6 +28,8 @@ __all__ = ["poisson", "refits", "percentiles", "REP"]
 
 _BATCH_ROWS = 1 << 20
 """Resamples are fitted in batches of about this many rows (log rows x resamples)."""
+_BATCH_MOST = 512
+"""And at most this many resamples in a batch (a plan's size grows with them)."""
 
 
 def poisson(seed: int, draw: int, imp: pl.Expr) -> pl.Expr:
@@ -56,7 +58,8 @@ def refits(model: Model, prepared: pl.DataFrame, iterations: int, n_resamples: i
     n_imp = impressions.height
     out: dict[str, list[pl.DataFrame]] = {table: [] for table in TABLES[model]}
     first = 0
-    for size in batch_sizes(n_resamples, prepared.height, budget=_BATCH_ROWS):
+    budget = min(_BATCH_ROWS, _BATCH_MOST * prepared.height)
+    for size in batch_sizes(n_resamples, prepared.height, budget=budget):
         weights = pl.concat([impressions.lazy().select(
             "_no", pl.lit(b, dtype=pl.Int64).alias(REP), poisson(seed, b, imp))
             for b in range(first, first + size)]).filter(pl.col(WEIGHT) > 0)
