@@ -33,7 +33,7 @@ from polars_rank.online._clicks.params import (
     keys_of,
 )
 from polars_rank.online._clicks.probs import conditional, examined, ubm_full
-from polars_rank.online._clicks.resample import REP, percentiles, refits
+from polars_rank.online._clicks.resample import REP, percentiles, propensities, refits
 
 if TYPE_CHECKING:
     from polars_rank._engine.frames import FrameLike
@@ -274,13 +274,14 @@ class ClickModel:
             bounds = percentiles(self.model, {"examination": point}, draws, n_resamples,
                                  alpha)["examination"]
             return self._public(bounds.sort(POS))
-        # the propensity of each refit: one small plan per resample (no EM in it)
-        props = []
-        for b in range(n_resamples):
-            tables = {t: _one(f, b, t) for t, f in draws.items()}
-            refit = ClickModel(self.model, tables, self.columns, self.iterations)
-            props.append(refit._propensity(log).with_columns(pl.lit(b).alias(REP)))
-        bounds = pl.concat(props).group_by(POS).agg(
+        if self.model != "ubm":
+            props = propensities(self.model, history(prepare(log, self.columns)), draws,
+                                 n_resamples)
+        else:  # UBM's P(E_r) loops over ranks with gamma in Python: one plan per resample
+            props = pl.concat([ClickModel(self.model, {t: _one(f, b, t) for t, f in draws.items()},
+                                          self.columns, self.iterations)._propensity(log)
+                               for b in range(n_resamples)])
+        bounds = props.group_by(POS).agg(
             pl.col("examination").quantile(alpha / 2, "linear").alias("ci_low"),
             pl.col("examination").quantile(1 - alpha / 2, "linear").alias("ci_high"))
         return self._public(point.join(bounds, on=POS, how="left").sort(POS))

@@ -17,14 +17,16 @@ import math
 
 import polars as pl
 
+from polars_rank._engine.compat import group_sum
 from polars_rank._engine.draws import uniform
 from polars_rank._stats.common import batch_sizes
 from polars_rank.online._clicks.estimate import REP, WEIGHT, estimate
 from polars_rank.online._clicks.log import IMP, POS, hashable
 from polars_rank.online._clicks.params import DEFAULT, TABLES, Model, keys_of
+from polars_rank.online._clicks.probs import examined
 from polars_rank.online._order import starts
 
-__all__ = ["poisson", "refits", "percentiles", "REP"]
+__all__ = ["poisson", "refits", "percentiles", "propensities", "REP"]
 
 _BATCH_ROWS = 1 << 20
 """Resamples are fitted in batches of about this many rows (log rows x resamples)."""
@@ -43,6 +45,22 @@ def poisson(seed: int, draw: int, imp: pl.Expr) -> pl.Expr:
     return pl.sum_horizontal(out).alias(WEIGHT)
 
 
+def _numbered(prepared: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The rows with ``_no``, their impression's number, and the impressions (sorted)."""
+    rows = prepared.drop(WEIGHT, strict=False).with_columns(
+        starts([IMP]).cum_sum().cast(pl.Int64).alias("_no"))
+    return rows, rows.select(IMP, "_no").unique(IMP, keep="first").sort("_no")
+
+
+def _batches(n_resamples: int, rows: int) -> list[range]:
+    budget = min(_BATCH_ROWS, _BATCH_MOST * rows)
+    out, first = [], 0
+    for size in batch_sizes(n_resamples, rows, budget=budget):
+        out.append(range(first, first + size))
+        first += size
+    return out
+
+
 def refits(model: Model, prepared: pl.DataFrame, iterations: int, n_resamples: int,
            seed: int) -> dict[str, pl.DataFrame]:
     """Each table fitted on resamples 0..n_resamples-1: its columns and ``REP``.
@@ -52,23 +70,18 @@ def refits(model: Model, prepared: pl.DataFrame, iterations: int, n_resamples: i
     the fit gives it 0.5 (:func:`percentiles` puts it back).
     """
     imp = hashable(prepared.schema[IMP])
-    rows = prepared.drop(WEIGHT, strict=False).with_columns(
-        starts([IMP]).cum_sum().cast(pl.Int64).alias("_no"))
-    impressions = rows.select(IMP, "_no").unique(IMP, keep="first").sort("_no")
+    rows, impressions = _numbered(prepared)
     n_imp = impressions.height
     out: dict[str, list[pl.DataFrame]] = {table: [] for table in TABLES[model]}
-    first = 0
-    budget = min(_BATCH_ROWS, _BATCH_MOST * prepared.height)
-    for size in batch_sizes(n_resamples, prepared.height, budget=budget):
+    for batch in _batches(n_resamples, prepared.height):
         weights = pl.concat([impressions.lazy().select(
             "_no", pl.lit(b, dtype=pl.Int64).alias(REP), poisson(seed, b, imp))
-            for b in range(first, first + size)]).filter(pl.col(WEIGHT) > 0)
+            for b in batch]).filter(pl.col(WEIGHT) > 0)
         # each resample's impressions numbered apart (the windows run over IMP)
-        batch = weights.join(rows.lazy(), on="_no").sort(REP, "_no", POS).with_columns(
+        fitted = weights.join(rows.lazy(), on="_no").sort(REP, "_no", POS).with_columns(
             (pl.col(REP) * n_imp + pl.col("_no")).alias(IMP)).drop("_no").collect()
-        for table, frame in estimate(model, batch, iterations, by=(REP,)).items():
+        for table, frame in estimate(model, fitted, iterations, by=(REP,)).items():
             out[table].append(frame)
-        first += size
     return {table: pl.concat(frames) for table, frames in out.items()}
 
 
@@ -95,3 +108,29 @@ def percentiles(model: Model, point: dict[str, pl.DataFrame], draws: dict[str, p
         else:
             out[table] = pl.concat([frame, values.select(bounds)], how="horizontal")
     return out
+
+
+def propensities(model: Model, prepared: pl.DataFrame, draws: dict[str, pl.DataFrame],
+                 n_resamples: int) -> pl.DataFrame:
+    """``REP, POS, examination``: each refit's mean over the log of P(E_r = 1), at once.
+
+    For the chain models (cascade, DCM, SDBN, DBN, CCM): the whole log repeated once
+    per resample, each copy's impressions numbered apart and given its resample's
+    tables (0.5 where it has no row), and :func:`~polars_rank.online._clicks.probs.examined`
+    over them; the sums run in the log's order, as a single model's do.
+    """
+    rows, impressions = _numbered(prepared)
+    rows = rows.select("_no", POS, *[c for c in rows.columns if c not in ("_no", POS, IMP)])
+    out = []
+    for batch in _batches(n_resamples, prepared.height):
+        reps = pl.DataFrame({REP: pl.Series(list(batch), dtype=pl.Int64)}).lazy()
+        lazy = reps.join(rows.lazy(), how="cross").sort(REP, "_no", POS).with_columns(
+            (pl.col(REP) * impressions.height + pl.col("_no")).alias(IMP))
+        for table, frame in draws.items():
+            keys = [REP, *keys_of(model, table)]
+            lazy = lazy.join(frame.lazy(), on=keys, how="left", maintain_order="left")
+            lazy = lazy.with_columns(pl.col(table).fill_null(DEFAULT))
+        mean = group_sum(pl.col("_exam")) / pl.len()
+        out.append(examined(lazy, model).group_by(REP, POS).agg(mean.alias("examination"))
+                   .collect())
+    return pl.concat(out)
