@@ -150,7 +150,7 @@ def test_bad_arguments() -> None:
         given.intervals(log, n_resamples=3)
 
 
-@pytest.mark.parametrize("model", ["pbm", "ubm", "dcm", "dbn", "ccm"])
+@pytest.mark.parametrize("model", ["pbm", "ubm", "dcm", "sdbn", "dbn", "ccm"])
 def test_resamples_fitted_together_are_refits_on_copied_impressions(
         model: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each resample is the fit of the log with each impression copied (weight) times.
@@ -158,8 +158,9 @@ def test_resamples_fitted_together_are_refits_on_copied_impressions(
     The reference loops over the resamples: the log's impressions copied as many times
     as the resample's Poisson draw says (0 times: left out), fitted by
     ``fit_click_model``, 0.5 for a parameter the copy does not see, and the
-    percentiles taken by Polars. Batches of one resample (a tiny batch budget) and of
-    all of them give the same intervals.
+    percentiles taken by Polars; for ``examination``'s interval, each refit's
+    propensity over the log. Batches of one resample (a tiny batch budget) and of all
+    of them give the same intervals.
     """
     from polars_rank.online._clicks import resample
 
@@ -171,6 +172,7 @@ def test_resamples_fitted_together_are_refits_on_copied_impressions(
     for name, frame in fit.intervals(log, n_resamples=6, alpha=0.2, seed=2).items():
         assert_frame_equal(frame, together[name])
     draws: dict[str, list[pl.DataFrame]] = {}
+    exams: list[pl.DataFrame] = []
     for b in range(6):
         weights = log.select("impression").unique().with_columns(
             resample.poisson(2, b, pl.col("impression")).cast(pl.Int64).alias("w"))
@@ -181,6 +183,17 @@ def test_resamples_fitted_together_are_refits_on_copied_impressions(
         refit = fit_click_model(copies, model, iterations=4)  # type: ignore[arg-type]
         for name, frame in refit.parameters.items():
             draws.setdefault(name, []).append(frame.with_columns(pl.lit(b).alias("b")))
+        exams.append(refit.examination(log) if model != "pbm" else
+                     refit.parameters["examination"])
+    # examination's interval: the percentiles of the refits' propensities over the log
+    exam = fit.examination(log, n_resamples=6, alpha=0.2, seed=2)
+    bounds = pl.concat(exams).group_by("position").agg(
+        pl.col("examination").quantile(0.1, "linear").alias("lo"),
+        pl.col("examination").quantile(0.9, "linear").alias("hi"))
+    both = exam.join(bounds, on="position")
+    assert both.height == exam.height == 10
+    assert (both["ci_low"] - both["lo"]).abs().max() < 1e-9  # type: ignore[operator]
+    assert (both["ci_high"] - both["hi"]).abs().max() < 1e-9  # type: ignore[operator]
     for name, got in together.items():
         keys = [c for c in got.columns if c not in (name, "ci_low", "ci_high")]
         reps = pl.DataFrame({"b": range(6)})
