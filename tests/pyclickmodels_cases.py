@@ -52,10 +52,8 @@ def simulate(seed: int, queries: int, docs: int, n_sessions: int, lengths: tuple
             click = 0
             if examined:
                 click = int(rng.random() < attr[(q, d)])
-                if click and rng.random() < sat[(q, d)]:
-                    examined = False
-                else:
-                    examined = rng.random() < gamma
+                satisfied = bool(click) and rng.random() < sat[(q, d)]
+                examined = not satisfied and rng.random() < gamma
             rows.append((f"d{d}", click))
         out.append((i, f"q{q}", rows))
     return out
