@@ -749,10 +749,11 @@ class PyClickModelsDBN:
     licence, (C) Willian Fuks), ``pyClickModels/DBN.pyx``: ``DBNModel.fit`` (lines
     1040-1124: each iteration reads the input line by line, a line being one query's
     sessions), ``update_tmp_params`` (1126-1183), ``build_e_r_vector`` (317-382),
-    ``build_X_r_vector`` (384-433), ``build_e_r_vector_given_CP`` (435-500),
-    ``compute_cp_p`` / ``build_CP_vector_given_e`` (502-617), ``get_last_r`` (619-654),
-    ``update_tmp_alpha`` / ``update_tmp_sigma`` / ``update_tmp_gamma`` (656-915),
+    ``build_X_r_vector`` (384-435), ``build_e_r_vector_given_CP`` (437-515),
+    ``compute_cp_p`` / ``build_CP_vector_given_e`` (517-644), ``get_last_r`` (646-681),
+    ``update_tmp_alpha`` / ``update_tmp_sigma`` / ``update_tmp_gamma`` (683-915),
     ``Factor.compute_factor`` (85-140), ``compute_cr`` (241-315), the updates (917-990).
+    Lines of the unpatched file (the patch keeps them).
     Every parameter starts at 0.5 (tests/fixtures/pyclickmodels_init.patch; pyClickModels
     draws them from ``rand()``); counts start at 1 / 2 as ours. Ranks are 0-based.
 
