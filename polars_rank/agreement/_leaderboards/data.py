@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["Matrix", "as_frame", "draw_counts", "matrix", "rng_for"]
+__all__ = ["Matrix", "as_frame", "checked_matrix", "draw_counts", "matrix", "quick_matrix",
+           "rng_for"]
 
 Matrix = tuple[list[Any], list[Any], "NDArray[np.float64]"]
 """Systems (sorted), queries (sorted), values[query, system]."""
@@ -32,7 +33,10 @@ def matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
            where: str = "") -> Matrix:
     """Check one value per (system, query), every system on every query; pivot.
 
-    Raises :class:`InvalidDataError` naming the column and the offending rows.
+    Valid data takes the quick way (:func:`quick_matrix`: a few sums over the columns,
+    two hash joins); anything it does not vouch for goes through every check in turn
+    (:func:`checked_matrix`). Raises :class:`InvalidDataError` naming the column and
+    the offending rows.
     """
     for column in (system, query, value):
         if column not in frame.columns:
@@ -41,6 +45,53 @@ def matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
     if system == query:
         msg = f"system= and query= name one column {system!r}: they must be two columns"
         raise ValueError(msg)
+    quick = quick_matrix(frame, system=system, query=query, value=value)
+    if quick is not None:
+        return quick
+    return checked_matrix(frame, system=system, query=query, value=value, where=where)
+
+
+def quick_matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
+                 ) -> Matrix | None:
+    """The matrix of valid data, or ``None`` when anything is off (no message).
+
+    Valid: numeric finite values, no null key, at least two systems, and every
+    (system, query) pair exactly once. Each row's place in the (query x system)
+    matrix comes from joins with the sorted distinct systems and queries (hash joins:
+    no sort of the rows); the places must cover the matrix once each, which also
+    catches any key the joins and ``unique`` would see differently.
+    """
+    import numpy as np
+
+    if not frame.schema[value].is_numeric():
+        return None
+    part = frame.select(s=pl.col(system), q=pl.col(query), v=pl.col(value).cast(pl.Float64))
+    fine = part.select(pl.col("s").null_count() + pl.col("q").null_count() == 0,
+                       ok=pl.col("v").is_finite().fill_null(False).all()).row(0)
+    if not all(fine):
+        return None
+    systems = part.get_column("s").unique().sort()
+    queries = part.get_column("q").unique().sort()
+    n_sys, n_q = len(systems), len(queries)
+    if n_sys < 2 or part.height != n_sys * n_q:
+        return None
+    places = (part
+              .join(pl.DataFrame({"s": systems, "i": pl.int_range(n_sys, eager=True)}), on="s")
+              .join(pl.DataFrame({"q": queries, "j": pl.int_range(n_q, eager=True)}), on="q")
+              .select(pl.col("j").cast(pl.Int64) * n_sys + pl.col("i"), "v"))
+    if places.height != part.height:
+        return None
+    where = places.get_column("j").to_numpy()
+    if np.bincount(where, minlength=n_sys * n_q).max() != 1:
+        return None
+    values = np.empty(n_sys * n_q, dtype=np.float64)
+    values[where] = places.get_column("v").to_numpy()
+    return systems.to_list(), queries.to_list(), values.reshape(n_q, n_sys)
+
+
+def checked_matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
+                   where: str = "") -> Matrix:
+    """:func:`matrix` with every check in turn: the first that fails raises."""
     for column in (system, query):
         nulls = frame.filter(pl.col(column).is_null())
         if nulls.height:
@@ -77,9 +128,9 @@ def matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
                        f"{query!r}){where}: every system needs every query "
                        f"({len(missing)} missing)")
                 raise InvalidDataError(msg)
-    wide = (part.pivot(on=system, index=query, values=value).sort(query)
-            .select([pl.col(str(s)) for s in systems]))
-    return systems, queries, wide.to_numpy().astype("float64")
+    # one row per (system, query) now: sorted by query, then system, the rows are the matrix
+    flat = part.sort(query, system).get_column(value).to_numpy()
+    return systems, queries, flat.astype("float64").reshape(len(queries), len(systems))
 
 
 def rng_for(seed: int | None, *key: int) -> Any:
