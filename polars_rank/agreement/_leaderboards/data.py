@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 __all__ = ["Matrix", "as_frame", "checked_matrix", "draw_counts", "matrix", "quick_matrix",
            "rng_for"]
 
+_COUNT_CELLS = 1 << 17
+"""Draw counts are tallied in batches of about this many cells (resamples x queries)."""
+
 Matrix = tuple[list[Any], list[Any], "NDArray[np.float64]"]
 """Systems (sorted), queries (sorted), values[query, system]."""
 
@@ -59,7 +62,9 @@ def quick_matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
     (system, query) pair exactly once. Each row's place in the (query x system)
     matrix comes from joins with the sorted distinct systems and queries (hash joins:
     no sort of the rows); the places must cover the matrix once each, which also
-    catches any key the joins and ``unique`` would see differently.
+    catches any key the joins and ``unique`` would see differently. The matrix is
+    column-major (each system's values contiguous), as a pivot's ``to_numpy`` gave:
+    NumPy's sums depend on the layout, and the means must not change.
     """
     import numpy as np
 
@@ -78,15 +83,15 @@ def quick_matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
     places = (part
               .join(pl.DataFrame({"s": systems, "i": pl.int_range(n_sys, eager=True)}), on="s")
               .join(pl.DataFrame({"q": queries, "j": pl.int_range(n_q, eager=True)}), on="q")
-              .select(pl.col("j").cast(pl.Int64) * n_sys + pl.col("i"), "v"))
+              .select(pl.col("i").cast(pl.Int64) * n_q + pl.col("j"), "v"))
     if places.height != part.height:
         return None
-    where = places.get_column("j").to_numpy()
+    where = places.get_column("i").to_numpy()
     if np.bincount(where, minlength=n_sys * n_q).max() != 1:
         return None
     values = np.empty(n_sys * n_q, dtype=np.float64)
     values[where] = places.get_column("v").to_numpy()
-    return systems.to_list(), queries.to_list(), values.reshape(n_q, n_sys)
+    return systems.to_list(), queries.to_list(), values.reshape(n_sys, n_q).T
 
 
 def checked_matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
@@ -128,9 +133,9 @@ def checked_matrix(frame: pl.DataFrame, *, system: str, query: str, value: str,
                        f"{query!r}){where}: every system needs every query "
                        f"({len(missing)} missing)")
                 raise InvalidDataError(msg)
-    # one row per (system, query) now: sorted by query, then system, the rows are the matrix
-    flat = part.sort(query, system).get_column(value).to_numpy()
-    return systems, queries, flat.astype("float64").reshape(len(queries), len(systems))
+    # one row per (system, query) now: sorted by system, then query, the rows are the matrix
+    flat = part.sort(system, query).get_column(value).to_numpy().astype("float64")
+    return systems, queries, flat.reshape(len(systems), len(queries)).T
 
 
 def rng_for(seed: int | None, *key: int) -> Any:
@@ -148,7 +153,9 @@ def draw_counts(n_queries: int, n_resamples: int, seed: int | None) -> Any:
 
     Each resample draws ``n_queries`` query indices uniformly with replacement from a
     generator seeded by ``seed`` (the queries in sorted order, so the draw does not
-    depend on row order); the counts come from one ``bincount``.
+    depend on row order), all in one ``integers`` call; the counts come from a
+    ``bincount`` per batch of resamples (batches small enough for the cache: the
+    counts are the same whatever the batch).
     """
     import numpy as np
 
@@ -157,6 +164,12 @@ def draw_counts(n_queries: int, n_resamples: int, seed: int | None) -> Any:
         raise ValueError(msg)
     rng = rng_for(seed, 40, 3)
     drawn = rng.integers(0, n_queries, size=(n_resamples, n_queries))
-    drawn += np.arange(n_resamples)[:, None] * n_queries
-    counts = np.bincount(drawn.reshape(-1), minlength=n_resamples * n_queries)
-    return counts.reshape(n_resamples, n_queries).astype(np.float64)
+    counts = np.empty((n_resamples, n_queries), dtype=np.float64)
+    batch = max(1, _COUNT_CELLS // max(n_queries, 1))
+    shift = np.arange(min(batch, n_resamples))[:, None] * n_queries
+    for start in range(0, n_resamples, batch):
+        part = drawn[start:start + batch]
+        part += shift[:part.shape[0]]
+        counts[start:start + part.shape[0]] = np.bincount(
+            part.reshape(-1), minlength=part.size).reshape(part.shape)
+    return counts
