@@ -153,9 +153,10 @@ def draw_counts(n_queries: int, n_resamples: int, seed: int | None) -> Any:
 
     Each resample draws ``n_queries`` query indices uniformly with replacement from a
     generator seeded by ``seed`` (the queries in sorted order, so the draw does not
-    depend on row order), all in one ``integers`` call; the counts come from a
-    ``bincount`` per batch of resamples (batches small enough for the cache: the
-    counts are the same whatever the batch).
+    depend on row order); the counts come from a ``bincount`` per batch of resamples.
+    The batches are small enough for the cache and change nothing: ``integers`` called
+    per batch continues the one stream (the generator keeps the unused half of a
+    64-bit word between calls), so the draws are those of one call for all resamples.
     """
     import numpy as np
 
@@ -163,13 +164,13 @@ def draw_counts(n_queries: int, n_resamples: int, seed: int | None) -> Any:
         msg = f"n_resamples must be a positive int, got {n_resamples!r}"
         raise ValueError(msg)
     rng = rng_for(seed, 40, 3)
-    drawn = rng.integers(0, n_queries, size=(n_resamples, n_queries))
     counts = np.empty((n_resamples, n_queries), dtype=np.float64)
     batch = max(1, _COUNT_CELLS // max(n_queries, 1))
     shift = np.arange(min(batch, n_resamples))[:, None] * n_queries
     for start in range(0, n_resamples, batch):
-        part = drawn[start:start + batch]
-        part += shift[:part.shape[0]]
-        counts[start:start + part.shape[0]] = np.bincount(
-            part.reshape(-1), minlength=part.size).reshape(part.shape)
+        size = min(batch, n_resamples - start)
+        drawn = rng.integers(0, n_queries, size=(size, n_queries))
+        drawn += shift[:size]
+        counts[start:start + size] = np.bincount(
+            drawn.reshape(-1), minlength=drawn.size).reshape(size, n_queries)
     return counts
