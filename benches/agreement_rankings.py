@@ -12,7 +12,9 @@
    (the frame form), and all four values at once against the sum of both references.
 2. ``leaderboard_bootstrap``: 50 systems x 5,000 queries x 1,000 resamples, against a
    loop over the resamples that draws query indices and averages the drawn rows
-   (NumPy per resample, the plain way to write it).
+   (NumPy per resample, the plain way to write it) and against its floor (the same
+   draws and product, no check: ``bootstrap_floor``); CPU times printed as well.
+   ``--only bootstrap`` runs this part alone.
 Medians of ``--repeat`` rounds; one process, one thing at a time.
 """
 
