@@ -4,7 +4,7 @@ NOTEBOOKS := notebooks/01_quickstart.ipynb notebooks/02_ab_experiment.ipynb \
              notebooks/03_recommender.ipynb notebooks/04_from_clicks_to_decisions.ipynb
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-ranx doctest lint typing docs site-check docs-serve notebooks bench ci
+.PHONY: help install test test-ranx test-obp doctest lint typing docs site-check docs-serve notebooks bench ci
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -19,6 +19,11 @@ test-ranx:  ## the fusion tests against ranx itself, not its recorded answers (a
 	POLARS_RANK_LIVE_RANX=1 $(PY) -m pytest -p no:cacheprovider tests/test_fusion.py \
 		tests/test_fusion_optimize.py tests/test_fusion_trained.py tests/test_cli_fuse.py \
 		tests/test_ranx_fixtures.py
+
+test-obp:  ## off_policy_value against OBP itself (installs OBP without its pins)
+	$(PY) -m pip install -q -e ".[obp-reference]"
+	$(PY) -m pip install -q --no-deps --ignore-requires-python obp==0.5.7
+	POLARS_RANK_OBP=1 $(PY) -m pytest -p no:cacheprovider -n 0 tests/test_ope_obp_live.py
 
 doctest:  ## only the examples of the docstrings
 	$(PY) -m pytest polars_rank

@@ -12,7 +12,9 @@
    (the frame form), and all four values at once against the sum of both references.
 2. ``leaderboard_bootstrap``: 50 systems x 5,000 queries x 1,000 resamples, against a
    loop over the resamples that draws query indices and averages the drawn rows
-   (NumPy per resample, the plain way to write it).
+   (NumPy per resample, the plain way to write it) and against its floor (the same
+   draws and product, no check: ``bootstrap_floor``); CPU times printed as well.
+   ``--only bootstrap`` runs this part alone.
 Medians of ``--repeat`` rounds; one process, one thing at a time.
 """
 
@@ -65,12 +67,117 @@ def best(f: Any, repeat: int) -> tuple[float, Any]:
     return statistics.median(times), out
 
 
+def show(rows: list[tuple[str, float, float, float]]) -> None:
+    print("| workload | polars-rank | reference | ratio | mean difference |")
+    print("|---|---|---|---|---|")
+    for name, ours, ref_t, diff in rows:
+        print(f"| {name} | {ours:.3f} s | {ref_t:.3f} s | {ours / ref_t:.3f}x | {diff:.1e} |")
+
+
+def bootstrap_floor(per_query: pl.DataFrame, n_res: int, seed: int) -> pl.DataFrame:
+    """The least a program does for leaderboard_bootstrap's output, without any check.
+
+    The (query x system) matrix in sorted order (hash joins of the sorted keys, one
+    scatter), the same draws (``integers`` and ``bincount`` per batch of resamples),
+    one product, the shared positions by one ``argsort``, the percentiles, the output
+    frame.
+    """
+    systems = per_query.get_column("system").unique().sort()
+    queries = per_query.get_column("qid").unique().sort()
+    n_sys, n_q = len(systems), len(queries)
+    keys = (per_query
+            .join(pl.DataFrame({"system": systems, "s": np.arange(n_sys)}), on="system")
+            .join(pl.DataFrame({"qid": queries, "q": np.arange(n_q)}), on="qid")
+            .select(pl.col("s") * n_q + pl.col("q"), "value"))
+    flat = np.empty(n_sys * n_q)
+    flat[keys.get_column("s").to_numpy()] = keys.get_column("value").to_numpy()
+    values = flat.reshape(n_sys, n_q).T
+    rng = np.random.default_rng(np.random.SeedSequence(entropy=seed, spawn_key=(40, 3)))
+    counts = np.empty((n_res, n_q))
+    step = 26  # resamples per batch: about 1 MB of counts, in the cache
+    shift = np.arange(step)[:, None] * n_q
+    for start in range(0, n_res, step):
+        drawn = rng.integers(0, n_q, size=(min(step, n_res - start), n_q))
+        drawn += shift[:len(drawn)]
+        counts[start:start + len(drawn)] = np.bincount(
+            drawn.reshape(-1), minlength=drawn.size).reshape(drawn.shape)
+    means = counts @ values / n_q
+    order = np.argsort(-means, axis=1, kind="stable")
+    ranked = np.take_along_axis(means, order, axis=1)
+    starts = np.ones(means.shape, dtype=bool)
+    starts[:, 1:] = (ranked[:, :-1] - ranked[:, 1:]) > 1e-12
+    first = np.maximum.accumulate(np.where(starts, np.arange(n_sys), 0), axis=1)
+    boot = np.empty(means.shape)
+    np.put_along_axis(boot, order, first + 1.0, axis=1)
+    mean = values.mean(axis=0)
+    return pl.DataFrame({
+        "system": systems, "mean": mean,
+        "position": (np.argsort(np.argsort(-mean, kind="stable"), kind="stable") + 1),
+        "position_low": np.floor(np.percentile(boot, 2.5, axis=0)).astype(np.int64),
+        "position_high": np.ceil(np.percentile(boot, 97.5, axis=0)).astype(np.int64),
+        "p_first": (boot == 1).mean(axis=0),
+    }).sort("position")
+
+
+def bootstrap_rows(repeat: int) -> list[tuple[str, float, float, float]]:
+    """leaderboard_bootstrap (50 x 5,000 x 1,000) against the loop and the floor.
+
+    The "mean difference" column: the largest difference of p_first from the
+    reference's (which draws its own indices: a sampling difference, not an error)
+    and, for the floor, from ours (the same draws: 0 expected).
+    """
+    rng = np.random.default_rng(0)
+    n_sys, n_q, n_res = 50, 5_000, 1_000
+    values = rng.random((n_q, n_sys))
+    per_query = pl.DataFrame({"system": np.repeat([f"s{s:02d}" for s in range(n_sys)], n_q),
+                              "qid": np.tile(np.arange(n_q), n_sys),
+                              "value": values.T.reshape(-1)})
+
+    def reference() -> Any:
+        draw = np.random.default_rng(1)
+        lead = np.zeros(n_sys)
+        for _ in range(n_res):
+            idx = draw.integers(0, n_q, n_q)
+            lead[int(np.argmax(values[idx].mean(axis=0)))] += 1
+        return lead / n_res
+
+    runs = {"ours": lambda: leaderboard_bootstrap(per_query, n_resamples=n_res, seed=1),
+            "floor": lambda: bootstrap_floor(per_query, n_res, 1), "reference": reference}
+    wall: dict[str, list[float]] = {k: [] for k in runs}
+    cpu: dict[str, list[float]] = {k: [] for k in runs}
+    out: dict[str, Any] = {}
+    for _ in range(repeat):  # the three in turn, so that a change of load hits all three
+        for name, run in runs.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            out[name] = run()
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
+    t = {k: statistics.median(v) for k, v in wall.items()}
+    c = {k: statistics.median(v) for k, v in cpu.items()}
+    ratio = {k: c[k] / c["reference"] for k in ("ours", "floor")}
+    print(f"bootstrap CPU seconds (medians; all threads): ours {c['ours']:.3f}, floor "
+          f"{c['floor']:.3f}, reference {c['reference']:.3f}; ratios {ratio['ours']:.3f}x, "
+          f"{ratio['floor']:.3f}x; ours / floor {c['ours'] / c['floor']:.2f} "
+          f"(wall {t['ours'] / t['floor']:.2f})")
+    p_first = out["ours"].sort("system").get_column("p_first").to_numpy()
+    diff_floor = float(np.abs(out["floor"].sort("system").get_column("p_first").to_numpy()
+                              - p_first).max())
+    return [("leaderboard bootstrap 50 x 5,000 x 1,000", t["ours"], t["reference"],
+             float(np.abs(p_first - out["reference"]).max())),
+            ("  its floor (no checks, same draws)", t["floor"], t["reference"], diff_floor)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--reference-queries", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=["all", "bootstrap"], default="all",
+                        help="bootstrap: the leaderboard bootstrap alone")
     args = parser.parse_args()
+    if args.only == "bootstrap":
+        show(bootstrap_rows(args.repeat))
+        return
     a, b = lists(args.queries)
     frame = joined(a, b)
     m = min(args.reference_queries, args.queries)
@@ -100,31 +207,9 @@ def main() -> None:
         frame, measures=["rbo", "rbo_min", "rbo_res", "tau_ap"]), args.repeat)
     rows.append(("RBO ext+min+res and tau_AP, ranking_similarity", t_all,
                  rows[0][2] + rows[2][2], float("nan")))
-    # leaderboard bootstrap
-    rng = np.random.default_rng(0)
-    n_sys, n_q, n_res = 50, 5_000, 1_000
-    values = rng.random((n_q, n_sys))
-    per_query = pl.DataFrame({"system": np.repeat([f"s{s:02d}" for s in range(n_sys)], n_q),
-                              "qid": np.tile(np.arange(n_q), n_sys),
-                              "value": values.T.reshape(-1)})
-
-    def reference() -> Any:
-        draw = np.random.default_rng(1)
-        lead = np.zeros(n_sys)
-        for _ in range(n_res):
-            idx = draw.integers(0, n_q, n_q)
-            lead[int(np.argmax(values[idx].mean(axis=0)))] += 1
-        return lead / n_res
-
-    t_ours, _ = best(lambda: leaderboard_bootstrap(per_query, n_resamples=n_res, seed=1),
-                     args.repeat)
-    t_ref, _ = best(reference, 1)
-    rows.append(("leaderboard bootstrap 50 x 5,000 x 1,000", t_ours, t_ref, float("nan")))
+    rows += bootstrap_rows(args.repeat)
     print(f"{args.queries:,} query pairs (references on {m:,}, scaled x{scale:g})")
-    print("| workload | polars-rank | reference | ratio | mean difference |")
-    print("|---|---|---|---|---|")
-    for name, ours, ref_t, diff in rows:
-        print(f"| {name} | {ours:.2f} s | {ref_t:.2f} s | {ours / ref_t:.3f}x | {diff:.1e} |")
+    show(rows)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,11 @@ the wall time (imports included, and after imports), peak RSS (``ru_maxrss``).
   scaled linearly.
 - **SNIPS and DR** of a target policy (10 actions, one round per row):
   ``off_policy_value(..., ["snips", "dr"], n_resamples=0)`` (and with 1,000 bootstrap
-  resamples); the floor, one ``select`` of the two ratios over the rows; OBP (commit
-  8cbd5fa, ``SelfNormalizedInverseProbabilityWeighting`` and ``DoublyRobust``
-  transcribed in tests/ope_reference.py: NumPy, vectorised) on arrays made from the
+  resamples); the floor, one ``select`` of the two ratios over the rows; OBP's
+  ``SelfNormalizedInverseProbabilityWeighting`` and ``DoublyRobust`` (NumPy,
+  vectorised): OBP 0.5.7 itself where it is installed (the ``obp-reference`` extra,
+  then ``pip install --no-deps --ignore-requires-python obp==0.5.7``), otherwise its
+  code at commit 8cbd5fa transcribed in tests/ope_reference.py) on arrays made from the
   file's columns, the evaluation policy's and the reward model's (round, action)
   grids from two list columns (``benches/online_ope.py``'s layout before this file).
 
@@ -37,6 +39,8 @@ The estimates of polars-rank and the floor (and OBP) must agree to 1e-9 (checked
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import os
 import platform
 import subprocess
@@ -207,7 +211,9 @@ def ope_obp(size: str) -> dict:
     import numpy as np
     import polars as pl
 
-    from tests.ope_reference import DoublyRobust, SelfNormalizedInverseProbabilityWeighting
+    ope = importlib.import_module(OBP_MODULE)
+    DoublyRobust = ope.DoublyRobust
+    SelfNormalizedInverseProbabilityWeighting = ope.SelfNormalizedInverseProbabilityWeighting
 
     log = pl.read_parquet(path("ope", size), columns=["item", "reward", "pscore",
                                                       "action_dist", "q_hat_all"])
@@ -280,8 +286,11 @@ def tdi_reference(size: str) -> dict:
 
 
 OURS_PBM, FLOOR_PBM, PYCLICK = "PBM: polars-rank", "PBM: plain Polars (floor)", "PBM: PyClick"
+# OBP itself where it is installed, else its code transcribed
+OBP_MODULE = "obp.ope" if importlib.util.find_spec("obp") else "tests.ope_reference"
 OURS_OPE, FLOOR_OPE, OBP = ("SNIPS+DR: polars-rank", "SNIPS+DR: plain Polars (floor)",
-                            "SNIPS+DR: OBP")
+                            "SNIPS+DR: OBP 0.5.7" if OBP_MODULE == "obp.ope"
+                            else "SNIPS+DR: OBP (transcribed)")
 BOOT = "SNIPS+DR: polars-rank, 1,000 resamples"
 OURS_TDI, FLOOR_TDI, MPKATO = ("team-draft credit: polars-rank",
                                "team-draft credit: plain Polars (floor)",
@@ -296,7 +305,7 @@ IMPORTS = {OURS_TDI: ("polars", "polars_rank.online"), FLOOR_TDI: ("polars",),
            PYCLICK: ("polars", "tests.click_models_reference"),
            OURS_OPE: ("polars", "polars_rank.online"),
            BOOT: ("polars", "polars_rank.online", "numpy"), FLOOR_OPE: ("polars",),
-           OBP: ("polars", "numpy", "tests.ope_reference")}
+           OBP: ("polars", "numpy", OBP_MODULE)}
 TASKS = {"pbm": (OURS_PBM, FLOOR_PBM, PYCLICK), "interleaving": (OURS_TDI, FLOOR_TDI, MPKATO),
          "ope": (OURS_OPE, FLOOR_OPE, OBP, BOOT)}
 MAKE = {"pbm": make_pbm, "interleaving": make_interleaving, "ope": make_ope}

@@ -737,3 +737,171 @@ class BookCCM:
                             t_den[1] += (1 - a[r]) * (1 - t2 * xn) / z
             self.attr = {k: self._ratio(a_num[k], a_den[k]) for k in a_den}
             self.tau = [self._ratio(t_num[i], t_den[i]) for i in range(3)]
+
+
+# ------------------------------------------------------------------ pyClickModels' DBN
+
+
+class PyClickModelsDBN:
+    """pyClickModels' DBN, transcribed (pure Python, double precision), switches for the book.
+
+    WillianFuks/pyClickModels, commit e0515d8e07310d4b6369f2768647a3808b4904dc (MIT
+    licence, (C) Willian Fuks), ``pyClickModels/DBN.pyx``: ``DBNModel.fit`` (lines
+    1040-1124: each iteration reads the input line by line, a line being one query's
+    sessions), ``update_tmp_params`` (1126-1183), ``build_e_r_vector`` (317-382),
+    ``build_X_r_vector`` (384-435), ``build_e_r_vector_given_CP`` (437-515),
+    ``compute_cp_p`` / ``build_CP_vector_given_e`` (517-644), ``get_last_r`` (646-681),
+    ``update_tmp_alpha`` / ``update_tmp_sigma`` / ``update_tmp_gamma`` (683-915),
+    ``Factor.compute_factor`` (85-140), ``compute_cr`` (241-315), the updates (917-990).
+    Lines of the unpatched file (the patch keeps them).
+    Every parameter starts at 0.5 (tests/fixtures/pyclickmodels_init.patch; pyClickModels
+    draws them from ``rand()``); counts start at 1 / 2 as ours. Ranks are 0-based.
+
+    ``lines``: ``[(query, [[(doc, click, purchase), ...], ...]), ...]``, in input order.
+    The four switches, each pyClickModels' by default, make it the book's DBN
+    (``BookDBN``) when all are flipped, for a log without purchases:
+
+    - ``exam="unconditional"``: the attractiveness update below the last click reads
+      P(E_r = 1) before any click is seen (``build_e_r_vector``); ``"conditional"``:
+      P(E_r = 1 | C_<r) (``build_e_r_vector_given_CP``, the book's).
+    - ``gamma_factor="pyclickmodels"``: ``Factor.compute_factor`` (lines 107-129): an
+      examined result not clicked weighs (1 - alpha)(1 - sigma), and a satisfied user
+      goes on with gamma (1 - cr); ``"book"``: (1 - alpha), and a satisfied user stops.
+    - ``last_transition=True``: gamma also counts a transition from the last rank (the
+      tail factor is then 1: line 135); ``False``: transitions inside the list only.
+    - ``gamma_per_query=True``: gamma's counts restart (1 / 2) at each input line and
+      gamma is updated after it (lines 1101, 1123): the next line reads the new gamma and
+      the fit ends with the last line's; ``False``: one count over the whole log per
+      iteration, gamma updated at its end.
+    """
+
+    def __init__(self, iter_num: int = 30, *, exam: str = "unconditional",
+                 gamma_factor: str = "pyclickmodels", last_transition: bool = True,
+                 gamma_per_query: bool = True) -> None:
+        self.iter_num = iter_num
+        self.exam, self.gamma_factor = exam, gamma_factor
+        self.last_transition, self.gamma_per_query = last_transition, gamma_per_query
+        self.alpha: dict[tuple[Any, Any], float] = {}
+        self.sigma: dict[tuple[Any, Any], float] = {}
+        self.gamma = 0.5
+
+    def train(self, lines: list[tuple[Any, list[list[tuple[Any, int, int]]]]]) -> None:
+        cr: dict[Any, dict[Any, float]] = {}
+        for _ in range(self.iter_num):
+            tmp_gamma = [1.0, 2.0]
+            for query, sessions in lines:
+                if self.gamma_per_query:
+                    tmp_gamma = [1.0, 2.0]
+                tmp_alpha: dict[Any, list[float]] = {}
+                tmp_sigma: dict[Any, list[float]] = {}
+                if query not in cr:  # compute_cr: purchases / times shown, per document
+                    seen: dict[Any, list[int]] = {}
+                    for session in sessions:
+                        for doc, _click, purchase in session:
+                            seen.setdefault(doc, [0, 0])
+                            seen[doc][0] += bool(purchase)
+                            seen[doc][1] += 1
+                    cr[query] = {d: p / n for d, (p, n) in seen.items()}
+                for session in sessions:
+                    self._session(query, session, cr[query], tmp_alpha, tmp_sigma, tmp_gamma)
+                for doc, (num, den) in tmp_alpha.items():
+                    self.alpha[(query, doc)] = num / den
+                for doc, (num, den) in tmp_sigma.items():
+                    self.sigma[(query, doc)] = num / den
+                if self.gamma_per_query:
+                    self.gamma = tmp_gamma[0] / tmp_gamma[1]
+            if not self.gamma_per_query:
+                self.gamma = tmp_gamma[0] / tmp_gamma[1]
+
+    def _session(self, query: Any, session: list[tuple[Any, int, int]], cr: dict[Any, float],
+                 tmp_alpha: dict[Any, list[float]], tmp_sigma: dict[Any, list[float]],
+                 tmp_gamma: list[float]) -> None:
+        n = len(session)
+        docs = [d for d, _, _ in session]
+        c = [bool(x) for _, x, _ in session]
+        p = [bool(x) for _, _, x in session]
+        a = [self.alpha.setdefault((query, d), 0.5) for d in docs]  # get_param creates
+        s = [self.sigma.setdefault((query, d), 0.5) for d in docs]
+        g = self.gamma
+        rate = [cr[d] for d in docs]
+        e = [1.0] * (n + 1)  # build_e_r_vector: P(E_r = 1), no click seen
+        for r in range(1, n + 1):
+            e[r] = e[r - 1] * g * ((1 - s[r - 1]) * (1 - rate[r - 1]) * a[r - 1] + (1 - a[r - 1]))
+        x = [0.0] * (n + 1)  # build_X_r_vector
+        for r in range(n - 1, -1, -1):
+            x[r] = a[r] + (1 - a[r]) * g * x[r + 1]
+
+        def given_cp(idx: int) -> list[float]:  # build_e_r_vector_given_CP
+            v = [0.0] * (n + 1 - idx)
+            v[0] = 1.0
+            for r in range(idx, n):
+                if p[r]:
+                    return v
+                if c[r]:
+                    v[r + 1 - idx] = (1 - s[r]) * g
+                else:
+                    v[r + 1 - idx] = g * (1 - a[r]) * v[r - idx] / (1 - a[r] * v[r - idx])
+            return v
+
+        def cp_p(idx: int, v: list[float]) -> float:  # compute_cp_p
+            out = 1.0
+            for r in range(idx, n):
+                if p[r]:
+                    out *= rate[r] * a[r] * v[r - idx]
+                elif c[r]:
+                    out *= (1 - rate[r]) * a[r] * v[r - idx]
+                else:
+                    out *= 1 - a[r] * v[r - idx]
+            return out
+
+        eps = given_cp(0)
+        cp = [cp_p(r + 1, given_cp(r + 1)) for r in range(n - 1)]  # build_CP_vector_given_e
+        last = max((r for r in range(n) if c[r]), default=0)  # get_last_r: 0 if no click
+        exam = e if self.exam == "unconditional" else eps
+        for r in range(n):
+            num_den = tmp_alpha.setdefault(docs[r], [1.0, 2.0])  # update_tmp_alpha
+            if c[r]:
+                num_den[0] += 1
+            elif r > last:
+                num_den[0] += (1 - exam[r]) * a[r] / (1 - exam[r] * x[r])
+            num_den[1] += 1
+            num_den = tmp_sigma.setdefault(docs[r], [1.0, 2.0])  # update_tmp_sigma
+            if c[r] and not p[r]:
+                if r == last:
+                    num_den[0] += s[r] / (1 - x[r + 1] * (1 - s[r]) * g)
+                num_den[1] += 1
+            if r == n - 1 and not self.last_transition:
+                continue
+
+            def factor(xx: int, y: int, z: int, r: int = r) -> float:  # Factor.compute_factor
+                result = 1.0
+                if not xx:
+                    if z or y or c[r]:
+                        return 0.0
+                elif p[r]:
+                    if not y or z:
+                        return 0.0
+                    result *= a[r] * rate[r] * (1 - g) * s[r]
+                elif not c[r]:
+                    if y:
+                        return 0.0
+                    result *= (1 - a[r]) * (1 - s[r] if self.gamma_factor != "book" else 1.0)
+                    result *= g if z else 1 - g
+                elif self.gamma_factor == "book":
+                    result *= a[r] * ((1 - s[r]) * (g if z else 1 - g) if not y else
+                                      (0.0 if z else s[r]))
+                else:
+                    result *= a[r] * (1 - s[r] if not y else s[r])
+                    result *= (g if z else 1 - g) * (1 - rate[r])
+                if not z:
+                    if last >= r + 1:
+                        return 0.0
+                elif r < len(cp):
+                    result *= cp[r]
+                return result * (eps[r] if xx else 1 - eps[r])
+
+            total = sum(factor(i, j, k) for i in (0, 1) for j in (0, 1) for k in (0, 1))
+            ess_0 = factor(1, 0, 0) / total if total else 0.0
+            ess_1 = factor(1, 0, 1) / total if total else 0.0
+            tmp_gamma[0] += ess_1
+            tmp_gamma[1] += ess_0 + ess_1

@@ -121,7 +121,8 @@ def leaderboard_bootstrap(
     kind = pl.Series(systems).dtype
     if distribution:
         n = len(systems)
-        shares = np.stack([(boot == r).mean(axis=0) for r in range(1, n + 1)], axis=1)
+        cells = np.arange(n) * n + boot.astype(np.int64) - 1  # (system, position - 1)
+        shares = np.bincount(cells.reshape(-1), minlength=n * n) / boot.shape[0]
         return pl.DataFrame({
             "system": pl.Series(np.repeat(np.array(systems, dtype=object), n).tolist(),
                                 dtype=kind),

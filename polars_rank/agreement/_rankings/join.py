@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, overload
 
 import polars as pl
 
-from polars_rank._engine.frames import as_polars
+from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank._engine.params import check_k
 from polars_rank.agreement._rankings.lists import check_bool
 from polars_rank.errors import InvalidDataError
@@ -15,9 +15,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["join_rankings"]
-
-Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
-
 
 def _checked(run: pl.LazyFrame, name: str, query: str, doc: str, by: str) -> None:
     for column in (query, doc, by):
@@ -48,9 +45,10 @@ def _checked(run: pl.LazyFrame, name: str, query: str, doc: str, by: str) -> Non
         raise InvalidDataError(msg)
 
 
-def join_rankings(
-    run_a: Frame,
-    run_b: Frame,
+@overload
+def join_rankings(  # type: ignore[overload-overlap]  # FrameLike admits Any
+    run_a: pl.LazyFrame,
+    run_b: FrameLike,
     *,
     query: str = "qid",
     doc: str = "docid",
@@ -58,7 +56,34 @@ def join_rankings(
     descending: bool = True,
     k: int | None = None,
     names: Sequence[str] = ("rank_a", "rank_b"),
-) -> Frame:
+) -> pl.LazyFrame: ...
+
+
+@overload
+def join_rankings(
+    run_a: FrameLike,
+    run_b: FrameLike,
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    by: str = "score",
+    descending: bool = True,
+    k: int | None = None,
+    names: Sequence[str] = ("rank_a", "rank_b"),
+) -> pl.DataFrame: ...
+
+
+def join_rankings(
+    run_a: FrameLike,
+    run_b: FrameLike,
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    by: str = "score",
+    descending: bool = True,
+    k: int | None = None,
+    names: Sequence[str] = ("rank_a", "rank_b"),
+) -> pl.DataFrame | pl.LazyFrame:
     """The two rankings of each query on one frame: one row per document of either top k.
 
     Each run is ranked within its queries by ``by`` (equal scores by document id
@@ -159,4 +184,4 @@ def join_rankings(
         ranked.append(out)
     joined = (ranked[0].join(ranked[1], on=[query, doc], how="full", coalesce=True)
               .select(query, doc, *names).sort(query, doc))
-    return joined if lazy else joined.collect()  # type: ignore[return-value]
+    return joined if lazy else joined.collect()
