@@ -20,7 +20,7 @@ from polars_rank.online import fit_click_model, simulate_clicks
 from tests.test_click_models import ranking, truth
 
 # model: (impressions, queries (of 12 items each), EM iterations, resamples, the tables
-# whose coverage is tested); each is held to a coverage of 0.8 or more. Left out: DCM's
+# whose coverage is tested); each is held to a coverage of 0.75 or more. Left out: DCM's
 # continuation and SDBN's satisfaction (their counts take the last click as the
 # satisfied one: biased, covered 0.58 and 0.61 of the time), DBN's gamma (biased up at
 # a few hundred impressions: 0.867 for 0.85 at 400, its interval too narrow), CCM's
@@ -31,7 +31,10 @@ from tests.test_click_models import ranking, truth
 # 1.36, whose hashes draw other resamples: 0.83 to 0.96). DBN's EM has converged at 10
 # iterations (its gamma at 10 and 100 agrees to 1e-3); CCM's attractiveness moves with
 # tau_2 and tau_3, which EM moves slowly: at 10 iterations 0.80 to 0.84 of it was
-# covered, at 25 0.84 to 0.96.
+# covered, at 25 0.84 to 0.96. The bar is 0.75, not 0.8: the logs and resamples are drawn
+# by Polars' hash, so another Polars version draws other ones, and at 0.8 three models
+# passed by one or two parameters; intervals half as wide as they should be would cover
+# about 0.68 of normal estimates, and a shifted truth is held to 0.25 below.
 PARAMS: dict[str, tuple[int, int, int, int, tuple[str, ...]]] = {
     "pbm": (3000, 4, 20, 30, ("attractiveness", "examination")),
     "cascade": (3000, 4, 1, 60, ("attractiveness",)),
@@ -90,7 +93,7 @@ def test_the_true_parameters_are_inside_their_95_percent_intervals(model: str) -
     intervals, true = _fit(model)
     inside, total = _coverage(model, intervals, true)
     assert total >= 24
-    assert inside / total >= 0.8, (inside, total)
+    assert inside / total >= 0.75, (inside, total)
     for frame in intervals.values():  # every point estimate inside its own interval
         name = [c for c in frame.columns if c not in ("ci_low", "ci_high")][-1]
         assert (frame["ci_low"] <= frame[name]).all()
