@@ -29,6 +29,7 @@ import polars as pl
 from polars_rank._engine.params import check_real
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
+from polars_rank.agreement._rankings.strict import limbs, shared, strict_sums
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -155,6 +156,35 @@ def _tau_ap(common: pl.LazyFrame, symmetric: bool) -> pl.LazyFrame:
         pl.when(n >= 2).then(value).otherwise(pl.lit(_NAN)).alias("tau_ap"))
 
 
+def _sorted_sums(base: pl.LazyFrame, keys: list[str], doc: str | None, desc: bool,
+                 table: pl.Series, tau: bool) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """RBO's per-query sums (and tau_AP's common rows) from two sorts for the positions."""
+    base = _positions(base, keys, "_a", doc, desc, "_pa")
+    first = pl.int_range(pl.len(), dtype=pl.Int64) == 0
+    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) | first
+    base = base.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"))  # sorted: query
+    base = _positions(base, keys, "_b", doc, desc, "_pb")
+    pa, pb = pl.col("_pa"), pl.col("_pb")
+    both = pa.is_not_null() & pb.is_not_null()
+    m = pl.when(both).then(pl.max_horizontal(pa, pb))
+    s = pl.min_horizontal(pl.col("_pa_n"), pl.col("_pb_n"))
+    hi, lo = limbs(m, table)
+    rows = base.with_columns(
+        both.alias("_both"), (both & (m <= s)).alias("_ins"), hi.alias("_hi"), lo.alias("_lo"),
+        (pl.col("_pa_bad") | pl.col("_pb_bad")).alias("_rowbad"))
+    if tau:  # read twice: computed once (tau_AP collects anyway)
+        rows = rows.collect().lazy()
+    per_query = rows.group_by(keys).agg(
+        pl.col("_qi").first(), pl.col("_pa_n").first().alias("_na"),
+        pl.col("_pb_n").first().alias("_nb"),
+        pl.col("_both").sum().alias("_xl"), pl.col("_ins").sum().alias("_xs"),
+        pl.col("_hi").sum().alias("_shi"), pl.col("_lo").sum().alias("_slo"),
+        (pl.col("_rowbad").any() | (pl.len() > MAX_ITEMS)).alias("_bad"),
+    ).with_columns(shared(pl.col("_shi"), pl.col("_slo"), table).alias("_shared"))
+    common = rows.filter(pl.col("_both")).select("_qi", "_pa", "_pb") if tau else None
+    return per_query, common
+
+
 def ranking_similarity(
     joined: Frame,
     *,
@@ -256,36 +286,23 @@ def ranking_similarity(
             msg = f"joined has no column {column!r} (columns: {names})"
             raise InvalidDataError(msg)
     base = lazy.select(*keys, *extra, pl.col(a).alias("_a"), pl.col(b).alias("_b"))
-    base = _positions(base, keys, "_a", doc, desc, "_pa")
-    first = pl.int_range(pl.len(), dtype=pl.Int64) == 0
-    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) | first
-    base = base.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"))  # sorted: query
-    base = _positions(base, keys, "_b", doc, desc, "_pb")
-    pa, pb = pl.col("_pa"), pl.col("_pb")
-    both = pa.is_not_null() & pb.is_not_null()
-    m = pl.when(both).then(pl.max_horizontal(pa, pb))
-    s = pl.min_horizontal(pl.col("_pa_n"), pl.col("_pb_n"))
     table = _table(pp)
-    shared = pl.lit(table).gather((m - 1).fill_null(0).clip(0, 2 * MAX_ITEMS))
-    rows = base.with_columns(
-        both.alias("_both"), (both & (m <= s)).alias("_ins"),
-        pl.when(both).then(shared).alias("_f"),
-        (pl.col("_pa_bad") | pl.col("_pb_bad")).alias("_rowbad"))
-    if "tau_ap" in wanted:  # read twice: computed once (tau_AP collects anyway)
-        rows = rows.collect().lazy()
-    per_query = rows.group_by(keys).agg(
-        pl.col("_qi").first(), pl.col("_pa_n").first().alias("_na"),
-        pl.col("_pb_n").first().alias("_nb"),
-        pl.col("_both").sum().alias("_xl"), pl.col("_ins").sum().alias("_xs"),
-        ordered_sum(pl.col("_f")).alias("_shared"),
-        (pl.col("_rowbad").any() | (pl.len() > MAX_ITEMS)).alias("_bad"))
+    schema = base.collect_schema()
+    fast = None
+    if not desc and schema["_a"].is_integer() and schema["_b"].is_integer():
+        fast = strict_sums(base.select(*keys, "_a", "_b"), keys, table, long=MAX_ITEMS,
+                           tau="tau_ap" in wanted)
+    if fast is not None:  # the rank columns are positions 1..n: no sort
+        per_query, common = fast[0].lazy(), fast[1]
+    else:
+        per_query, common = _sorted_sums(base, keys, doc, desc, table, "tau_ap" in wanted)
     kinds = _rbo(table, pp) if any(w.startswith("rbo") for w in wanted) else {}
     safe = pl.col("_bad") | (pl.col("_na") > MAX_ITEMS) | (pl.col("_nb") > MAX_ITEMS)
     per_query = per_query.with_columns(
         pl.when(safe).then(pl.lit(_NAN)).otherwise(kinds[w].cast(_F)).alias(w)
         for w in wanted if w != "tau_ap")
-    if "tau_ap" in wanted:
-        tau = _tau_ap(rows.filter(pl.col("_both")).select("_qi", "_pa", "_pb"), sym)
+    if common is not None:
+        tau = _tau_ap(common, sym)
         per_query = per_query.join(tau, on="_qi", how="left")
         per_query = per_query.with_columns(
             pl.when(pl.col("_bad")).then(pl.lit(_NAN))

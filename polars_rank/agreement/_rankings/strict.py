@@ -1,0 +1,153 @@
+"""RBO's per-query sums without a sort, when the rank columns are already positions 1..n.
+
+``ranking_similarity`` sorts each ranking by (query, key, document) to find positions.
+When both columns are integers and every query's non-null values of each are exactly
+1..n (a permutation: no gap, no repeat, nothing below 1), they are the positions: the
+sums RBO needs (per query: the lengths, the common documents and the sum over them of
+F(max(a, b) - 1)) are one ``group_by`` of plain columns, no sort. The same ``group_by``
+checks that the columns are positions, exactly and cheaply:
+
+- count = max = n and min = 1 (or no value);
+- no repeat: the values' bits 2^(v-1), in words of :data:`BITS` bits (one column per
+  word), add up to the mask of positions 1..n in every word. A sum of c powers of two
+  has at most c set bits, exactly c when they are different, so with count = n and the
+  masks' n bits in all, every value is there once. A word's sum cannot overflow: at
+  most n <= :data:`MOST` values below 2^BITS.
+
+A query that is not positions sends the whole frame to the sorting path (the check's
+cost is then lost: one pass). The float sum over the common documents is added in
+fixed point (two Int64 limbs of F / F_max, 2^-80 apart): integer sums, the same for
+any row order, without sorting the values.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["BITS", "MOST", "limbs", "shared", "strict_sums"]
+
+BITS = 48
+"""Bits per word of the repeat check (sums of up to MOST values stay below 2^63)."""
+
+MOST = 10 * BITS
+"""The longest ranking the sort-free path takes (480): ten words per column."""
+
+_LIMB = float(1 << 40)
+
+
+@functools.lru_cache(maxsize=32)
+def _limbs(table: tuple[float, ...]) -> tuple[pl.Series, pl.Series, float]:
+    """F / F_max as hi + lo / 2^40 (units of 2^-40), both Int64, and F_max."""
+    top = max(table) or 1.0
+    hi, lo = [], []
+    for value in table:
+        scaled = value / top * _LIMB
+        whole = float(int(scaled))
+        hi.append(int(whole))
+        lo.append(round((scaled - whole) * _LIMB))
+    return pl.Series(hi, dtype=pl.Int64), pl.Series(lo, dtype=pl.Int64), top
+
+
+def limbs(m: pl.Expr, table: pl.Series) -> tuple[pl.Expr, pl.Expr]:
+    """F(m - 1) per row as two Int64 limbs (null where ``m`` is null), to add exactly."""
+    hi, lo, _ = _limbs(tuple(table.to_list()))
+    at = (m.cast(pl.Int64) - 1).fill_null(0).clip(0, len(table) - 1)
+    return (pl.when(m.is_not_null()).then(pl.lit(hi).gather(at)),
+            pl.when(m.is_not_null()).then(pl.lit(lo).gather(at)))
+
+
+def shared(hi_sum: pl.Expr, lo_sum: pl.Expr, table: pl.Series) -> pl.Expr:
+    """The sum of F(m - 1) from the sums of the limbs: one rounding, any row order."""
+    scale = _limbs(tuple(table.to_list()))[2]
+    return (hi_sum.cast(pl.Float64) + lo_sum.cast(pl.Float64) / _LIMB) / _LIMB * scale
+
+
+_POW = pl.Series([1 << i for i in range(BITS)], dtype=pl.Int64)
+_MASK = pl.Series([(1 << i) - 1 for i in range(BITS + 1)], dtype=pl.Int64)
+
+
+def _words(value: pl.Expr, count: int, name: str) -> list[pl.Expr]:
+    """Per row: 2^(v-1) in the column of its word, null in the others."""
+    v = value.cast(pl.Int64) - 1
+    bit = pl.lit(_POW).gather((v % BITS).fill_null(0))
+    return [pl.when(v // BITS == j).then(bit).alias(f"{name}{j}") for j in range(count)]
+
+
+def _positions(n: pl.Expr, low: pl.Expr, high: pl.Expr, name: str, count: int) -> pl.Expr:
+    """True if a query's values are 1..n: count n, min 1, max n, every word full."""
+    ok = (n == 0) | ((low == 1) & (high == n))
+    for j in range(count):
+        want = pl.lit(_MASK).gather((n - j * BITS).clip(0, BITS))
+        ok = ok & (pl.col(f"{name}{j}") == want)
+    return ok
+
+
+def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, long: int,
+                tau: bool) -> tuple[pl.DataFrame, pl.LazyFrame | None] | None:
+    """The per-query sums of ``ranking_similarity``, or ``None`` if not all positions.
+
+    ``base`` holds the query ``keys`` and the integer rank columns ``_a``, ``_b``.
+    Returns one row per query (sorted by the keys, nulls last) with ``_qi`` (its index),
+    ``_na``, ``_nb``, ``_xl``, ``_xs``, ``_shared`` (the sum of F(m - 1) over the common
+    documents, F = ``table``) and ``_bad`` (more than ``long`` rows); with ``tau``,
+    also the common documents (``_qi``, ``_pa``, ``_pb``), sorted by (``_qi``, ``_pb``).
+    """
+    a, b = pl.col("_a"), pl.col("_b")
+    top = base.select(a.min().alias("la"), a.max().alias("ha"), b.min().alias("lb"),
+                      b.max().alias("hb")).collect().row(0)
+    if any(x is not None and (x < 1 or x > MOST) for x in top):
+        return None  # not positions, or too long for the check
+    count = max(1, -(-max(x or 0 for x in top) // BITS))
+    both = a.is_not_null() & b.is_not_null()
+    m = pl.when(both).then(pl.max_horizontal(a, b).cast(pl.Int64))
+    hi, lo = limbs(m, table)
+    rows = base.with_columns(
+        both.alias("_both"), m.alias("_m"), hi.alias("_hi"), lo.alias("_lo"),
+        *_words(a, count, "_wa"), *_words(b, count, "_wb"))
+
+    def present(c: pl.Expr) -> pl.Expr:  # not count(): it counted nulls in a 1.36 group_by
+        return c.is_not_null().sum().cast(pl.Int64)
+
+    agg = rows.group_by(keys).agg(
+        present(a).alias("_na"), present(b).alias("_nb"),
+        a.min().cast(pl.Int64).alias("_la"), a.max().cast(pl.Int64).alias("_ha"),
+        b.min().cast(pl.Int64).alias("_lb"), b.max().cast(pl.Int64).alias("_hb"),
+        pl.col("_both").sum().cast(pl.Int64).alias("_xl"),
+        pl.col("_hi").sum().alias("_shi"), pl.col("_lo").sum().alias("_slo"),
+        *[pl.col(f"_w{s}{j}").sum() for s in "ab" for j in range(count)],
+        (pl.len() > long).alias("_bad"),
+    ).collect()
+    na, nb = pl.col("_na"), pl.col("_nb")
+    ok = _positions(na, pl.col("_la"), pl.col("_ha"), "_wa", count) \
+        & _positions(nb, pl.col("_lb"), pl.col("_hb"), "_wb", count)
+    if not agg.select(ok.all()).item():
+        return None
+    total = shared(pl.col("_shi"), pl.col("_slo"), table)
+    agg = agg.select(*keys, na, nb, pl.col("_xl"), total.alias("_shared"), pl.col("_bad"))
+    # X_s, the common documents within the shorter length: only lists of unequal lengths
+    # need a second look at their rows (equal lengths: X_s = X_l)
+    uneven = agg.filter(na != nb).select(*keys, pl.min_horizontal(na, nb).alias("_s"))
+    xs = pl.col("_xl")
+    if uneven.height:
+        found = (rows.filter(pl.col("_both")).select(*keys, "_m")
+                 .join(uneven.lazy(), on=list(keys), how="inner", nulls_equal=True)
+                 .group_by(keys).agg((pl.col("_m") <= pl.col("_s")).sum().cast(pl.Int64)
+                                     .alias("_xs2")).collect())
+        agg = agg.join(found, on=list(keys), how="left", nulls_equal=True)
+        xs = pl.coalesce(pl.col("_xs2"), pl.col("_xl"))
+    agg = agg.with_columns(xs.alias("_xs")).sort(keys, nulls_last=True) \
+        .with_row_index("_qi").with_columns(pl.col("_qi").cast(pl.Int64))
+    if not tau:
+        return agg, None
+    common = (rows.filter(pl.col("_both")).select(*keys, a.cast(pl.Int64).alias("_pa"),
+                                                  b.cast(pl.Int64).alias("_pb"))
+              .join(agg.lazy().select(*keys, "_qi"), on=list(keys), how="inner",
+                    nulls_equal=True)
+              .select("_qi", "_pa", "_pb").sort("_qi", "_pb"))
+    return agg, common
