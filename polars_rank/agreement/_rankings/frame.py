@@ -29,7 +29,7 @@ import polars as pl
 from polars_rank._engine.params import check_real
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
-from polars_rank.agreement._rankings.strict import limbs, shared, strict_sums
+from polars_rank.agreement._rankings.strict import MOST, earlier_below, limbs, shared, strict_sums
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -52,6 +52,12 @@ def _table(p: float) -> pl.Series:
         total += p**d / d
         out.append(total)
     return pl.Series(out, dtype=_F)
+
+
+@functools.lru_cache(maxsize=32)
+def _powers(p: float) -> pl.Series:
+    """p^0, ..., p^(2 * MAX_ITEMS), each Python's correctly rounded power."""
+    return pl.Series([p**d for d in range(2 * MAX_ITEMS + 1)], dtype=_F)
 
 
 def _positions(frame: pl.LazyFrame, keys: list[str], key: str, doc: str | None,
@@ -94,16 +100,20 @@ def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
     c = (1 - p) / p
     tail = -math.log1p(-p)
     f_l, f_s = table.gather(ln), table.gather(s)
-    g_l = p * (1 - pl.lit(p).pow(lf)) / (1 - p)
-    g_s = p * (1 - pl.lit(p).pow(sf)) / (1 - p)
+    # p^n from a table: Polars' pow() of a column rounds a row's value differently with
+    # its place in the column (0.873 and 0.8730000000000001 for two equal queries)
+    powers = pl.lit(_powers(p))
+    p_s, p_l = powers.gather(s), powers.gather(ln)
+    g_l = p * (1 - p_l) / (1 - p)
+    g_s = p * (1 - p_s) / (1 - p)
     seen = x_l * f_l - shared
     beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
-    ext = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * pl.lit(p).pow(lf)
+    ext = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * p_l
     ext = pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(ext)
     minimum = c * (x_l * tail - shared)
     f = s + ln - pl.col("_xl")
     f_f = table.gather(f)
-    residual = (pl.lit(p).pow(sf) + pl.lit(p).pow(lf) - pl.lit(p).pow(f.cast(_F))
+    residual = (p_s + p_l - powers.gather(f)
                 - c * (sf * (f_f - f_s) + lf * (f_f - f_l) + x_l * (tail - f_f)))
     return {"rbo": ext, "rbo_min": minimum, "rbo_res": residual, "rbo_max": minimum + residual}
 
@@ -139,7 +149,10 @@ def _tau_ap(common: pl.LazyFrame, symmetric: bool) -> pl.LazyFrame:
     longest = ranked.select(pl.col("_ra_n").max()).collect().item() or 1
     # documents above in both rankings, the query in the bits above the position's: only
     # the bits the longest list needs (one sort each), hence the collect above
-    correct = _dominated(pl.col("_qi"), ra - 1, rb, max(1, (longest - 1).bit_length()))
+    if longest <= MOST:  # sorted by (_qi, _ra): the rows above in a with a smaller _rb
+        correct = earlier_below(pl.col("_qi"), rb, longest).cast(_F)
+    else:
+        correct = _dominated(pl.col("_qi"), ra - 1, rb, max(1, (longest - 1).bit_length()))
 
     def term(pos: pl.Expr) -> pl.Expr:  # C(i) / (i - 1), computed once for all queries
         return pl.when(pos > 1).then(pl.col("_c") / (pos - 1).cast(_F)).otherwise(0.0)

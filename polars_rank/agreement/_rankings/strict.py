@@ -7,12 +7,16 @@ sums RBO needs (per query: the lengths, the common documents and the sum over th
 F(max(a, b) - 1)) are one ``group_by`` of plain columns, no sort. The same ``group_by``
 checks that the columns are positions, exactly and cheaply:
 
-- count = max = n and min = 1 (or no value);
-- no repeat: the values' bits 2^(v-1), in words of :data:`BITS` bits (one column per
-  word), add up to the mask of positions 1..n in every word. A sum of c powers of two
-  has at most c set bits, exactly c when they are different, so with count = n and the
-  masks' n bits in all, every value is there once. A word's sum cannot overflow: at
-  most n <= :data:`MOST` values below 2^BITS.
+- all values in [1, :data:`MOST`] (one pass over the frame before: else the sorting
+  path);
+- the values' bits 2^(v-1), in words of :data:`BITS` bits (one column per word), add
+  up to the mask of positions 1..n in every word, n the count of values. A sum of c
+  powers of two has at most c set bits, exactly c when they are different. If a word
+  held fewer values than its mask's bits (fewer than BITS: their sum cannot wrap, it
+  is below BITS * 2^(BITS-1) < 2^63), its sum could not have all of them; as the
+  counts add up to n, the masks' bits, every word holds exactly as many values as
+  bits, different ones (no wrap either): the values are 1..n, each once (so min 1
+  and max n need no check of their own).
 
 A query that is not positions sends the whole frame to the sorting path (the check's
 cost is then lost: one pass). The float sum over the common documents is added in
@@ -30,13 +34,13 @@ import polars as pl
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["BITS", "MOST", "limbs", "shared", "strict_sums"]
+__all__ = ["BITS", "MOST", "earlier_below", "limbs", "shared", "strict_sums"]
 
-BITS = 48
-"""Bits per word of the repeat check (sums of up to MOST values stay below 2^63)."""
+BITS = 57
+"""Bits per word of the repeat check: 57 values below 2^57 add up to less than 2^63."""
 
 MOST = 10 * BITS
-"""The longest ranking the sort-free path takes (480): ten words per column."""
+"""The longest ranking the sort-free path takes (570): ten words per column."""
 
 _LIMB = float(1 << 40)
 
@@ -79,13 +83,16 @@ def _words(value: pl.Expr, count: int, name: str) -> list[pl.Expr]:
     return [pl.when(v // BITS == j).then(bit).alias(f"{name}{j}") for j in range(count)]
 
 
-def _positions(n: pl.Expr, low: pl.Expr, high: pl.Expr, name: str, count: int) -> pl.Expr:
-    """True if a query's values are 1..n: count n, min 1, max n, every word full."""
-    ok = (n == 0) | ((low == 1) & (high == n))
+def _positions(n: pl.Expr, name: str, count: int) -> pl.Expr:
+    """True if a query's values are 1..n: n of them, every word's sum its mask."""
+    ok = pl.lit(True)
     for j in range(count):
         want = pl.lit(_MASK).gather((n - j * BITS).clip(0, BITS))
         ok = ok & (pl.col(f"{name}{j}") == want)
     return ok
+
+
+_FIELD = 21  # three counts in one Int64 sum: na, nb, X_l (a group of < 2^21 rows)
 
 
 def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, long: int,
@@ -95,8 +102,9 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
     ``base`` holds the query ``keys`` and the integer rank columns ``_a``, ``_b``.
     Returns one row per query (sorted by the keys, nulls last) with ``_qi`` (its index),
     ``_na``, ``_nb``, ``_xl``, ``_xs``, ``_shared`` (the sum of F(m - 1) over the common
-    documents, F = ``table``) and ``_bad`` (more than ``long`` rows); with ``tau``,
-    also the common documents (``_qi``, ``_pa``, ``_pb``), sorted by (``_qi``, ``_pb``).
+    documents, F = ``table``) and ``_bad`` (more than ``long`` rows, ``long`` < 2^21);
+    with ``tau``, also the common documents (``_qi``, ``_pa``, ``_pb``), sorted by
+    (``_qi``, ``_pb``).
     """
     a, b = pl.col("_a"), pl.col("_b")
     top = base.select(a.min().alias("la"), a.max().alias("ha"), b.min().alias("lb"),
@@ -107,26 +115,23 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
     both = a.is_not_null() & b.is_not_null()
     m = pl.when(both).then(pl.max_horizontal(a, b).cast(pl.Int64))
     hi, lo = limbs(m, table)
+    counts = (a.is_not_null().cast(pl.Int64) + b.is_not_null().cast(pl.Int64) * (1 << _FIELD)
+              + both.cast(pl.Int64) * (1 << (2 * _FIELD)))
     rows = base.with_columns(
         both.alias("_both"), m.alias("_m"), hi.alias("_hi"), lo.alias("_lo"),
-        *_words(a, count, "_wa"), *_words(b, count, "_wb"))
-
-    def present(c: pl.Expr) -> pl.Expr:  # not count(): it counted nulls in a 1.36 group_by
-        return c.is_not_null().sum().cast(pl.Int64)
-
+        counts.alias("_n"), *_words(a, count, "_wa"), *_words(b, count, "_wb"))
     agg = rows.group_by(keys).agg(
-        present(a).alias("_na"), present(b).alias("_nb"),
-        a.min().cast(pl.Int64).alias("_la"), a.max().cast(pl.Int64).alias("_ha"),
-        b.min().cast(pl.Int64).alias("_lb"), b.max().cast(pl.Int64).alias("_hb"),
-        pl.col("_both").sum().cast(pl.Int64).alias("_xl"),
-        pl.col("_hi").sum().alias("_shi"), pl.col("_lo").sum().alias("_slo"),
+        pl.col("_n").sum(), pl.col("_hi").sum().alias("_shi"),
+        pl.col("_lo").sum().alias("_slo"),
         *[pl.col(f"_w{s}{j}").sum() for s in "ab" for j in range(count)],
         (pl.len() > long).alias("_bad"),
     ).collect()
+    agg = agg.with_columns((pl.col("_n") % (1 << _FIELD)).alias("_na"),
+                           ((pl.col("_n") // (1 << _FIELD)) % (1 << _FIELD)).alias("_nb"),
+                           (pl.col("_n") // (1 << (2 * _FIELD))).alias("_xl"))
     na, nb = pl.col("_na"), pl.col("_nb")
-    ok = _positions(na, pl.col("_la"), pl.col("_ha"), "_wa", count) \
-        & _positions(nb, pl.col("_lb"), pl.col("_hb"), "_wb", count)
-    if not agg.select(ok.all()).item():
+    ok = _positions(na, "_wa", count) & _positions(nb, "_wb", count)
+    if not agg.select((ok | pl.col("_bad")).all()).item():
         return None
     total = shared(pl.col("_shi"), pl.col("_slo"), table)
     agg = agg.select(*keys, na, nb, pl.col("_xl"), total.alias("_shared"), pl.col("_bad"))
@@ -151,3 +156,27 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
                     nulls_equal=True)
               .select("_qi", "_pa", "_pb").sort("_qi", "_pb"))
     return agg, common
+
+
+def earlier_below(query: pl.Expr, y: pl.Expr, longest: int) -> pl.Expr:
+    """Per row: the earlier rows of its query with a smaller ``y``, counted with bitsets.
+
+    The rows come sorted by query (and by the order that "earlier" means); ``y`` holds
+    integers in [1, ``longest``], ``longest`` <= :data:`MOST`. Each row sets bit y - 1
+    of one of ceil(longest / BITS) words; a word's running sum over the query's earlier
+    rows (different ``y`` values: their bits never carry) is the set of the ``y`` seen
+    so far, and the set bits below y - 1 are the count. A running sum over the whole
+    column, less its value at the query's first row: Int64 sums wrap, their
+    differences do not (a query's sum stays below 2^BITS).
+    """
+    v = y.cast(pl.Int64) - 1
+    start = query.ne_missing(query.shift(1)) | (pl.int_range(pl.len()) == 0)
+    total = pl.lit(0, dtype=pl.Int64)
+    for j in range(max(1, -(-longest // BITS))):
+        bit = pl.when(v // BITS == j).then(pl.lit(_POW).gather((v % BITS).clip(0, BITS - 1))) \
+            .otherwise(0)
+        before = bit.cum_sum() - bit  # the rows above, over the whole column
+        seen = before - pl.when(start).then(before).forward_fill()
+        below = pl.lit(_MASK).gather((v - j * BITS).clip(0, BITS))  # bits under y - 1
+        total = total + (seen & below).bitwise_count_ones().cast(pl.Int64)
+    return total
