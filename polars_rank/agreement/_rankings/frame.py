@@ -135,8 +135,8 @@ def _dominated(qi: pl.Expr, x: pl.Expr, y: pl.Expr, levels: int) -> pl.Expr:
     return total.cast(_F)
 
 
-def _tau_ap(common: pl.LazyFrame, symmetric: bool) -> pl.LazyFrame:
-    """tau_AP per query index ``_qi`` over the rows held by both rankings.
+def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFrame:
+    """tau_AP per query (``keys``, index ``_qi``) over the rows held by both rankings.
 
     ``common`` comes sorted by (``_qi``, ``_pb``): the positions among the common rows
     in ``b`` need no sort, those in ``a`` one.
@@ -166,6 +166,7 @@ def _tau_ap(common: pl.LazyFrame, symmetric: bool) -> pl.LazyFrame:
 
     value = (one_way("_tb") + one_way("_ta")) / 2.0 if symmetric else one_way("_tb")
     return ranked.group_by("_qi").agg(
+        *[pl.col(k).first() for k in keys],
         pl.when(n >= 2).then(value).otherwise(pl.lit(_NAN)).alias("tau_ap"))
 
 
@@ -194,7 +195,7 @@ def _sorted_sums(base: pl.LazyFrame, keys: list[str], doc: str | None, desc: boo
         pl.col("_hi").sum().alias("_shi"), pl.col("_lo").sum().alias("_slo"),
         (pl.col("_rowbad").any() | (pl.len() > MAX_ITEMS)).alias("_bad"),
     ).with_columns(shared(pl.col("_shi"), pl.col("_slo"), table).alias("_shared"))
-    common = rows.filter(pl.col("_both")).select("_qi", "_pa", "_pb") if tau else None
+    common = rows.filter(pl.col("_both")).select(*keys, "_qi", "_pa", "_pb") if tau else None
     return per_query, common
 
 
@@ -315,8 +316,8 @@ def ranking_similarity(
         pl.when(safe).then(pl.lit(_NAN)).otherwise(kinds[w].cast(_F)).alias(w)
         for w in wanted if w != "tau_ap")
     if common is not None:
-        tau = _tau_ap(common, sym)
-        per_query = per_query.join(tau, on="_qi", how="left")
+        tau = _tau_ap(common, keys, sym).drop("_qi")
+        per_query = per_query.join(tau, on=keys, how="left", nulls_equal=True)
         per_query = per_query.with_columns(
             pl.when(pl.col("_bad")).then(pl.lit(_NAN))
             .otherwise(pl.col("tau_ap").fill_null(_NAN)).alias("tau_ap"))

@@ -58,12 +58,16 @@ def _limbs(table: tuple[float, ...]) -> tuple[pl.Series, pl.Series, float]:
     return pl.Series(hi, dtype=pl.Int64), pl.Series(lo, dtype=pl.Int64), top
 
 
-def limbs(m: pl.Expr, table: pl.Series) -> tuple[pl.Expr, pl.Expr]:
-    """F(m - 1) per row as two Int64 limbs (null where ``m`` is null), to add exactly."""
+def limbs(m: pl.Expr, table: pl.Series, *, clip: bool = True) -> tuple[pl.Expr, pl.Expr]:
+    """F(m - 1) per row as two Int64 limbs (0 where ``m`` is null: F(0)), to add exactly.
+
+    ``clip=False`` when ``m`` is known to be in [1, len(table)].
+    """
     hi, lo, _ = _limbs(tuple(table.to_list()))
-    at = (m.cast(pl.Int64) - 1).fill_null(0).clip(0, len(table) - 1)
-    return (pl.when(m.is_not_null()).then(pl.lit(hi).gather(at)),
-            pl.when(m.is_not_null()).then(pl.lit(lo).gather(at)))
+    at = (m.cast(pl.Int64) - 1).fill_null(0)
+    if clip:
+        at = at.clip(0, len(table) - 1)
+    return pl.lit(hi).gather(at), pl.lit(lo).gather(at)
 
 
 def shared(hi_sum: pl.Expr, lo_sum: pl.Expr, table: pl.Series) -> pl.Expr:
@@ -72,15 +76,20 @@ def shared(hi_sum: pl.Expr, lo_sum: pl.Expr, table: pl.Series) -> pl.Expr:
     return (hi_sum.cast(pl.Float64) + lo_sum.cast(pl.Float64) / _LIMB) / _LIMB * scale
 
 
-_POW = pl.Series([1 << i for i in range(BITS)], dtype=pl.Int64)
 _MASK = pl.Series([(1 << i) - 1 for i in range(BITS + 1)], dtype=pl.Int64)
 
 
+@functools.lru_cache(maxsize=16)
+def _word_table(j: int) -> pl.Series:
+    """Indexed by a value v in [0, MOST] (0: null): 2^(v-1) if in word j, else 0."""
+    return pl.Series([0] + [1 << (v - 1 - j * BITS) if (v - 1) // BITS == j else 0
+                            for v in range(1, MOST + 1)], dtype=pl.Int64)
+
+
 def _words(value: pl.Expr, count: int, name: str) -> list[pl.Expr]:
-    """Per row: 2^(v-1) in the column of its word, null in the others."""
-    v = value.cast(pl.Int64) - 1
-    bit = pl.lit(_POW).gather((v % BITS).fill_null(0))
-    return [pl.when(v // BITS == j).then(bit).alias(f"{name}{j}") for j in range(count)]
+    """Per row: 2^(v-1) in the column of its word, 0 in the others (one gather each)."""
+    at = value.cast(pl.Int64).fill_null(0)
+    return [pl.lit(_word_table(j)).gather(at).alias(f"{name}{j}") for j in range(count)]
 
 
 def _positions(n: pl.Expr, name: str, count: int) -> pl.Expr:
@@ -100,11 +109,10 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
     """The per-query sums of ``ranking_similarity``, or ``None`` if not all positions.
 
     ``base`` holds the query ``keys`` and the integer rank columns ``_a``, ``_b``.
-    Returns one row per query (sorted by the keys, nulls last) with ``_qi`` (its index),
-    ``_na``, ``_nb``, ``_xl``, ``_xs``, ``_shared`` (the sum of F(m - 1) over the common
+    Returns one row per query with ``_na``, ``_nb``, ``_xl``, ``_xs``, ``_shared`` (the sum of F(m - 1) over the common
     documents, F = ``table``) and ``_bad`` (more than ``long`` rows, ``long`` < 2^21);
-    with ``tau``, also the common documents (``_qi``, ``_pa``, ``_pb``), sorted by
-    (``_qi``, ``_pb``).
+    with ``tau``, also the common documents (``keys``, ``_qi`` their query's index
+    among them, ``_pa``, ``_pb``), sorted by (``_qi``, ``_pb``).
     """
     a, b = pl.col("_a"), pl.col("_b")
     top = base.select(a.min().alias("la"), a.max().alias("ha"), b.min().alias("lb"),
@@ -114,7 +122,7 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
     count = max(1, -(-max(x or 0 for x in top) // BITS))
     both = a.is_not_null() & b.is_not_null()
     m = pl.when(both).then(pl.max_horizontal(a, b).cast(pl.Int64))
-    hi, lo = limbs(m, table)
+    hi, lo = limbs(m, table, clip=False)
     counts = (a.is_not_null().cast(pl.Int64) + b.is_not_null().cast(pl.Int64) * (1 << _FIELD)
               + both.cast(pl.Int64) * (1 << (2 * _FIELD)))
     rows = base.with_columns(
@@ -146,15 +154,16 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
                                      .alias("_xs2")).collect())
         agg = agg.join(found, on=list(keys), how="left", nulls_equal=True)
         xs = pl.coalesce(pl.col("_xs2"), pl.col("_xl"))
-    agg = agg.with_columns(xs.alias("_xs")).sort(keys, nulls_last=True) \
-        .with_row_index("_qi").with_columns(pl.col("_qi").cast(pl.Int64))
+    agg = agg.with_columns(xs.alias("_xs"))
     if not tau:
         return agg, None
-    common = (rows.filter(pl.col("_both")).select(*keys, a.cast(pl.Int64).alias("_pa"),
-                                                  b.cast(pl.Int64).alias("_pb"))
-              .join(agg.lazy().select(*keys, "_qi"), on=list(keys), how="inner",
-                    nulls_equal=True)
-              .select("_qi", "_pa", "_pb").sort("_qi", "_pb"))
+    # the query's index in the common rows' order: no join with agg
+    common = rows.filter(pl.col("_both")).select(
+        *keys, a.cast(pl.Int64).alias("_pa"), b.cast(pl.Int64).alias("_pb")) \
+        .sort([*keys, "_pb"], nulls_last=True)
+    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) \
+        | (pl.int_range(pl.len()) == 0)
+    common = common.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"))
     return agg, common
 
 
@@ -173,8 +182,7 @@ def earlier_below(query: pl.Expr, y: pl.Expr, longest: int) -> pl.Expr:
     start = query.ne_missing(query.shift(1)) | (pl.int_range(pl.len()) == 0)
     total = pl.lit(0, dtype=pl.Int64)
     for j in range(max(1, -(-longest // BITS))):
-        bit = pl.when(v // BITS == j).then(pl.lit(_POW).gather((v % BITS).clip(0, BITS - 1))) \
-            .otherwise(0)
+        bit = pl.lit(_word_table(j)).gather(v + 1)
         before = bit.cum_sum() - bit  # the rows above, over the whole column
         seen = before - pl.when(start).then(before).forward_fill()
         below = pl.lit(_MASK).gather((v - j * BITS).clip(0, BITS))  # bits under y - 1
