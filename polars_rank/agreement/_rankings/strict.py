@@ -109,10 +109,11 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
     """The per-query sums of ``ranking_similarity``, or ``None`` if not all positions.
 
     ``base`` holds the query ``keys`` and the integer rank columns ``_a``, ``_b``.
-    Returns one row per query with ``_na``, ``_nb``, ``_xl``, ``_xs``, ``_shared`` (the sum of F(m - 1) over the common
-    documents, F = ``table``) and ``_bad`` (more than ``long`` rows, ``long`` < 2^21);
-    with ``tau``, also the common documents (``keys``, ``_qi`` their query's index
-    among them, ``_pa``, ``_pb``), sorted by (``_qi``, ``_pb``).
+    Returns one row per query with ``_na``, ``_nb``, ``_xl``, ``_xs``, ``_shared`` (the
+    sum of F(m - 1) over the common documents, F = ``table``) and ``_bad`` (more than
+    ``long`` rows, ``long`` < 2^21); with ``tau``, also the common documents (``keys``,
+    ``_qi`` their query's index among them, ``_pa``, ``_pb``), sorted by (``_qi``,
+    ``_pb``).
     """
     a, b = pl.col("_a"), pl.col("_b")
     top = base.select(a.min().alias("la"), a.max().alias("ha"), b.min().alias("lb"),
