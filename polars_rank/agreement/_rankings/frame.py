@@ -27,9 +27,16 @@ from typing import TYPE_CHECKING, TypeVar
 import polars as pl
 
 from polars_rank._engine.params import check_real
-from polars_rank._engine.sums import ordered_sum
 from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
-from polars_rank.agreement._rankings.strict import MOST, earlier_below, limbs, shared, strict_sums
+from polars_rank.agreement._rankings.strict import (
+    MOST,
+    earlier_below,
+    fixed,
+    limbs,
+    shared,
+    strict_sums,
+    unfixed,
+)
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -142,7 +149,9 @@ def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFr
     in ``b`` need no sort, those in ``a`` one.
     """
     ranked = _positions(common, ["_qi"], "_pb", None, False, "_rb", presorted=True)
-    ranked = _positions(ranked, ["_qi"], "_pa", None, False, "_ra")
+    # one Int64 code to sort by (the query index, then the position in a)
+    ranked = ranked.sort(pl.col("_qi") * (1 << 31) + pl.col("_pa"))
+    ranked = _positions(ranked, ["_qi"], "_pa", None, False, "_ra", presorted=True)
     ranked = ranked.with_columns(pl.col("_ra").clip(upper_bound=MAX_ITEMS),
                                  pl.col("_rb").clip(upper_bound=MAX_ITEMS)).collect().lazy()
     ra, rb = pl.col("_ra"), pl.col("_rb")
@@ -157,14 +166,18 @@ def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFr
     def term(pos: pl.Expr) -> pl.Expr:  # C(i) / (i - 1), computed once for all queries
         return pl.when(pos > 1).then(pl.col("_c") / (pos - 1).cast(_F)).otherwise(0.0)
 
-    ranked = ranked.with_columns(correct.alias("_c")) \
-        .with_columns(term(rb).alias("_tb"), term(ra).alias("_ta"))
+    # the sums over a query in fixed point: integer sums, any row order, no sort
+    sides = ("b", "a") if symmetric else ("b",)
+    limbs_of = {w: fixed(term(rb if w == "b" else ra)) for w in sides}
+    ranked = ranked.with_columns(correct.alias("_c")).with_columns(
+        *[e.alias(f"_t{w}{i}") for w in sides for i, e in enumerate(limbs_of[w])])
     n = pl.col("_ra_n").first().cast(_F)
 
-    def one_way(column: str) -> pl.Expr:
-        return 2.0 / (n - 1.0) * ordered_sum(pl.col(column)) - 1.0
+    def one_way(w: str) -> pl.Expr:
+        total = unfixed(pl.col(f"_t{w}0").sum(), pl.col(f"_t{w}1").sum())
+        return 2.0 / (n - 1.0) * total - 1.0
 
-    value = (one_way("_tb") + one_way("_ta")) / 2.0 if symmetric else one_way("_tb")
+    value = (one_way("b") + one_way("a")) / 2.0 if symmetric else one_way("b")
     return ranked.group_by("_qi").agg(
         *[pl.col(k).first() for k in keys],
         pl.when(n >= 2).then(value).otherwise(pl.lit(_NAN)).alias("tau_ap"))

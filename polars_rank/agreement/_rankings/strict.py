@@ -34,7 +34,7 @@ import polars as pl
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["BITS", "MOST", "earlier_below", "limbs", "shared", "strict_sums"]
+__all__ = ["BITS", "MOST", "earlier_below", "fixed", "limbs", "shared", "strict_sums", "unfixed"]
 
 BITS = 57
 """Bits per word of the repeat check: 57 values below 2^57 add up to less than 2^63."""
@@ -74,6 +74,18 @@ def shared(hi_sum: pl.Expr, lo_sum: pl.Expr, table: pl.Series) -> pl.Expr:
     """The sum of F(m - 1) from the sums of the limbs: one rounding, any row order."""
     scale = _limbs(tuple(table.to_list()))[2]
     return (hi_sum.cast(pl.Float64) + lo_sum.cast(pl.Float64) / _LIMB) / _LIMB * scale
+
+
+def fixed(value: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """A float in [0, 1] as two Int64 limbs (units of 2^-40 and 2^-80), to add exactly."""
+    scaled = value * _LIMB
+    whole = scaled.floor()
+    return whole.cast(pl.Int64), ((scaled - whole) * _LIMB).round().cast(pl.Int64)
+
+
+def unfixed(hi_sum: pl.Expr, lo_sum: pl.Expr) -> pl.Expr:
+    """The sum of the values given to :func:`fixed`, from the sums of their limbs."""
+    return (hi_sum.cast(pl.Float64) + lo_sum.cast(pl.Float64) / _LIMB) / _LIMB
 
 
 _MASK = pl.Series([(1 << i) - 1 for i in range(BITS + 1)], dtype=pl.Int64)
