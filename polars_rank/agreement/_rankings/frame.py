@@ -15,7 +15,14 @@ operations per list. Here every step runs once over the whole frame:
    document the documents above it in both rankings, counted in dyadic blocks of its
    position with binary searches in one sorted column of codes (query, block, position)
    for all queries at once (as :func:`~polars_rank.agreement._rankings.lists.dominated`,
-   with the query in the high bits; as many blocks as the longest list needs).
+   with the query in the high bits; as many blocks as the longest list needs), or, for
+   lists up to 570 common documents, with bitsets (:func:`~polars_rank.agreement.
+   _rankings.strict.earlier_below`).
+
+When both rank columns are integer positions 1..n in every query, step 1 is skipped
+(:mod:`~polars_rank.agreement._rankings.strict`: one ``group_by`` gives RBO's sums and
+checks that they are positions). Sums over a query are in fixed point (two Int64
+limbs): the same for any row order without sorting the values.
 """
 
 from __future__ import annotations
@@ -229,9 +236,10 @@ def ranking_similarity(
     The frame form of :func:`rbo` (``kind`` ext, min, res, max) and :func:`tau_ap`
     for the common case of many queries, e.g. :func:`join_rankings`' output: the same
     values (to about 1e-15), computed with a few sorts of the whole frame and one
-    ``group_by`` instead of an evaluation per query (docs/performance.md). The
-    expressions stay for any other context (``group_by().agg()``, ``over()``, other
-    measures).
+    ``group_by`` instead of an evaluation per query (docs/performance.md); no sort for
+    RBO when ``a`` and ``b`` are integer positions 1..n in every query (checked
+    exactly; anything else takes the sorting path). The expressions stay for any other
+    context (``group_by().agg()``, ``over()``, other measures).
 
     Parameters
     ----------
