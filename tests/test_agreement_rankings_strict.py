@@ -146,12 +146,15 @@ def test_null_query_and_row_order_on_the_positions_path() -> None:
     assert ranking_similarity(shuffled.lazy(), measures=ALL).collect().equals(got)
 
 
-@pytest.mark.parametrize(("length", "pool"), [(150, 200), (600, 605)])
-def test_long_lists_several_words_and_beyond(length: int, pool: int) -> None:
-    """150: three 57-bit words per column; 600: past MOST, the sorting path and dyadic tau_AP."""
+@pytest.mark.parametrize(("length", "pool", "queries"), [(150, 200, 3), (600, 605, 3),
+                                                         (60, 64, 150)])
+def test_long_lists_several_words_and_beyond(length: int, pool: int, queries: int) -> None:
+    """150: three 57-bit words per column; 600: past MOST, the sorting path and dyadic
+    tau_AP; 150 queries of 60: the running sums over the whole column wrap (2^56 each)."""
     rng = random.Random(length)
-    a = [rng.sample([f"d{i:03d}" for i in range(pool)], length - 7 * q) for q in range(3)]
-    b = [rng.sample([f"d{i:03d}" for i in range(pool)], length - 5 * (2 - q)) for q in range(3)]
+    docs = [f"d{i:03d}" for i in range(pool)]
+    a = [rng.sample(docs, length - 7 * (q % 3)) for q in range(queries)]
+    b = [rng.sample(docs, length - 5 * (2 - q % 3)) for q in range(queries)]
     frame = joined(a, b)
     assert takes_fast_path(frame) == (length <= MOST)
     fast = ranking_similarity(frame, measures=ALL, p=0.98)
@@ -163,3 +166,7 @@ def test_long_lists_several_words_and_beyond(length: int, pool: int) -> None:
         row = fast.row(q, named=True)
         assert same(row["rbo"], rboref.RankingSimilarity(x, y).rbo_ext(0.98), TOL)
         assert same(row["tau_ap"], tau_ap_reference(x, y), TOL)
+    sym = ranking_similarity(frame, measures=["tau_ap"], symmetric=True)
+    for q, (x, y) in enumerate(zip(a[:5], b[:5], strict=True)):
+        want = (tau_ap_reference(x, y) + tau_ap_reference(y, x)) / 2
+        assert same(sym["tau_ap"][q], want, TOL)

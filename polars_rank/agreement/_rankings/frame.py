@@ -42,6 +42,7 @@ from polars_rank.agreement._rankings.strict import (
     limbs,
     shared,
     strict_sums,
+    tau_bits,
     unfixed,
 )
 from polars_rank.errors import InvalidDataError
@@ -337,7 +338,8 @@ def ranking_similarity(
         pl.when(safe).then(pl.lit(_NAN)).otherwise(kinds[w].cast(_F)).alias(w)
         for w in wanted if w != "tau_ap")
     if common is not None:
-        tau = _tau_ap(common, keys, sym).drop("_qi")
+        tau = (tau_bits(common, keys, fast[2], sym) if fast is not None
+               else _tau_ap(common, keys, sym).drop("_qi"))
         per_query = per_query.join(tau, on=keys, how="left", nulls_equal=True)
         per_query = per_query.with_columns(
             pl.when(pl.col("_bad")).then(pl.lit(_NAN))

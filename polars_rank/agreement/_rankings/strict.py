@@ -34,7 +34,8 @@ import polars as pl
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["BITS", "MOST", "earlier_below", "fixed", "limbs", "shared", "strict_sums", "unfixed"]
+__all__ = ["BITS", "MOST", "earlier_below", "fixed", "limbs", "shared", "strict_sums", "tau_bits",
+           "unfixed"]
 
 BITS = 57
 """Bits per word of the repeat check: 57 values below 2^57 add up to less than 2^63."""
@@ -117,22 +118,23 @@ _FIELD = 21  # three counts in one Int64 sum: na, nb, X_l (a group of < 2^21 row
 
 
 def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, long: int,
-                tau: bool) -> tuple[pl.DataFrame, pl.LazyFrame | None] | None:
+                tau: bool) -> tuple[pl.DataFrame, pl.LazyFrame | None, int] | None:
     """The per-query sums of ``ranking_similarity``, or ``None`` if not all positions.
 
     ``base`` holds the query ``keys`` and the integer rank columns ``_a``, ``_b``.
     Returns one row per query with ``_na``, ``_nb``, ``_xl``, ``_xs``, ``_shared`` (the
     sum of F(m - 1) over the common documents, F = ``table``) and ``_bad`` (more than
     ``long`` rows, ``long`` < 2^21); with ``tau``, also the common documents (``keys``,
-    ``_qi`` their query's index among them, ``_pa``, ``_pb``), sorted by (``_qi``,
-    ``_pb``).
+    ``_pa``, ``_pb``) sorted by (``keys``, ``_pa``), for :func:`tau_bits`; and the
+    longest ranking's length.
     """
     a, b = pl.col("_a"), pl.col("_b")
     top = base.select(a.min().alias("la"), a.max().alias("ha"), b.min().alias("lb"),
                       b.max().alias("hb")).collect().row(0)
     if any(x is not None and (x < 1 or x > MOST) for x in top):
         return None  # not positions, or too long for the check
-    count = max(1, -(-max(x or 0 for x in top) // BITS))
+    longest = max(x or 0 for x in top)
+    count = max(1, -(-longest // BITS))
     both = a.is_not_null() & b.is_not_null()
     m = pl.when(both).then(pl.max_horizontal(a, b).cast(pl.Int64))
     hi, lo = limbs(m, table, clip=False)
@@ -169,15 +171,11 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
         xs = pl.coalesce(pl.col("_xs2"), pl.col("_xl"))
     agg = agg.with_columns(xs.alias("_xs"))
     if not tau:
-        return agg, None
-    # the query's index in the common rows' order: no join with agg
+        return agg, None, longest
     common = rows.filter(pl.col("_both")).select(
         *keys, a.cast(pl.Int64).alias("_pa"), b.cast(pl.Int64).alias("_pb")) \
-        .sort([*keys, "_pb"], nulls_last=True)
-    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) \
-        | (pl.int_range(pl.len()) == 0)
-    common = common.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"))
-    return agg, common
+        .sort([*keys, "_pa"], nulls_last=True)
+    return agg, common, longest
 
 
 def earlier_below(query: pl.Expr, y: pl.Expr, longest: int) -> pl.Expr:
@@ -201,3 +199,52 @@ def earlier_below(query: pl.Expr, y: pl.Expr, longest: int) -> pl.Expr:
         below = pl.lit(_MASK).gather((v - j * BITS).clip(0, BITS))  # bits under y - 1
         total = total + (seen & below).bitwise_count_ones().cast(pl.Int64)
     return total
+
+
+def tau_bits(common: pl.LazyFrame, keys: Sequence[str], longest: int,
+             symmetric: bool) -> pl.LazyFrame:
+    """tau_AP per query from its common documents sorted by (``keys``, ``_pa``): no other sort.
+
+    ``_pa``, ``_pb`` are the positions in the whole rankings, ``_pb`` <= ``longest`` <=
+    :data:`MOST`. In a's order, a running sum per word of 2^(_pb - 1) is the set of the
+    positions in b seen so far: its bits below a document's ``_pb`` count the documents
+    above it in both (C); the query's whole set, its bits below ``_pb`` the position
+    among the common documents in b (the rows' index in the query gives it in a). As
+    :func:`earlier_below`, sums over the whole column whose differences do not wrap.
+    """
+    i = pl.int_range(pl.len(), dtype=pl.Int64)
+    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) \
+        | (i == 0)
+    rows = common.with_columns(i.alias("_i"), new.alias("_new")).with_columns(
+        pl.col("_new").shift(-1).fill_null(True).alias("_end"),
+        (pl.col("_i") - pl.when("_new").then(pl.col("_i")).forward_fill() + 1).alias("_ra"))
+    pb = pl.col("_pb").cast(pl.Int64)
+    words = max(1, -(-longest // BITS))
+    for j in range(words):  # the running sums, computed once
+        bit = pl.lit(_word_table(j)).gather(pb)
+        rows = rows.with_columns((bit.cum_sum() - bit).alias(f"_s{j}"))
+    seen, above_b = pl.lit(0, pl.Int64), pl.lit(0, pl.Int64)
+    for j in range(words):
+        bit = pl.lit(_word_table(j)).gather(pb)
+        s = pl.col(f"_s{j}")
+        first = pl.when("_new").then(s).forward_fill()
+        whole = pl.when("_end").then(s + bit).backward_fill() - first
+        below = pl.lit(_MASK).gather((pb - 1 - j * BITS).clip(0, BITS))
+        seen = seen + ((s - first) & below).bitwise_count_ones().cast(pl.Int64)
+        above_b = above_b + (whole & below).bitwise_count_ones().cast(pl.Int64)
+    rows = rows.with_columns(seen.cast(pl.Float64).alias("_c"), (above_b + 1).alias("_rb"))
+
+    def term(pos: pl.Expr) -> pl.Expr:  # C(i) / (i - 1)
+        return pl.when(pos > 1).then(pl.col("_c") / (pos - 1).cast(pl.Float64)).otherwise(0.0)
+
+    sides = ("b", "a") if symmetric else ("b",)
+    rows = rows.with_columns(*[e.alias(f"_t{w}{k}") for w in sides
+                               for k, e in enumerate(fixed(term(pl.col(f"_r{w}"))))])
+    n = pl.len().cast(pl.Float64)
+
+    def one_way(w: str) -> pl.Expr:
+        return 2.0 / (n - 1.0) * unfixed(pl.col(f"_t{w}0").sum(), pl.col(f"_t{w}1").sum()) - 1.0
+
+    value = (one_way("b") + one_way("a")) / 2.0 if symmetric else one_way("b")
+    return rows.group_by(keys).agg(
+        pl.when(n >= 2).then(value).otherwise(pl.lit(float("nan"))).alias("tau_ap"))
