@@ -147,10 +147,12 @@ def test_null_query_and_row_order_on_the_positions_path() -> None:
 
 
 @pytest.mark.parametrize(("length", "pool", "queries"), [(150, 200, 3), (600, 605, 3),
-                                                         (60, 64, 150)])
+                                                         (600, 1000, 3), (60, 64, 150)])
 def test_long_lists_several_words_and_beyond(length: int, pool: int, queries: int) -> None:
-    """150: three 57-bit words per column; 600: past MOST, the sorting path and dyadic
-    tau_AP; 150 queries of 60: the running sums over the whole column wrap (2^56 each)."""
+    """150: three 57-bit words per column; 600: past MOST, the sorting path and tau_AP
+    by dyadic blocks (600 of 605: more than MOST common documents) or bitsets of the
+    common documents' ranks (600 of 1000); 150 queries of 60: the running sums over the
+    whole column wrap (2^56 each)."""
     rng = random.Random(length)
     docs = [f"d{i:03d}" for i in range(pool)]
     a = [rng.sample(docs, length - 7 * (q % 3)) for q in range(queries)]

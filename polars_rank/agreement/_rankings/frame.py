@@ -338,9 +338,18 @@ def ranking_similarity(
         pl.when(safe).then(pl.lit(_NAN)).otherwise(kinds[w].cast(_F)).alias(w)
         for w in wanted if w != "tau_ap")
     if common is not None:
-        tau = (tau_bits(common, keys, fast[2], sym) if fast is not None
-               else _tau_ap(common, keys, sym).drop("_qi"))
-        per_query = per_query.join(tau, on=keys, how="left", nulls_equal=True)
+        on = keys
+        if fast is not None:
+            tau = tau_bits(common, keys, fast[2], sym)
+        else:
+            longest = common.select(pl.col("_pb").max()).collect().item() or 1
+            if longest <= MOST:  # bitsets over the positions in b: one sort, by a code
+                on = ["_qi"]
+                tau = tau_bits(common.sort(pl.col("_qi") * (1 << 31) + pl.col("_pa")), on,
+                               longest, sym)
+            else:
+                tau = _tau_ap(common, keys, sym).drop("_qi")
+        per_query = per_query.join(tau, on=on, how="left", nulls_equal=True)
         per_query = per_query.with_columns(
             pl.when(pl.col("_bad")).then(pl.lit(_NAN))
             .otherwise(pl.col("tau_ap").fill_null(_NAN)).alias("tau_ap"))
