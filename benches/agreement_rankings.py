@@ -9,7 +9,14 @@
    per pair does not depend on the others): the ``rbo`` package's ``rbo_ext``
    (transcribed, tests/rbo_reference.py) and tau_AP as the paper writes it (O(n^2)
    per pair, tests/test_agreement_rankings.py). The same with ``ranking_similarity``
-   (the frame form), and all four values at once against the sum of both references.
+   (the frame form: its rank columns are positions 1..100, so no sort for RBO and one
+   for tau_AP), and all four values at once against the sum of both references.
+   Floors, in the same run on the same frame: the least a Polars program does, with
+   nothing checked. RBO: one gather of F(max(a, b) - 1) per row and one ``group_by``
+   of a sum, a count and a max (the closed form of Eq. 32 for two lists of length k);
+   tau_AP: the common rows sorted once by (query, rank_b) and one ``group_by`` of a
+   sum (less than tau_AP needs). A floor above 0.05x of its reference makes that
+   target out of reach for any Polars plan.
 2. ``leaderboard_bootstrap``: 50 systems x 5,000 queries x 1,000 resamples, against a
    loop over the resamples that draws query indices and averages the drawn rows
    (NumPy per resample, the plain way to write it).
