@@ -172,3 +172,40 @@ def test_long_lists_several_words_and_beyond(length: int, pool: int, queries: in
     for q, (x, y) in enumerate(zip(a[:5], b[:5], strict=True)):
         want = (tau_ap_reference(x, y) + tau_ap_reference(y, x)) / 2
         assert same(sym["tau_ap"][q], want, TOL)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.lists(st.lists(st.tuples(st.one_of(st.none(), st.integers(-1, 7)),
+                                   st.one_of(st.none(), st.integers(1, 7))),
+                         min_size=1, max_size=7), min_size=1, max_size=4),
+       st.booleans())
+def test_the_check_is_exact_on_any_integers(queries: list[list[tuple[int | None, int | None]]],
+                                            permute: bool) -> None:
+    """Random small integers (repeats, gaps, 0, -1) or a permutation: the positions path
+    is taken exactly when every query's values of each column are 1..n, and gives the
+    sorting path's values either way."""
+    rows = []
+    for q, pairs in enumerate(queries):
+        if permute:  # positions: a in the order of the rows, b in the order of its draws
+            ia = iter(range(1, len(pairs) + 1))
+            order = sorted((y, i) for i, (_, y) in enumerate(pairs) if y is not None)
+            rank_b = {i: r + 1 for r, (_, i) in enumerate(order)}
+            pairs = [(next(ia) if x is not None else None, rank_b.get(i))
+                     for i, (x, _) in enumerate(pairs)]
+        rows += [(q, f"d{i}", x, y) for i, (x, y) in enumerate(pairs)]
+    frame = pl.DataFrame(rows, schema={"qid": pl.Int64, "docid": pl.String,
+                                       "rank_a": pl.Int64, "rank_b": pl.Int64}, orient="row")
+
+    def positions(values: list[int | None]) -> bool:
+        v = sorted(x for x in values if x is not None)
+        return v == list(range(1, len(v) + 1))
+
+    want = all(positions(part[c].to_list()) for part in frame.partition_by("qid")
+               for c in ("rank_a", "rank_b"))
+    assert want or not permute
+    assert takes_fast_path(frame) == want
+    got = ranking_similarity(frame, measures=ALL)
+    slow = ranking_similarity(frame.with_columns(pl.col("rank_a", "rank_b").cast(pl.Float64)),
+                              measures=ALL)
+    for m in ALL:
+        assert all(same(u, v, 1e-15) for u, v in zip(got[m], slow[m], strict=True)), m
