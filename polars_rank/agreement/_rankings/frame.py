@@ -270,7 +270,8 @@ def ranking_similarity(
         The query column(s) and one Float64 column per measure, sorted by query;
         NaN for a query with NaN keys, ties without ``doc``, more than 4,096 rows, or
         (tau_AP) fewer than two common documents. Their ``mean()`` is the
-        expressions' ``query=`` value.
+        expressions' ``query=`` value. A LazyFrame is partly read at the call (the
+        positions check of integer rank columns, tau_AP's common rows).
 
     Raises
     ------
