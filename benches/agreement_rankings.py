@@ -9,7 +9,14 @@
    per pair does not depend on the others): the ``rbo`` package's ``rbo_ext``
    (transcribed, tests/rbo_reference.py) and tau_AP as the paper writes it (O(n^2)
    per pair, tests/test_agreement_rankings.py). The same with ``ranking_similarity``
-   (the frame form), and all four values at once against the sum of both references.
+   (the frame form: its rank columns are positions 1..100, so no sort for RBO and one
+   for tau_AP), and all four values at once against the sum of both references.
+   Floors, in the same run on the same frame: the least a Polars program does, with
+   nothing checked. RBO: one gather of F(max(a, b) - 1) per row and one ``group_by``
+   of a sum, a count and a max (the closed form of Eq. 32 for two lists of length k);
+   tau_AP: the common rows sorted once by (query, rank_b) and one ``group_by`` of a
+   sum (less than tau_AP needs). A floor above 0.05x of its reference makes that
+   target out of reach for any Polars plan.
 2. ``leaderboard_bootstrap``: 50 systems x 5,000 queries x 1,000 resamples, against a
    loop over the resamples that draws query indices and averages the drawn rows
    (NumPy per resample, the plain way to write it) and against its floor (the same
@@ -56,6 +63,44 @@ def joined(a: list[list[str]], b: list[list[str]]) -> pl.DataFrame:
     right = pl.DataFrame({"qid": qa, "docid": [d for x in b for d in x],
                           "rank_b": np.tile(np.arange(1, 101), len(b))})
     return left.join(right, on=["qid", "docid"], how="full", coalesce=True)
+
+
+def rbo_floor(frame: pl.DataFrame, p: float) -> float:
+    """The least a Polars program does for RBO ext here: one gather, one group_by, no check.
+
+    Both lists of a query have the same length k (positions 1..k, trusted, not checked):
+    RBO_ext = sum over the common documents c of (1-p)/p (F(k) - F(m_c - 1)) + p^k / k,
+    m_c = max(rank_a, rank_b), F(n) = sum_(d<=n) p^d / d (Eq. 32 with s = l), plain
+    float sums (row-order dependent).
+    """
+    table, total = [0.0], 0.0
+    for d in range(1, 2 * 100 + 1):
+        total += p**d / d
+        table.append(total)
+    ra, rb = pl.col("rank_a"), pl.col("rank_b")
+    both = ra.is_not_null() & rb.is_not_null()
+    f = pl.when(both).then(pl.lit(pl.Series(table)).gather((pl.max_horizontal(ra, rb) - 1)
+                                                           .fill_null(0)))
+    per = frame.lazy().with_columns(f.alias("f")).group_by("qid").agg(
+        pl.col("f").sum().alias("s"), pl.col("f").count().alias("x"), ra.max().alias("k"))
+    x, k = pl.col("x"), pl.col("k")
+    c = (1 - p) / p
+    value = c * (x * pl.lit(pl.Series(table)).gather(k) - pl.col("s")) \
+        + x * pl.lit(p).pow(k) / k
+    return float(per.select(value.mean()).collect().item())
+
+
+def tau_floor(frame: pl.DataFrame) -> float:
+    """Less than any tau_AP needs: the common rows sorted once by (query, rank_b), a sum.
+
+    tau_AP needs at least the positions among the common documents in one ranking (a
+    sort) and one pass per query; this floor does only that (its value is not tau_AP).
+    """
+    ra, rb = pl.col("rank_a"), pl.col("rank_b")
+    common = frame.lazy().filter(ra.is_not_null() & rb.is_not_null()).sort("qid", "rank_b")
+    i = pl.col("i")
+    return float(common.with_row_index("i").group_by("qid").agg(
+        (ra / (i - i.min() + 1)).sum()).select(pl.col("rank_a").mean()).collect().item())
 
 
 def best(f: Any, repeat: int) -> tuple[float, Any]:
@@ -182,7 +227,8 @@ def main() -> None:
     frame = joined(a, b)
     m = min(args.reference_queries, args.queries)
     scale = args.queries / m
-    rows = []
+    rows: list[tuple[str, float, float, float]] = []
+    means: dict[str, float] = {}
     for name, expr, ref in (
         ("RBO ext (p=0.9)", rbo("rank_a", "rank_b", p=0.9, query="qid"),
          lambda: [RankingSimilarity(a[i], b[i]).rbo_ext(0.9) for i in range(m)]),
@@ -192,6 +238,7 @@ def main() -> None:
         t_ours, _ = best(lambda e=expr: frame.select(e).item(), args.repeat)
         t_ref, values = best(ref, 1)
         t_ref *= scale
+        means[name] = sum(values) / m
         sub = frame.filter(pl.col("qid") < m).select(expr).item()
         diff = abs(sub - sum(values) / m)
         rows.append((name, t_ours, t_ref, diff))
@@ -203,6 +250,14 @@ def main() -> None:
                                       measures=[measure])[measure].mean()
         rows.append((f"{name}, ranking_similarity", t_fast, t_ref,
                      abs(sub_fast - sum(values) / m)))  # type: ignore[operator]
+    for name, floor, ref_t in (("RBO ext floor (one gather, one group_by)",
+                                lambda: rbo_floor(frame, 0.9), rows[0][2]),
+                               ("tau_AP floor (one sort of the common rows, one group_by)",
+                                lambda: tau_floor(frame), rows[2][2])):
+        t_floor, _ = best(floor, args.repeat)
+        diff = abs(rbo_floor(frame.filter(pl.col("qid") < m), 0.9) - means["RBO ext (p=0.9)"]) \
+            if name.startswith("RBO") else float("nan")
+        rows.append((name, t_floor, ref_t, diff))
     t_all, _ = best(lambda: ranking_similarity(
         frame, measures=["rbo", "rbo_min", "rbo_res", "tau_ap"]), args.repeat)
     rows.append(("RBO ext+min+res and tau_AP, ranking_similarity", t_all,

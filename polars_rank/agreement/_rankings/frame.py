@@ -15,7 +15,14 @@ operations per list. Here every step runs once over the whole frame:
    document the documents above it in both rankings, counted in dyadic blocks of its
    position with binary searches in one sorted column of codes (query, block, position)
    for all queries at once (as :func:`~polars_rank.agreement._rankings.lists.dominated`,
-   with the query in the high bits; as many blocks as the longest list needs).
+   with the query in the high bits; as many blocks as the longest list needs), or, for
+   lists up to 570 common documents, with bitsets (:func:`~polars_rank.agreement.
+   _rankings.strict.earlier_below`).
+
+When both rank columns are integer positions 1..n in every query, step 1 is skipped
+(:mod:`~polars_rank.agreement._rankings.strict`: one ``group_by`` gives RBO's sums and
+checks that they are positions). Sums over a query are in fixed point (two Int64
+limbs): the same for any row order without sorting the values.
 """
 
 from __future__ import annotations
@@ -27,8 +34,17 @@ from typing import TYPE_CHECKING, TypeVar
 import polars as pl
 
 from polars_rank._engine.params import check_real
-from polars_rank._engine.sums import ordered_sum
 from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
+from polars_rank.agreement._rankings.strict import (
+    MOST,
+    earlier_below,
+    fixed,
+    limbs,
+    shared,
+    strict_sums,
+    tau_bits,
+    unfixed,
+)
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -51,6 +67,12 @@ def _table(p: float) -> pl.Series:
         total += p**d / d
         out.append(total)
     return pl.Series(out, dtype=_F)
+
+
+@functools.lru_cache(maxsize=32)
+def _powers(p: float) -> pl.Series:
+    """p^0, ..., p^(2 * MAX_ITEMS), each Python's correctly rounded power."""
+    return pl.Series([p**d for d in range(2 * MAX_ITEMS + 1)], dtype=_F)
 
 
 def _positions(frame: pl.LazyFrame, keys: list[str], key: str, doc: str | None,
@@ -93,16 +115,20 @@ def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
     c = (1 - p) / p
     tail = -math.log1p(-p)
     f_l, f_s = table.gather(ln), table.gather(s)
-    g_l = p * (1 - pl.lit(p).pow(lf)) / (1 - p)
-    g_s = p * (1 - pl.lit(p).pow(sf)) / (1 - p)
+    # p^n from a table: Polars' pow() of a column rounds a row's value differently with
+    # its place in the column (0.873 and 0.8730000000000001 for two equal queries)
+    powers = pl.lit(_powers(p))
+    p_s, p_l = powers.gather(s), powers.gather(ln)
+    g_l = p * (1 - p_l) / (1 - p)
+    g_s = p * (1 - p_s) / (1 - p)
     seen = x_l * f_l - shared
     beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
-    ext = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * pl.lit(p).pow(lf)
+    ext = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * p_l
     ext = pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(ext)
     minimum = c * (x_l * tail - shared)
     f = s + ln - pl.col("_xl")
     f_f = table.gather(f)
-    residual = (pl.lit(p).pow(sf) + pl.lit(p).pow(lf) - pl.lit(p).pow(f.cast(_F))
+    residual = (p_s + p_l - powers.gather(f)
                 - c * (sf * (f_f - f_s) + lf * (f_f - f_l) + x_l * (tail - f_f)))
     return {"rbo": ext, "rbo_min": minimum, "rbo_res": residual, "rbo_max": minimum + residual}
 
@@ -124,35 +150,74 @@ def _dominated(qi: pl.Expr, x: pl.Expr, y: pl.Expr, levels: int) -> pl.Expr:
     return total.cast(_F)
 
 
-def _tau_ap(common: pl.LazyFrame, symmetric: bool) -> pl.LazyFrame:
-    """tau_AP per query index ``_qi`` over the rows held by both rankings.
+def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFrame:
+    """tau_AP per query (``keys``, index ``_qi``) over the rows held by both rankings.
 
     ``common`` comes sorted by (``_qi``, ``_pb``): the positions among the common rows
     in ``b`` need no sort, those in ``a`` one.
     """
     ranked = _positions(common, ["_qi"], "_pb", None, False, "_rb", presorted=True)
-    ranked = _positions(ranked, ["_qi"], "_pa", None, False, "_ra")
+    # one Int64 code to sort by (the query index, then the position in a)
+    ranked = ranked.sort(pl.col("_qi") * (1 << 31) + pl.col("_pa"))
+    ranked = _positions(ranked, ["_qi"], "_pa", None, False, "_ra", presorted=True)
     ranked = ranked.with_columns(pl.col("_ra").clip(upper_bound=MAX_ITEMS),
                                  pl.col("_rb").clip(upper_bound=MAX_ITEMS)).collect().lazy()
     ra, rb = pl.col("_ra"), pl.col("_rb")
     longest = ranked.select(pl.col("_ra_n").max()).collect().item() or 1
     # documents above in both rankings, the query in the bits above the position's: only
     # the bits the longest list needs (one sort each), hence the collect above
-    correct = _dominated(pl.col("_qi"), ra - 1, rb, max(1, (longest - 1).bit_length()))
+    if longest <= MOST:  # sorted by (_qi, _ra): the rows above in a with a smaller _rb
+        correct = earlier_below(pl.col("_qi"), rb, longest).cast(_F)
+    else:
+        correct = _dominated(pl.col("_qi"), ra - 1, rb, max(1, (longest - 1).bit_length()))
 
     def term(pos: pl.Expr) -> pl.Expr:  # C(i) / (i - 1), computed once for all queries
         return pl.when(pos > 1).then(pl.col("_c") / (pos - 1).cast(_F)).otherwise(0.0)
 
-    ranked = ranked.with_columns(correct.alias("_c")) \
-        .with_columns(term(rb).alias("_tb"), term(ra).alias("_ta"))
+    # the sums over a query in fixed point: integer sums, any row order, no sort
+    sides = ("b", "a") if symmetric else ("b",)
+    limbs_of = {w: fixed(term(rb if w == "b" else ra)) for w in sides}
+    ranked = ranked.with_columns(correct.alias("_c")).with_columns(
+        *[e.alias(f"_t{w}{i}") for w in sides for i, e in enumerate(limbs_of[w])])
     n = pl.col("_ra_n").first().cast(_F)
 
-    def one_way(column: str) -> pl.Expr:
-        return 2.0 / (n - 1.0) * ordered_sum(pl.col(column)) - 1.0
+    def one_way(w: str) -> pl.Expr:
+        total = unfixed(pl.col(f"_t{w}0").sum(), pl.col(f"_t{w}1").sum())
+        return 2.0 / (n - 1.0) * total - 1.0
 
-    value = (one_way("_tb") + one_way("_ta")) / 2.0 if symmetric else one_way("_tb")
+    value = (one_way("b") + one_way("a")) / 2.0 if symmetric else one_way("b")
     return ranked.group_by("_qi").agg(
+        *[pl.col(k).first() for k in keys],
         pl.when(n >= 2).then(value).otherwise(pl.lit(_NAN)).alias("tau_ap"))
+
+
+def _sorted_sums(base: pl.LazyFrame, keys: list[str], doc: str | None, desc: bool,
+                 table: pl.Series, tau: bool) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """RBO's per-query sums (and tau_AP's common rows) from two sorts for the positions."""
+    base = _positions(base, keys, "_a", doc, desc, "_pa")
+    first = pl.int_range(pl.len(), dtype=pl.Int64) == 0
+    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) | first
+    base = base.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"))  # sorted: query
+    base = _positions(base, keys, "_b", doc, desc, "_pb")
+    pa, pb = pl.col("_pa"), pl.col("_pb")
+    both = pa.is_not_null() & pb.is_not_null()
+    m = pl.when(both).then(pl.max_horizontal(pa, pb))
+    s = pl.min_horizontal(pl.col("_pa_n"), pl.col("_pb_n"))
+    hi, lo = limbs(m, table)
+    rows = base.with_columns(
+        both.alias("_both"), (both & (m <= s)).alias("_ins"), hi.alias("_hi"), lo.alias("_lo"),
+        (pl.col("_pa_bad") | pl.col("_pb_bad")).alias("_rowbad"))
+    if tau:  # read twice: computed once (tau_AP collects anyway)
+        rows = rows.collect().lazy()
+    per_query = rows.group_by(keys).agg(
+        pl.col("_qi").first(), pl.col("_pa_n").first().alias("_na"),
+        pl.col("_pb_n").first().alias("_nb"),
+        pl.col("_both").sum().alias("_xl"), pl.col("_ins").sum().alias("_xs"),
+        pl.col("_hi").sum().alias("_shi"), pl.col("_lo").sum().alias("_slo"),
+        (pl.col("_rowbad").any() | (pl.len() > MAX_ITEMS)).alias("_bad"),
+    ).with_columns(shared(pl.col("_shi"), pl.col("_slo"), table).alias("_shared"))
+    common = rows.filter(pl.col("_both")).select(*keys, "_qi", "_pa", "_pb") if tau else None
+    return per_query, common
 
 
 def ranking_similarity(
@@ -172,9 +237,10 @@ def ranking_similarity(
     The frame form of :func:`rbo` (``kind`` ext, min, res, max) and :func:`tau_ap`
     for the common case of many queries, e.g. :func:`join_rankings`' output: the same
     values (to about 1e-15), computed with a few sorts of the whole frame and one
-    ``group_by`` instead of an evaluation per query (docs/performance.md). The
-    expressions stay for any other context (``group_by().agg()``, ``over()``, other
-    measures).
+    ``group_by`` instead of an evaluation per query (docs/performance.md); no sort for
+    RBO when ``a`` and ``b`` are integer positions 1..n in every query (checked
+    exactly; anything else takes the sorting path). The expressions stay for any other
+    context (``group_by().agg()``, ``over()``, other measures).
 
     Parameters
     ----------
@@ -204,7 +270,8 @@ def ranking_similarity(
         The query column(s) and one Float64 column per measure, sorted by query;
         NaN for a query with NaN keys, ties without ``doc``, more than 4,096 rows, or
         (tau_AP) fewer than two common documents. Their ``mean()`` is the
-        expressions' ``query=`` value.
+        expressions' ``query=`` value. A LazyFrame is partly read at the call (the
+        positions check of integer rank columns, tau_AP's common rows).
 
     Raises
     ------
@@ -256,37 +323,34 @@ def ranking_similarity(
             msg = f"joined has no column {column!r} (columns: {names})"
             raise InvalidDataError(msg)
     base = lazy.select(*keys, *extra, pl.col(a).alias("_a"), pl.col(b).alias("_b"))
-    base = _positions(base, keys, "_a", doc, desc, "_pa")
-    first = pl.int_range(pl.len(), dtype=pl.Int64) == 0
-    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) | first
-    base = base.with_columns((new.cast(pl.Int64).cum_sum() - 1).alias("_qi"))  # sorted: query
-    base = _positions(base, keys, "_b", doc, desc, "_pb")
-    pa, pb = pl.col("_pa"), pl.col("_pb")
-    both = pa.is_not_null() & pb.is_not_null()
-    m = pl.when(both).then(pl.max_horizontal(pa, pb))
-    s = pl.min_horizontal(pl.col("_pa_n"), pl.col("_pb_n"))
     table = _table(pp)
-    shared = pl.lit(table).gather((m - 1).fill_null(0).clip(0, 2 * MAX_ITEMS))
-    rows = base.with_columns(
-        both.alias("_both"), (both & (m <= s)).alias("_ins"),
-        pl.when(both).then(shared).alias("_f"),
-        (pl.col("_pa_bad") | pl.col("_pb_bad")).alias("_rowbad"))
-    if "tau_ap" in wanted:  # read twice: computed once (tau_AP collects anyway)
-        rows = rows.collect().lazy()
-    per_query = rows.group_by(keys).agg(
-        pl.col("_qi").first(), pl.col("_pa_n").first().alias("_na"),
-        pl.col("_pb_n").first().alias("_nb"),
-        pl.col("_both").sum().alias("_xl"), pl.col("_ins").sum().alias("_xs"),
-        ordered_sum(pl.col("_f")).alias("_shared"),
-        (pl.col("_rowbad").any() | (pl.len() > MAX_ITEMS)).alias("_bad"))
+    schema = base.collect_schema()
+    fast = None
+    if not desc and schema["_a"].is_integer() and schema["_b"].is_integer():
+        fast = strict_sums(base.select(*keys, "_a", "_b"), keys, table, long=MAX_ITEMS,
+                           tau="tau_ap" in wanted)
+    if fast is not None:  # the rank columns are positions 1..n: no sort
+        per_query, common = fast[0].lazy(), fast[1]
+    else:
+        per_query, common = _sorted_sums(base, keys, doc, desc, table, "tau_ap" in wanted)
     kinds = _rbo(table, pp) if any(w.startswith("rbo") for w in wanted) else {}
     safe = pl.col("_bad") | (pl.col("_na") > MAX_ITEMS) | (pl.col("_nb") > MAX_ITEMS)
     per_query = per_query.with_columns(
         pl.when(safe).then(pl.lit(_NAN)).otherwise(kinds[w].cast(_F)).alias(w)
         for w in wanted if w != "tau_ap")
-    if "tau_ap" in wanted:
-        tau = _tau_ap(rows.filter(pl.col("_both")).select("_qi", "_pa", "_pb"), sym)
-        per_query = per_query.join(tau, on="_qi", how="left")
+    if common is not None:
+        on = keys
+        if fast is not None:
+            tau = tau_bits(common, keys, fast[2], sym)
+        else:
+            longest = common.select(pl.col("_pb").max()).collect().item() or 1
+            if longest <= MOST:  # bitsets over the positions in b: one sort, by a code
+                on = ["_qi"]
+                tau = tau_bits(common.sort(pl.col("_qi") * (1 << 31) + pl.col("_pa")), on,
+                               longest, sym)
+            else:
+                tau = _tau_ap(common, keys, sym).drop("_qi")
+        per_query = per_query.join(tau, on=on, how="left", nulls_equal=True)
         per_query = per_query.with_columns(
             pl.when(pl.col("_bad")).then(pl.lit(_NAN))
             .otherwise(pl.col("tau_ap").fill_null(_NAN)).alias("tau_ap"))

@@ -1,0 +1,250 @@
+"""RBO's per-query sums without a sort, when the rank columns are already positions 1..n.
+
+``ranking_similarity`` sorts each ranking by (query, key, document) to find positions.
+When both columns are integers and every query's non-null values of each are exactly
+1..n (a permutation: no gap, no repeat, nothing below 1), they are the positions: the
+sums RBO needs (per query: the lengths, the common documents and the sum over them of
+F(max(a, b) - 1)) are one ``group_by`` of plain columns, no sort. The same ``group_by``
+checks that the columns are positions, exactly and cheaply:
+
+- all values in [1, :data:`MOST`] (one pass over the frame before: else the sorting
+  path);
+- the values' bits 2^(v-1), in words of :data:`BITS` bits (one column per word), add
+  up to the mask of positions 1..n in every word, n the count of values. A sum of c
+  powers of two has at most c set bits, exactly c when they are different. If a word
+  held fewer values than its mask's bits (fewer than BITS: their sum cannot wrap, it
+  is below BITS * 2^(BITS-1) < 2^63), its sum could not have all of them; as the
+  counts add up to n, the masks' bits, every word holds exactly as many values as
+  bits, different ones (no wrap either): the values are 1..n, each once (so min 1
+  and max n need no check of their own).
+
+A query that is not positions sends the whole frame to the sorting path (the check's
+cost is then lost: one pass). The float sum over the common documents is added in
+fixed point (two Int64 limbs of F / F_max, 2^-80 apart): integer sums, the same for
+any row order, without sorting the values.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["BITS", "MOST", "earlier_below", "fixed", "limbs", "shared", "strict_sums", "tau_bits",
+           "unfixed"]
+
+BITS = 57
+"""Bits per word of the repeat check: 57 values below 2^57 add up to less than 2^63."""
+
+MOST = 10 * BITS
+"""The longest ranking the sort-free path takes (570): ten words per column."""
+
+_LIMB = float(1 << 40)
+
+
+@functools.lru_cache(maxsize=32)
+def _limbs(table: tuple[float, ...]) -> tuple[pl.Series, pl.Series, float]:
+    """F / F_max as hi + lo / 2^40 (units of 2^-40), both Int64, and F_max."""
+    top = max(table) or 1.0
+    hi, lo = [], []
+    for value in table:
+        scaled = value / top * _LIMB
+        whole = float(int(scaled))
+        hi.append(int(whole))
+        lo.append(round((scaled - whole) * _LIMB))
+    return pl.Series(hi, dtype=pl.Int64), pl.Series(lo, dtype=pl.Int64), top
+
+
+def limbs(m: pl.Expr, table: pl.Series, *, clip: bool = True) -> tuple[pl.Expr, pl.Expr]:
+    """F(m - 1) per row as two Int64 limbs (0 where ``m`` is null: F(0)), to add exactly.
+
+    ``clip=False`` when ``m`` is known to be in [1, len(table)].
+    """
+    hi, lo, _ = _limbs(tuple(table.to_list()))
+    at = (m.cast(pl.Int64) - 1).fill_null(0)
+    if clip:
+        at = at.clip(0, len(table) - 1)
+    return pl.lit(hi).gather(at), pl.lit(lo).gather(at)
+
+
+def shared(hi_sum: pl.Expr, lo_sum: pl.Expr, table: pl.Series) -> pl.Expr:
+    """The sum of F(m - 1) from the sums of the limbs: one rounding, any row order."""
+    scale = _limbs(tuple(table.to_list()))[2]
+    return (hi_sum.cast(pl.Float64) + lo_sum.cast(pl.Float64) / _LIMB) / _LIMB * scale
+
+
+def fixed(value: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """A float in [0, 1] as two Int64 limbs (units of 2^-40 and 2^-80), to add exactly."""
+    scaled = value * _LIMB
+    whole = scaled.floor()
+    return whole.cast(pl.Int64), ((scaled - whole) * _LIMB).round().cast(pl.Int64)
+
+
+def unfixed(hi_sum: pl.Expr, lo_sum: pl.Expr) -> pl.Expr:
+    """The sum of the values given to :func:`fixed`, from the sums of their limbs."""
+    return (hi_sum.cast(pl.Float64) + lo_sum.cast(pl.Float64) / _LIMB) / _LIMB
+
+
+_MASK = pl.Series([(1 << i) - 1 for i in range(BITS + 1)], dtype=pl.Int64)
+
+
+@functools.lru_cache(maxsize=16)
+def _word_table(j: int) -> pl.Series:
+    """Indexed by a value v in [0, MOST] (0: null): 2^(v-1) if in word j, else 0."""
+    return pl.Series([0] + [1 << (v - 1 - j * BITS) if (v - 1) // BITS == j else 0
+                            for v in range(1, MOST + 1)], dtype=pl.Int64)
+
+
+def _words(value: pl.Expr, count: int, name: str) -> list[pl.Expr]:
+    """Per row: 2^(v-1) in the column of its word, 0 in the others (one gather each)."""
+    at = value.cast(pl.Int64).fill_null(0)
+    return [pl.lit(_word_table(j)).gather(at).alias(f"{name}{j}") for j in range(count)]
+
+
+def _positions(n: pl.Expr, name: str, count: int) -> pl.Expr:
+    """True if a query's values are 1..n: n of them, every word's sum its mask."""
+    ok = pl.lit(True)
+    for j in range(count):
+        want = pl.lit(_MASK).gather((n - j * BITS).clip(0, BITS))
+        ok = ok & (pl.col(f"{name}{j}") == want)
+    return ok
+
+
+_FIELD = 21  # three counts in one Int64 sum: na, nb, X_l (a group of < 2^21 rows)
+
+
+def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, long: int,
+                tau: bool) -> tuple[pl.DataFrame, pl.LazyFrame | None, int] | None:
+    """The per-query sums of ``ranking_similarity``, or ``None`` if not all positions.
+
+    ``base`` holds the query ``keys`` and the integer rank columns ``_a``, ``_b``.
+    Returns one row per query with ``_na``, ``_nb``, ``_xl``, ``_xs``, ``_shared`` (the
+    sum of F(m - 1) over the common documents, F = ``table``) and ``_bad`` (more than
+    ``long`` rows, ``long`` < 2^21); with ``tau``, also the common documents (``keys``,
+    ``_pa``, ``_pb``) sorted by (``keys``, ``_pa``), for :func:`tau_bits`; and the
+    longest ranking's length.
+    """
+    a, b = pl.col("_a"), pl.col("_b")
+    top = base.select(a.min().alias("la"), a.max().alias("ha"), b.min().alias("lb"),
+                      b.max().alias("hb")).collect().row(0)
+    if any(x is not None and (x < 1 or x > MOST) for x in top):
+        return None  # not positions, or too long for the check
+    longest = max(x or 0 for x in top)
+    count = max(1, -(-longest // BITS))
+    both = a.is_not_null() & b.is_not_null()
+    m = pl.when(both).then(pl.max_horizontal(a, b).cast(pl.Int64))
+    hi, lo = limbs(m, table, clip=False)
+    counts = (a.is_not_null().cast(pl.Int64) + b.is_not_null().cast(pl.Int64) * (1 << _FIELD)
+              + both.cast(pl.Int64) * (1 << (2 * _FIELD)))
+    rows = base.with_columns(
+        both.alias("_both"), m.alias("_m"), hi.alias("_hi"), lo.alias("_lo"),
+        counts.alias("_n"), *_words(a, count, "_wa"), *_words(b, count, "_wb"))
+    agg = rows.group_by(keys).agg(
+        pl.col("_n").sum(), pl.col("_hi").sum().alias("_shi"),
+        pl.col("_lo").sum().alias("_slo"),
+        *[pl.col(f"_w{s}{j}").sum() for s in "ab" for j in range(count)],
+        (pl.len() > long).alias("_bad"),
+    ).collect()
+    agg = agg.with_columns((pl.col("_n") % (1 << _FIELD)).alias("_na"),
+                           ((pl.col("_n") // (1 << _FIELD)) % (1 << _FIELD)).alias("_nb"),
+                           (pl.col("_n") // (1 << (2 * _FIELD))).alias("_xl"))
+    na, nb = pl.col("_na"), pl.col("_nb")
+    ok = _positions(na, "_wa", count) & _positions(nb, "_wb", count)
+    if not agg.select((ok | pl.col("_bad")).all()).item():
+        return None
+    total = shared(pl.col("_shi"), pl.col("_slo"), table)
+    agg = agg.select(*keys, na, nb, pl.col("_xl"), total.alias("_shared"), pl.col("_bad"))
+    # X_s, the common documents within the shorter length: only lists of unequal lengths
+    # need a second look at their rows (equal lengths: X_s = X_l)
+    uneven = agg.filter(na != nb).select(*keys, pl.min_horizontal(na, nb).alias("_s"))
+    xs = pl.col("_xl")
+    if uneven.height:
+        found = (rows.filter(pl.col("_both")).select(*keys, "_m")
+                 .join(uneven.lazy(), on=list(keys), how="inner", nulls_equal=True)
+                 .group_by(keys).agg((pl.col("_m") <= pl.col("_s")).sum().cast(pl.Int64)
+                                     .alias("_xs2")).collect())
+        agg = agg.join(found, on=list(keys), how="left", nulls_equal=True)
+        xs = pl.coalesce(pl.col("_xs2"), pl.col("_xl"))
+    agg = agg.with_columns(xs.alias("_xs"))
+    if not tau:
+        return agg, None, longest
+    common = rows.filter(pl.col("_both")).select(
+        *keys, a.cast(pl.Int64).alias("_pa"), b.cast(pl.Int64).alias("_pb")) \
+        .sort([*keys, "_pa"], nulls_last=True)
+    return agg, common, longest
+
+
+def earlier_below(query: pl.Expr, y: pl.Expr, longest: int) -> pl.Expr:
+    """Per row: the earlier rows of its query with a smaller ``y``, counted with bitsets.
+
+    The rows come sorted by query (and by the order that "earlier" means); ``y`` holds
+    integers in [1, ``longest``], ``longest`` <= :data:`MOST`. Each row sets bit y - 1
+    of one of ceil(longest / BITS) words; a word's running sum over the query's earlier
+    rows (different ``y`` values: their bits never carry) is the set of the ``y`` seen
+    so far, and the set bits below y - 1 are the count. A running sum over the whole
+    column, less its value at the query's first row: Int64 sums wrap, their
+    differences do not (a query's sum stays below 2^BITS).
+    """
+    v = y.cast(pl.Int64) - 1
+    start = query.ne_missing(query.shift(1)) | (pl.int_range(pl.len()) == 0)
+    total = pl.lit(0, dtype=pl.Int64)
+    for j in range(max(1, -(-longest // BITS))):
+        bit = pl.lit(_word_table(j)).gather(v + 1)
+        before = bit.cum_sum() - bit  # the rows above, over the whole column
+        seen = before - pl.when(start).then(before).forward_fill()
+        below = pl.lit(_MASK).gather((v - j * BITS).clip(0, BITS))  # bits under y - 1
+        total = total + (seen & below).bitwise_count_ones().cast(pl.Int64)
+    return total
+
+
+def tau_bits(common: pl.LazyFrame, keys: Sequence[str], longest: int,
+             symmetric: bool) -> pl.LazyFrame:
+    """tau_AP per query from its common documents sorted by (``keys``, ``_pa``): no other sort.
+
+    ``_pa``, ``_pb`` are the positions in the whole rankings, ``_pb`` <= ``longest`` <=
+    :data:`MOST`. In a's order, a running sum per word of 2^(_pb - 1) is the set of the
+    positions in b seen so far: its bits below a document's ``_pb`` count the documents
+    above it in both (C); the query's whole set, its bits below ``_pb`` the position
+    among the common documents in b (the rows' index in the query gives it in a). As
+    :func:`earlier_below`, sums over the whole column whose differences do not wrap.
+    """
+    i = pl.int_range(pl.len(), dtype=pl.Int64)
+    new = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in keys]) \
+        | (i == 0)
+    rows = common.with_columns(i.alias("_i"), new.alias("_new")).with_columns(
+        pl.col("_new").shift(-1).fill_null(True).alias("_end"),
+        (pl.col("_i") - pl.when("_new").then(pl.col("_i")).forward_fill() + 1).alias("_ra"))
+    pb = pl.col("_pb").cast(pl.Int64)
+    words = max(1, -(-longest // BITS))
+    for j in range(words):  # the running sums, computed once
+        bit = pl.lit(_word_table(j)).gather(pb)
+        rows = rows.with_columns((bit.cum_sum() - bit).alias(f"_s{j}"))
+    seen, above_b = pl.lit(0, pl.Int64), pl.lit(0, pl.Int64)
+    for j in range(words):
+        bit = pl.lit(_word_table(j)).gather(pb)
+        s = pl.col(f"_s{j}")
+        first = pl.when("_new").then(s).forward_fill()
+        whole = pl.when("_end").then(s + bit).backward_fill() - first
+        below = pl.lit(_MASK).gather((pb - 1 - j * BITS).clip(0, BITS))
+        seen = seen + ((s - first) & below).bitwise_count_ones().cast(pl.Int64)
+        above_b = above_b + (whole & below).bitwise_count_ones().cast(pl.Int64)
+    rows = rows.with_columns(seen.cast(pl.Float64).alias("_c"), (above_b + 1).alias("_rb"))
+
+    def term(pos: pl.Expr) -> pl.Expr:  # C(i) / (i - 1)
+        return pl.when(pos > 1).then(pl.col("_c") / (pos - 1).cast(pl.Float64)).otherwise(0.0)
+
+    sides = ("b", "a") if symmetric else ("b",)
+    rows = rows.with_columns(*[e.alias(f"_t{w}{k}") for w in sides
+                               for k, e in enumerate(fixed(term(pl.col(f"_r{w}"))))])
+    n = pl.len().cast(pl.Float64)
+
+    def one_way(w: str) -> pl.Expr:
+        return 2.0 / (n - 1.0) * unfixed(pl.col(f"_t{w}0").sum(), pl.col(f"_t{w}1").sum()) - 1.0
+
+    value = (one_way("b") + one_way("a")) / 2.0 if symmetric else one_way("b")
+    return rows.group_by(keys).agg(
+        pl.when(n >= 2).then(value).otherwise(pl.lit(float("nan"))).alias("tau_ap"))
