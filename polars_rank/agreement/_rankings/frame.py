@@ -115,8 +115,8 @@ def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
     c = (1 - p) / p
     tail = -math.log1p(-p)
     f_l, f_s = table.gather(ln), table.gather(s)
-    # p^n from a table: Polars' pow() of a column rounds a row's value differently with
-    # its place in the column (0.873 and 0.8730000000000001 for two equal queries)
+    # p^n from one table of Python's correctly rounded powers, read by both paths (the
+    # sort-free one and the sorting one), so they give the same bits
     powers = pl.lit(_powers(p))
     p_s, p_l = powers.gather(s), powers.gather(ln)
     g_l = p * (1 - p_l) / (1 - p)
