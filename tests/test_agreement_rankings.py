@@ -265,3 +265,37 @@ def test_parameter_errors() -> None:
         overlap("a", "b", None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="descending must be True or False"):
         tau_ap("a", "b", descending="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_query_without_common_items_moves_no_other_querys_value(seed: int) -> None:
+    """Each query's value in a group_by equals the value of its rows alone, with queries
+    whose lists share no item (or one) among them: on Polars 1.36 an empty list's
+    aggregate in list.eval shifted the next lists' values (-1.0 came out NaN)."""
+    rng = random.Random(seed)
+    rows = []
+    for q in range(8):
+        n = rng.randint(1, 6)
+        pool = list(range(n + 3))
+        a, b = rng.sample(pool, n), rng.sample(pool, rng.randint(1, n + 2))
+        if q % 2 == 0:  # every other query: the two lists share no item
+            b = [d + 100 for d in b]
+        rows += [(q, d, a.index(d) + 1 if d in a else None, b.index(d) + 1 if d in b else None)
+                 for d in sorted(set(a) | set(b))]
+    frame = pl.DataFrame(rows, schema=["qid", "doc", "rank_a", "rank_b"], orient="row")
+    measures = {"tau_ap": tau_ap("rank_a", "rank_b"),
+                "tau_ap_sym": tau_ap("rank_a", "rank_b", symmetric=True),
+                "kendall_tau": kendall_tau("rank_a", "rank_b"),
+                "rbo": rbo("rank_a", "rank_b", p=0.8)}
+    grouped = frame.group_by("qid").agg(e.alias(n) for n, e in measures.items()).sort("qid")
+    for q, *values in grouped.iter_rows():
+        alone = frame.filter(pl.col("qid") == q).select(
+            e.alias(n) for n, e in measures.items()).row(0)
+        for got, want in zip(values, alone, strict=True):
+            assert got is not None
+            # the same to the last bits: a select of one query computes on scalars,
+            # where Polars divides by a literal exactly (columns: by its reciprocal)
+            assert (math.isnan(got) and math.isnan(want)) or abs(got - want) < 1e-15, (
+                q, values, alone)
+    assert math.isnan(grouped.filter(pl.col("qid") == 0)["tau_ap"].item())
+    assert grouped.filter(pl.col("qid") == 0)["rbo"].item() == 0.0

@@ -170,8 +170,9 @@ def test_count_of_a_rank_in_a_group_by_still_counts_nulls() -> None:
 
 @pytest.mark.skipif(POLARS_2, reason="Polars 2.x aggregates an empty list in list.eval")
 def test_an_aggregate_of_an_empty_list_still_shifts_the_next_lists() -> None:
-    """``polars_rank.metrics._cwl.GainRows.value`` turns an empty list into ``[0.0]``:
-    on Polars 1.36 an aggregate in ``list.eval`` gives an empty list no value and the
+    """``polars_rank._engine.compat.nonempty`` fills empty lists before ``list.eval``
+    (``metrics._cwl.GainRows.value``, ``agreement._rankings.lists.on_codes``): on
+    Polars 1.36 an aggregate in ``list.eval`` gives an empty list no value and the
     values of the lists after it move up (a group of [1.0, 0.25] summed to 0.0)."""
     frame = pl.DataFrame({"g": [0, 1, 1], "x": [None, 1.0, 0.25]})
     total = pl.col("x").drop_nulls().implode().list.eval(

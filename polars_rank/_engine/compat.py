@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = ["HAS_BIT_CAST", "POLARS_2", "PREPARED_RANKS", "SLICES_BY_MANY_OFFSETS",
-           "TOP_ROWS", "any_true", "counted_cheaply", "group_sum", "partitioned_sink",
+           "TOP_ROWS", "any_true", "counted_cheaply", "group_sum", "nonempty", "partitioned_sink",
            "per_list", "row_sum", "safe_div", "times_reciprocal"]
 
 _SMALLEST_NORMAL = sys.float_info.min  # 2.2e-308
@@ -57,6 +57,18 @@ def _bit_cast_available() -> bool:
 
 HAS_BIT_CAST = _bit_cast_available()
 """Polars 1.x cannot reinterpret a float's bits: there trec_eval ties use the window ranking."""
+
+
+def nonempty(lists: pl.Expr, filler: pl.Expr) -> pl.Expr:
+    """``lists`` with each empty list replaced by ``filler`` (a one-element list literal).
+
+    For ``lists.list.eval(<an aggregate>)``: Polars 1.36 gives the aggregate of an
+    empty list no value, and the values of the lists after it move up one list, in
+    ``select`` and ``group_by`` alike (a wrong number for every later list; canary
+    ``test_an_aggregate_of_an_empty_list_still_shifts_the_next_lists``). The caller
+    gives a filler whose result it discards or which gives the empty list's value.
+    """
+    return pl.when(lists.list.len() > 0).then(lists).otherwise(filler)
 
 
 def group_sum(values: pl.Expr) -> pl.Expr:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank._engine.compat import times_reciprocal
+from polars_rank._engine.compat import nonempty, times_reciprocal
 from polars_rank._engine.params import check_k, check_real
 from polars_rank._engine.special import digamma, trigamma
 from polars_rank._language.metric_spec import Option
@@ -140,11 +140,8 @@ class GainRows:
         aggregate of an empty list no value at all, 2.x evaluates it).
         """
         # an empty list becomes [0.0] (every field of it empty: n = 1 // the number of
-        # fields is 0): Polars 1.36 gives the aggregate of an empty list no value, and
-        # the values of the lists after it move up one list (a wrong number, canary
-        # in tests/test_workarounds.py)
-        rows = pl.when(self._rows.list.len() > 0).then(self._rows).otherwise(
-            pl.lit([0.0], pl.List(pl.Float64)))
+        # fields is 0), for Polars 1.36's empty-list aggregates (compat.nonempty)
+        rows = nonempty(self._rows, pl.lit([0.0], pl.List(pl.Float64)))
         return rows.list.eval(aggregate).list.first().fill_null(0.0)
 
     @property

@@ -27,7 +27,6 @@ limbs): the same for any row order without sorting the values.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import TYPE_CHECKING, TypeVar
 
@@ -35,6 +34,7 @@ import polars as pl
 
 from polars_rank._engine.params import check_real
 from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
+from polars_rank.agreement._rankings.rbo import power_series, prefix_series
 from polars_rank.agreement._rankings.strict import (
     MOST,
     earlier_below,
@@ -57,22 +57,6 @@ Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 MEASURES: tuple[str, ...] = ("rbo", "rbo_min", "rbo_res", "rbo_max", "tau_ap")
 _F = pl.Float64
 _NAN = float("nan")
-
-
-@functools.lru_cache(maxsize=32)
-def _table(p: float) -> pl.Series:
-    """F(0), ..., F(2 * MAX_ITEMS), F(n) = sum_(d=1..n) p^d / d, added in order (as rbo)."""
-    total, out = 0.0, [0.0]
-    for d in range(1, 2 * MAX_ITEMS + 1):
-        total += p**d / d
-        out.append(total)
-    return pl.Series(out, dtype=_F)
-
-
-@functools.lru_cache(maxsize=32)
-def _powers(p: float) -> pl.Series:
-    """p^0, ..., p^(2 * MAX_ITEMS), each Python's correctly rounded power."""
-    return pl.Series([p**d for d in range(2 * MAX_ITEMS + 1)], dtype=_F)
 
 
 def _positions(frame: pl.LazyFrame, keys: list[str], key: str, doc: str | None,
@@ -115,9 +99,8 @@ def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
     c = (1 - p) / p
     tail = -math.log1p(-p)
     f_l, f_s = table.gather(ln), table.gather(s)
-    # p^n from one table of Python's correctly rounded powers, read by both paths (the
-    # sort-free one and the sorting one), so they give the same bits
-    powers = pl.lit(_powers(p))
+    # p^n from the table the rbo expression reads too (rbo.power_series: why not pow)
+    powers = pl.lit(power_series(p))
     p_s, p_l = powers.gather(s), powers.gather(ln)
     g_l = p * (1 - p_l) / (1 - p)
     g_s = p * (1 - p_s) / (1 - p)
@@ -323,7 +306,7 @@ def ranking_similarity(
             msg = f"joined has no column {column!r} (columns: {names})"
             raise InvalidDataError(msg)
     base = lazy.select(*keys, *extra, pl.col(a).alias("_a"), pl.col(b).alias("_b"))
-    table = _table(pp)
+    table = prefix_series(pp)
     schema = base.collect_schema()
     fast = None
     if not desc and schema["_a"].is_integer() and schema["_b"].is_integer():

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.compat import nonempty
 from polars_rank._engine.params import to_expr, to_exprs
 from polars_rank._engine.summaries import summarize
 
@@ -115,6 +116,9 @@ def on_codes(x: pl.Expr, y: pl.Expr, body: Callable[[pl.Expr, pl.Expr], pl.Expr]
     ``list.eval``, where its inputs are columns computed once.
     """
     codes = (x.cast(pl.Int64) * WIDTH + y.cast(pl.Int64)).sort().implode()
+    # a list with no pair (no common item) becomes [0], one pair: every body gives NaN
+    # for fewer than two items (compat.nonempty: Polars 1.36's empty-list aggregates)
+    codes = nonempty(codes, pl.lit([0], pl.List(pl.Int64)))
     e = pl.element()
     return codes.list.eval(body(e // WIDTH, e % WIDTH)).list.first()
 

@@ -31,7 +31,7 @@ def _f64(e: pl.Expr) -> pl.Expr:
 
 
 @functools.lru_cache(maxsize=32)
-def _prefix_series(p: float) -> pl.Series:
+def prefix_series(p: float) -> pl.Series:
     """F(0), F(1), ..., F(2 * MAX_ITEMS), F(n) = sum_(d=1..n) p^d / d, added in order."""
     total, out = 0.0, [0.0]
     for d in range(1, 2 * MAX_ITEMS + 1):
@@ -40,8 +40,20 @@ def _prefix_series(p: float) -> pl.Series:
     return pl.Series(out, dtype=pl.Float64)
 
 
+@functools.lru_cache(maxsize=32)
+def power_series(p: float) -> pl.Series:
+    """p^0, ..., p^(2 * MAX_ITEMS), each Python's correctly rounded power.
+
+    Read from a table, not ``pow()``: Polars' ``pow`` of a literal by an aggregate
+    rounds differently in a ``select`` (one query: 0.8^4 = 0.40960000000000013) and in
+    a ``group_by`` (0.4096000000000001), so a query's RBO moved in its last bit with
+    the context; and ``ranking_similarity`` reads the same table.
+    """
+    return pl.Series([p**d for d in range(2 * MAX_ITEMS + 1)], dtype=pl.Float64)
+
+
 def _prefix_table(p: float) -> pl.Expr:
-    return pl.lit(_prefix_series(p))
+    return pl.lit(prefix_series(p))
 
 
 def _present(positions: pl.Expr) -> pl.Expr:
@@ -130,7 +142,7 @@ def rbo(
     if depth is not None:
         pa = pl.when(pa <= depth).then(pa)
         pb = pl.when(pb <= depth).then(pb)
-    table = _prefix_table(pp)
+    table, powers = _prefix_table(pp), pl.lit(power_series(pp))
 
     def body(xa: pl.Expr, xb: pl.Expr) -> pl.Expr:  # positions, 0 = absent; computed once
         na, nb = (xa > 0).sum().cast(pl.Int64), (xb > 0).sum().cast(pl.Int64)
@@ -145,16 +157,16 @@ def rbo(
         sf, lf = _f64(s), _f64(ln)
         if kind == "ext":
             f_l, f_s = table.get(ln), table.get(s)
-            g_l = pp * (1 - pl.lit(pp).pow(lf)) / (1 - pp)
-            g_s = pp * (1 - pl.lit(pp).pow(sf)) / (1 - pp)
+            g_l = pp * (1 - powers.get(ln)) / (1 - pp)
+            g_s = pp * (1 - powers.get(s)) / (1 - pp)
             seen = x_l * f_l - shared
             beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
-            value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * pl.lit(pp).pow(lf)
+            value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * powers.get(ln)
             return pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
         minimum = c * (x_l * tail - shared)
         f = s + ln - both.sum().cast(pl.Int64)
         f_f = table.get(f)
-        residual = (pl.lit(pp).pow(sf) + pl.lit(pp).pow(lf) - pl.lit(pp).pow(_f64(f))
+        residual = (powers.get(s) + powers.get(ln) - powers.get(f)
                     - c * (sf * (f_f - table.get(s)) + lf * (f_f - table.get(ln))
                            + x_l * (tail - f_f)))
         return {"min": minimum, "res": residual, "max": minimum + residual}[kind]
