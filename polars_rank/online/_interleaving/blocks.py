@@ -5,7 +5,8 @@ the same positions (a page of ten results). Then impression ``b`` is the rows
 ``b*S .. b*S + S-1`` (``S`` = the positions' span), and ``reshape((-1, S))`` makes each
 column an array per impression without moving a byte: the rules and the credit are
 array reductions (``arr.n_unique``, ``arr.sum``) of one ``select``, whose
-expressions Polars evaluates in parallel.
+expressions Polars evaluates in parallel; the documents, as ``S`` columns (the k-th
+of every impression, ``gather_every``) compared pair by pair.
 
 :func:`team_draft_blocks` computes the credit that way *and* whether the log is so
 laid out and breaks no rule (impressions in order with positions strictly
@@ -26,6 +27,7 @@ __all__ = ["MAX_BLOCK", "team_draft_blocks"]
 MAX_BLOCK = 64
 """The longest list (positions' span) the block layout is used for."""
 
+_PAIRWISE = 16  # up to this length, the documents are compared pair by pair
 _KEY_RANGE = 2**62  # |impression * S|, |position| below it: their sum fits an Int64
 
 
@@ -59,9 +61,6 @@ def team_draft_blocks(shown: pl.DataFrame, system: str,
     if span > MAX_BLOCK or n % span or max(-lo, hi) >= _KEY_RANGE or second == first:
         return None
 
-    def block(e: pl.Expr) -> pl.Expr:
-        return e.reshape((-1, span))
-
     # m * S + position orders (impression, position) as a sort would (positions span
     # S values), in an Int64 when |m| < bound: strictly increasing when the
     # impressions come in order and none has a position twice; a block that starts
@@ -70,18 +69,31 @@ def team_draft_blocks(shown: pl.DataFrame, system: str,
     key = pl.col("_m").cast(pl.Int64, strict=False) * span + pl.col("_pos").cast(pl.Int64)
     c = pl.col(click).cast(pl.Boolean)
     team = pl.col(system)
+    # the documents: numbers as they are, others by their 64-bit hash (a collision can
+    # only make the check fail, and credit() then takes its exact path)
+    docs = pl.col("_d") if shown["_d"].dtype.is_numeric() else pl.col("_d").hash(11)
+    pairwise = span <= _PAIRWISE
     out = shown.lazy().select(
         _fits=(pl.col("_m").min() > -bound) & (pl.col("_m").max() < bound),
         _ordered=(key.diff().slice(1) > 0).all(),
-        _distinct=(block(pl.col("_d")).arr.n_unique() == span).all(),
         _two=((team == first) | (team == second)).all(),
-        _m=block(pl.col("_m")).arr.first(),
-        _last=block(pl.col("_m")).arr.last(),
-        _sa=block(c & (team == first)).arr.sum(),
-        _clicks=block(c).arr.sum(),
+        _m=pl.col("_m").gather_every(span),
+        _last=pl.col("_m").gather_every(span, offset=span - 1),
+        _sa=c.and_(team == first).reshape((-1, span)).arr.sum(),
+        _clicks=c.reshape((-1, span)).arr.sum(),
+        # the k-th document of every impression (the comparisons come after: one
+        # select evaluating each gather once), or their distinct count
+        **({f"_k{k}": docs.gather_every(span, offset=k) for k in range(span)} if pairwise
+           else {"_nd": docs.reshape((-1, span)).arr.n_unique()}),
     ).collect()
+    if pairwise:
+        same = [pl.col(f"_k{i}") == pl.col(f"_k{j}")
+                for i in range(span) for j in range(i + 1, span)]
+        distinct = not out.select(pl.any_horizontal(same or [pl.lit(False)]).any()).item()
+    else:
+        distinct = bool((out["_nd"] == span).all())
     flags = out.row(0, named=True)
-    if not (flags["_fits"] and flags["_ordered"] and flags["_distinct"] and flags["_two"]
+    if not (flags["_fits"] and flags["_ordered"] and distinct and flags["_two"]
             and (out["_m"] == out["_last"]).all()):
         return None
     names = pl.Series([first, second]).sort().to_list()
