@@ -28,6 +28,7 @@ from polars_rank.online._ope.checks import (
 )
 from polars_rank.online._ope.options import Options, check_options
 from polars_rank.online._ope.spec import ESTIMATORS, Estimator, Terms
+from polars_rank.online._ope.support import unsupported_impressions
 from polars_rank.online._order import sorted_by
 
 if TYPE_CHECKING:
@@ -182,7 +183,8 @@ def off_policy_value(
     if target_rank is not None:
         terms = Terms(**{**terms.__dict__, "target": DERIVED[0], "target_cascade": DERIVED[1],
                          "target_slate": DERIVED[2]})
-    shown = _shown(lf.select(needed), opts.group_by, impression, position, target_rank)
+    shown, candidates = _shown(lf.select(needed), opts.group_by, impression, position,
+                               target_rank)
     rules = _rules(estimators, terms, impression, position, target_rank, types[impression])
     plan, per_rule = _per_impression(shown, estimators, terms, opts, impression, rules)
     per_impression = plan.collect()
@@ -191,9 +193,10 @@ def off_policy_value(
         raise InvalidDataError(msg)
     if per_impression[BAD].any():
         raise_flagged(per_rule.collect(), shown, rules, impression=impression, caller=CALLER)
-    unsupported = _support(lf, per_impression.lazy(), schema, opts, impression=impression,
-                           position=position, item=item, pscore=pscore, target=target,
-                           target_rank=target_rank)
+    # without candidate rows (null positions) there is nothing to support: no second read
+    unsupported = unsupported_impressions(
+        lf, per_impression.lazy(), schema, opts, impression=impression, position=position,
+        item=item, pscore=pscore, target=target, target_rank=target_rank) if candidates else None
     return _results(per_impression, estimators, opts, unsupported)
 
 
@@ -224,22 +227,28 @@ def _check_columns(schema: list[str], estimators: list[Estimator], t: Terms, opt
 
 
 def _shown(lf: pl.LazyFrame, group_by: tuple[str, ...], impression: str, position: str,
-           target_rank: str | None) -> pl.LazyFrame:
-    """The shown rows, in (slice, impression, position) order, with derived target columns.
+           target_rank: str | None) -> tuple[pl.LazyFrame, bool]:
+    """The shown rows, sorted, with derived target columns; whether there are candidates.
 
-    Read once (``lf`` holds only the columns the estimators need) and sorted in memory,
+    The rows in (slice, impression, position) order; candidates: rows with a null
+    position (only then does the support check read the log again). Read once (``lf``
+    holds only the columns the estimators need) and sorted in memory,
     not in the plan: Polars 2.1's lazy sort of a scanned file took 4x the read and an
     eager sort at 1M rows; a log already in that order (as logs are written) is not
     sorted again.
     """
     order = [*group_by, impression, position]
-    shown = sorted_by(lf.filter(pl.col(position).is_not_null()).collect(), order).lazy()
+    rows = lf.collect()
+    candidates = bool(rows[position].null_count())
+    if candidates:
+        rows = rows.filter(pl.col(position).is_not_null())
+    shown = sorted_by(rows, order).lazy()
     if target_rank is None:
-        return shown
+        return shown, candidates
     hit = (pl.col(target_rank) == pl.col(position)).fill_null(False).cast(pl.Float64)
     return shown.with_columns(hit.alias(DERIVED[0])).with_columns(
         pl.col(DERIVED[0]).cum_prod().over(impression, order_by=position).alias(DERIVED[1]),
-        pl.col(DERIVED[0]).min().over(impression).alias(DERIVED[2]))
+        pl.col(DERIVED[0]).min().over(impression).alias(DERIVED[2])), candidates
 
 
 def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str,
@@ -262,39 +271,6 @@ def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str
     if target_rank is not None:
         rules += rank_rules(target_rank, within_list=True, impression=impression)
     return list({(r.column, r.rule): r for r in rules}.values())
-
-
-def _support(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[str], opts: Options, *,
-             impression: str, position: str, item: str, pscore: str, target: str,
-             target_rank: str | None) -> pl.DataFrame | None:
-    """Impressions with a candidate the target may choose but the logger never shows."""
-    if target_rank is None and target not in schema:
-        return None
-    shown_count = pl.col(position).count().over(impression)
-    wanted = ((pl.col(target_rank) <= shown_count) if target_rank is not None
-              else pl.col(target).cast(pl.Float64) > 0).fill_null(False)
-    never = ((pl.col(pscore).cast(pl.Float64).fill_null(0.0) <= 0) if pscore in schema
-             else pl.lit(True))
-    bad = lf.with_columns((wanted & never & pl.col(position).is_null()).alias("__bad"))
-    bad = bad.filter(pl.col("__bad"))
-    if opts.support == "error":
-        names = [impression, *([item] if item in schema else [])]
-        first = bad.select(names).sort(names).head(1).collect()
-        if first.height:
-            what = f"item {first[item][0]!r}" if item in schema else "a candidate row"
-            msg = (f"{CALLER}: support: the target policy may choose {what} that the logger "
-                   f"never shows (column {pscore!r} is 0 or null on the candidate row, "
-                   f"position null); impression {first[impression][0]!r}. No estimator can "
-                   "see its reward; pass support='ignore' to estimate anyway")
-            raise InvalidDataError(msg)
-        return None
-    # the slice of an impression is its shown rows' (candidate rows need not carry it)
-    impressions = bad.select(impression).unique()
-    slices = shown.select(*opts.group_by, impression).join(impressions, on=impression,
-                                                           how="semi")
-    if opts.group_by:
-        return slices.group_by(opts.group_by).agg(pl.len().alias("unsupported")).collect()
-    return slices.select(pl.len().alias("unsupported")).collect()
 
 
 def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, opts: Options,
