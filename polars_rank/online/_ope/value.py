@@ -186,7 +186,7 @@ def off_policy_value(
     shown, candidates = _shown(lf.select(needed), opts.group_by, impression, position,
                                target_rank)
     rules = _rules(estimators, terms, impression, position, target_rank, types[impression])
-    plan, per_rule = _per_impression(shown, estimators, terms, opts, impression, rules)
+    plan, per_rule, copies = _per_impression(shown, estimators, terms, opts, impression, rules)
     per_impression = plan.collect()
     if per_impression.height == 0:
         msg = f"{CALLER}: the log has no shown rows (rows with a non-null {position!r})"
@@ -197,7 +197,7 @@ def off_policy_value(
     unsupported = unsupported_impressions(
         lf, per_impression.lazy(), schema, opts, impression=impression, position=position,
         item=item, pscore=pscore, target=target, target_rank=target_rank) if candidates else None
-    return _results(per_impression, estimators, opts, unsupported)
+    return _results(per_impression, estimators, opts, unsupported, copies)
 
 
 def _check_columns(schema: list[str], estimators: list[Estimator], t: Terms, opts: Options,
@@ -274,7 +274,8 @@ def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str
 
 
 def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, opts: Options,
-                    impression: str, rules: list[Rule]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+                    impression: str,
+                    rules: list[Rule]) -> tuple[pl.LazyFrame, pl.LazyFrame, dict[str, str]]:
     """Per (slice, impression): each estimator's numerator, denominator and weight sums.
 
     And whether it breaks a rule; with the plan of each rule's flag per impression
@@ -290,11 +291,24 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
     rows: list[pl.Expr] = []
     squares: list[pl.Expr] = []
     aggs: list[pl.Expr] = [pl.len().alias("__rows")]
+    # estimators share terms (SNIPS and DR: the same weights): each distinct sum is
+    # computed once, the others are copies of it (the same values, the same bits)
+    made: dict[tuple[str, str], str] = {}
+    copies: dict[str, str] = {}
+
+    def agg(name: str, kind: str, term: pl.Expr, expr: pl.Expr) -> None:
+        key = (kind, str(term))
+        if key in made:
+            copies[name] = made[key]
+        else:
+            made[key] = name
+            aggs.append(expr.alias(name))
+
     for n, e in enumerate(estimators):
         logging, _ = e.columns(t)
+        near_term = (pl.col(logging) < opts.near_zero).cast(pl.Float64)
         rows += [e.numerator(t).alias(f"num{n}"), e.denominator_term(t).alias(f"den{n}"),
-                 e.weight(t).alias(f"w{n}"),
-                 (pl.col(logging) < opts.near_zero).cast(pl.Float64).alias(f"near{n}")]
+                 e.weight(t).alias(f"w{n}"), near_term.alias(f"near{n}")]
         per_slate = e.logging == "slate"
         # a slate's weight is one per impression; a row's max and 0/1 count as one list
         # (exact either way: a plain max() or sum() per group took 10x the time)
@@ -302,34 +316,44 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
         near = pl.col(f"near{n}").first() if per_slate else pl.col(f"near{n}")
         ww = (pl.col(f"ww{n}").first() if per_slate else pl.col(f"ww{n}"))
         squares.append((pl.col(f"w{n}") * pl.col(f"w{n}")).alias(f"ww{n}"))
-        aggs += [group_sum(pl.col(f"num{n}")).alias(f"num{n}"),
-                 pl.lit(1.0).alias(f"den{n}") if e.denominator == "impressions"
-                 else group_sum(pl.col(f"den{n}")).alias(f"den{n}"),
-                 group_sum(w).alias(f"sw{n}"), group_sum(ww).alias(f"sww{n}"),
-                 (w if per_slate else w.implode().list.max()).alias(f"mw{n}"),
-                 (near if per_slate else near.implode().list.sum()).alias(f"near{n}")]
+        one = "first " if per_slate else ""
+        agg(f"num{n}", "sum", e.numerator(t), group_sum(pl.col(f"num{n}")))
+        if e.denominator == "impressions":
+            aggs.append(pl.lit(1.0).alias(f"den{n}"))
+        else:
+            agg(f"den{n}", "sum", e.denominator_term(t), group_sum(pl.col(f"den{n}")))
+        agg(f"sw{n}", one + "sum", e.weight(t), group_sum(w))
+        agg(f"sww{n}", one + "sum of squares", e.weight(t), group_sum(ww))
+        agg(f"mw{n}", one + "max", e.weight(t), w if per_slate else w.implode().list.max())
+        agg(f"near{n}", one + "count", near_term,
+            near if per_slate else near.implode().list.sum())
     frame, flagged = row_flags(shown.with_columns(rows).with_columns(squares), rules, keys)
     # the rows are sorted: an impression is a run of rows, numbered by a running count
     # Polars knows is sorted, whose group_by slices the runs rather than hashing the keys
     runs = frame.with_columns(pl.col(FIRST).cum_sum().alias("__run")).set_sorted("__run")
     first = [pl.col(k).first() for k in keys]
     per_impression = runs.group_by("__run", maintain_order=True).agg(
-        *first, *aggs, pl.col(BAD).implode().list.any()).drop("__run")
+        *first, *aggs, pl.col(BAD).implode().list.any()).drop("__run").with_columns(
+        pl.col(source).alias(name) for name, source in copies.items())
     # each rule's flag per impression, read only when an impression breaks one
     per_rule = runs.group_by("__run", maintain_order=True).agg(*first, *flagged).drop("__run")
-    return per_impression, per_rule
+    return per_impression, per_rule, copies
 
 
 def _results(per_impression: pl.DataFrame, estimators: list[Estimator], opts: Options,
-             unsupported: pl.DataFrame | None) -> pl.DataFrame:
-    """Per slice: each estimator's estimate, interval and diagnostics, one row each."""
+             unsupported: pl.DataFrame | None, copies: dict[str, str]) -> pl.DataFrame:
+    """Per slice: each estimator's estimate, interval and diagnostics, one row each.
+
+    ``copies``: columns of ``per_impression`` that are copies of another (summed once).
+    """
     keys = list(opts.group_by)
     by: list[str] | list[pl.Expr] = keys or [pl.lit(0).alias("__all")]
     sums = per_impression.group_by(by, maintain_order=True).agg(
         pl.len().alias("n_impressions"), pl.col("__rows").sum().cast(pl.Int64),
         *(ordered_sum(pl.col(f"{part}{n}")) for n in range(len(estimators))
-          for part in ("num", "den", "sw", "sww", "near")),
-        *(pl.col(f"mw{n}").max() for n in range(len(estimators))))
+          for part in ("num", "den", "sw", "sww", "near") if f"{part}{n}" not in copies),
+        *(pl.col(f"mw{n}").max() for n in range(len(estimators)))).with_columns(
+        pl.col(source).alias(name) for name, source in copies.items() if name[:2] != "mw")
     intervals = _intervals(per_impression, len(estimators), opts)
     frames = []
     for n, e in enumerate(estimators):
