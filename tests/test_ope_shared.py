@@ -44,10 +44,20 @@ def test_each_estimator_as_alone(kwargs: dict[str, object]) -> None:
     for name in ALL:
         alone = off_policy_value(log, name, **options)  # type: ignore[arg-type]
         assert together.filter(pl.col("estimator") == name).equals(alone), name
-    # the weights are shared, the numerators are not: SNIPS and DR differ
-    pair = off_policy_value(log, ["snips", "dr"], n_resamples=0)
-    assert pair["ess"][0] == pair["ess"][1]
-    assert pair["estimate"][0] != pair["estimate"][1]
+
+def test_shared_sums_against_numpy() -> None:
+    # the weights are shared, the numerators are not; each diagnostic its own sum
+    log = make_log(4).with_columns(pl.col("pscore").clip(upper_bound=0.5))
+    pair = off_policy_value(log, ["snips", "dr"], n_resamples=0, near_zero=0.1)
+    w = (log["target"] / log["pscore"]).to_numpy()
+    r, q, qt = (log[c].to_numpy() for c in ("reward", "q_hat", "q_hat_target"))
+    expected = [(r * w).sum() / w.sum(), (qt + w * (r - q)).mean()]
+    assert pair["estimate"].to_list() == pytest.approx(expected, rel=1e-12)
+    assert pair["ess"].to_list() == pytest.approx([w.sum() ** 2 / (w * w).sum()] * 2,
+                                                  rel=1e-12)
+    assert pair["max_weight"].to_list() == [w.max()] * 2
+    share = float((log["pscore"] < 0.1).mean())  # type: ignore[arg-type]
+    assert pair["near_zero"].to_list() == pytest.approx([share] * 2, rel=1e-12)
 
 
 def test_candidates_are_still_read() -> None:
