@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from polars_rank._engine.compat import group_sum
 from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
@@ -38,8 +37,6 @@ __all__ = ["off_policy_value"]
 
 CALLER = "off_policy_value"
 DERIVED = ("__ope_target", "__ope_target_cascade", "__ope_target_slate")
-OUTPUT = ("estimator", "estimate", "ci_low", "ci_high", "n_impressions", "n_rounds", "ess",
-          "max_weight", "near_zero", "unsupported")
 
 
 def off_policy_value(
@@ -231,11 +228,9 @@ def _shown(lf: pl.LazyFrame, group_by: tuple[str, ...], impression: str, positio
     """The shown rows, sorted, with derived target columns; whether there are candidates.
 
     The rows in (slice, impression, position) order; candidates: rows with a null
-    position (only then does the support check read the log again). Read once (``lf``
-    holds only the columns the estimators need) and sorted in memory,
-    not in the plan: Polars 2.1's lazy sort of a scanned file took 4x the read and an
-    eager sort at 1M rows; a log already in that order (as logs are written) is not
-    sorted again.
+    position (only then does the support check read the log again). Read once (only
+    the columns the estimators need), sorted in memory, not in the plan (Polars 2.1's
+    lazy sort of a scanned file took 4x the read), and only when out of order.
     """
     order = [*group_by, impression, position]
     rows = lf.collect()
@@ -283,9 +278,8 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
     impression, position) and the ``group_by`` keeps the order; each sum adds its
     terms in position order as one list (``group_sum``: Polars 2.1's ``sum()`` in a
     ``group_by`` depends on where the group sits), the same bits for any row order.
-    Every term and rule test is a column before the ``group_by``, which then
-    aggregates plain columns (expressions inside an aggregation run group by group:
-    about 8x the time at 100k impressions).
+    Every term and rule test is a column before the ``group_by``, which aggregates
+    plain columns (an expression in an aggregation runs group by group: 8x the time).
     """
     keys = [*opts.group_by, impression]
     rows: list[pl.Expr] = []
@@ -295,6 +289,9 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
     # computed once, the others are copies of it (the same values, the same bits)
     made: dict[tuple[str, str], str] = {}
     copies: dict[str, str] = {}
+    # group_sum's sums as one list each; its -0.0 -> 0.0 after the group_by (inside the
+    # aggregation, its when/then summed each list twice)
+    summed: list[str] = []
 
     def agg(name: str, kind: str, term: pl.Expr, expr: pl.Expr) -> None:
         key = (kind, str(term))
@@ -303,6 +300,8 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
         else:
             made[key] = name
             aggs.append(expr.alias(name))
+            if "sum" in kind:
+                summed.append(name)
 
     for n, e in enumerate(estimators):
         logging, _ = e.columns(t)
@@ -314,16 +313,16 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
         # (exact either way: a plain max() or sum() per group took 10x the time)
         w = pl.col(f"w{n}").first() if per_slate else pl.col(f"w{n}")
         near = pl.col(f"near{n}").first() if per_slate else pl.col(f"near{n}")
-        ww = (pl.col(f"ww{n}").first() if per_slate else pl.col(f"ww{n}"))
+        ww = pl.col(f"ww{n}").first() if per_slate else pl.col(f"ww{n}")
         squares.append((pl.col(f"w{n}") * pl.col(f"w{n}")).alias(f"ww{n}"))
         one = "first " if per_slate else ""
-        agg(f"num{n}", "sum", e.numerator(t), group_sum(pl.col(f"num{n}")))
+        agg(f"num{n}", "sum", e.numerator(t), pl.col(f"num{n}").implode().list.sum())
         if e.denominator == "impressions":
             aggs.append(pl.lit(1.0).alias(f"den{n}"))
         else:
-            agg(f"den{n}", "sum", e.denominator_term(t), group_sum(pl.col(f"den{n}")))
-        agg(f"sw{n}", one + "sum", e.weight(t), group_sum(w))
-        agg(f"sww{n}", one + "sum of squares", e.weight(t), group_sum(ww))
+            agg(f"den{n}", "sum", e.denominator_term(t), pl.col(f"den{n}").implode().list.sum())
+        agg(f"sw{n}", one + "sum", e.weight(t), w.implode().list.sum())
+        agg(f"sww{n}", one + "sum of squares", e.weight(t), ww.implode().list.sum())
         agg(f"mw{n}", one + "max", e.weight(t), w if per_slate else w.implode().list.max())
         agg(f"near{n}", one + "count", near_term,
             near if per_slate else near.implode().list.sum())
@@ -334,7 +333,8 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
     first = [pl.col(k).first() for k in keys]
     per_impression = runs.group_by("__run", maintain_order=True).agg(
         *first, *aggs, pl.col(BAD).implode().list.any()).drop("__run").with_columns(
-        pl.col(source).alias(name) for name, source in copies.items())
+        pl.when(pl.col(c) == 0.0).then(0.0).otherwise(pl.col(c)).alias(c) for c in summed
+    ).with_columns(pl.col(source).alias(name) for name, source in copies.items())
     # each rule's flag per impression, read only when an impression breaks one
     per_rule = runs.group_by("__run", maintain_order=True).agg(*first, *flagged).drop("__run")
     return per_impression, per_rule, copies
