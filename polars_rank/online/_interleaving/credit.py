@@ -142,7 +142,9 @@ def credit(
             if fast is not None:  # a log in blocks that breaks no rule: one select
                 out = _pairs(fast[0], by, fast[1], method).rename({"_m": impression})
                 return out.lazy() if lazy else out
-        shown = shown.with_columns(_c=pl.col(click).cast(pl.Int64, strict=False))
+        # bad clicks are reported after the log's own rules: 0 until then
+        shown = shown.with_columns(_c=pl.lit(0, pl.Int64) if problem is not None
+                                   else pl.col(click).cast(pl.Int64))
     else:
         shown, problem = join_clicks(shown, clicks, impression, position, doc, click)
     ordered = strictly_ordered(shown)
