@@ -29,12 +29,22 @@ import polars as pl
 
 from polars_rank._engine.compat import group_sum, row_sum
 from polars_rank._engine.frames import as_polars
-from polars_rank._evaluation.checks import row_hash
 from polars_rank.errors import InvalidDataError
+from polars_rank.online._interleaving.blocks import team_draft_blocks
 from polars_rank.online._interleaving.build import METHODS, Method
 from polars_rank.online._interleaving.optimized import optimized_scores
 from polars_rank.online._interleaving.runs import Rankings, query_columns, where
-from polars_rank.online._order import in_order
+from polars_rank.online._interleaving.shown import (
+    check_by,
+    check_nulls,
+    check_per_impression,
+    click_problem,
+    join_clicks,
+    per_impression,
+    read,
+    strictly_ordered,
+    team_names,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -122,32 +132,36 @@ def credit(
         needed += [c for c in q if c not in needed]
     if clicks is None:
         needed.append(click)
-    shown = _read(frame, needed, "log")
-    shown = shown.rename({impression: "_m", position: "_pos", doc: "_d"})
-    _check_shown(shown, impression, position, doc)
+    shown = read(frame, needed, "log").rename({impression: "_m", position: "_pos", doc: "_d"})
+    check_nulls(shown, impression, position, doc)
     if clicks is None:
-        shown = shown.with_columns(_c=_clicks(shown, click, impression).alias("_c"))
+        problem = click_problem(shown, click, impression)
+        if (method == "team_draft" and not by and problem is None
+                and not shown[system].null_count()):
+            fast = team_draft_blocks(shown, system, click)
+            if fast is not None:  # a log in blocks that breaks no rule: one select
+                out = _pairs(fast[0], by, fast[1], method).rename({"_m": impression})
+                return out.lazy() if lazy else out
+        # bad clicks are reported after the log's own rules: 0 until then
+        shown = shown.with_columns(_c=pl.lit(0, pl.Int64) if problem is not None
+                                   else pl.col(click).cast(pl.Int64))
     else:
-        shown = _join_clicks(shown, clicks, impression, position, doc, click)
-    imps = shown.group_by("_m").agg(*(pl.col(c).first() for c in by)) if (
-        by or method != "team_draft") else None
-    if by:
-        varying = shown.group_by("_m").agg(pl.col(c).n_unique() for c in by)
-        for c in by:
-            bad = varying.filter(pl.col(c) > 1)
-            if bad.height:
-                msg = (f"log: column {c!r} (by=) takes two values in "
-                       f"{where(bad.rename({'_m': impression}), [impression])}")
-                raise InvalidDataError(msg)
+        shown, problem = join_clicks(shown, clicks, impression, position, doc, click)
+    ordered = strictly_ordered(shown)
+    names: list[Any] = team_names(shown, system) if method == "team_draft" else []
+    # one pass over the impressions answers the rules and (team-draft) the credit
+    agg, twice = per_impression(shown, ordered=ordered, by=by, names=names,
+                                system=system if method == "team_draft" else None)
+    check_per_impression(shown, twice, impression=impression, position=position, doc=doc)
+    if problem is not None:
+        raise InvalidDataError(problem)
+    check_by(agg, by, impression)
     if method == "team_draft":
         if shown[system].null_count():
             bad = shown.filter(pl.col(system).is_null()).rename({"_m": impression})
             msg = f"log: null team in column {system!r} at {where(bad, [impression])}"
             raise InvalidDataError(msg)
-        names = shown[system].unique().sort().to_list()
-        scores = _team_scores(shown, system, names)
-        if not by:  # every impression has its row of scores
-            imps = scores.select("_m")
+        wide = agg.select("_m", *by, *(f"_s{j}" for j in range(len(names))))
     else:
         if runs is None:
             msg = f"credit: method {method!r} needs the rankers' runs (runs=...)"
@@ -165,96 +179,12 @@ def credit(
             scores = _balanced_scores(shown, r)
         else:
             scores = _probabilistic_scores(shown, r, float(tau))
-    assert imps is not None
-    out = _pairs(imps, scores, names, method)
-    out = out.rename({"_m": impression}).sort(impression, "system", "other")
+        wide = agg.select("_m", *by).join(scores, on="_m", how="left").with_columns(
+            pl.col(f"_s{j}").fill_null(0.0) for j in range(len(names)))
+    out = _pairs(wide, by, names, method).rename({"_m": impression})
+    if method != "team_draft" or len(names) > 2:  # team-draft's two: in agg's order
+        out = out.sort(impression, "system", "other")
     return out.lazy() if lazy else out
-
-
-def _read(frame: pl.DataFrame | pl.LazyFrame, needed: list[str], what: str) -> pl.DataFrame:
-    schema = frame.collect_schema()
-    for column in needed:
-        if column not in schema:
-            msg = f"{what} has no column {column!r}; columns: {list(schema)}"
-            raise ValueError(msg)
-    return frame.lazy().select(list(dict.fromkeys(needed))).collect()
-
-
-def _check_shown(shown: pl.DataFrame, impression: str, position: str, doc: str) -> None:
-    # one pass tells which rules are broken (null counts, distinct hashes); the exact
-    # search for the first offender runs only for those. A log in (impression,
-    # position) order, as logs are written, has a position twice only in adjacent rows
-    m, p = pl.col("_m"), pl.col("_pos")
-    positions = (shown.height - (m.eq_missing(m.shift(1)) & p.eq_missing(p.shift(1))).sum()
-                 if in_order(shown, ["_m", "_pos"]) else row_hash(["_m", "_pos"]).n_unique())
-    found = shown.select(*(pl.col(c).null_count().alias(f"_null{c}")
-                           for c in ("_m", "_pos", "_d")),
-                         _pos=positions,
-                         _d=row_hash(["_m", "_d"]).n_unique()).row(0, named=True)
-    for column, name in (("_m", impression), ("_pos", position), ("_d", doc)):
-        if not found[f"_null{column}"]:
-            continue
-        bad = shown.filter(pl.col(column).is_null())
-        if bad.height:
-            msg = f"log: null in column {name!r} at {where(bad.rename({'_m': impression}), [impression])}"  # noqa: E501
-            raise InvalidDataError(msg)
-    for column, name, problem in (("_pos", position, "two rows at one position"),
-                                  ("_d", doc, "duplicate doc in a ranking")):
-        if found[column] == shown.height:
-            continue
-        twice = shown.filter(pl.struct("_m", column).is_duplicated())
-        if twice.height:
-            msg = (f"log: {problem} (column {name!r}) at "
-                   f"{where(twice.rename({'_m': impression, column: name}), [impression, name])}")
-            raise InvalidDataError(msg)
-
-
-def _clicks(frame: pl.DataFrame, click: str, impression: str) -> pl.Series:
-    values = frame[click]
-    if values.dtype == pl.Boolean:
-        values = values.cast(pl.Int64)
-    bad = frame.filter(~values.is_in([0, 1]) | values.is_null())
-    if bad.height or not (values.dtype.is_numeric()):
-        if not bad.height:
-            bad = frame
-        shown = bad.rename({"_m": impression}) if "_m" in bad.columns else bad
-        msg = (f"clicks not 0/1 in column {click!r}: {bad[click][0]!r} at "
-               f"{where(shown, [impression])}")
-        raise InvalidDataError(msg)
-    out: pl.Series = values.cast(pl.Int64)
-    return out
-
-
-def _join_clicks(shown: pl.DataFrame, clicks: Any, impression: str, position: str,
-                 doc: str, click: str) -> pl.DataFrame:
-    frame = as_polars(clicks, "clicks").lazy()
-    schema = frame.collect_schema()
-    at = position if position in schema else doc
-    got = _read(frame, [impression, at, *([click] if click in schema else [])], "clicks")
-    got = got.rename({impression: "_m"})
-    if click in got.columns:
-        got = got.filter(_clicks(got, click, impression) == 1)
-    key = "_pos" if at == position else "_d"
-    got = got.select("_m", pl.col(at).alias(key)).unique()
-    stray = got.join(shown, on=["_m", key], how="anti")
-    if stray.height:
-        msg = (f"clicks: a click on a {at} not shown (column {at!r}) at "
-               f"{where(stray.rename({'_m': impression, key: at}), [impression, at])}")
-        raise InvalidDataError(msg)
-    return (shown.join(got.with_columns(_c=pl.lit(1, pl.Int64)), on=["_m", key], how="left")
-            .with_columns(pl.col("_c").fill_null(0)))
-
-
-def _team_scores(shown: pl.DataFrame, system: str, names: list[Any]) -> pl.DataFrame:
-    """Wide: ``_m`` and ``_s0``, ``_s1``, ...: each ranker's clicks (one group_by key)."""
-    # plain column sums in the group_by: Polars' fast path (an expression inside
-    # agg() is evaluated group by group, ten times slower at 100k impressions); the
-    # counts are integers, exact in any order, so a plain sum() (cast after) gives
-    # group_sum's bits at a quarter of its time
-    return (shown.select("_m", *((pl.col("_c") * (pl.col(system) == name)).alias(f"_s{j}")
-                                 for j, name in enumerate(names)))
-            .group_by("_m").agg(pl.col(f"_s{j}").sum().cast(pl.Float64)
-                                for j in range(len(names))))
 
 
 def _balanced_scores(shown: pl.DataFrame, r: Rankings) -> pl.DataFrame:
@@ -366,16 +296,14 @@ def _two_rankers(x: pl.DataFrame) -> pl.DataFrame:
     return per.select("_m", _s0=snapped(ahead), _s1=snapped(behind))
 
 
-def _pairs(imps: pl.DataFrame, scores: pl.DataFrame, names: list[Any],
+def _pairs(wide: pl.DataFrame, by: Sequence[str], names: list[Any],
            method: str) -> pl.DataFrame:
-    """One row per impression and pair (i < j) from the wide scores."""
+    """One row per impression and pair (i < j) from the wide scores ``_s<j>``."""
     n = len(names)
     tol = TIE_TOLERANCE if method == "probabilistic" else 0.0
-    wide = imps.join(scores, on="_m", how="left").with_columns(
-        pl.col(f"_s{j}").fill_null(0.0) for j in range(n))
     diff = pl.col("credit") - pl.col("other_credit")
     dtype = pl.Series(names).dtype
-    parts = [wide.select("_m", *imps.columns[1:], system=pl.lit(names[i], dtype),
+    parts = [wide.select("_m", *by, system=pl.lit(names[i], dtype),
                          other=pl.lit(names[j], dtype), credit=f"_s{i}",
                          other_credit=f"_s{j}")
              for i in range(n) for j in range(i + 1, n)]

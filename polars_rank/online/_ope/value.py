@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from polars_rank._engine.compat import group_sum
 from polars_rank._engine.frames import FrameLike, as_polars
 from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
@@ -28,6 +27,7 @@ from polars_rank.online._ope.checks import (
 )
 from polars_rank.online._ope.options import Options, check_options
 from polars_rank.online._ope.spec import ESTIMATORS, Estimator, Terms
+from polars_rank.online._ope.support import unsupported_impressions
 from polars_rank.online._order import sorted_by
 
 if TYPE_CHECKING:
@@ -37,8 +37,6 @@ __all__ = ["off_policy_value"]
 
 CALLER = "off_policy_value"
 DERIVED = ("__ope_target", "__ope_target_cascade", "__ope_target_slate")
-OUTPUT = ("estimator", "estimate", "ci_low", "ci_high", "n_impressions", "n_rounds", "ess",
-          "max_weight", "near_zero", "unsupported")
 
 
 def off_policy_value(
@@ -182,19 +180,21 @@ def off_policy_value(
     if target_rank is not None:
         terms = Terms(**{**terms.__dict__, "target": DERIVED[0], "target_cascade": DERIVED[1],
                          "target_slate": DERIVED[2]})
-    shown = _shown(lf.select(needed), opts.group_by, impression, position, target_rank)
+    shown, candidates = _shown(lf.select(needed), opts.group_by, impression, position,
+                               target_rank)
     rules = _rules(estimators, terms, impression, position, target_rank, types[impression])
-    plan, per_rule = _per_impression(shown, estimators, terms, opts, impression, rules)
+    plan, per_rule, copies = _per_impression(shown, estimators, terms, opts, impression, rules)
     per_impression = plan.collect()
     if per_impression.height == 0:
         msg = f"{CALLER}: the log has no shown rows (rows with a non-null {position!r})"
         raise InvalidDataError(msg)
     if per_impression[BAD].any():
         raise_flagged(per_rule.collect(), shown, rules, impression=impression, caller=CALLER)
-    unsupported = _support(lf, per_impression.lazy(), schema, opts, impression=impression,
-                           position=position, item=item, pscore=pscore, target=target,
-                           target_rank=target_rank)
-    return _results(per_impression, estimators, opts, unsupported)
+    # without candidate rows (null positions) there is nothing to support: no second read
+    unsupported = unsupported_impressions(
+        lf, per_impression.lazy(), schema, opts, impression=impression, position=position,
+        item=item, pscore=pscore, target=target, target_rank=target_rank) if candidates else None
+    return _results(per_impression, estimators, opts, unsupported, copies)
 
 
 def _check_columns(schema: list[str], estimators: list[Estimator], t: Terms, opts: Options,
@@ -224,22 +224,26 @@ def _check_columns(schema: list[str], estimators: list[Estimator], t: Terms, opt
 
 
 def _shown(lf: pl.LazyFrame, group_by: tuple[str, ...], impression: str, position: str,
-           target_rank: str | None) -> pl.LazyFrame:
-    """The shown rows, in (slice, impression, position) order, with derived target columns.
+           target_rank: str | None) -> tuple[pl.LazyFrame, bool]:
+    """The shown rows, sorted, with derived target columns; whether there are candidates.
 
-    Read once (``lf`` holds only the columns the estimators need) and sorted in memory,
-    not in the plan: Polars 2.1's lazy sort of a scanned file took 4x the read and an
-    eager sort at 1M rows; a log already in that order (as logs are written) is not
-    sorted again.
+    The rows in (slice, impression, position) order; candidates: rows with a null
+    position (only then does the support check read the log again). Read once (only
+    the columns the estimators need), sorted in memory, not in the plan (Polars 2.1's
+    lazy sort of a scanned file took 4x the read), and only when out of order.
     """
     order = [*group_by, impression, position]
-    shown = sorted_by(lf.filter(pl.col(position).is_not_null()).collect(), order).lazy()
+    rows = lf.collect()
+    candidates = bool(rows[position].null_count())
+    if candidates:
+        rows = rows.filter(pl.col(position).is_not_null())
+    shown = sorted_by(rows, order).lazy()
     if target_rank is None:
-        return shown
+        return shown, candidates
     hit = (pl.col(target_rank) == pl.col(position)).fill_null(False).cast(pl.Float64)
     return shown.with_columns(hit.alias(DERIVED[0])).with_columns(
         pl.col(DERIVED[0]).cum_prod().over(impression, order_by=position).alias(DERIVED[1]),
-        pl.col(DERIVED[0]).min().over(impression).alias(DERIVED[2]))
+        pl.col(DERIVED[0]).min().over(impression).alias(DERIVED[2])), candidates
 
 
 def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str,
@@ -264,41 +268,9 @@ def _rules(estimators: list[Estimator], t: Terms, impression: str, position: str
     return list({(r.column, r.rule): r for r in rules}.values())
 
 
-def _support(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[str], opts: Options, *,
-             impression: str, position: str, item: str, pscore: str, target: str,
-             target_rank: str | None) -> pl.DataFrame | None:
-    """Impressions with a candidate the target may choose but the logger never shows."""
-    if target_rank is None and target not in schema:
-        return None
-    shown_count = pl.col(position).count().over(impression)
-    wanted = ((pl.col(target_rank) <= shown_count) if target_rank is not None
-              else pl.col(target).cast(pl.Float64) > 0).fill_null(False)
-    never = ((pl.col(pscore).cast(pl.Float64).fill_null(0.0) <= 0) if pscore in schema
-             else pl.lit(True))
-    bad = lf.with_columns((wanted & never & pl.col(position).is_null()).alias("__bad"))
-    bad = bad.filter(pl.col("__bad"))
-    if opts.support == "error":
-        names = [impression, *([item] if item in schema else [])]
-        first = bad.select(names).sort(names).head(1).collect()
-        if first.height:
-            what = f"item {first[item][0]!r}" if item in schema else "a candidate row"
-            msg = (f"{CALLER}: support: the target policy may choose {what} that the logger "
-                   f"never shows (column {pscore!r} is 0 or null on the candidate row, "
-                   f"position null); impression {first[impression][0]!r}. No estimator can "
-                   "see its reward; pass support='ignore' to estimate anyway")
-            raise InvalidDataError(msg)
-        return None
-    # the slice of an impression is its shown rows' (candidate rows need not carry it)
-    impressions = bad.select(impression).unique()
-    slices = shown.select(*opts.group_by, impression).join(impressions, on=impression,
-                                                           how="semi")
-    if opts.group_by:
-        return slices.group_by(opts.group_by).agg(pl.len().alias("unsupported")).collect()
-    return slices.select(pl.len().alias("unsupported")).collect()
-
-
 def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, opts: Options,
-                    impression: str, rules: list[Rule]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+                    impression: str,
+                    rules: list[Rule]) -> tuple[pl.LazyFrame, pl.LazyFrame, dict[str, str]]:
     """Per (slice, impression): each estimator's numerator, denominator and weight sums.
 
     And whether it breaks a rule; with the plan of each rule's flag per impression
@@ -306,54 +278,82 @@ def _per_impression(shown: pl.LazyFrame, estimators: list[Estimator], t: Terms, 
     impression, position) and the ``group_by`` keeps the order; each sum adds its
     terms in position order as one list (``group_sum``: Polars 2.1's ``sum()`` in a
     ``group_by`` depends on where the group sits), the same bits for any row order.
-    Every term and rule test is a column before the ``group_by``, which then
-    aggregates plain columns (expressions inside an aggregation run group by group:
-    about 8x the time at 100k impressions).
+    Every term and rule test is a column before the ``group_by``, which aggregates
+    plain columns (an expression in an aggregation runs group by group: 8x the time).
     """
     keys = [*opts.group_by, impression]
     rows: list[pl.Expr] = []
     squares: list[pl.Expr] = []
     aggs: list[pl.Expr] = [pl.len().alias("__rows")]
+    # estimators share terms (SNIPS and DR: the same weights): each distinct sum is
+    # computed once, the others are copies of it (the same values, the same bits)
+    made: dict[tuple[str, str], str] = {}
+    copies: dict[str, str] = {}
+    # group_sum's sums as one list each; its -0.0 -> 0.0 after the group_by (inside the
+    # aggregation, its when/then summed each list twice)
+    summed: list[str] = []
+
+    def agg(name: str, kind: str, term: pl.Expr, expr: pl.Expr) -> None:
+        key = (kind, str(term))
+        if key in made:
+            copies[name] = made[key]
+        else:
+            made[key] = name
+            aggs.append(expr.alias(name))
+            if "sum" in kind:
+                summed.append(name)
+
     for n, e in enumerate(estimators):
         logging, _ = e.columns(t)
+        near_term = (pl.col(logging) < opts.near_zero).cast(pl.Float64)
         rows += [e.numerator(t).alias(f"num{n}"), e.denominator_term(t).alias(f"den{n}"),
-                 e.weight(t).alias(f"w{n}"),
-                 (pl.col(logging) < opts.near_zero).cast(pl.Float64).alias(f"near{n}")]
+                 e.weight(t).alias(f"w{n}"), near_term.alias(f"near{n}")]
         per_slate = e.logging == "slate"
         # a slate's weight is one per impression; a row's max and 0/1 count as one list
         # (exact either way: a plain max() or sum() per group took 10x the time)
         w = pl.col(f"w{n}").first() if per_slate else pl.col(f"w{n}")
         near = pl.col(f"near{n}").first() if per_slate else pl.col(f"near{n}")
-        ww = (pl.col(f"ww{n}").first() if per_slate else pl.col(f"ww{n}"))
+        ww = pl.col(f"ww{n}").first() if per_slate else pl.col(f"ww{n}")
         squares.append((pl.col(f"w{n}") * pl.col(f"w{n}")).alias(f"ww{n}"))
-        aggs += [group_sum(pl.col(f"num{n}")).alias(f"num{n}"),
-                 pl.lit(1.0).alias(f"den{n}") if e.denominator == "impressions"
-                 else group_sum(pl.col(f"den{n}")).alias(f"den{n}"),
-                 group_sum(w).alias(f"sw{n}"), group_sum(ww).alias(f"sww{n}"),
-                 (w if per_slate else w.implode().list.max()).alias(f"mw{n}"),
-                 (near if per_slate else near.implode().list.sum()).alias(f"near{n}")]
+        one = "first " if per_slate else ""
+        agg(f"num{n}", "sum", e.numerator(t), pl.col(f"num{n}").implode().list.sum())
+        if e.denominator == "impressions":
+            aggs.append(pl.lit(1.0).alias(f"den{n}"))
+        else:
+            agg(f"den{n}", "sum", e.denominator_term(t), pl.col(f"den{n}").implode().list.sum())
+        agg(f"sw{n}", one + "sum", e.weight(t), w.implode().list.sum())
+        agg(f"sww{n}", one + "sum of squares", e.weight(t), ww.implode().list.sum())
+        agg(f"mw{n}", one + "max", e.weight(t), w if per_slate else w.implode().list.max())
+        agg(f"near{n}", one + "count", near_term,
+            near if per_slate else near.implode().list.sum())
     frame, flagged = row_flags(shown.with_columns(rows).with_columns(squares), rules, keys)
     # the rows are sorted: an impression is a run of rows, numbered by a running count
     # Polars knows is sorted, whose group_by slices the runs rather than hashing the keys
     runs = frame.with_columns(pl.col(FIRST).cum_sum().alias("__run")).set_sorted("__run")
     first = [pl.col(k).first() for k in keys]
     per_impression = runs.group_by("__run", maintain_order=True).agg(
-        *first, *aggs, pl.col(BAD).implode().list.any()).drop("__run")
+        *first, *aggs, pl.col(BAD).implode().list.any()).drop("__run").with_columns(
+        pl.when(pl.col(c) == 0.0).then(0.0).otherwise(pl.col(c)).alias(c) for c in summed
+    ).with_columns(pl.col(source).alias(name) for name, source in copies.items())
     # each rule's flag per impression, read only when an impression breaks one
     per_rule = runs.group_by("__run", maintain_order=True).agg(*first, *flagged).drop("__run")
-    return per_impression, per_rule
+    return per_impression, per_rule, copies
 
 
 def _results(per_impression: pl.DataFrame, estimators: list[Estimator], opts: Options,
-             unsupported: pl.DataFrame | None) -> pl.DataFrame:
-    """Per slice: each estimator's estimate, interval and diagnostics, one row each."""
+             unsupported: pl.DataFrame | None, copies: dict[str, str]) -> pl.DataFrame:
+    """Per slice: each estimator's estimate, interval and diagnostics, one row each.
+
+    ``copies``: columns of ``per_impression`` that are copies of another (summed once).
+    """
     keys = list(opts.group_by)
     by: list[str] | list[pl.Expr] = keys or [pl.lit(0).alias("__all")]
     sums = per_impression.group_by(by, maintain_order=True).agg(
         pl.len().alias("n_impressions"), pl.col("__rows").sum().cast(pl.Int64),
         *(ordered_sum(pl.col(f"{part}{n}")) for n in range(len(estimators))
-          for part in ("num", "den", "sw", "sww", "near")),
-        *(pl.col(f"mw{n}").max() for n in range(len(estimators))))
+          for part in ("num", "den", "sw", "sww", "near") if f"{part}{n}" not in copies),
+        *(pl.col(f"mw{n}").max() for n in range(len(estimators)))).with_columns(
+        pl.col(source).alias(name) for name, source in copies.items() if name[:2] != "mw")
     intervals = _intervals(per_impression, len(estimators), opts)
     frames = []
     for n, e in enumerate(estimators):

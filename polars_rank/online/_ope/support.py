@@ -1,0 +1,50 @@
+"""The support check of ``off_policy_value``: candidates the target wants, never shown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank.errors import InvalidDataError
+
+if TYPE_CHECKING:
+    from polars_rank.online._ope.options import Options
+
+__all__ = ["unsupported_impressions"]
+
+CALLER = "off_policy_value"
+
+
+def unsupported_impressions(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[str],
+                            opts: Options, *, impression: str, position: str, item: str,
+                            pscore: str, target: str,
+                            target_rank: str | None) -> pl.DataFrame | None:
+    """Impressions with a candidate the target may choose but the logger never shows."""
+    if target_rank is None and target not in schema:
+        return None
+    shown_count = pl.col(position).count().over(impression)
+    wanted = ((pl.col(target_rank) <= shown_count) if target_rank is not None
+              else pl.col(target).cast(pl.Float64) > 0).fill_null(False)
+    never = ((pl.col(pscore).cast(pl.Float64).fill_null(0.0) <= 0) if pscore in schema
+             else pl.lit(True))
+    bad = lf.with_columns((wanted & never & pl.col(position).is_null()).alias("__bad"))
+    bad = bad.filter(pl.col("__bad"))
+    if opts.support == "error":
+        names = [impression, *([item] if item in schema else [])]
+        first = bad.select(names).sort(names).head(1).collect()
+        if first.height:
+            what = f"item {first[item][0]!r}" if item in schema else "a candidate row"
+            msg = (f"{CALLER}: support: the target policy may choose {what} that the logger "
+                   f"never shows (column {pscore!r} is 0 or null on the candidate row, "
+                   f"position null); impression {first[impression][0]!r}. No estimator can "
+                   "see its reward; pass support='ignore' to estimate anyway")
+            raise InvalidDataError(msg)
+        return None
+    # the slice of an impression is its shown rows' (candidate rows need not carry it)
+    impressions = bad.select(impression).unique()
+    slices = shown.select(*opts.group_by, impression).join(impressions, on=impression,
+                                                           how="semi")
+    if opts.group_by:
+        return slices.group_by(opts.group_by).agg(pl.len().alias("unsupported")).collect()
+    return slices.select(pl.len().alias("unsupported")).collect()
