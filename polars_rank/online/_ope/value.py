@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rank._engine.frames import FrameLike, as_polars
-from polars_rank._engine.sums import ordered_sum
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._ope.checks import (
     BAD,
@@ -345,12 +344,16 @@ def _results(per_impression: pl.DataFrame, estimators: list[Estimator], opts: Op
     """Per slice: each estimator's estimate, interval and diagnostics, one row each.
 
     ``copies``: columns of ``per_impression`` that are copies of another (summed once).
+    The impressions' sums are added in impression order, as one list: the rows were
+    sorted by (slice, impression, position), so that order, and the bits, are the same
+    for any row order (no sort of the values: 1M impressions x 8 sums cost 0.24 s of
+    0.83 s at 10M rows).
     """
     keys = list(opts.group_by)
     by: list[str] | list[pl.Expr] = keys or [pl.lit(0).alias("__all")]
     sums = per_impression.group_by(by, maintain_order=True).agg(
         pl.len().alias("n_impressions"), pl.col("__rows").sum().cast(pl.Int64),
-        *(ordered_sum(pl.col(f"{part}{n}")) for n in range(len(estimators))
+        *(pl.col(f"{part}{n}").implode().list.sum() for n in range(len(estimators))
           for part in ("num", "den", "sw", "sww", "near") if f"{part}{n}" not in copies),
         *(pl.col(f"mw{n}").max() for n in range(len(estimators)))).with_columns(
         pl.col(source).alias(name) for name, source in copies.items() if name[:2] != "mw")
