@@ -64,9 +64,8 @@ def test_positions_path_equals_the_sorting_path_and_the_references(
     fast = ranking_similarity(frame, measures=ALL, p=p, symmetric=symmetric)
     floats = frame.with_columns(pl.col("rank_a", "rank_b").cast(pl.Float64))
     slow = ranking_similarity(floats, measures=ALL, p=p, symmetric=symmetric)
-    # the same integer sums on both paths; the last bit may still differ: Polars' pow()
-    # of a column rounds differently with the column's length (0.9^0 + 0.9^4 - 0.9^4 is
-    # 1.0 or 0.9999999999999999, eager or lazy), so 1e-15, not the same bits
+    # the same integer sums and the same tables of p^n on both paths; the float
+    # arithmetic after them runs in other plans, whose last bit may differ: 1e-15
     assert fast["qid"].equals(slow["qid"])
     for m in ALL:
         assert all(same(u, v, 1e-15) for u, v in zip(fast[m], slow[m], strict=True)), m
@@ -132,6 +131,24 @@ def test_a_repeat_in_one_query_of_many() -> None:
     assert all(math.isnan(v) for v in got.filter(pl.col("qid") == 99).drop("qid").row(0))
     assert not any(math.isnan(v) for v in got.filter(pl.col("qid") == 1).drop("qid").row(0))
     assert got.filter(pl.col("qid") < 99).drop("qid").n_unique() == 2  # two kinds of query
+
+
+def test_many_repeats_of_the_last_bit_do_not_pass_for_positions() -> None:
+    """57 values 1..57 and 256 repeats of 57: 2^56 x 257 wraps an Int64 word back to its
+    mask. More values than the words' bits are repeats: the sorting path, which sees the
+    tie (NaN without doc) or ranks the repeats by doc, as with float ranks."""
+    n, extra = 57, 256
+    frame = pl.DataFrame({
+        "qid": [1] * (n + extra), "docid": [f"d{i:03d}" for i in range(n + extra)],
+        "rank_a": list(range(1, n + 1)) + [n] * extra,
+        "rank_b": list(range(n, 0, -1)) + [n] * extra})
+    assert not takes_fast_path(frame)
+    floats = frame.with_columns(pl.col("rank_a", "rank_b").cast(pl.Float64))
+    for doc in (None, "docid"):
+        got = ranking_similarity(frame, doc=doc, measures=ALL)
+        want = ranking_similarity(floats, doc=doc, measures=ALL)
+        assert all(same(u, v, 1e-15) for u, v in zip(got.row(0), want.row(0), strict=True))
+    assert math.isnan(ranking_similarity(frame, doc=None, measures=["rbo"])["rbo"].item())
 
 
 def test_null_query_and_row_order_on_the_positions_path() -> None:
@@ -209,3 +226,23 @@ def test_the_check_is_exact_on_any_integers(queries: list[list[tuple[int | None,
                               measures=ALL)
     for m in ALL:
         assert all(same(u, v, 1e-15) for u, v in zip(got[m], slow[m], strict=True)), m
+
+
+def test_a_query_past_the_longest_list_is_nan_not_an_error() -> None:
+    """A query of 9,000 rows (over MAX_ITEMS, and over the tables' 2 x 4,096 + 1
+    entries) is NaN on every path; it raised OutOfBoundsError for the whole frame."""
+    n = 9_000
+    big = pl.DataFrame({"qid": [1] * n, "docid": [f"d{i}" for i in range(n)],
+                        "rank_a": list(range(1, n + 1)), "rank_b": list(range(n, 0, -1))})
+    small = pl.DataFrame({"qid": [2] * 3, "docid": ["a", "b", "c"], "rank_a": [1, 2, 3],
+                          "rank_b": [1, 3, 2]})
+    frame = pl.concat([big, small])
+    for f in (frame, frame.with_columns(pl.col("rank_a", "rank_b").cast(pl.Float64))):
+        got = ranking_similarity(f, measures=ALL)
+        assert all(math.isnan(v) for v in got.row(0)[1:])
+        assert not any(math.isnan(v) for v in got.row(1)[1:])
+    exprs = frame.group_by("qid").agg(rbo("rank_a", "rank_b"), tau_ap("rank_a", "rank_b"),
+                                      rbo("rank_a", "rank_b", kind="res").alias("res")
+                                      ).sort("qid")
+    assert all(math.isnan(v) for v in exprs.row(0)[1:])
+    assert exprs.row(1)[1:] == pytest.approx(got.select("rbo", "tau_ap", "rbo_res").row(1))

@@ -159,3 +159,16 @@ def test_helpers() -> None:
     assert not strictly_ordered(pl.DataFrame({"_m": [2**62, 2**62, -2**62], "_pos": [1, 2, 1]}))
     assert team_names(pl.DataFrame({"s": ["b", "a", "c"]}), "s") == ["a", "b", "c"]
     assert team_names(pl.DataFrame({"s": [True, False]}), "s") == [False, True]
+
+
+def test_an_enum_team_column_keeps_its_order_on_either_path() -> None:
+    """The teams are named in the column's own order (an Enum's, here B before A), whether
+    the log comes in blocks (the fast path) or not (reversed: the general path)."""
+    rows = [(i, p, f"d{p}", "B" if (p + i) % 2 else "A", int(p == 1 or (i == 2 and p == 2)))
+            for i in range(4) for p in range(1, 5)]
+    log = pl.DataFrame(rows, schema=["impression", "position", "docid", "system", "click"],
+                       orient="row").with_columns(pl.col("system").cast(pl.Enum(["B", "A"])))
+    blocks = credit(log, method="team_draft")
+    general = credit(log.reverse(), method="team_draft")
+    assert blocks.equals(general)
+    assert blocks.row(0, named=True)["system"] == "B"

@@ -92,7 +92,10 @@ def _positions(frame: pl.LazyFrame, keys: list[str], key: str, doc: str | None,
 def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
     """RBO's kinds from the per-query columns na, nb, x_l, x_s, shared (as rbo's body)."""
     table = pl.lit(t)
-    na, nb = pl.col("_na"), pl.col("_nb")
+    # lengths clipped to the tables (2 * MAX_ITEMS + 1 entries): a longer query's value is
+    # NaN anyway (its _bad), but an index past the table would raise for the whole frame
+    top = len(t) - 1
+    na, nb = pl.col("_na").clip(0, top), pl.col("_nb").clip(0, top)
     s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)
     sf, lf = s.cast(_F), ln.cast(_F)
     x_l, x_s, shared = pl.col("_xl").cast(_F), pl.col("_xs").cast(_F), pl.col("_shared")
@@ -109,7 +112,7 @@ def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
     ext = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * p_l
     ext = pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(ext)
     minimum = c * (x_l * tail - shared)
-    f = s + ln - pl.col("_xl")
+    f = (s + ln - pl.col("_xl")).clip(0, top)
     f_f = table.gather(f)
     residual = (p_s + p_l - powers.gather(f)
                 - c * (sf * (f_f - f_s) + lf * (f_f - f_l) + x_l * (tail - f_f)))

@@ -145,7 +145,11 @@ def rbo(
     table, powers = _prefix_table(pp), pl.lit(power_series(pp))
 
     def body(xa: pl.Expr, xb: pl.Expr) -> pl.Expr:  # positions, 0 = absent; computed once
-        na, nb = (xa > 0).sum().cast(pl.Int64), (xb > 0).sum().cast(pl.Int64)
+        # counts clipped to the tables: a list past MAX_ITEMS is NaN anyway (``long``
+        # below), but an index past the table would raise for every query
+        top = 2 * MAX_ITEMS
+        na = (xa > 0).sum().cast(pl.Int64).clip(0, top)
+        nb = (xb > 0).sum().cast(pl.Int64).clip(0, top)
         s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)  # shorter, longer
         both = (xa > 0) & (xb > 0)
         m = pl.max_horizontal(xa, xb).filter(both)  # the depth from which an item is shared
@@ -164,14 +168,17 @@ def rbo(
             value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * powers.get(ln)
             return pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
         minimum = c * (x_l * tail - shared)
-        f = s + ln - both.sum().cast(pl.Int64)
+        f = (s + ln - both.sum().cast(pl.Int64)).clip(0, top)
         f_f = table.get(f)
         residual = (powers.get(s) + powers.get(ln) - powers.get(f)
                     - c * (sf * (f_f - table.get(s)) + lf * (f_f - table.get(ln))
                            + x_l * (tail - f_f)))
         return {"min": minimum, "res": residual, "max": minimum + residual}[kind]
 
-    value = on_codes(pa.fill_null(0), pb.fill_null(0), body)
+    # positions past MAX_ITEMS only in a list that is NaN anyway (``long``): clipped so
+    # that the codes and the tables' indices stay in range
+    value = on_codes(pa.fill_null(0).clip(0, MAX_ITEMS), pb.fill_null(0).clip(0, MAX_ITEMS),
+                     body)
     long = (pair.a.is_not_null().sum() > MAX_ITEMS) | (pair.b.is_not_null().sum() > MAX_ITEMS)
     return per_query(value, pair.bad() | long, query).alias(
         "rbo" if kind == "ext" else f"rbo_{kind}")

@@ -9,14 +9,16 @@ checks that the columns are positions, exactly and cheaply:
 
 - all values in [1, :data:`MOST`] (one pass over the frame before: else the sorting
   path);
+- n, the count of a query's values, is at most the words' bits (count x BITS: more
+  values than that are repeats, and could wrap a word's sum to its mask);
 - the values' bits 2^(v-1), in words of :data:`BITS` bits (one column per word), add
-  up to the mask of positions 1..n in every word, n the count of values. A sum of c
-  powers of two has at most c set bits, exactly c when they are different. If a word
-  held fewer values than its mask's bits (fewer than BITS: their sum cannot wrap, it
-  is below BITS * 2^(BITS-1) < 2^63), its sum could not have all of them; as the
-  counts add up to n, the masks' bits, every word holds exactly as many values as
-  bits, different ones (no wrap either): the values are 1..n, each once (so min 1
-  and max n need no check of their own).
+  up to the mask of positions 1..n in every word. A sum of c powers of two has at
+  most c set bits, exactly c when they are different. If a word held fewer values
+  than its mask's bits (fewer than BITS: their sum cannot wrap, it is below
+  BITS * 2^(BITS-1) < 2^63), its sum could not have all of them; as the counts add
+  up to n, the masks' bits (n is at most the words' bits), every word holds exactly
+  as many values as bits, different ones (no wrap either): the values are 1..n, each
+  once (so min 1 and max n need no check of their own).
 
 A query that is not positions sends the whole frame to the sorting path (the check's
 cost is then lost: one pass). The float sum over the common documents is added in
@@ -107,7 +109,7 @@ def _words(value: pl.Expr, count: int, name: str) -> list[pl.Expr]:
 
 def _positions(n: pl.Expr, name: str, count: int) -> pl.Expr:
     """True if a query's values are 1..n: n of them, every word's sum its mask."""
-    ok = pl.lit(True)
+    ok = n <= count * BITS  # more values than bits: repeats (a word's sum could wrap)
     for j in range(count):
         want = pl.lit(_MASK).gather((n - j * BITS).clip(0, BITS))
         ok = ok & (pl.col(f"{name}{j}") == want)

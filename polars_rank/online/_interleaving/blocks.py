@@ -96,7 +96,9 @@ def team_draft_blocks(shown: pl.DataFrame, system: str,
     if not (flags["_fits"] and flags["_ordered"] and distinct and flags["_two"]
             and (out["_m"] == out["_last"]).all()):
         return None
-    names = pl.Series([first, second]).sort().to_list()
+    # sorted as the general path sorts the teams (shown.team_names): in the column's own
+    # type, so an Enum's or Categorical's order, not the names' as text
+    names = pl.Series([first, second], dtype=t.dtype).sort().to_list()
     a = pl.col("_sa").cast(pl.Float64)
     b = (pl.col("_clicks") - pl.col("_sa")).cast(pl.Float64)
     ab = names[0] == first

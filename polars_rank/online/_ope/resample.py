@@ -17,10 +17,13 @@ if TYPE_CHECKING:
 
     import numpy as np
     import numpy.typing as npt
+    import polars as pl
+
+    from polars_rank.online._ope.options import Options
 
     Array = npt.NDArray[np.float64]
 
-__all__ = ["ratio_intervals"]
+__all__ = ["ratio_intervals", "slice_intervals"]
 
 CHUNK_CELLS = 4_000_000  # resample indices drawn at once (32 MB of int64)
 
@@ -53,4 +56,24 @@ def ratio_intervals(parts: Sequence[tuple[Array, Array]], *, seed: int | None,
             continue
         low, high = np.quantile(v, [alpha / 2, 1 - alpha / 2])
         out.append((float(low), float(high)))
+    return out
+
+
+def slice_intervals(per_impression: pl.DataFrame, count: int,
+                    opts: Options) -> list[list[tuple[float | None, float | None]]]:
+    """Per slice (in the order of first appearance), each estimator's bootstrap interval.
+
+    ``per_impression`` holds each estimator's per-impression sums ``num<n>``, ``den<n>``
+    (``off_policy_value``'s frame); no resamples: no interval (and no NumPy).
+    """
+    keys = list(opts.group_by)
+    parts = (per_impression.partition_by(keys, maintain_order=True, as_dict=True) if keys
+             else {(): per_impression})
+    if not opts.n_resamples:
+        return [[(None, None)] * count for _ in parts]
+    out: list[list[tuple[float | None, float | None]]] = []
+    for key, frame in parts.items():
+        arrays = [(frame[f"num{n}"].to_numpy(), frame[f"den{n}"].to_numpy()) for n in range(count)]
+        out.append(list(ratio_intervals(arrays, seed=opts.seed, key=tuple(key),
+                                        alpha=opts.alpha, n_resamples=opts.n_resamples)))
     return out
