@@ -246,3 +246,30 @@ def test_a_query_past_the_longest_list_is_nan_not_an_error() -> None:
                                       ).sort("qid")
     assert all(math.isnan(v) for v in exprs.row(0)[1:])
     assert exprs.row(1)[1:] == pytest.approx(got.select("rbo", "tau_ap", "rbo_res").row(1))
+
+
+@pytest.mark.parametrize("ids", [[-5, 7, None, 3], [0, 1, 2, 3], [2**63 + 5, 1, 2**63, 9],
+                                 ["q", "a", None, "b"]])
+def test_tau_ap_sorted_by_one_code_or_by_the_keys(ids: list[object]) -> None:
+    """tau_AP's common rows sorted by one integer code (negative ids, a null query) or,
+    where no code fits (ids past 2^62, text), by the keys: the same values as the
+    sorting path's, for any row order."""
+    rng = random.Random(3)
+    rows = []
+    for q in ids:
+        a, b = rng.sample(range(12), 9), rng.sample(range(12), 8)
+        rows += [(q, f"d{d}", a.index(d) + 1 if d in a else None,
+                  b.index(d) + 1 if d in b else None) for d in set(a) | set(b)]
+    dtype = pl.UInt64 if any(isinstance(q, int) and q > 2**62 for q in ids) else None
+    frame = pl.DataFrame(rows, schema={"qid": dtype or (pl.String if isinstance(ids[0], str)
+                                                        else pl.Int64),
+                                       "docid": pl.String, "rank_a": pl.Int64,
+                                       "rank_b": pl.Int64}, orient="row")
+    assert takes_fast_path(frame)
+    fast = ranking_similarity(frame.sample(fraction=1.0, shuffle=True, seed=1),
+                              measures=["tau_ap"], symmetric=True)
+    slow = ranking_similarity(frame.with_columns(pl.col("rank_a", "rank_b").cast(pl.Float64)),
+                              measures=["tau_ap"], symmetric=True)
+    assert fast["qid"].equals(slow["qid"])
+    assert all(same(u, v, 1e-15) for u, v in zip(fast["tau_ap"], slow["tau_ap"], strict=True))
+    assert fast["tau_ap"].null_count() == 0

