@@ -27,14 +27,13 @@ limbs): the same for any row order without sorting the values.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
 from polars_rank._engine.params import check_real
 from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
-from polars_rank.agreement._rankings.rbo import power_series, prefix_series
+from polars_rank.agreement._rankings.rbo import prefix_series, rbo_kinds
 from polars_rank.agreement._rankings.strict import (
     MOST,
     earlier_below,
@@ -89,34 +88,15 @@ def _positions(frame: pl.LazyFrame, keys: list[str], key: str, doc: str | None,
     ).drop("_new", "_idx", "_cp")
 
 
-def _rbo(t: pl.Series, p: float) -> dict[str, pl.Expr]:
-    """RBO's kinds from the per-query columns na, nb, x_l, x_s, shared (as rbo's body)."""
-    table = pl.lit(t)
+def _rbo(p: float) -> dict[str, pl.Expr]:
+    """RBO's kinds from the per-query columns na, nb, x_l, x_s, shared (rbo_kinds)."""
     # lengths clipped to the tables (2 * MAX_ITEMS + 1 entries): a longer query's value is
     # NaN anyway (its _bad), but an index past the table would raise for the whole frame
-    top = len(t) - 1
+    top = 2 * MAX_ITEMS
     na, nb = pl.col("_na").clip(0, top), pl.col("_nb").clip(0, top)
     s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)
-    sf, lf = s.cast(_F), ln.cast(_F)
-    x_l, x_s, shared = pl.col("_xl").cast(_F), pl.col("_xs").cast(_F), pl.col("_shared")
-    c = (1 - p) / p
-    tail = -math.log1p(-p)
-    f_l, f_s = table.gather(ln), table.gather(s)
-    # p^n from the table the rbo expression reads too (rbo.power_series: why not pow)
-    powers = pl.lit(power_series(p))
-    p_s, p_l = powers.gather(s), powers.gather(ln)
-    g_l = p * (1 - p_l) / (1 - p)
-    g_s = p * (1 - p_s) / (1 - p)
-    seen = x_l * f_l - shared
-    beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
-    ext = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * p_l
-    ext = pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(ext)
-    minimum = c * (x_l * tail - shared)
-    f = (s + ln - pl.col("_xl")).clip(0, top)
-    f_f = table.gather(f)
-    residual = (p_s + p_l - powers.gather(f)
-                - c * (sf * (f_f - f_s) + lf * (f_f - f_l) + x_l * (tail - f_f)))
-    return {"rbo": ext, "rbo_min": minimum, "rbo_res": residual, "rbo_max": minimum + residual}
+    return rbo_kinds(p, s, ln, pl.col("_xl"), pl.col("_xs").cast(_F), pl.col("_shared"),
+                     one_value=False)
 
 
 def _dominated(qi: pl.Expr, x: pl.Expr, y: pl.Expr, levels: int) -> pl.Expr:
@@ -319,7 +299,7 @@ def ranking_similarity(
         per_query, common = fast[0].lazy(), fast[1]
     else:
         per_query, common = _sorted_sums(base, keys, doc, desc, table, "tau_ap" in wanted)
-    kinds = _rbo(table, pp) if any(w.startswith("rbo") for w in wanted) else {}
+    kinds = _rbo(pp) if any(w.startswith("rbo") for w in wanted) else {}
     safe = pl.col("_bad") | (pl.col("_na") > MAX_ITEMS) | (pl.col("_nb") > MAX_ITEMS)
     per_query = per_query.with_columns(
         pl.when(safe).then(pl.lit(_NAN)).otherwise(kinds[w].cast(_F)).alias(w)

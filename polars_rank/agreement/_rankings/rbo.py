@@ -20,7 +20,7 @@ from polars_rank.agreement._rankings.lists import MAX_ITEMS, on_codes, pair_of, 
 if TYPE_CHECKING:
     from polars_rank._engine.params import IntoExpr, Query
 
-__all__ = ["RboKind", "average_overlap", "rbo"]
+__all__ = ["RboKind", "average_overlap", "power_series", "prefix_series", "rbo", "rbo_kinds"]
 
 RboKind = Literal["ext", "min", "res", "max"]
 RBO_KINDS: tuple[str, ...] = get_args(RboKind)
@@ -54,6 +54,42 @@ def power_series(p: float) -> pl.Series:
 
 def _prefix_table(p: float) -> pl.Expr:
     return pl.lit(prefix_series(p))
+
+
+def rbo_kinds(p: float, s: pl.Expr, ln: pl.Expr, common: pl.Expr, x_s: pl.Expr,
+              shared: pl.Expr, *, one_value: bool) -> dict[str, pl.Expr]:
+    """RBO ext, min, res and max (Webber et al., eqs. 32, 11, 30) from a query's sums.
+
+    ``s``, ``ln``: the shorter and the longer list's lengths (Int64, at most
+    2 x MAX_ITEMS); ``common``: the documents in both (Int64); ``x_s``: those of them
+    within depth ``s`` (Float64); ``shared``: the sum over them of F(max(a, b) - 1).
+    ``one_value``: the arguments are one query's values (the expression's
+    ``list.eval``: tables read by ``get``), else columns of queries
+    (``ranking_similarity``: by ``gather``). One place for the formulas of both.
+    """
+    table, powers = pl.lit(prefix_series(p)), pl.lit(power_series(p))
+
+    def at(t: pl.Expr, i: pl.Expr) -> pl.Expr:
+        return t.get(i) if one_value else t.gather(i)
+
+    x_l = _f64(common)
+    tail = -math.log1p(-p)  # F(infinity)
+    c = (1 - p) / p
+    sf, lf = _f64(s), _f64(ln)
+    f_l, f_s = at(table, ln), at(table, s)
+    p_s, p_l = at(powers, s), at(powers, ln)
+    g_l = p * (1 - p_l) / (1 - p)
+    g_s = p * (1 - p_s) / (1 - p)
+    seen = x_l * f_l - shared
+    beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
+    ext = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * p_l
+    ext = pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(ext)
+    minimum = c * (x_l * tail - shared)
+    f = (s + ln - common).clip(0, 2 * MAX_ITEMS)
+    f_f = at(table, f)
+    residual = (p_s + p_l - at(powers, f)
+                - c * (sf * (f_f - f_s) + lf * (f_f - f_l) + x_l * (tail - f_f)))
+    return {"rbo": ext, "rbo_min": minimum, "rbo_res": residual, "rbo_max": minimum + residual}
 
 
 def _present(positions: pl.Expr) -> pl.Expr:
@@ -142,7 +178,7 @@ def rbo(
     if depth is not None:
         pa = pl.when(pa <= depth).then(pa)
         pb = pl.when(pb <= depth).then(pb)
-    table, powers = _prefix_table(pp), pl.lit(power_series(pp))
+    table = _prefix_table(pp)
 
     def body(xa: pl.Expr, xb: pl.Expr) -> pl.Expr:  # positions, 0 = absent; computed once
         # counts clipped to the tables: a list past MAX_ITEMS is NaN anyway (``long``
@@ -153,27 +189,9 @@ def rbo(
         s, ln = pl.min_horizontal(na, nb), pl.max_horizontal(na, nb)  # shorter, longer
         both = (xa > 0) & (xb > 0)
         m = pl.max_horizontal(xa, xb).filter(both)  # the depth from which an item is shared
-        x_l = _f64(both.sum())
-        x_s = _f64((m <= s).sum())
         shared = table.gather(m - 1).sum()  # sum over common items of F(m - 1), sorted
-        tail = -math.log1p(-pp)  # F(infinity)
-        c = (1 - pp) / pp
-        sf, lf = _f64(s), _f64(ln)
-        if kind == "ext":
-            f_l, f_s = table.get(ln), table.get(s)
-            g_l = pp * (1 - powers.get(ln)) / (1 - pp)
-            g_s = pp * (1 - powers.get(s)) / (1 - pp)
-            seen = x_l * f_l - shared
-            beyond = x_s / sf * (g_l - g_s - sf * (f_l - f_s))
-            value = c * (seen + beyond) + ((x_l - x_s) / lf + x_s / sf) * powers.get(ln)
-            return pl.when(ln == 0).then(1.0).when(s == 0).then(0.0).otherwise(value)
-        minimum = c * (x_l * tail - shared)
-        f = (s + ln - both.sum().cast(pl.Int64)).clip(0, top)
-        f_f = table.get(f)
-        residual = (powers.get(s) + powers.get(ln) - powers.get(f)
-                    - c * (sf * (f_f - table.get(s)) + lf * (f_f - table.get(ln))
-                           + x_l * (tail - f_f)))
-        return {"min": minimum, "res": residual, "max": minimum + residual}[kind]
+        return rbo_kinds(pp, s, ln, both.sum().cast(pl.Int64), _f64((m <= s).sum()), shared,
+                         one_value=True)["rbo" if kind == "ext" else f"rbo_{kind}"]
 
     # positions past MAX_ITEMS only in a list that is NaN anyway (``long``): clipped so
     # that the codes and the tables' indices stay in range
