@@ -23,7 +23,8 @@ def estimates(frame: pl.DataFrame, names: tuple[str, ...], **kwargs: object) -> 
     return dict(zip(out["estimator"], out["estimate"], strict=True))
 
 
-def obp_single(log, *, clip=np.inf, tau=np.inf) -> dict[str, float]:
+def obp_single(log, *, clip=np.inf, tau=np.inf, obp=obp) -> dict[str, float]:
+    """OBP's five single-slot estimates (``obp``: the transcription, or ``obp.ope``)."""
     kw = {"reward": log.reward, "action": log.action, "pscore": log.pscore,
           "position": log.position, "action_dist": log.action_dist,
           "estimated_rewards_by_reg_model": log.q_hat}
@@ -36,7 +37,8 @@ def obp_single(log, *, clip=np.inf, tau=np.inf) -> dict[str, float]:
     }
 
 
-def obp_slate(log) -> dict[str, float]:
+def obp_slate(log, *, obp=obp) -> dict[str, float]:
+    """OBP's four slate estimates (``obp``: the transcription, or ``obp.ope``)."""
     a = log.arrays
     common = {"slate_id": a["slate_id"], "reward": a["reward"], "position": a["position"]}
     return {

@@ -20,14 +20,14 @@ transcription is checked against them too.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
 
 import tests.ope_reference as transcribed
-from polars_rank.online import off_policy_value
+from tests.ope_logs import SingleSlot, Slate
+from tests.test_ope import estimates, obp_single, obp_slate
 
 if os.environ.get("POLARS_RANK_OBP") == "1":  # CI's OBP step: a missing OBP fails
     import obp.dataset as obp_dataset
@@ -41,12 +41,7 @@ SINGLE = ("ips", "snips", "dm", "dr", "switch-dr")
 SLATE = ("sips", "iips", "rips", "cascade-dr")
 
 
-def ours(frame: pl.DataFrame, names: tuple[str, ...], **kwargs: Any) -> dict[str, float]:
-    out = off_policy_value(frame, names, n_resamples=0, **kwargs)
-    return dict(zip(out["estimator"], out["estimate"], strict=True))
-
-
-def single_slot(seed: int) -> tuple[pl.DataFrame, dict[str, Any]]:
+def single_slot(seed: int) -> SingleSlot:
     """OBP's synthetic bandit feedback, an evaluation policy and a fitted reward model."""
     from sklearn.linear_model import LogisticRegression
 
@@ -72,40 +67,27 @@ def single_slot(seed: int) -> tuple[pl.DataFrame, dict[str, Any]]:
         "target": action_dist[rows, action, 0], "q_hat": q_hat[rows, action, 0],
         "q_hat_target": (action_dist[:, :, 0] * q_hat[:, :, 0]).sum(axis=1),
     })
-    kw = {"reward": fb["reward"], "action": action, "pscore": fb["pscore"],
-          "position": fb["position"], "action_dist": action_dist,
-          "estimated_rewards_by_reg_model": q_hat}
-    return frame, kw
-
-
-def single_estimates(module: Any, kw: dict[str, Any], clip: float, tau: float
-                     ) -> dict[str, float]:
-    return {
-        "ips": module.InverseProbabilityWeighting(lambda_=clip).estimate_policy_value(**kw),
-        "snips": module.SelfNormalizedInverseProbabilityWeighting().estimate_policy_value(**kw),
-        "dm": module.DirectMethod().estimate_policy_value(**kw),
-        "dr": module.DoublyRobust(lambda_=clip).estimate_policy_value(**kw),
-        "switch-dr": module.SwitchDoublyRobust(lambda_=tau).estimate_policy_value(**kw),
-    }
+    return SingleSlot(frame, fb["reward"], action, fb["pscore"], fb["position"], action_dist,
+                      q_hat)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_single_slot_estimators_equal_obp_on_its_synthetic_data(seed: int) -> None:
-    frame, kw = single_slot(seed)
+    log = single_slot(seed)
     for clip, tau in ((np.inf, np.inf), (5.0, 2.0)):
-        theirs = single_estimates(obp_ope, kw, clip, tau)
+        theirs = obp_single(log, clip=clip, tau=tau, obp=obp_ope)
         extra = {} if clip == np.inf else {"clip": clip, "switch_threshold": tau}
-        mine = ours(frame, SINGLE, **extra)
+        mine = estimates(log.frame, SINGLE, **extra)
         assert {k: abs(mine[k] - theirs[k]) for k in SINGLE} == pytest.approx(
             dict.fromkeys(SINGLE, 0.0), abs=TOL)
-        again = single_estimates(transcribed, kw, clip, tau)
+        again = obp_single(log, clip=clip, tau=tau, obp=transcribed)
         assert {k: abs(again[k] - theirs[k]) for k in SINGLE} == pytest.approx(
             dict.fromkeys(SINGLE, 0.0), abs=TOL)
     # the estimates are not all equal: a test of five copies of one number would pass
-    assert len({round(v, 9) for v in single_estimates(obp_ope, kw, np.inf, np.inf).values()}) > 2
+    assert len({round(v, 9) for v in obp_single(log, obp=obp_ope).values()}) > 2
 
 
-def slate(seed: int) -> tuple[pl.DataFrame, dict[str, Any], int, int]:
+def slate(seed: int) -> Slate:
     """OBP's synthetic slate feedback, a softmax evaluation policy and its Q-model."""
     from sklearn.ensemble import RandomForestRegressor
 
@@ -148,37 +130,17 @@ def slate(seed: int) -> tuple[pl.DataFrame, dict[str, Any], int, int]:
               "pscore_cascade": fb["pscore_cascade"],
               "evaluation_policy_pscore_cascade": cascade, "q_hat": q_hat,
               "evaluation_policy_action_dist": action_dist}
-    return frame, arrays, len_list, n_unique
-
-
-def slate_estimates(module: Any, a: dict[str, Any], len_list: int, n_unique: int
-                    ) -> dict[str, float]:
-    common = {"slate_id": a["slate_id"], "reward": a["reward"], "position": a["position"]}
-    return {
-        "sips": module.SlateStandardIPS(len_list=len_list).estimate_policy_value(
-            **common, pscore=a["pscore"], evaluation_policy_pscore=a["evaluation_policy_pscore"]),
-        "iips": module.SlateIndependentIPS(len_list=len_list).estimate_policy_value(
-            **common, pscore_item_position=a["pscore_item_position"],
-            evaluation_policy_pscore_item_position=a["evaluation_policy_pscore_item_position"]),
-        "rips": module.SlateRewardInteractionIPS(len_list=len_list).estimate_policy_value(
-            **common, pscore_cascade=a["pscore_cascade"],
-            evaluation_policy_pscore_cascade=a["evaluation_policy_pscore_cascade"]),
-        "cascade-dr": module.SlateCascadeDoublyRobust(
-            len_list=len_list, n_unique_action=n_unique).estimate_policy_value(
-            **common, action=a["action"], pscore_cascade=a["pscore_cascade"],
-            evaluation_policy_pscore_cascade=a["evaluation_policy_pscore_cascade"],
-            q_hat=a["q_hat"], evaluation_policy_action_dist=a["evaluation_policy_action_dist"]),
-    }
+    return Slate(frame, arrays, len_list, n_unique)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_slate_estimators_equal_obp_on_its_synthetic_data(seed: int) -> None:
-    frame, arrays, len_list, n_unique = slate(seed)
-    theirs = slate_estimates(obp_ope, arrays, len_list, n_unique)
-    mine = ours(frame, SLATE)
+    log = slate(seed)
+    theirs = obp_slate(log, obp=obp_ope)
+    mine = estimates(log.frame, SLATE)
     assert {k: abs(mine[k] - theirs[k]) for k in SLATE} == pytest.approx(
         dict.fromkeys(SLATE, 0.0), abs=TOL)
-    again = slate_estimates(transcribed, arrays, len_list, n_unique)
+    again = obp_slate(log, obp=transcribed)
     assert {k: abs(again[k] - theirs[k]) for k in SLATE} == pytest.approx(
         dict.fromkeys(SLATE, 0.0), abs=TOL)
     assert len({round(v, 9) for v in theirs.values()}) > 2
