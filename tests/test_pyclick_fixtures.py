@@ -20,6 +20,7 @@ import pytest
 
 from polars_rank.online import ClickModel, fit_click_model
 from tests import click_models_reference as ref
+from tests.record_pyclick import values
 
 RECORD = json.loads((Path(__file__).parent / "fixtures" / "pyclick_fit.json").read_text())
 ITERATIONS = RECORD["iterations"]
@@ -114,15 +115,7 @@ def test_the_transcription_is_pyclick(model: str) -> None:
     ours = transcribed(model)
     theirs = recorded(model)
     for name, container in ours.params.items():
-        inner = container._container
-        if isinstance(inner, dict):
-            mine: Any = {q: {d: p.value() for d, p in docs.items()} for q, docs in inner.items()}
-        elif isinstance(inner, list):
-            mine = [[p.value() for p in row] if isinstance(row, list) else row.value()
-                    for row in inner]
-        else:
-            mine = inner.value()
-        a, b = flat(mine), flat(theirs[name.name])
+        a, b = flat(values(container)), flat(theirs[name.name])  # as the record reads PyClick
         assert len(a) == len(b)
         assert max(abs(x - y) for x, y in zip(a, b, strict=True)) < 1e-12, name.name
 
