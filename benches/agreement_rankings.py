@@ -237,7 +237,7 @@ def main() -> None:
         ("tau_AP", tau_ap("rank_a", "rank_b", query="qid"),
          lambda: [tau_ap_reference(a[i], b[i]) for i in range(m)]),
     ):
-        t_ref, values = best(ref, 1)
+        t_ref, values = best(ref, args.repeat)
         t_ref *= scale
         means[name], refs[name] = sum(values) / m, t_ref
         if args.only != "frame":

@@ -24,7 +24,7 @@ from test_agreement_rankings import tau_ap_reference
 from test_agreement_rankings_frame import joined
 
 from polars_rank.agreement import ranking_similarity, rbo, tau_ap
-from polars_rank.agreement._rankings.strict import MOST, strict_sums
+from polars_rank.agreement._rankings.strict import MOST, WORD, strict_sums
 
 TOL = 1e-12
 ALL = ["rbo", "rbo_min", "rbo_res", "rbo_max", "tau_ap"]
@@ -134,10 +134,11 @@ def test_a_repeat_in_one_query_of_many() -> None:
 
 
 def test_many_repeats_of_the_last_bit_do_not_pass_for_positions() -> None:
-    """57 values 1..57 and 256 repeats of 57: 2^56 x 257 wraps an Int64 word back to its
-    mask. More values than the words' bits are repeats: the sorting path, which sees the
-    tie (NaN without doc) or ranks the repeats by doc, as with float ranks."""
-    n, extra = 57, 256
+    """120 values 1..120 and 512 repeats of 120: 2^119 x 513 wraps an Int128 word back to
+    its mask. More values than the words' bits are repeats: the sorting path, which sees
+    the tie (NaN without doc) or ranks the repeats by doc, as with float ranks."""
+    n, extra = WORD, 1 << (128 - (WORD - 1))
+    assert ((1 << n) - 1 + extra * (1 << (n - 1))) % (1 << 128) == (1 << n) - 1
     frame = pl.DataFrame({
         "qid": [1] * (n + extra), "docid": [f"d{i:03d}" for i in range(n + extra)],
         "rank_a": list(range(1, n + 1)) + [n] * extra,
@@ -166,7 +167,8 @@ def test_null_query_and_row_order_on_the_positions_path() -> None:
 @pytest.mark.parametrize(("length", "pool", "queries"), [(150, 200, 3), (600, 605, 3),
                                                          (600, 1000, 3), (60, 64, 150)])
 def test_long_lists_several_words_and_beyond(length: int, pool: int, queries: int) -> None:
-    """150: three 57-bit words per column; 600: past MOST, the sorting path and tau_AP
+    """150: two 120-bit words per column in the check (three 57-bit words in tau_AP's
+    bitsets); 600: past MOST, the sorting path and tau_AP
     by dyadic blocks (600 of 605: more than MOST common documents) or bitsets of the
     common documents' ranks (600 of 1000); 150 queries of 60: the running sums over the
     whole column wrap (2^56 each)."""
@@ -273,3 +275,29 @@ def test_tau_ap_sorted_by_one_code_or_by_the_keys(ids: list[object]) -> None:
     assert fast["qid"].equals(slow["qid"])
     assert all(same(u, v, 1e-15) for u, v in zip(fast["tau_ap"], slow["tau_ap"], strict=True))
     assert fast["tau_ap"].null_count() == 0
+
+
+@pytest.mark.parametrize("length", [WORD, WORD + 1, 300])
+def test_rows_in_neither_ranking_and_both_row_tables(length: int) -> None:
+    """Up to WORD the row's sums come from a table indexed by (a, b); past it, from one
+    indexed by the row's case (a alone, b alone, both, neither). Rows in neither ranking
+    (both ranks null, other ranks and integer types) change nothing, on both tables."""
+    rng = random.Random(length)
+    docs = [f"d{i:03d}" for i in range(length + 40)]
+    a = [rng.sample(docs, length - 9 * q) for q in range(3)]
+    b = [rng.sample(docs, length - 4 * (2 - q)) for q in range(3)]
+    frame = joined(a, b)
+    extra = pl.DataFrame({"qid": [0, 2, 2], "docid": ["zz0", "zz1", "zz2"],
+                          "rank_a": [None, None, None], "rank_b": [None, None, None]},
+                         schema=frame.schema)
+    padded = pl.concat([extra, frame]).with_columns(pl.col("rank_a").cast(pl.UInt16),
+                                                     pl.col("rank_b").cast(pl.Int32))
+    assert takes_fast_path(frame) and takes_fast_path(padded)
+    want = ranking_similarity(frame.with_columns(pl.col("rank_a", "rank_b").cast(pl.Float64)),
+                              measures=ALL, p=0.95)
+    for f in (frame, padded):
+        got = ranking_similarity(f, measures=ALL, p=0.95)
+        for m in ALL:
+            assert all(same(u, v, 1e-15) for u, v in zip(got[m], want[m], strict=True)), m
+    for q, (x, y) in enumerate(zip(a, b, strict=True)):
+        assert same(want["rbo"][q], rboref.RankingSimilarity(x, y).rbo_ext(0.95), TOL)

@@ -21,8 +21,8 @@ operations per list. Here every step runs once over the whole frame:
 
 When both rank columns are integer positions 1..n in every query, step 1 is skipped
 (:mod:`~polars_rank.agreement._rankings.strict`: one ``group_by`` gives RBO's sums and
-checks that they are positions). Sums over a query are in fixed point (two Int64
-limbs): the same for any row order without sorting the values.
+checks that they are positions). Sums over a query are in fixed point (one Int128 in
+units of 2^-80): the same for any row order without sorting the values.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
 from polars_rank.agreement._rankings.rbo import prefix_series, rbo_kinds
 from polars_rank.agreement._rankings.strict import (
     MOST,
+    at_depth,
     earlier_below,
     fixed,
-    limbs,
     shared,
     strict_sums,
     tau_bits,
@@ -142,13 +142,12 @@ def _tau_ap(common: pl.LazyFrame, keys: list[str], symmetric: bool) -> pl.LazyFr
 
     # the sums over a query in fixed point: integer sums, any row order, no sort
     sides = ("b", "a") if symmetric else ("b",)
-    limbs_of = {w: fixed(term(rb if w == "b" else ra)) for w in sides}
     ranked = ranked.with_columns(correct.alias("_c")).with_columns(
-        *[e.alias(f"_t{w}{i}") for w in sides for i, e in enumerate(limbs_of[w])])
+        *[fixed(term(rb if w == "b" else ra)).alias(f"_t{w}") for w in sides])
     n = pl.col("_ra_n").first().cast(_F)
 
     def one_way(w: str) -> pl.Expr:
-        total = unfixed(pl.col(f"_t{w}0").sum(), pl.col(f"_t{w}1").sum())
+        total = unfixed(pl.col(f"_t{w}").sum())
         return 2.0 / (n - 1.0) * total - 1.0
 
     value = (one_way("b") + one_way("a")) / 2.0 if symmetric else one_way("b")
@@ -169,9 +168,8 @@ def _sorted_sums(base: pl.LazyFrame, keys: list[str], doc: str | None, desc: boo
     both = pa.is_not_null() & pb.is_not_null()
     m = pl.when(both).then(pl.max_horizontal(pa, pb))
     s = pl.min_horizontal(pl.col("_pa_n"), pl.col("_pb_n"))
-    hi, lo = limbs(m, table)
     rows = base.with_columns(
-        both.alias("_both"), (both & (m <= s)).alias("_ins"), hi.alias("_hi"), lo.alias("_lo"),
+        both.alias("_both"), (both & (m <= s)).alias("_ins"), at_depth(m, table).alias("_f"),
         (pl.col("_pa_bad") | pl.col("_pb_bad")).alias("_rowbad"))
     if tau:  # read twice: computed once (tau_AP collects anyway)
         rows = rows.collect().lazy()
@@ -179,9 +177,9 @@ def _sorted_sums(base: pl.LazyFrame, keys: list[str], doc: str | None, desc: boo
         pl.col("_qi").first(), pl.col("_pa_n").first().alias("_na"),
         pl.col("_pb_n").first().alias("_nb"),
         pl.col("_both").sum().alias("_xl"), pl.col("_ins").sum().alias("_xs"),
-        pl.col("_hi").sum().alias("_shi"), pl.col("_lo").sum().alias("_slo"),
+        pl.col("_f").sum(),
         (pl.col("_rowbad").any() | (pl.len() > MAX_ITEMS)).alias("_bad"),
-    ).with_columns(shared(pl.col("_shi"), pl.col("_slo"), table).alias("_shared"))
+    ).with_columns(shared(pl.col("_f"), table).alias("_shared"))
     common = rows.filter(pl.col("_both")).select(*keys, "_qi", "_pa", "_pb") if tau else None
     return per_query, common
 
