@@ -22,7 +22,7 @@ operations per list. Here every step runs once over the whole frame:
 When both rank columns are integer positions 1..n in every query, step 1 is skipped
 (:mod:`~polars_rank.agreement._rankings.strict`: one ``group_by`` gives RBO's sums and
 checks that they are positions). Sums over a query are in fixed point (one Int128 in
-units of 2^-80): the same for any row order without sorting the values.
+units of 2^-70): the same for any row order without sorting the values.
 """
 
 from __future__ import annotations
