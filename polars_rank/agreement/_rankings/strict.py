@@ -46,11 +46,12 @@ BITS = 57
 """Bits per Int64 word of tau_AP's bitsets (:func:`earlier_below`, :func:`tau_bits`)."""
 
 MOST = 10 * BITS
-"""The longest ranking the sort-free path takes (570): ten words per column."""
+"""The longest ranking the sort-free path takes (570): ten words of tau_AP's bitsets, five
+of the positions check."""
 
 WORD = 120
-"""Bits per Int128 word of the positions check: 119 values below 2^120 add up to less than
-2^127."""
+"""Bits per Int128 word of the positions check: up to 120 values below 2^120 add up to less
+than 2^127."""
 
 _FRAC = 70
 _SCALE = float(1 << _FRAC)
