@@ -292,7 +292,8 @@ def test_rows_in_neither_ranking_and_both_row_tables(length: int) -> None:
                          schema=frame.schema)
     padded = pl.concat([extra, frame]).with_columns(pl.col("rank_a").cast(pl.UInt16),
                                                      pl.col("rank_b").cast(pl.Int32))
-    assert takes_fast_path(frame) and takes_fast_path(padded)
+    assert takes_fast_path(frame)
+    assert takes_fast_path(padded)
     want = ranking_similarity(frame.with_columns(pl.col("rank_a", "rank_b").cast(pl.Float64)),
                               measures=ALL, p=0.95)
     for f in (frame, padded):
