@@ -4,7 +4,7 @@ NOTEBOOKS := notebooks/01_quickstart.ipynb notebooks/02_ab_experiment.ipynb \
              notebooks/03_recommender.ipynb notebooks/04_from_clicks_to_decisions.ipynb
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-ranx test-obp doctest lint typing docs site-check docs-serve notebooks bench ci
+.PHONY: help install test test-ranx test-obp test-rbo doctest lint typing docs site-check docs-serve notebooks bench ci
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -24,6 +24,11 @@ test-obp:  ## off_policy_value against OBP itself (installs OBP without its pins
 	$(PY) -m pip install -q -e ".[obp-reference]"
 	$(PY) -m pip install -q --no-deps --ignore-requires-python obp==0.5.7
 	POLARS_RANK_OBP=1 $(PY) -m pytest -p no:cacheprovider -n 0 tests/test_ope_obp_live.py
+
+test-rbo:  ## rbo and ranking_similarity against the rbo package itself (installs it without its pins)
+	$(PY) -m pip install -q -e ".[rbo-reference]"
+	$(PY) -m pip install -q --no-deps rbo==0.1.3
+	POLARS_RANK_RBO=1 $(PY) -m pytest -p no:cacheprovider -n 0 tests/test_rbo_live.py
 
 doctest:  ## only the examples of the docstrings
 	$(PY) -m pytest polars_rank

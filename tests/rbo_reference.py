@@ -1,8 +1,10 @@
 """The ``rbo`` package's RankingSimilarity, transcribed: the reference of polars_rank.agreement.rbo.
 
 Transcribed from changyaochen/rbo, file rbo/rbo.py at commit
-f062b4c566d99cad8bac19f3a34ba505f2ed5774 (MIT licence). The package pins numpy<2
-and does not install here; its arithmetic is kept line for line. Changes: the
+f062b4c566d99cad8bac19f3a34ba505f2ed5774 (MIT licence), its arithmetic kept line for
+line. The release (rbo 0.1.3) pins numpy<2 and runs on NumPy 2 only when installed
+without its pins, as CI does for tests/test_rbo_live.py, which checks this
+transcription equals the release. Changes: the
 numpy array type and ``np.isclose`` (``math.isclose`` with numpy's default
 tolerances), ``tqdm`` and the verbose prints are left out; ``top_weightness`` is not
 needed and not transcribed.
