@@ -28,7 +28,7 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["PLAN_HOOK", "checked_key", "checked_keys", "checked_label"]
+__all__ = ["PLAN_HOOK", "checked_key", "checked_keys", "checked_label", "checked_ranking"]
 
 PLAN_HOOK = hasattr(pl, "pipe_with_dtype")
 """Whether this Polars calls back when a plan is resolved (Polars >= 2.0)."""
@@ -42,6 +42,11 @@ def checked_label(label: pl.Expr) -> pl.Expr:
 def checked_key(key: pl.Expr) -> pl.Expr:
     """A ranking key, refused at plan time if it is text (it would rank alphabetically)."""
     return _checked(key, _check_key)
+
+
+def checked_ranking(key: pl.Expr, which: str) -> pl.Expr:
+    """Ranking ``which`` ("a" or "b") of two compared, refused at plan time if it is text."""
+    return _checked(key, _check_a if which == "a" else _check_b)
 
 
 def checked_keys(keys: tuple[pl.Expr, ...]) -> tuple[pl.Expr, ...]:
@@ -73,6 +78,18 @@ def _check_label(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
 def _check_key(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
     ((expr, dtype),) = inputs
     _raise_if(key_type_problem(dtype), "the ranking key `by`", expr, dtype)
+    return expr
+
+
+def _check_a(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
+    ((expr, dtype),) = inputs
+    _raise_if(key_type_problem(dtype), "the ranking `a`", expr, dtype)
+    return expr
+
+
+def _check_b(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
+    ((expr, dtype),) = inputs
+    _raise_if(key_type_problem(dtype), "the ranking `b`", expr, dtype)
     return expr
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, TypeVar
 import polars as pl
 
 from polars_rank._engine.params import check_real
+from polars_rank._engine.rules import key_type_problem
 from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
 from polars_rank.agreement._rankings.rbo import prefix_series, rbo_kinds
 from polars_rank.agreement._rankings.strict import (
@@ -240,7 +241,8 @@ def ranking_similarity(
     Raises
     ------
     InvalidDataError
-        A missing column.
+        A missing column; a text rank column (it would rank alphabetically: "10"
+        before "9").
 
     Examples
     --------
@@ -285,6 +287,12 @@ def ranking_similarity(
     for column in (*keys, a, b, *extra):
         if column not in names:
             msg = f"joined has no column {column!r} (columns: {names})"
+            raise InvalidDataError(msg)
+    schema = lazy.collect_schema()
+    for name, column in (("a", a), ("b", b)):
+        problem = key_type_problem(schema[column])
+        if problem is not None:  # the expressions' rule (_engine/column_types)
+            msg = f"{problem}: the ranking `{name}` is column {column!r}, of type {schema[column]}"
             raise InvalidDataError(msg)
     base = lazy.select(*keys, *extra, pl.col(a).alias("_a"), pl.col(b).alias("_b"))
     table = prefix_series(pp)

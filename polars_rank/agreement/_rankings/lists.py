@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.column_types import checked_ranking
 from polars_rank._engine.compat import nonempty
 from polars_rank._engine.params import to_expr, to_exprs
 from polars_rank._engine.summaries import summarize
@@ -97,7 +98,8 @@ def _tie_count(key: pl.Expr) -> pl.Expr:
 
 def pair_of(a: IntoExpr, b: IntoExpr, descending: object, doc: IntoExpr | None) -> Pair:
     """Validate the parameters shared by every two-ranking expression."""
-    return Pair(a=to_expr(a, "a"), b=to_expr(b, "b"),
+    # text ranks alphabetically ("10" before "9"): refused when the plan is resolved
+    return Pair(a=checked_ranking(to_expr(a, "a"), "a"), b=checked_ranking(to_expr(b, "b"), "b"),
                 descending=check_bool(descending, "descending"),
                 doc=None if doc is None else to_expr(doc, "doc"))
 
