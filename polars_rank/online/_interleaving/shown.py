@@ -96,12 +96,15 @@ def click_problem(frame: pl.DataFrame, click: str, impression: str) -> str | Non
         if values.dtype.is_integer() and values.min() in (0, 1, None) and values.max() in (
                 0, 1, None):
             return None
-    if values.dtype == pl.Boolean:
-        values = values.cast(pl.Int64)
-    bad = frame.filter(~values.is_in([0, 1]) | values.is_null())
-    if bad.height or not (values.dtype.is_numeric()):
-        if not bad.height:
-            bad = frame
+    if not (values.dtype.is_numeric() or values.dtype in (pl.Boolean, pl.Null)):
+        shown = frame.rename({"_m": impression}) if "_m" in frame.columns else frame
+        return (f"clicks not 0/1 in column {click!r}: a column of {values.dtype}, not "
+                f"numbers (e.g. {values[0]!r} at {where(shown, [impression])})")
+    # as Float64: Polars 2 has no is_in of a float column in a list of integers; 0.0 and
+    # 1.0 are clicks, 0.5 and NaN are not
+    values = values.cast(pl.Float64)
+    bad = frame.filter(~values.is_in([0.0, 1.0]) | values.is_null() | values.is_nan())
+    if bad.height:
         shown = bad.rename({"_m": impression}) if "_m" in bad.columns else bad
         return (f"clicks not 0/1 in column {click!r}: {bad[click][0]!r} at "
                 f"{where(shown, [impression])}")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.rules import NAN_IS_NO_MISSING_VALUE
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -16,6 +17,32 @@ __all__ = ["unsupported_impressions"]
 CALLER = "off_policy_value"
 
 
+def _check_candidates(lf: pl.LazyFrame, schema: list[str], *, impression: str, position: str,
+                      columns: list[str]) -> None:
+    """A candidate row's propensities: null or in [0, 1], never NaN.
+
+    Null or 0 is "never shown" (the logger) or "never chosen" (the target). A NaN is
+    no missing value (pandas' NaN, read as null, would have counted as "never"): it
+    raised on a shown row and was read as "not 0" on a candidate row, so that a
+    candidate the logger never shows passed the support check.
+    """
+    if not columns:
+        return
+    odd = [(pl.col(c).cast(pl.Float64).is_nan() | (pl.col(c).cast(pl.Float64) < 0)
+            | (pl.col(c).cast(pl.Float64) > 1)).fill_null(False) for c in columns]
+    first = (lf.filter(pl.col(position).is_null() & pl.any_horizontal(odd))
+             .select(impression, *columns).sort(impression, nulls_last=True).head(1).collect())
+    if first.height:
+        column = next(c for c in columns
+                      if not (first[c].is_null()[0] or 0 <= first[c].cast(pl.Float64)[0] <= 1))
+        value = first[column][0]
+        msg = (f"{CALLER}: column {column!r} must be null or a propensity in [0, 1] on a "
+               f"candidate row (position null), got {value!r}; impression "
+               f"{first[impression][0]!r}"
+               + (f". {NAN_IS_NO_MISSING_VALUE}" if value != value else ""))
+        raise InvalidDataError(msg)
+
+
 def unsupported_impressions(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[str],
                             opts: Options, *, impression: str, position: str, item: str,
                             pscore: str, target: str,
@@ -23,6 +50,9 @@ def unsupported_impressions(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[
     """Impressions with a candidate the target may choose but the logger never shows."""
     if target_rank is None and target not in schema:
         return None
+    _check_candidates(lf, schema, impression=impression, position=position,
+                      columns=[c for c in (pscore, target) if c in schema and c != target_rank
+                               and (c != target or target_rank is None)])
     shown_count = pl.col(position).count().over(impression)
     wanted = ((pl.col(target_rank) <= shown_count) if target_rank is not None
               else pl.col(target).cast(pl.Float64) > 0).fill_null(False)
