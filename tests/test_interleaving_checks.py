@@ -172,3 +172,26 @@ def test_an_enum_team_column_keeps_its_order_on_either_path() -> None:
     general = credit(log.reverse(), method="team_draft")
     assert blocks.equals(general)
     assert blocks.row(0, named=True)["system"] == "B"
+
+
+@pytest.mark.parametrize("clicks", [[0.0, 1.0, 0.0, 0.0], [0, 1, 0, 0],
+                                    [False, True, False, False]])
+def test_float_and_boolean_clicks(clicks: list[Any]) -> None:
+    """0.0 and 1.0 are clicks: Polars 2 raised "'is_in' cannot check for Float64 values in
+    List(Int64) data" (a pandas int column with a NaN is float)."""
+    log = pl.DataFrame({"impression": [1, 1, 2, 2], "position": [1, 2, 1, 2],
+                        "docid": ["a", "b", "b", "a"], "system": ["A", "B", "B", "A"],
+                        "click": clicks})
+    got = credit(log)
+    assert got.select("win", "loss", "tie").rows() == [(0, 1, 0), (0, 0, 1)]
+
+
+@pytest.mark.parametrize(("clicks", "shown"), [([0.0, 0.5, 0.0, 0.0], "0.5"),
+                                               ([0.0, float("nan"), 0.0, 0.0], "nan"),
+                                               (["0", "1", "0", "0"], "String")])
+def test_clicks_not_zero_one_are_named(clicks: list[Any], shown: str) -> None:
+    log = pl.DataFrame({"impression": [1, 1, 2, 2], "position": [1, 2, 1, 2],
+                        "docid": ["a", "b", "b", "a"], "system": ["A", "B", "B", "A"],
+                        "click": clicks})
+    with pytest.raises(InvalidDataError, match=rf"clicks not 0/1 in column 'click'.*{shown}"):
+        credit(log)

@@ -101,6 +101,26 @@ def test_support_is_an_error_unless_ignored() -> None:
     assert off_policy_value(supported, "ips", n_resamples=0)["unsupported"].to_list() == [0]
 
 
+@pytest.mark.parametrize(("column", "value"), [("pscore", float("nan")), ("pscore", 1.5),
+                                               ("pscore", -0.1), ("target", float("nan"))])
+def test_a_candidate_propensity_is_null_or_in_zero_one(column: str, value: float) -> None:
+    """A NaN pscore on a candidate row (pandas' missing value) read as "not 0": the
+    candidate passed the support check (unsupported 0, IPS 0.5 with no error)."""
+    candidate = pl.DataFrame({"impression": [2], "position": [None], "item": ["z"],
+                              "pscore": [0.0], "target": [0.3]}, schema_overrides={
+                                  "position": pl.Int64})
+    frame = pl.concat([LOG, candidate.with_columns(pl.lit(value).alias(column))],
+                      how="diagonal")
+    with pytest.raises(InvalidDataError, match=rf"column '{column}' must be null or a "
+                                               r"propensity in \[0, 1\] on a candidate row"):
+        off_policy_value(frame, "ips", n_resamples=0, support="ignore")
+    pytest.importorskip("pandas")
+    pandas_log = frame.to_pandas()  # NaN for the missing propensity, as pandas has it
+    pandas_log["position"] = pandas_log["position"].astype("Int64")
+    with pytest.raises(InvalidDataError, match="candidate row"):
+        off_policy_value(pandas_log, "ips", n_resamples=0)
+
+
 def test_support_with_a_target_ranking() -> None:
     ranked = LOG.with_columns(pl.col("position").alias("target_rank"))
     candidate = pl.DataFrame({"impression": [3], "position": [None], "item": ["q"],
