@@ -140,3 +140,25 @@ def test_bad_parameters() -> None:
         ranking_similarity({"qid": [1]})  # type: ignore[type-var]
     with pytest.raises(TypeError, match="descending"):
         ranking_similarity(frame, descending=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["_pa", "_both", "_new", "_na", "_qi", "_cp", "_idx", "__q0",
+                                  "_a", "__doc", "len"])
+@pytest.mark.parametrize("ints", [False, True])
+def test_columns_named_like_the_temporaries(name: str, ints: bool) -> None:
+    """A query column named _pa was read as the positions (three "queries" of one, RBO 1.0,
+    0.315, 0.0), one named _both as the common flag; others raised Polars' errors."""
+    frame = pl.DataFrame({"qid": [1, 1, 1, 2, 2], "docid": ["a", "b", "c", "a", "b"],
+                          "rank_a": [1.0, 2.0, 3.0, 1.0, 2.0],
+                          "rank_b": [2.0, 1.0, None, 1.0, 2.0]})
+    if ints:
+        frame = frame.with_columns(pl.col("rank_a", "rank_b").cast(pl.Int64))
+    measures = ["rbo", "rbo_min", "tau_ap"]
+    want = ranking_similarity(frame, measures=measures)
+    as_query = ranking_similarity(frame.rename({"qid": name}), query=name, measures=measures)
+    assert as_query.columns == [name, *measures]
+    assert as_query.rename({name: "qid"}).equals(want)
+    as_doc = ranking_similarity(frame.rename({"docid": name}), doc=name, measures=measures)
+    assert as_doc.equals(want)
+    with pytest.raises(ValueError, match="not named like the measures"):
+        ranking_similarity(frame.rename({"qid": "rbo"}), query="rbo")

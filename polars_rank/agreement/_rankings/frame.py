@@ -243,6 +243,8 @@ def ranking_similarity(
     InvalidDataError
         A missing column; a text rank column (it would rank alphabetically: "10"
         before "9").
+    ValueError
+        A query column named like a measure, or named twice.
 
     Examples
     --------
@@ -294,7 +296,18 @@ def ranking_similarity(
         if problem is not None:  # the expressions' rule (_engine/column_types)
             msg = f"{problem}: the ranking `{name}` is column {column!r}, of type {schema[column]}"
             raise InvalidDataError(msg)
-    base = lazy.select(*keys, *extra, pl.col(a).alias("_a"), pl.col(b).alias("_b"))
+    clash = sorted(set(keys) & set(wanted))
+    if clash or len(set(keys)) != len(keys):
+        msg = (f"query must be different columns, not named like the measures; got {keys!r} "
+               f"with measures {wanted!r}")
+        raise ValueError(msg)
+    # the user's columns under names of ours: a query column named like one of the
+    # temporaries below (_pa, _both, _qi, ...) was read as that temporary
+    user_keys, keys = keys, [f"__q{i}" for i in range(len(keys))]
+    base = lazy.select(*[pl.col(k).alias(q) for k, q in zip(user_keys, keys, strict=True)],
+                       *[pl.col(d).alias("__doc") for d in extra],
+                       pl.col(a).alias("_a"), pl.col(b).alias("_b"))
+    doc = "__doc" if doc is not None else None
     table = prefix_series(pp)
     schema = base.collect_schema()
     fast = None
@@ -326,5 +339,6 @@ def ranking_similarity(
         per_query = per_query.with_columns(
             pl.when(pl.col("_bad")).then(pl.lit(_NAN))
             .otherwise(pl.col("tau_ap").fill_null(_NAN)).alias("tau_ap"))
-    out = per_query.select(*keys, *wanted).sort(keys, nulls_last=True)
+    out = per_query.select(*[pl.col(q).alias(k) for q, k in zip(keys, user_keys, strict=True)],
+                           *wanted).sort(user_keys, nulls_last=True)
     return out if isinstance(joined, pl.LazyFrame) else out.collect()
