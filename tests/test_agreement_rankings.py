@@ -299,3 +299,28 @@ def test_a_query_without_common_items_moves_no_other_querys_value(seed: int) -> 
                 q, values, alone)
     assert math.isnan(grouped.filter(pl.col("qid") == 0)["tau_ap"].item())
     assert grouped.filter(pl.col("qid") == 0)["rbo"].item() == 0.0
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_integer_keys_past_two_to_the_53(descending: bool) -> None:
+    """Keys read as Float64 collapsed past 2^53 (nanosecond timestamps): every list was a
+    tie nobody flagged, and rbo, tau_ap, jaccard, overlap gave 1.0 for reversed lists."""
+    big = 2**60
+    keys = pl.DataFrame({"doc": list("abcd"), "a": [big, big + 1, big + 2, None],
+                         "b": [big + 1, big, big + 2, big + 3]})
+    ranks = keys.with_columns(pl.col("a", "b").rank(descending=descending).cast(pl.Int64))
+    exprs = [rbo("a", "b", p=0.9, descending=descending),
+             tau_ap("a", "b", descending=descending),
+             jaccard("a", "b", 2, descending=descending),
+             overlap("a", "b", 1, descending=descending),
+             average_overlap("a", "b", descending=descending)]
+    want = ranks.select(rbo("a", "b", p=0.9), tau_ap("a", "b"), jaccard("a", "b", 2),
+                        overlap("a", "b", 1), average_overlap("a", "b")).row(0)
+    assert keys.select(exprs).row(0) == pytest.approx(want, abs=1e-15)
+    s = [d for _, d in sorted((v, d) for d, v in zip("abcd", keys["a"], strict=True)
+                              if v is not None)]
+    t = [d for _, d in sorted((v, d) for d, v in zip("abcd", keys["b"], strict=True))]
+    if descending:
+        s, t = s[::-1], t[::-1]
+    assert want[0] == pytest.approx(rboref.RankingSimilarity(s, t).rbo_ext(0.9), abs=TOL)
+    assert want[0] < 1.0

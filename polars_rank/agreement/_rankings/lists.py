@@ -63,15 +63,19 @@ class Pair:
         Equal keys are ordered by ``doc`` (ascending); without ``doc`` the order
         among them is arbitrary, and :meth:`tied` flags the list.
         """
-        # one struct key, ascending: Polars 1.36 sorted by a list of keys wrongly in a
-        # group_by or window of non-contiguous rows (tests/test_workarounds.py), and
-        # did not honour nulls_last there; absent rows go last by the first field
-        forward = key.cast(pl.Float64)
-        fields = [key.is_null().alias("absent"),
-                  (-forward if self.descending else forward).alias("key")]
+        # one struct key: Polars 1.36 sorted by a list of keys wrongly in a group_by or
+        # window of non-contiguous rows (tests/test_workarounds.py), and did not honour
+        # nulls_last there; absent rows go last by the first field. The key as it is,
+        # not as Float64 (integers past 2^53 collapsed into ties nobody saw: RBO 1.0 for
+        # reversed lists); descending sorts the struct descending, the documents by
+        # their rank from the last, so that equal keys still go in document order
+        desc = self.descending
+        fields = [(key.is_not_null() if desc else key.is_null()).alias("absent"),
+                  key.alias("key")]
         if self.doc is not None:
-            fields.append(self.doc.alias("doc"))
-        place = pl.struct(fields).arg_sort().arg_sort().cast(pl.Int64) + 1
+            fields.append((self.doc.rank("dense", descending=True) if desc else self.doc)
+                          .alias("doc"))
+        place = pl.struct(fields).arg_sort(descending=desc).arg_sort().cast(pl.Int64) + 1
         return pl.when(key.is_not_null()).then(place)
 
     def tied(self) -> pl.Expr:
