@@ -9,6 +9,7 @@ and clicks, and the same probabilistic distribution (1e-12).
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import polars as pl
@@ -361,6 +362,21 @@ def test_bad_input() -> None:
         interleave(runs_of({0: [[1], [2], [3]]}), "balanced", rank="rank")
     with pytest.raises(ValueError, match="k must be"):
         interleave(runs_of({0: [[1], [2]]}), k=0, rank="rank")
+
+
+def test_key_columns_named_like_result_columns() -> None:
+    # raised Polars' DuplicateError
+    runs = runs_of({"q1": [[1, 2], [2, 3]]}).rename({"qid": "position"})
+    with pytest.raises(ValueError, match=re.escape(
+            "query, system and doc columns may not be named like result columns: "
+            "['position']")):
+        interleave(runs, query="position", rank="rank")
+    log = log_of([1, 2], [0], {0: [1], 1: [2]}).rename({"impression": "other"})
+    with pytest.raises(ValueError, match=re.escape(
+            "impression and by columns may not be named like result columns: ['other']")):
+        credit(log, impression="other")
+    with pytest.raises(ValueError, match=re.escape("result columns: ['win']")):
+        credit(log.rename({"other": "impression"}).with_columns(win=pl.lit(1)), by=["win"])
 
 
 def test_inputs_scores_dicts_and_lazy() -> None:

@@ -45,6 +45,7 @@ from polars_rank.online._interleaving.shown import (
     strictly_ordered,
     team_names,
 )
+from polars_rank.online._names import check_result_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -55,6 +56,9 @@ __all__ = ["credit", "TIE_TOLERANCE"]
 
 TIE_TOLERANCE = 1e-12
 """Probabilistic credits closer than this are a tie (both are probabilities)."""
+
+RESULT_COLUMNS = ("system", "other", "credit", "other_credit", "win", "loss", "tie")
+"""credit()'s columns besides the impression and the ``by`` columns."""
 
 _ROUNDING = 1e-15  # a probability below this is the Fourier transform's rounding: 0
 
@@ -123,6 +127,7 @@ def credit(
         msg = f"method must be one of {', '.join(METHODS)}; got {method!r}"
         raise ValueError(msg)
     q = query_columns(query)
+    check_result_names("impression and by", [impression, *by], RESULT_COLUMNS)
     frame = as_polars(log, "log")
     lazy = isinstance(frame, pl.LazyFrame)
     needed = [impression, position, doc, *by]
