@@ -379,6 +379,55 @@ def test_key_columns_named_like_result_columns() -> None:
         credit(log.rename({"other": "impression"}).with_columns(win=pl.lit(1)), by=["win"])
 
 
+def test_two_sources_of_clicks_and_key_types() -> None:
+    # the log's click column was ignored when clicks= was given (A lost impression 1),
+    # and mismatched key types raised SchemaErrors naming _m, _pos, _d
+    log = pl.DataFrame({"impression": [1] * 4, "qid": "q1", "position": [1, 2, 3, 4],
+                        "docid": ["a", "b", "c", "d"], "system": ["A", "B", "A", "B"],
+                        "click": [1, 0, 0, 0]})
+    with pytest.raises(InvalidDataError, match=r"two sources of clicks.*'click' and clicks="):
+        credit(log, clicks=pl.DataFrame({"impression": [1], "position": [2]}))
+    bare = log.drop("click")
+    for clicks, column, theirs, ours in [
+            (pl.DataFrame({"impression": ["1"], "position": [2]}), "impression", "String",
+             "Int64"),
+            (pl.DataFrame({"impression": [1], "position": [2.0]}), "position", "Float64",
+             "Int64"),
+            (pl.DataFrame({"impression": [1], "docid": ["b"]},
+                          schema={"impression": pl.Int64, "docid": pl.Categorical}),
+             "docid", "Categorical", "String")]:
+        with pytest.raises(InvalidDataError, match=rf"clicks: column '{column}' is {theirs}"
+                           rf".* the log's is {ours}"):
+            credit(bare, clicks=clicks)
+    # integers of other widths join as before
+    narrow = pl.DataFrame({"impression": [1], "position": [2]},
+                          schema={"impression": pl.Int32, "position": pl.UInt8})
+    assert credit(bare, clicks=narrow)["loss"].to_list() == [1]
+    runs = runs_of({"q1": [["a", "c", "b", "d"], ["b", "d", "a", "c"]]})
+    for bad, column in [(runs.with_columns(qid=pl.lit(1)), "qid"),
+                        (runs.with_columns(pl.col("docid").cast(pl.Categorical)), "docid")]:
+        with pytest.raises(InvalidDataError, match=rf"runs: column '{column}' is .* the log's"):
+            credit(log, bad, method="balanced", rank="rank")
+
+
+@pytest.mark.parametrize("method", ["balanced", "probabilistic", "optimized"])
+def test_credit_needs_the_runs_of_every_shown_list(method: str) -> None:
+    # an impression whose query had no runs, or showing a doc in neither run, was a tie
+    log = pl.DataFrame({"impression": [1, 1, 2, 2], "qid": ["q1", "q1", "q9", "q9"],
+                        "position": [1, 2, 1, 2], "docid": ["a", "b", "a", "b"],
+                        "system": None, "click": [1, 0, 0, 1]})
+    runs = runs_of({"q1": [["a", "b"], ["b", "a"]]})
+    with pytest.raises(InvalidDataError, match=r"query of impression=2 \(qid='q9'\) has no runs"):
+        credit(log, runs, method=method, rank="rank")  # type: ignore[arg-type]
+    stray = log.with_columns(qid=pl.lit("q1"), docid=pl.Series(["a", "b", "a", "z"]))
+    if method == "optimized":  # the reference's rule: 1 / (length + 1) for an unranked doc
+        assert credit(stray, runs, method=method, rank="rank").height == 2
+        return
+    with pytest.raises(InvalidDataError,
+                       match=r"impression=2, docid='z' is in no ranker's run for qid='q1'"):
+        credit(stray, runs, method=method, rank="rank")  # type: ignore[arg-type]
+
+
 def test_inputs_scores_dicts_and_lazy() -> None:
     # scores rank highest first, equal scores by doc id descending (evaluate()'s order);
     # a dict of runs is the same as one frame; lazy in, lazy out

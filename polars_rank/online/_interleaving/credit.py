@@ -36,6 +36,8 @@ from polars_rank.online._interleaving.optimized import optimized_scores
 from polars_rank.online._interleaving.runs import Rankings, query_columns, where
 from polars_rank.online._interleaving.shown import (
     check_by,
+    check_covered,
+    check_key_types,
     check_nulls,
     check_per_impression,
     click_problem,
@@ -90,14 +92,17 @@ def credit(
         (0/1, or booleans; absent when ``clicks`` is given) and the query columns
         (balanced and probabilistic: to find the rankers' lists in ``runs``).
     runs
-        The rankers' runs the lists were interleaved from (balanced, probabilistic),
-        as :func:`interleave` takes them.
+        The rankers' runs the lists were interleaved from (balanced, probabilistic,
+        optimized), as :func:`interleave` takes them: every impression's query must
+        have them, and (balanced, probabilistic) each shown doc must be in a run.
     method
         The interleaving method the lists were built with.
     clicks
         Optional: the clicks apart, one row per (impression, ``position``) or
         (impression, ``doc``) clicked, with an optional 0/1 ``click`` column. A click
-        on a position or document the impression did not show is an error.
+        on a position or document the impression did not show is an error, and so
+        is a log with its own ``click`` column (two sources of clicks) or keys of
+        another type than the log's.
     tau
         Probabilistic interleaving's softmax exponent (as the lists were built with).
     impression, query, position, doc, system, click, score, rank
@@ -137,6 +142,10 @@ def credit(
         needed += [c for c in q if c not in needed]
     if clicks is None:
         needed.append(click)
+    elif click in frame.collect_schema():
+        msg = (f"credit: two sources of clicks, the log's column {click!r} and clicks=; "
+               "drop one of them")
+        raise InvalidDataError(msg)
     shown = read(frame, needed, "log").rename({impression: "_m", position: "_pos", doc: "_d"})
     check_nulls(shown, impression, position, doc)
     if clicks is None:
@@ -175,6 +184,9 @@ def credit(
         names = r.names
         if impression in q:  # a list per impression: the impression is a query column too
             shown = shown.with_columns(pl.col("_m").alias(impression))
+        check_key_types(shown, r.frame, {**{c: c for c in q}, "_d": doc}, "runs")
+        check_covered(shown, r.frame, q, impression=impression, doc=doc,
+                      docs=method != "optimized")
         if method == "optimized":
             scores = optimized_scores(shown, r)
         elif method == "balanced":

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["read", "check_nulls", "strictly_ordered", "click_problem", "join_clicks",
-           "team_names", "per_impression", "check_per_impression", "check_by"]
+           "team_names", "per_impression", "check_per_impression", "check_by",
+           "check_key_types", "check_covered"]
 
 _KEY_RANGE = 2**62  # the (impression, position) key's span must fit in an Int64
 
@@ -130,6 +131,7 @@ def join_clicks(shown: pl.DataFrame, clicks: Any, impression: str, position: str
             got = got.filter(got[click].cast(pl.Int64) == 1)
     key = "_pos" if at == position else "_d"
     got = got.select("_m", pl.col(at).alias(key)).unique()
+    check_key_types(shown, got, {"_m": impression, key: at}, "clicks")
     stray = got.join(shown, on=["_m", key], how="anti")
     if problem is None and stray.height:
         problem = (f"clicks: a click on a {at} not shown (column {at!r}) at "
@@ -218,4 +220,41 @@ def check_by(agg: pl.DataFrame, by: Sequence[str], impression: str) -> None:
         if bad.height:
             msg = (f"log: column {c!r} (by=) takes two values in "
                    f"{where(bad.rename({'_m': impression}), [impression])}")
+            raise InvalidDataError(msg)
+
+
+def check_key_types(shown: pl.DataFrame, other: pl.DataFrame, keys: dict[str, str],
+                    what: str) -> None:
+    """The join keys (internal name: the user's) have one type in the log and ``other``.
+
+    Integers of different widths join; any other difference (text and numbers, floats
+    and integers, Categorical and String) is an InvalidDataError naming both types.
+    """
+    for column, name in keys.items():
+        ours, theirs = shown.schema[column], other.schema[column]
+        if ours != theirs and not (ours.is_integer() and theirs.is_integer()):
+            msg = (f"{what}: column {name!r} is {theirs} but the log's is {ours}; the keys "
+                   "must have one type (cast one of them)")
+            raise InvalidDataError(msg)
+
+
+def check_covered(shown: pl.DataFrame, runs: pl.DataFrame, query: list[str], *,
+                  impression: str, doc: str, docs: bool) -> None:
+    """Every impression's query has runs and (``docs``) each shown doc is in one of them.
+
+    The first offender in (impression, position) order is named (InvalidDataError):
+    without them the impression would silently count as a tie.
+    """
+    lost = shown.join(runs.select(query).unique(), on=query, how="anti")
+    if lost.height:
+        first = lost.sort("_m", "_pos").rename({"_m": impression})
+        msg = (f"log: the query of {where(first, [impression])} ({where(first, query)}) has "
+               "no runs: its credit cannot be computed")
+        raise InvalidDataError(msg)
+    if docs:
+        stray = shown.join(runs.select(*query, "_d").unique(), on=[*query, "_d"], how="anti")
+        if stray.height:
+            first = stray.sort("_m", "_pos").rename({"_m": impression, "_d": doc})
+            msg = (f"log: {where(first, [impression, doc])} is in no ranker's run for "
+                   f"{where(first, query)}")
             raise InvalidDataError(msg)
