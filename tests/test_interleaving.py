@@ -403,6 +403,9 @@ def test_two_sources_of_clicks_and_key_types() -> None:
     narrow = pl.DataFrame({"impression": [1], "position": [2]},
                           schema={"impression": pl.Int32, "position": pl.UInt8})
     assert credit(bare, clicks=narrow)["loss"].to_list() == [1]
+    # and an empty frame's columns of no type are no clicks
+    empty = pl.DataFrame({"impression": [], "position": []})
+    assert credit(bare, clicks=empty)["tie"].to_list() == [1]
     runs = runs_of({"q1": [["a", "c", "b", "d"], ["b", "d", "a", "c"]]})
     for bad, column in [(runs.with_columns(qid=pl.lit(1)), "qid"),
                         (runs.with_columns(pl.col("docid").cast(pl.Categorical)), "docid")]:

@@ -131,6 +131,9 @@ def join_clicks(shown: pl.DataFrame, clicks: Any, impression: str, position: str
             got = got.filter(got[click].cast(pl.Int64) == 1)
     key = "_pos" if at == position else "_d"
     got = got.select("_m", pl.col(at).alias(key)).unique()
+    # an empty frame's columns of no type (pl.DataFrame({"impression": []})): no clicks
+    got = got.with_columns(pl.col(c).cast(shown.schema[c]) for c in ("_m", key)
+                           if got.schema[c] == pl.Null)
     check_key_types(shown, got, {"_m": impression, key: at}, "clicks")
     stray = got.join(shown, on=["_m", key], how="anti")
     if problem is None and stray.height:
@@ -243,18 +246,19 @@ def check_covered(shown: pl.DataFrame, runs: pl.DataFrame, query: list[str], *,
     """Every impression's query has runs and (``docs``) each shown doc is in one of them.
 
     The first offender in (impression, position) order is named (InvalidDataError):
-    without them the impression would silently count as a tie.
+    without them the impression would silently count as a tie. One anti-join of the
+    log's rows when they are all covered.
     """
-    lost = shown.join(runs.select(query).unique(), on=query, how="anti")
+    on = [*query, "_d"] if docs else query
+    stray = shown.join(runs.select(on).unique(), on=on, how="anti")
+    if not stray.height:
+        return
+    lost = stray.join(runs.select(query).unique(), on=query, how="anti") if docs else stray
     if lost.height:
         first = lost.sort("_m", "_pos").rename({"_m": impression})
         msg = (f"log: the query of {where(first, [impression])} ({where(first, query)}) has "
                "no runs: its credit cannot be computed")
         raise InvalidDataError(msg)
-    if docs:
-        stray = shown.join(runs.select(*query, "_d").unique(), on=[*query, "_d"], how="anti")
-        if stray.height:
-            first = stray.sort("_m", "_pos").rename({"_m": impression, "_d": doc})
-            msg = (f"log: {where(first, [impression, doc])} is in no ranker's run for "
-                   f"{where(first, query)}")
-            raise InvalidDataError(msg)
+    first = stray.sort("_m", "_pos").rename({"_m": impression, "_d": doc})
+    msg = f"log: {where(first, [impression, doc])} is in no ranker's run for {where(first, query)}"
+    raise InvalidDataError(msg)
