@@ -9,6 +9,7 @@ and clicks, and the same probabilistic distribution (1e-12).
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import polars as pl
@@ -361,6 +362,73 @@ def test_bad_input() -> None:
         interleave(runs_of({0: [[1], [2], [3]]}), "balanced", rank="rank")
     with pytest.raises(ValueError, match="k must be"):
         interleave(runs_of({0: [[1], [2]]}), k=0, rank="rank")
+
+
+def test_key_columns_named_like_result_columns() -> None:
+    # raised Polars' DuplicateError
+    runs = runs_of({"q1": [[1, 2], [2, 3]]}).rename({"qid": "position"})
+    with pytest.raises(ValueError, match=re.escape(
+            "query, system and doc columns may not be named like result columns: "
+            "['position']")):
+        interleave(runs, query="position", rank="rank")
+    log = log_of([1, 2], [0], {0: [1], 1: [2]}).rename({"impression": "other"})
+    with pytest.raises(ValueError, match=re.escape(
+            "impression and by columns may not be named like result columns: ['other']")):
+        credit(log, impression="other")
+    with pytest.raises(ValueError, match=re.escape("result columns: ['win']")):
+        credit(log.rename({"other": "impression"}).with_columns(win=pl.lit(1)), by=["win"])
+
+
+def test_two_sources_of_clicks_and_key_types() -> None:
+    # the log's click column was ignored when clicks= was given (A lost impression 1),
+    # and mismatched key types raised SchemaErrors naming _m, _pos, _d
+    log = pl.DataFrame({"impression": [1] * 4, "qid": "q1", "position": [1, 2, 3, 4],
+                        "docid": ["a", "b", "c", "d"], "system": ["A", "B", "A", "B"],
+                        "click": [1, 0, 0, 0]})
+    with pytest.raises(InvalidDataError, match=r"two sources of clicks.*'click' and clicks="):
+        credit(log, clicks=pl.DataFrame({"impression": [1], "position": [2]}))
+    bare = log.drop("click")
+    for clicks, column, theirs, ours in [
+            (pl.DataFrame({"impression": ["1"], "position": [2]}), "impression", "String",
+             "Int64"),
+            (pl.DataFrame({"impression": [1], "position": [2.0]}), "position", "Float64",
+             "Int64"),
+            (pl.DataFrame({"impression": [1], "docid": ["b"]},
+                          schema={"impression": pl.Int64, "docid": pl.Categorical}),
+             "docid", "Categorical", "String")]:
+        with pytest.raises(InvalidDataError, match=rf"clicks: column '{column}' is {theirs}"
+                           rf".* the log's is {ours}"):
+            credit(bare, clicks=clicks)
+    # integers of other widths join as before
+    narrow = pl.DataFrame({"impression": [1], "position": [2]},
+                          schema={"impression": pl.Int32, "position": pl.UInt8})
+    assert credit(bare, clicks=narrow)["loss"].to_list() == [1]
+    # and an empty frame's columns of no type are no clicks
+    empty = pl.DataFrame({"impression": [], "position": []})
+    assert credit(bare, clicks=empty)["tie"].to_list() == [1]
+    runs = runs_of({"q1": [["a", "c", "b", "d"], ["b", "d", "a", "c"]]})
+    for bad, column in [(runs.with_columns(qid=pl.lit(1)), "qid"),
+                        (runs.with_columns(pl.col("docid").cast(pl.Categorical)), "docid")]:
+        with pytest.raises(InvalidDataError, match=rf"runs: column '{column}' is .* the log's"):
+            credit(log, bad, method="balanced", rank="rank")
+
+
+@pytest.mark.parametrize("method", ["balanced", "probabilistic", "optimized"])
+def test_credit_needs_the_runs_of_every_shown_list(method: str) -> None:
+    # an impression whose query had no runs, or showing a doc in neither run, was a tie
+    log = pl.DataFrame({"impression": [1, 1, 2, 2], "qid": ["q1", "q1", "q9", "q9"],
+                        "position": [1, 2, 1, 2], "docid": ["a", "b", "a", "b"],
+                        "system": None, "click": [1, 0, 0, 1]})
+    runs = runs_of({"q1": [["a", "b"], ["b", "a"]]})
+    with pytest.raises(InvalidDataError, match=r"query of impression=2 \(qid='q9'\) has no runs"):
+        credit(log, runs, method=method, rank="rank")  # type: ignore[arg-type]
+    stray = log.with_columns(qid=pl.lit("q1"), docid=pl.Series(["a", "b", "a", "z"]))
+    if method == "optimized":  # the reference's rule: 1 / (length + 1) for an unranked doc
+        assert credit(stray, runs, method=method, rank="rank").height == 2
+        return
+    with pytest.raises(InvalidDataError,
+                       match=r"impression=2, docid='z' is in no ranker's run for qid='q1'"):
+        credit(stray, runs, method=method, rank="rank")  # type: ignore[arg-type]
 
 
 def test_inputs_scores_dicts_and_lazy() -> None:

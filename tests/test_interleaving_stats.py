@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
 from scipy import stats
 
+from polars_rank.errors import InvalidDataError
 from polars_rank.online import impressions_needed, preference
 from polars_rank.stats import adjust
 
@@ -65,6 +68,47 @@ def test_bad_parameters() -> None:
                    {"preference": 0.6, "alpha": 0.0}):
         with pytest.raises(ValueError, match="must"):
             impressions_needed(**kwargs)  # type: ignore[arg-type]
+
+
+def _doc_credits() -> pl.DataFrame:
+    return pl.DataFrame({"system": "A", "other": "B", "win": [1] * 15 + [0] * 10,
+                         "loss": [0] * 15 + [1] * 5 + [0] * 5, "tie": [0] * 20 + [1] * 5})
+
+
+def test_preference_checks_the_credits() -> None:
+    # were counted as they came: loss=1 everywhere gave 15 wins, 25 losses of 25
+    # impressions; win=2*win 30 wins of 25 (p=2e-5); a null win was dropped
+    c = _doc_credits()
+    one = "exactly one of win, loss, tie must be 1"
+    cases = [
+        (c.with_columns(loss=pl.lit(1)), f"{one}.*system='A', other='B', win=0, loss=1, tie=1"),
+        (c.with_columns(win=2 * pl.col("win")), r"'win' must be 0 or 1.*win=2, loss=0, tie=0"),
+        (c.with_columns(win=pl.when(pl.col("tie") == 1).then(None).otherwise(pl.col("win"))),
+         r"'win' must be 0 or 1 \(not null\).*win=None, loss=0, tie=1"),
+        (c.with_columns(tie=pl.lit(0)), f"{one}.*win=0, loss=0, tie=0"),
+        (c.with_columns(tie=pl.lit(float("nan"))), "'tie' must be 0 or 1"),
+        (c.drop("tie", "other"), r"missing column\(s\) \['other', 'tie'\]"),
+        (c.with_columns(win=pl.col("win").cast(pl.String)), "'win' must hold 0/1 numbers"),
+    ]
+    for frame, match in cases:
+        with pytest.raises(InvalidDataError, match=match):
+            preference(frame)
+    with pytest.raises(InvalidDataError, match=r"missing column\(s\) \['seg'\]"):
+        preference(c, group_by="seg")
+    row = preference(c.with_columns(pl.col("win", "loss", "tie").cast(pl.Boolean))).row(0)
+    assert row[:6] == ("A", "B", 25, 15, 5, 5)
+    assert preference(c.with_columns(pl.col("win", "loss", "tie").cast(pl.Float32))).row(0) \
+        == preference(c).row(0)
+
+
+@pytest.mark.parametrize("name", ["p_value", "wins", "system", "share"])
+def test_preference_group_by_named_like_a_result_column(name: str) -> None:
+    # p_value was overwritten (the slice labels gone); wins raised Polars' DuplicateError
+    c = _doc_credits().with_columns(pl.lit(1).alias(name)) if name != "system" \
+        else _doc_credits()
+    with pytest.raises(ValueError, match=re.escape(
+            f"group_by columns may not be named like result columns: ['{name}']")):
+        preference(c, group_by=name)
 
 
 @pytest.mark.parametrize(("p", "tie_rate", "power"), [(0.6, 0.3, 0.8), (0.45, 0.0, 0.9),

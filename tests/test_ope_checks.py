@@ -224,3 +224,23 @@ def test_unsupported_counts_per_slice_from_the_shown_rows() -> None:
     frame = pl.concat([sliced, candidates], how="diagonal")
     out = off_policy_value(frame, "ips", group_by="late", support="ignore", n_resamples=0)
     assert dict(zip(out["late"], out["unsupported"], strict=True)) == {False: 0, True: 2}
+
+
+@pytest.mark.parametrize("name", ["unsupported", "estimator", "estimate", "ess", "ci_low",
+                                  "n_impressions"])
+def test_off_policy_value_group_by_named_like_a_result_column(name: str) -> None:
+    # unsupported lost the slice labels silently; the others raised Polars' DuplicateError
+    with pytest.raises(ValueError, match=re.escape(
+            f"group_by columns may not be named like result columns: ['{name}']")):
+        off_policy_value(LOG.with_columns(pl.lit("x").alias(name)), "ips", group_by=name,
+                         n_resamples=0)
+
+
+@pytest.mark.parametrize("name", ["metric", "estimate", "max_weight", "dcg"])
+def test_ips_click_metric_group_by_named_like_a_result_column(name: str) -> None:
+    # metric and estimate lost the slice labels silently
+    log = pl.DataFrame({"impression": [1, 2], "position": [1, 1], "click": [1, 0],
+                        "target_rank": [1, 2], name: ["x", "y"]})
+    with pytest.raises(ValueError, match=re.escape(
+            f"group_by columns may not be named like result columns: ['{name}']")):
+        ips_click_metric(log, "dcg", examination=[1.0, 0.5], group_by=name, n_resamples=0)

@@ -197,6 +197,18 @@ def test_positions_without_interventions_are_named() -> None:
         regression_em_propensities(fixed, n_resamples=0)
 
 
+def test_swap_without_clicks_at_position_1_raises_as_randtop() -> None:
+    # the swap design returned NaN propensities (null bounds) where randtop raised
+    log = _swap_log()
+    for design in ("swap", "randtop"):
+        for frame in (log.with_columns(pl.lit(0).alias("click")),
+                      log.with_columns(pl.when(pl.col("position") == 1).then(0)
+                                       .otherwise(pl.col("click")).alias("click"))):
+            with pytest.raises(InvalidDataError,
+                               match=r"position\(s\) 2, 3: no click at position 1"):
+                swap_propensities(frame, design=design, n_resamples=0)
+
+
 def test_parameters_are_checked() -> None:
     log = _swap_log()
     with pytest.raises(ValueError, match="design must be"):

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 import polars as pl
 
 from polars_rank.online._interleaving.optimized import optimized_pick
-from polars_rank.online._interleaving.runs import Rankings, check_k, priority, uniform
+from polars_rank.online._interleaving.runs import (
+    Rankings,
+    check_k,
+    priority,
+    query_columns,
+    uniform,
+)
+from polars_rank.online._names import check_result_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -120,6 +127,8 @@ def interleave(
     """
     _check(method, tau, seed)
     check_k(k)
+    check_result_names("query, system and doc", [*query_columns(query), system, doc],
+                       ["position"])
     r = Rankings(runs, query=query, system=system, doc=doc, score=score, rank=rank)
     if method == "balanced" and len(r.names) != 2:
         msg = f"balanced interleaving takes two rankers; got {len(r.names)}: {r.names}"

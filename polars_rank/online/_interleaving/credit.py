@@ -36,6 +36,8 @@ from polars_rank.online._interleaving.optimized import optimized_scores
 from polars_rank.online._interleaving.runs import Rankings, query_columns, where
 from polars_rank.online._interleaving.shown import (
     check_by,
+    check_covered,
+    check_key_types,
     check_nulls,
     check_per_impression,
     click_problem,
@@ -45,6 +47,7 @@ from polars_rank.online._interleaving.shown import (
     strictly_ordered,
     team_names,
 )
+from polars_rank.online._names import check_result_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -55,6 +58,9 @@ __all__ = ["credit", "TIE_TOLERANCE"]
 
 TIE_TOLERANCE = 1e-12
 """Probabilistic credits closer than this are a tie (both are probabilities)."""
+
+RESULT_COLUMNS = ("system", "other", "credit", "other_credit", "win", "loss", "tie")
+"""credit()'s columns besides the impression and the ``by`` columns."""
 
 _ROUNDING = 1e-15  # a probability below this is the Fourier transform's rounding: 0
 
@@ -86,14 +92,17 @@ def credit(
         (0/1, or booleans; absent when ``clicks`` is given) and the query columns
         (balanced and probabilistic: to find the rankers' lists in ``runs``).
     runs
-        The rankers' runs the lists were interleaved from (balanced, probabilistic),
-        as :func:`interleave` takes them.
+        The rankers' runs the lists were interleaved from (balanced, probabilistic,
+        optimized), as :func:`interleave` takes them: every impression's query must
+        have them, and (balanced, probabilistic) each shown doc must be in a run.
     method
         The interleaving method the lists were built with.
     clicks
         Optional: the clicks apart, one row per (impression, ``position``) or
         (impression, ``doc``) clicked, with an optional 0/1 ``click`` column. A click
-        on a position or document the impression did not show is an error.
+        on a position or document the impression did not show is an error, and so
+        is a log with its own ``click`` column (two sources of clicks) or keys of
+        another type than the log's.
     tau
         Probabilistic interleaving's softmax exponent (as the lists were built with).
     impression, query, position, doc, system, click, score, rank
@@ -123,6 +132,7 @@ def credit(
         msg = f"method must be one of {', '.join(METHODS)}; got {method!r}"
         raise ValueError(msg)
     q = query_columns(query)
+    check_result_names("impression and by", [impression, *by], RESULT_COLUMNS)
     frame = as_polars(log, "log")
     lazy = isinstance(frame, pl.LazyFrame)
     needed = [impression, position, doc, *by]
@@ -132,6 +142,10 @@ def credit(
         needed += [c for c in q if c not in needed]
     if clicks is None:
         needed.append(click)
+    elif click in frame.collect_schema():
+        msg = (f"credit: two sources of clicks, the log's column {click!r} and clicks=; "
+               "drop one of them")
+        raise InvalidDataError(msg)
     shown = read(frame, needed, "log").rename({impression: "_m", position: "_pos", doc: "_d"})
     check_nulls(shown, impression, position, doc)
     if clicks is None:
@@ -170,6 +184,9 @@ def credit(
         names = r.names
         if impression in q:  # a list per impression: the impression is a query column too
             shown = shown.with_columns(pl.col("_m").alias(impression))
+        check_key_types(shown, r.frame, {**{c: c for c in q}, "_d": doc}, "runs")
+        check_covered(shown, r.frame, q, impression=impression, doc=doc,
+                      docs=method != "optimized")
         if method == "optimized":
             scores = optimized_scores(shown, r)
         elif method == "balanced":

@@ -14,6 +14,8 @@ import polars as pl
 from polars_rank._engine.frames import as_polars
 from polars_rank._stats.common import Correction, require
 from polars_rank._stats.correction import CORRECTIONS, adjust
+from polars_rank.errors import InvalidDataError
+from polars_rank.online._names import check_result_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -21,6 +23,12 @@ if TYPE_CHECKING:
     from polars_rank._engine.frames import FrameLike
 
 __all__ = ["preference", "impressions_needed"]
+
+_OUTCOMES = ("win", "loss", "tie")
+RESULT_COLUMNS = ("system", "other", "impressions", "wins", "losses", "ties", "share",
+                  "share_ci_low", "share_ci_high", "delta", "delta_ci_low", "delta_ci_high",
+                  "p_value", "p_adjusted", "significant")
+"""preference()'s columns besides the slices'."""
 
 
 def preference(
@@ -65,6 +73,15 @@ def preference(
         share_ci_low, share_ci_high, delta, delta_ci_low, delta_ci_high, p_value,
         p_adjusted, significant``.
 
+    Raises
+    ------
+    InvalidDataError
+        A missing column; ``win``, ``loss`` or ``tie`` not 0/1 (numbers or booleans,
+        no nulls), or a row without exactly one of them 1 (the first such row named).
+    ValueError
+        A ``group_by`` column named like a result column; a bad ``alpha`` or
+        ``correction``.
+
     Examples
     --------
     >>> import polars as pl
@@ -87,11 +104,12 @@ def preference(
 
     groups = [] if group_by is None else [group_by] if isinstance(group_by, str) \
         else list(group_by)
+    check_result_names("group_by", groups, RESULT_COLUMNS)
     key = [*groups, "system", "other"]
-    counts = (as_polars(credits, "credits").lazy()
-              .group_by(key).agg(impressions=pl.len(), wins=pl.col("win").sum(),
-                                 losses=pl.col("loss").sum(), ties=pl.col("tie").sum())
-              .sort(key).collect())
+    rows = _checked(as_polars(credits, "credits").lazy(), key)
+    counts = (rows.group_by(key).agg(impressions=pl.len(), wins=pl.col("win").sum(),
+                                     losses=pl.col("loss").sum(), ties=pl.col("tie").sum())
+              .sort(key))
     w = counts["wins"].to_numpy().astype(np.int64)
     n_dec = w + counts["losses"].to_numpy().astype(np.int64)
     n = counts["impressions"].to_numpy().astype(np.float64)
@@ -117,6 +135,40 @@ def preference(
         p_adjusted=pl.Series(adjusted, dtype=pl.Float64),
     ).with_columns(significant=pl.col("p_adjusted") < alpha).with_columns(
         pl.col("share", "share_ci_low", "share_ci_high").fill_nan(None))
+
+
+def _checked(credits: pl.LazyFrame, key: list[str]) -> pl.DataFrame:
+    """The credits' key and outcome columns (as Int64), each row one win, loss or tie.
+
+    InvalidDataError for a missing column, an outcome column not of numbers or
+    booleans, an outcome other than 0/1 (or null), or a row without exactly one 1; the
+    first offending row in the key's order is named.
+    """
+    schema = credits.collect_schema()
+    missing = [c for c in [*key, *_OUTCOMES] if c not in schema]
+    if missing:
+        msg = f"credits: missing column(s) {missing} (credit()'s output); columns: {list(schema)}"
+        raise InvalidDataError(msg)
+    for c in _OUTCOMES:
+        if not (schema[c].is_numeric() or schema[c] in (pl.Boolean, pl.Null)):
+            msg = f"credits: column {c!r} must hold 0/1 numbers or booleans, got {schema[c]}"
+            raise InvalidDataError(msg)
+    rows = credits.select(*key, *_OUTCOMES).collect()
+    values = [pl.col(c).cast(pl.Float64) for c in _OUTCOMES]
+    flags = [(~v.is_in([0.0, 1.0]) | v.is_nan()).fill_null(value=True).alias(f"__{c}")
+             for v, c in zip(values, _OUTCOMES, strict=True)]
+    flags.append((pl.sum_horizontal(values) != 1).fill_null(value=False).alias("__one"))
+    bad = rows.with_columns(flags).filter(pl.any_horizontal(f.meta.output_name()
+                                                            for f in flags))
+    if bad.height:
+        first = bad.sort([*key, *_OUTCOMES], nulls_last=True).row(0, named=True)
+        at = ", ".join(f"{c}={first[c]!r}" for c in [*key, *_OUTCOMES])
+        broken = [c for c in _OUTCOMES if first[f"__{c}"]]
+        rule = (f"column {broken[0]!r} must be 0 or 1 (not null)" if broken
+                else "exactly one of win, loss, tie must be 1 in each row")
+        msg = f"credits: {rule}; at {at}"
+        raise InvalidDataError(msg)
+    return rows.with_columns(pl.col(*_OUTCOMES).cast(pl.Int64))
 
 
 def impressions_needed(preference: float, alpha: float = 0.05, power: float = 0.8,

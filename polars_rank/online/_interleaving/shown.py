@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["read", "check_nulls", "strictly_ordered", "click_problem", "join_clicks",
-           "team_names", "per_impression", "check_per_impression", "check_by"]
+           "team_names", "per_impression", "check_per_impression", "check_by",
+           "check_key_types", "check_covered"]
 
 _KEY_RANGE = 2**62  # the (impression, position) key's span must fit in an Int64
 
@@ -130,6 +131,10 @@ def join_clicks(shown: pl.DataFrame, clicks: Any, impression: str, position: str
             got = got.filter(got[click].cast(pl.Int64) == 1)
     key = "_pos" if at == position else "_d"
     got = got.select("_m", pl.col(at).alias(key)).unique()
+    # an empty frame's columns of no type (pl.DataFrame({"impression": []})): no clicks
+    got = got.with_columns(pl.col(c).cast(shown.schema[c]) for c in ("_m", key)
+                           if got.schema[c] == pl.Null)
+    check_key_types(shown, got, {"_m": impression, key: at}, "clicks")
     stray = got.join(shown, on=["_m", key], how="anti")
     if problem is None and stray.height:
         problem = (f"clicks: a click on a {at} not shown (column {at!r}) at "
@@ -219,3 +224,41 @@ def check_by(agg: pl.DataFrame, by: Sequence[str], impression: str) -> None:
             msg = (f"log: column {c!r} (by=) takes two values in "
                    f"{where(bad.rename({'_m': impression}), [impression])}")
             raise InvalidDataError(msg)
+
+
+def check_key_types(shown: pl.DataFrame, other: pl.DataFrame, keys: dict[str, str],
+                    what: str) -> None:
+    """The join keys (internal name: the user's) have one type in the log and ``other``.
+
+    Integers of different widths join; any other difference (text and numbers, floats
+    and integers, Categorical and String) is an InvalidDataError naming both types.
+    """
+    for column, name in keys.items():
+        ours, theirs = shown.schema[column], other.schema[column]
+        if ours != theirs and not (ours.is_integer() and theirs.is_integer()):
+            msg = (f"{what}: column {name!r} is {theirs} but the log's is {ours}; the keys "
+                   "must have one type (cast one of them)")
+            raise InvalidDataError(msg)
+
+
+def check_covered(shown: pl.DataFrame, runs: pl.DataFrame, query: list[str], *,
+                  impression: str, doc: str, docs: bool) -> None:
+    """Every impression's query has runs and (``docs``) each shown doc is in one of them.
+
+    The first offender in (impression, position) order is named (InvalidDataError):
+    without them the impression would silently count as a tie. One anti-join of the
+    log's rows when they are all covered.
+    """
+    on = [*query, "_d"] if docs else query
+    stray = shown.join(runs.select(on).unique(), on=on, how="anti")
+    if not stray.height:
+        return
+    lost = stray.join(runs.select(query).unique(), on=query, how="anti") if docs else stray
+    if lost.height:
+        first = lost.sort("_m", "_pos").rename({"_m": impression})
+        msg = (f"log: the query of {where(first, [impression])} ({where(first, query)}) has "
+               "no runs: its credit cannot be computed")
+        raise InvalidDataError(msg)
+    first = stray.sort("_m", "_pos").rename({"_m": impression, "_d": doc})
+    msg = f"log: {where(first, [impression, doc])} is in no ranker's run for {where(first, query)}"
+    raise InvalidDataError(msg)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank.errors import InvalidDataError
+from polars_rank.online._names import check_result_names
 from polars_rank.online._order import starts
 
 if TYPE_CHECKING:
@@ -167,8 +168,10 @@ def check_numeric(schema: pl.Schema, columns: Sequence[str], *, caller: str,
             raise InvalidDataError(msg)
 
 
-def check_group_by(group_by: Sequence[str], *, impression: str, position: str) -> None:
-    """ValueError for a slice column that is the impression or the position."""
+def check_group_by(group_by: Sequence[str], *, impression: str, position: str,
+                   result: Sequence[str]) -> None:
+    """ValueError for a slice column that is the impression, the position or a result column."""
+    check_result_names("group_by", group_by, result)
     for name in group_by:
         if name in (impression, position):
             role = "impression" if name == impression else "position"

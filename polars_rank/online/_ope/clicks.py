@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["ips_click_metric"]
 
 CALLER = "ips_click_metric"
+RESULT_COLUMNS = ("metric", "estimate", "ci_low", "ci_high", "n_impressions", "max_weight")
 METRIC = re.compile(r"^(clicks|dcg)(?:@(\d+))?$")
 
 
@@ -143,7 +144,9 @@ def ips_click_metric(
     check_options("ips", group_by=None, clip=None, switch_threshold=None, support="error",
                   near_zero=0.0, alpha=alpha, n_resamples=n_resamples, seed=seed)
     keys = group_columns(group_by)
-    check_group_by(keys, impression=impression, position=position)
+    # the metrics' names are columns of the per-impression sums
+    check_group_by(keys, impression=impression, position=position,
+                   result=[*RESULT_COLUMNS, *metrics])
     lf = as_polars(log, "log").lazy()
     schema = lf.collect_schema()
     missing_columns(schema.names(),

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["off_policy_value"]
 
 CALLER = "off_policy_value"
+RESULT_COLUMNS = ("estimator", "estimate", "ci_low", "ci_high", "n_impressions", "n_rounds",
+                  "ess", "max_weight", "near_zero", "unsupported")
 DERIVED = ("__ope_target", "__ope_target_cascade", "__ope_target_slate")
 
 
@@ -163,7 +165,8 @@ def off_policy_value(
     opts = check_options(estimator, group_by=group_by, clip=clip,
                          switch_threshold=switch_threshold, support=support,
                          near_zero=near_zero, alpha=alpha, n_resamples=n_resamples, seed=seed)
-    check_group_by(opts.group_by, impression=impression, position=position)
+    check_group_by(opts.group_by, impression=impression, position=position,
+                   result=RESULT_COLUMNS)
     lf = as_polars(log, "log").lazy()
     types = lf.collect_schema()
     schema = types.names()

@@ -88,8 +88,9 @@ def swap_propensities(
     ------
     InvalidDataError
         Clicks other than 0/1, positions not 1..n, an impression that is neither a
-        control nor a swap of ranks 1 and ``k``, no control impression, or a position
-        no impression was swapped to (named).
+        control nor a swap of ranks 1 and ``k``, no control impression, a position
+        no impression was swapped to, or one whose comparison has no click at
+        position 1 (named).
 
     Examples
     --------
@@ -194,6 +195,10 @@ def _swap_stats(data: pl.DataFrame, impression: str, position: str, click: str,
     if lost:
         raise unestimable(lost, "no impression swapped its top result there, or no "
                           "control impression reached it")
+    # the denominator: position 1's click rates, of the controls and of the swaps to k
+    blind = [k for k in ks if sums["c_clk1"] == 0 and sums[f"s_one{k}"] == 0]
+    if blind:
+        raise unestimable(blind, "no click at position 1 to compare with")
 
     def estimate(m: Matrix) -> Matrix:
         import numpy as np
