@@ -74,6 +74,44 @@ def test_taus_are_those_of_the_system_means(seed: int) -> None:
     assert out.item(0, "largest_swap") == pytest.approx(max(gaps, default=0.0), abs=TOL)
 
 
+def test_means_equal_but_for_rounding_tie() -> None:
+    """A and B both average 0.2 under v1, but their float sums differ by 5.6e-17: a tie
+    (the bootstrap's 1e-12 rule), not a swap with B (kendall_tau was 0.8165, n_swaps 1)."""
+    df = pl.DataFrame({"system": ["A"] * 3 + ["B"] * 3 + ["C"] * 3, "qid": [1, 2, 3] * 3,
+                       "v1": [0.1, 0.2, 0.3, 0.3, 0.2, 0.1, 0, 0, 0],
+                       "v2": [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0, 0, 0]})
+    out = leaderboard_agreement(df, value=["v1", "v2"], n_resamples=10)
+    want = scipy.stats.kendalltau([0.2, 0.2, 0.0], [0.5, 0.5, 0.0]).statistic
+    assert out.item(0, "kendall_tau") == pytest.approx(float(want), abs=TOL)
+    assert out.item(0, "tau_ap") == 1.0
+    assert out.item(0, "n_swaps") == 0
+    assert out.item(0, "largest_swap") == 0.0
+    assert swapped_pairs(df, value=["v1", "v2"]).height == 0
+    # random boards with a copy of s0 that differs by rounding only (s0 + 0.1 - 0.1): the
+    # same taus, intervals and swaps as with an exact copy, and the taus of the rounded
+    # means are scipy's
+    for seed in range(3):
+        wide = board(seed, n_systems=6).pivot(on="condition", index=["system", "qid"],
+                                              values="value")
+        s0 = wide.filter(pl.col("system") == "s0")
+        exact = pl.concat([wide, s0.with_columns(system=pl.lit("s9"))])
+        noisy = pl.concat([wide, s0.with_columns(
+            pl.lit("s9").alias("system"), (pl.col("judge_1") + 0.1) - 0.1,
+            (pl.col("judge_2") * 3.0) / 3.0)])
+        assert not noisy.equals(exact)
+        cols = ["judge_1", "judge_2"]
+        got = leaderboard_agreement(noisy, value=cols, n_resamples=200, seed=seed)
+        base = leaderboard_agreement(exact, value=cols, n_resamples=200, seed=seed)
+        assert got.drop("largest_swap").equals(base.drop("largest_swap"))
+        assert got.item(0, "largest_swap") == pytest.approx(base.item(0, "largest_swap"),
+                                                            abs=TOL)
+        m = noisy.group_by("system").agg(pl.col(cols).mean().round(12)).sort("system")
+        want = scipy.stats.kendalltau(m["judge_1"], m["judge_2"]).statistic
+        assert got.item(0, "kendall_tau") == pytest.approx(float(want), abs=TOL)
+        pairs = swapped_pairs(noisy, value=cols)
+        assert "s9" not in pairs.filter(pl.col("system_1") == "s0")["system_2"].to_list()
+
+
 def test_two_value_columns_equal_the_long_form() -> None:
     df = board(5)
     wide = df.pivot(on="condition", index=["system", "qid"], values="value")

@@ -22,6 +22,7 @@ from polars_rank._engine.column_types import PLAN_HOOK
 from polars_rank.agreement import (
     cohen_kappa,
     compare_uncertain,
+    confusion,
     discriminative_power,
     evaluate_uncertain,
     fleiss_kappa,
@@ -119,6 +120,18 @@ def test_labels_not_of_the_label_type() -> None:
         cohen_kappa(JUDGED, "x", "y", labels=[0.5, 1], n_resamples=0)
     ok = cohen_kappa(JUDGED, "x", "y", labels=[0, 1], n_resamples=0)
     assert_frame_equal(ok, cohen_kappa(JUDGED, "x", "y", n_resamples=0))
+    # labels=["0", "1"] on integer labels was accepted silently (cast to the column's type)
+    with pytest.raises(ValueError, match=r"labels=\['0', '1'\] do not match column 'rel' "
+                                         r"\(Int64\): give them as numbers"):
+        cohen_kappa(JUDGED, "x", "y", labels=["0", "1"], n_resamples=0)
+    with pytest.raises(ValueError, match=r"labels=\[0, '1'\] do not match"):
+        confusion(JUDGED, "x", "y", labels=[0, "1"])
+    # numbers on text labels: the message says what to give (was "read as ['0', '1']")
+    text = JUDGED.with_columns(pl.col("rel").cast(pl.String))
+    with pytest.raises(ValueError, match=r"labels=\[0, 1\] do not match column 'rel' "
+                                         r"\(String\): give them as text.*\['0', '1'\]"):
+        cohen_kappa(text, "x", "y", labels=[0, 1], n_resamples=0)
+    assert_frame_equal(cohen_kappa(text, "x", "y", labels=["0", "1"], n_resamples=0), ok)
 
 
 def test_perfect_agreement_against_the_references() -> None:

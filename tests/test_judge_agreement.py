@@ -381,3 +381,28 @@ def test_alpha_per_query_is_the_packages(df: pl.DataFrame) -> None:
         for q, value in per_query.select("qid", "alpha").rows():
             _close(float("nan") if value is None else value,
                    _kripp(df.filter(pl.col("qid") == q), level))
+
+
+def test_a_slice_column_may_have_any_name() -> None:
+    """``group_by`` named like a temporary of the estimates (o, e, s, d, cum, before...) or
+    of the bootstrap's slices (start, n): the same results, not a DuplicateError."""
+    df = pl.DataFrame({"qid": [1] * 9 + [2] * 9 + [3] * 9,
+                       "docid": [d for d in "abcdefghi" for _ in range(3)],
+                       "judge": ["x", "y", "z"] * 9,
+                       "rel": [1, 1, 0, 2, 2, 2, 0, 1, 0, 0, 0, 0, 1, 2, 1, 2, 2, 1,
+                               0, 0, 1, 1, 1, 1, 2, 2, 2],
+                       "slice": ["s", "s", "s", "t", "t", "t", "s", "s", "s"] * 3})
+    calls = [lambda f, g: cohen_kappa(f, "x", "y", group_by=g, n_resamples=0),
+             lambda f, g: cohen_kappa(f, "x", "z", weights="linear", group_by=g,
+                                      n_resamples=0),
+             lambda f, g: fleiss_kappa(f, group_by=g, n_resamples=0),
+             lambda f, g: raw_agreement(f, group_by=g, n_resamples=0),
+             lambda f, g: krippendorff_alpha(f, level_of_measurement="ordinal", group_by=g,
+                                             n_resamples=0),
+             lambda f, g: cohen_kappa(f, "x", "y", group_by=g, n_resamples=20, seed=1),
+             lambda f, g: fleiss_kappa(f, group_by=g, n_resamples=20, seed=1)]
+    for call in calls:
+        expected = call(df, "slice")
+        for name in ("o", "e", "s", "d", "cum", "before", "cum_b", "before_b", "start", "n"):
+            got = call(df.rename({"slice": name}), name)
+            assert got.rename({name: "slice"}).equals(expected), name

@@ -153,3 +153,62 @@ def test_a_bad_run_or_a_grade_above_max_grade_is_refused() -> None:
     with pytest.raises(InvalidDataError, match=r"err@2: a grade above max_grade=4.*'a'"):
         evaluate_uncertain(RUN, graded, "err@2")
     assert evaluate_uncertain(RUN, graded, "err@2(max_grade=5)").mean["value"][0] > 0
+
+
+_IDS = pl.DataFrame({"qid": [1, 1, 1, 2, 2], "docid": list("abcxy"),
+                     "score": [3.0, 2, 1, 2, 1]})
+_LABELS = pl.DataFrame({"qid": [1, 1, 1, 1, 2, 2], "docid": ["a", "a", "c", "b", "y", "y"],
+                        "grade": [0, 2, 1, 3, 1, 0],
+                        "probability": [0.5, 0.5, 1, 1, 0.3, 0.7]})
+_METRICS = ["ndcg@3", "map", "p@2", "recall@2", "bpref"]  # exact, positions, evaluate()
+
+
+def _named(column: str, name: str) -> dict[str, object]:
+    """The inputs and arguments with the run's ``column`` (and the labels') named ``name``."""
+    param = {"qid": "query", "docid": "doc", "score": "score"}[column]
+    run = _IDS.with_columns(arm=pl.lit("A")).rename({column: name})
+    labels = _LABELS.rename({column: name}) if column in _LABELS.columns else _LABELS
+    return {"run": run, "labels": labels, param: name}
+
+
+@pytest.mark.parametrize(("column", "name"), [
+    *(("qid", n) for n in ("_qi", "_draw", "_li", "_list", "_grade", "rank", "draw",
+                           "_query", "_doc", "docid2", "_lower", "_n", "queries")),
+    *(("docid", n) for n in ("_grade", "rank", "_qi", "_li", "_draw", "draw", "_g0",
+                             "metric", "_doc", "_min")),
+    *(("score", n) for n in ("_grade", "rank", "_draw", "draw", "grade", "metric"))])
+def test_any_id_column_name_gives_the_same_result(column: str, name: str) -> None:
+    """Columns named like the computation's own (``_qi``: one query of two was dropped;
+    ``_draw``, ``_li``, ``rank``, ``_grade``...: a DuplicateError or ColumnNotFoundError)."""
+    kw = _named(column, name)
+    want = evaluate_uncertain(_IDS, _LABELS, _METRICS, samples=200, seed=3, bounds=True)
+    got = evaluate_uncertain(**kw, metrics=_METRICS, samples=200, seed=3, bounds=True)
+    assert got.mean.equals(want.mean)
+    assert got.per_query.rename({name: "qid"} if column == "qid" else {}).equals(
+        want.per_query)
+    assert want.mean["queries"].to_list() == [2] * len(_METRICS)
+    if name == "draw" and column == "qid":
+        return  # label_draws' own column: refused below
+    draws = label_draws(**kw, metrics=_METRICS, samples=20, seed=3, arm="arm")
+    base = label_draws(_IDS.with_columns(arm=pl.lit("A")), _LABELS, _METRICS, samples=20,
+                       seed=3, arm="arm")
+    assert draws.rename({name: "qid"} if column == "qid" else {}).equals(base)
+
+
+def test_an_id_named_like_an_output_column_is_refused() -> None:
+    for name in ("metric", "value", "se", "method", "low", "high"):
+        kw = _named("qid", name)
+        with pytest.raises(ValueError, match=f"query='{name}'.*per_query has a column"):
+            evaluate_uncertain(**kw, metrics="mrr")
+    with pytest.raises(ValueError, match=r"query='draw'.*label_draws' result"):
+        label_draws(**_named("qid", "draw"), metrics="mrr")
+    with pytest.raises(ValueError, match=r"query='mrr'.*label_draws' result"):
+        label_draws(**_named("qid", "mrr"), metrics="mrr")
+    with pytest.raises(ValueError, match=r"arm='draw'.*label_draws' result"):
+        label_draws(RUN.with_columns(draw=pl.lit("A")), _probability([0.5, 1.0]), "mrr",
+                    form="probability", arm="draw")
+    with pytest.raises(ValueError, match=r"doc='grade'.*distribution has columns"):
+        evaluate_uncertain(RUN.rename({"docid": "grade"}), _LABELS, "mrr", doc="grade",
+                           grade="rel")
+    with pytest.raises(ValueError, match="'qid' is given for two of query, doc"):
+        label_draws(RUN, _probability([0.5, 1.0]), "mrr", form="probability", arm="qid")

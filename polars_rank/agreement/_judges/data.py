@@ -160,8 +160,17 @@ def categories(labels: pl.Series, given: Sequence[Any] | None, label: str) -> pl
     if given is None:
         found: pl.Series = labels.unique().sort().rename(label)
         return found
-    out = pl.Series(label, list(given), dtype=labels.dtype, strict=False)
-    if out.to_list() != list(given) and not all(isinstance(g, str) for g in given):
+    dtype = labels.dtype
+    text = dtype == pl.String or dtype == pl.Categorical or isinstance(dtype, pl.Enum)
+    strings = [isinstance(g, str) for g in given]
+    if text != all(strings) or any(strings) != all(strings):
+        shown = [str(g) for g in given] if text else None
+        msg = (f"labels={list(given)!r} do not match column {label!r} ({dtype}): give them "
+               + (f"as text, as the column holds them: {shown!r}" if text
+                  else "as numbers, as the column holds them, not as text"))
+        raise ValueError(msg)
+    out = pl.Series(label, list(given), dtype=dtype, strict=False)
+    if out.to_list() != list(given):
         msg = (f"labels={list(given)!r} are not all values of column {label!r} "
                f"({labels.dtype}): read as {out.to_list()!r}")
         raise ValueError(msg)

@@ -45,6 +45,10 @@ _X = "__polars_rank_x"  # the count as a float
 _A, _B = "__polars_rank_a", "__polars_rank_b"  # a component's two categories
 _N, _NA, _NB = "__polars_rank_n", "__polars_rank_na", "__polars_rank_nb"
 _W = "__polars_rank_w"
+# the statistics' parts: prefixed, so that a ``group_by`` column of any other name works
+_O, _E, _S, _D = "__polars_rank_o", "__polars_rank_e", "__polars_rank_s", "__polars_rank_d"
+_CUM, _BEFORE = "__polars_rank_cum", "__polars_rank_before"
+_CUM_B, _BEFORE_B = "__polars_rank_cum_b", "__polars_rank_before_b"
 
 
 def _ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
@@ -102,25 +106,25 @@ def _cohen(statistic: CohenKappa | ObservedAgreement, counts: pl.LazyFrame,
     diff = (pl.col(_A) - pl.col(_B)).cast(pl.Float64)
     w = (pl.when(pl.col(_A) == pl.col(_B)).then(0.0).otherwise(1.0) if statistic.weights is None
          else diff.abs() if statistic.weights == "linear" else diff * diff)
-    observed = cells.group_by(keys).agg((w * pl.col(_X)).sum().alias("o"),
+    observed = cells.group_by(keys).agg((w * pl.col(_X)).sum().alias(_O),
                                         pl.col(_X).sum().alias(_N))
     rows = cells.group_by([*keys, _A]).agg(pl.col(_X).sum().alias(_NA))
     cols = cells.group_by([*keys, _B]).agg(pl.col(_X).sum().alias(_NB))
     # sum w_ab r_a c_b: integers (exact in any order), over n after the sum
     chance = (rows.join(cols, on=keys).group_by(keys)
-              .agg((w * pl.col(_NA) * pl.col(_NB)).sum().alias("e")))
+              .agg((w * pl.col(_NA) * pl.col(_NB)).sum().alias(_E)))
     return observed.join(chance, on=keys).with_columns(
-        (1.0 - _ratio(pl.col("o"), pl.col("e") / pl.col(_N))).alias(VALUE))
+        (1.0 - _ratio(pl.col(_O), pl.col(_E) / pl.col(_N))).alias(VALUE))
 
 
 def _fleiss(statistic: FleissKappa, counts: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     c, m = statistic.size, float(statistic.judges)
     x, key = pl.col(_X), pl.col(KEY)
     sums = counts.group_by(keys).agg(
-        (x.filter(key == c + 1).sum() * m).alias(_N), x.filter(key == c).sum().alias("s"),
-        (x.filter(key < c) ** 2).sum().alias("e"))  # sum T_c^2: integers, exact
-    chance = pl.col("e") / (pl.col(_N) * pl.col(_N))
-    observed = _ratio(pl.col("s") - pl.col(_N), pl.col(_N) * (m - 1))
+        (x.filter(key == c + 1).sum() * m).alias(_N), x.filter(key == c).sum().alias(_S),
+        (x.filter(key < c) ** 2).sum().alias(_E))  # sum T_c^2: integers, exact
+    chance = pl.col(_E) / (pl.col(_N) * pl.col(_N))
+    observed = _ratio(pl.col(_S) - pl.col(_N), pl.col(_N) * (m - 1))
     return sums.with_columns(_ratio(observed - chance, 1.0 - chance).alias(VALUE))
 
 
@@ -145,23 +149,23 @@ def _alpha(statistic: KrippendorffAlpha, counts: pl.LazyFrame, keys: list[str]) 
     cells = base.group_by([*keys, _A, _B]).agg(*sums).cache()  # .cache(): used twice
     integers = [pl.col(f"{_W}{i}").sum() for i in range(k)]
     rows = cells.group_by([*keys, _A]).agg(*integers)
-    o = cells.select(*keys, _A, _B, share.alias("o"))
+    o = cells.select(*keys, _A, _B, share.alias(_O))
     margins = rows.select(*keys, _A, share.alias(_NA)).sort([*keys, _A])
     total = rows.group_by(keys).agg(*integers).select(*keys, share.alias(_N))
     if statistic.level == "ordinal":  # running sums of the margins, in the labels' order
         cum = pl.col(_NA).cum_sum().over(keys)
-        margins = margins.with_columns(cum.alias("cum"), (cum - pl.col(_NA)).alias("before"))
+        margins = margins.with_columns(cum.alias(_CUM), (cum - pl.col(_NA)).alias(_BEFORE))
     margins = margins.cache()  # both sides of the grid, and the other parts: computed once
     other = margins.rename({_A: _B, _NA: _NB, **(
-        {"cum": "cum_b", "before": "before_b"} if statistic.level == "ordinal" else {})})
+        {_CUM: _CUM_B, _BEFORE: _BEFORE_B} if statistic.level == "ordinal" else {})})
     grid = margins.join(other, on=keys).cache()
     d = _distance(statistic)
     expected = grid.group_by(keys).agg(
-        ordered_sum(pl.col(_NA) * pl.col(_NB) * d).alias("e"))
-    observed = (o.join(grid.select(*keys, _A, _B, d.alias("d")), on=[*keys, _A, _B])
-                .group_by(keys).agg(ordered_sum(pl.col("o") * pl.col("d")).alias("o")))
+        ordered_sum(pl.col(_NA) * pl.col(_NB) * d).alias(_E))
+    observed = (o.join(grid.select(*keys, _A, _B, d.alias(_D)), on=[*keys, _A, _B])
+                .group_by(keys).agg(ordered_sum(pl.col(_O) * pl.col(_D)).alias(_O)))
     return expected.join(observed, on=keys).join(total, on=keys).with_columns(
-        (1.0 - _ratio((pl.col(_N) - 1) * pl.col("o"), pl.col("e"))).alias(VALUE))
+        (1.0 - _ratio((pl.col(_N) - 1) * pl.col(_O), pl.col(_E))).alias(VALUE))
 
 
 def _distance(statistic: KrippendorffAlpha) -> pl.Expr:
@@ -170,8 +174,8 @@ def _distance(statistic: KrippendorffAlpha) -> pl.Expr:
     if statistic.level == "nominal":
         return pl.when(a == b).then(0.0).otherwise(1.0)
     if statistic.level == "ordinal":  # sum of n_g for min <= g <= max, minus half the ends
-        between = (pl.when(a <= b).then(pl.col("cum_b") - pl.col("before"))
-                   .otherwise(pl.col("cum") - pl.col("before_b")))
+        between = (pl.when(a <= b).then(pl.col(_CUM_B) - pl.col(_BEFORE))
+                   .otherwise(pl.col(_CUM) - pl.col(_BEFORE_B)))
         return (between - (pl.col(_NA) + pl.col(_NB)) / 2) ** 2
     va, vb = _take(statistic.values, a), _take(statistic.values, b)
     if statistic.level == "interval":

@@ -79,7 +79,8 @@ def cohen_kappa(
         ``None`` (unweighted), ``"linear"`` or ``"quadratic"``; weighted kappas need
         numeric labels.
     labels
-        The categories in order (default: the sorted labels of the items both judged).
+        The categories in order (default: the sorted labels of the items both judged),
+        of the label column's kind: text for a text column, numbers for a numeric one.
     query, doc, judge, label
         Column names: the query, the document, the judge, the label.
     group_by
@@ -108,6 +109,9 @@ def cohen_kappa(
     InvalidDataError
         A column missing, a judge absent, the judges with no item in common, a judge
         labelling an item twice, non-numeric labels with ``weights``, NaN labels.
+    ValueError
+        ``labels`` not distinct, not values of the label column, or text for a numeric
+        column (numbers for a text one).
     ImportError
         Intervals (``n_resamples > 0``, not per query) without NumPy (``pip install
         "polars-rank[stats]"``).

@@ -175,7 +175,8 @@ def confusion(
     judge_a, judge_b
         The two judges (values of ``judge``): rows and columns of the table.
     labels
-        The categories in order (default: the sorted labels of the items both judged).
+        The categories in order (default: the sorted labels of the items both judged),
+        of the label column's kind: text for a text column, numbers for a numeric one.
     query, doc, judge, label
         Column names.
     group_by

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 _ROW = "__polars_rank_row"
+_START, _LEN = "__polars_rank_start", "__polars_rank_len"  # a slice's run of rows
 _BATCH = 256  # resamples drawn at a time
 
 
@@ -136,12 +137,12 @@ def _intervals(statistic: Statistic, table: pl.DataFrame, items: pl.DataFrame, s
     # the slices are runs of rows of ``per`` (sorted by slice first): their bounds
     bounds = (per.with_row_index(_ROW)
               .group_by(groups or pl.lit(0), maintain_order=True)
-              .agg(pl.col(_ROW).min().alias("start"), pl.len().alias("n")))
+              .agg(pl.col(_ROW).min().alias(_START), pl.len().alias(_LEN)))
     if groups:
         bounds = slices.join(bounds, on=groups, how="left", maintain_order="left")
     lows: list[float | None] = []
     highs: list[float | None] = []
-    for *key, start, n in bounds.select(*groups, "start", "n").rows():
+    for *key, start, n in bounds.select(*groups, _START, _LEN).rows():
         low, high = _interval(statistic, tables[start:start + n], n_resamples, confidence,
                               seed, (what, *key))
         lows.append(low)

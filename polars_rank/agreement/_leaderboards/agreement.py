@@ -8,7 +8,7 @@ import polars as pl
 
 from polars_rank._engine.params import check_real
 from polars_rank.agreement._leaderboards.data import as_frame, draw_counts, matrix
-from polars_rank.agreement._leaderboards.orders import order_taus
+from polars_rank.agreement._leaderboards.orders import order_taus, tied_means
 from polars_rank.errors import InvalidDataError
 
 if TYPE_CHECKING:
@@ -107,7 +107,9 @@ def leaderboard_agreement(
         where tau_b is undefined, when every system ties under a condition
         (``scipy.stats.kendalltau`` gives NaN); its interval is over the resamples where
         it is defined (null if none is). tau_AP orders tied systems by name, so it
-        stays defined (1.0 when both leaderboards are all ties).
+        stays defined (1.0 when both leaderboards are all ties). Means within 1e-12
+        (relative) tie, as in :func:`leaderboard_bootstrap`: a rounding difference
+        is no swap.
 
     Raises
     ------
@@ -189,6 +191,7 @@ def swapped_pairs(
         system_1 minus system_2 under the reference, >= 0), other_delta (the same
         under the other condition, of the other sign or 0), largest reference_delta
         first. A tie under one condition and not the other counts as a change of order.
+        Means within 1e-12 (relative) tie, as in :func:`leaderboard_bootstrap`.
 
     Examples
     --------
@@ -209,12 +212,14 @@ def swapped_pairs(
     systems, _, va, vb, _ = two_conditions(
         per_query, system=system, query=query, value=value, condition=condition)
     ma, mb = va.mean(axis=0), vb.mean(axis=0)
+    ta, tb = tied_means(ma), tied_means(mb)  # equal within 1e-12: a tie, not an order
     first: list[Any] = []
     second: list[Any] = []
     deltas: list[tuple[float, float]] = []
     for i in range(len(systems)):  # a loop over pairs of systems, not over rows
         for j in range(i + 1, len(systems)):
-            da, db = float(ma[i] - ma[j]), float(mb[i] - mb[j])
+            da = float(ma[i] - ma[j]) if ta[i] != ta[j] else 0.0
+            db = float(mb[i] - mb[j]) if tb[i] != tb[j] else 0.0
             if (da > 0) - (da < 0) == (db > 0) - (db < 0):
                 continue
             if da < 0 or (da == 0 and db > 0):  # system_1: ahead under the reference

@@ -8,6 +8,7 @@ import polars as pl
 
 from polars_rank._engine.params import check_real
 from polars_rank.agreement._leaderboards.data import as_frame, draw_counts, matrix
+from polars_rank.agreement._leaderboards.orders import shared_positions
 
 if TYPE_CHECKING:
     from typing import Any
@@ -26,27 +27,6 @@ def resample_means(values: Any, n_resamples: int, seed: int | None) -> Any:
     return (draw_counts(values.shape[0], n_resamples, seed) @ values) / values.shape[0]
 
 
-def shared_positions(means: Any) -> Any:
-    """Competition positions per row (1 = highest mean): tied systems share the best.
-
-    Means within ``1e-12`` (relative) of the next higher one tie with it: two systems
-    with the same values, or equal sums added in another order, share a position
-    instead of being told apart by their names or by rounding.
-    """
-    import numpy as np
-
-    order = np.argsort(-means, axis=-1, kind="stable")
-    ranked = np.take_along_axis(means, order, axis=-1)
-    tol = 1e-12 * max(1.0, float(np.abs(means).max(initial=0.0)))
-    index = np.broadcast_to(np.arange(means.shape[-1]), means.shape)
-    starts = np.ones(means.shape, dtype=bool)
-    starts[..., 1:] = (ranked[..., :-1] - ranked[..., 1:]) > tol
-    first = np.maximum.accumulate(np.where(starts, index, 0), axis=-1)
-    out = np.empty(means.shape, dtype=np.float64)
-    np.put_along_axis(out, order, first + 1.0, axis=-1)
-    return out
-
-
 def leaderboard_bootstrap(
     per_query: FrameLike,
     *,
@@ -63,9 +43,10 @@ def leaderboard_bootstrap(
     The queries are resampled with replacement ``n_resamples`` times (seeded: the same
     seed gives the same output whatever the row order); in each resample the systems
     are ranked by their mean (1 = highest). Systems with equal means (within 1e-12,
-    relative) share the best of their positions, as in a competition ranking ("1, 1,
-    3"): ``p_first`` counts every system that ties for the lead, so the shares can sum
-    to more than 1, and no system leads only because of its name.
+    relative: the rule of every leaderboard function) share the best of their
+    positions, as in a competition ranking ("1, 1, 3"): ``p_first`` counts every
+    system that ties for the lead, so the shares can sum to more than 1, and no
+    system leads only because of its name.
 
     Parameters
     ----------

@@ -16,10 +16,19 @@ from typing import TYPE_CHECKING, Literal, get_args
 import polars as pl
 
 from polars_rank._engine.compat import group_sum
-from polars_rank._engine.frames import as_polars
 from polars_rank._engine.sort_keys import trec_score
 from polars_rank._evaluation import evaluate
 from polars_rank.agreement._uncertain.exact import MONOTONE, exact_kernel, exact_values
+from polars_rank.agreement._uncertain.inputs import (
+    ARM,
+    DOC,
+    QUERY,
+    SCORE,
+    free,
+    internal,
+    run_frame,
+    same_ids,
+)
 from polars_rank.agreement._uncertain.labels import (
     TOLERANCE,
     LabelForm,
@@ -37,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["UncertainResult", "evaluate_uncertain", "label_draws"]
 
 Method = Literal["auto", "monte_carlo"]
+_PER_QUERY = ("metric", "value", "se", "method", "low", "high")  # evaluate_uncertain's
 _ROWS_PER_BLOCK = 8_000_000  # (draw x (run + label)) rows in one plan: about 2 GB
 
 
@@ -62,42 +72,6 @@ def _metrics(metrics: str | Sequence[str]) -> dict[str, Metric]:
         msg = "metrics: expected at least one metric string"
         raise ValueError(msg)
     return {name: parse_metric(name) for name in names}
-
-
-def _run(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
-    read = as_polars(run, "run", query=columns[0], doc=columns[1], value=columns[2])
-    frame = read.collect() if isinstance(read, pl.LazyFrame) else read
-    for name in columns:
-        if name not in frame.columns:
-            msg = f"the run has no column {name!r}: it needs {columns}, got {frame.columns}"
-            raise InvalidDataError(msg)
-    query, doc, score = columns[:3]
-    frame = frame.select(columns)
-    if not frame.schema[score].is_numeric():
-        msg = f"column {score!r} of the run: expected numbers, got {frame.schema[score]}"
-        raise InvalidDataError(msg)
-    keys = [query, doc, *columns[3:]]
-    for bad, rule in ((pl.col(query).is_null(), f"a null in column {query!r}"),
-                      (pl.col(doc).is_null(), f"a null in column {doc!r}"),
-                      (pl.col(score).cast(pl.Float64).is_nan(), f"a NaN in column {score!r}"),
-                      (pl.struct(keys).is_duplicated(), f"duplicate {tuple(keys)} rows")):
-        offenders = frame.filter(bad.fill_null(False))
-        if offenders.height:
-            first = offenders.sort(keys).row(0, named=True)
-            msg = (f"the run has {rule}: first at {query}={first[query]!r}, "
-                   f"{doc}={first[doc]!r}")
-            raise InvalidDataError(msg)
-    # a null score is a judged document the run did not retrieve (evaluate()'s rule)
-    return frame.filter(pl.col(score).is_not_null())
-
-
-def _same_ids(run: pl.DataFrame, dist: pl.DataFrame, query: str, doc: str) -> None:
-    """The run's and the labels' ids are of one type (else they would never match)."""
-    for column in (query, doc):
-        if dist.height and run.schema[column] != dist.schema[column]:
-            msg = (f"column {column!r} is {run.schema[column]} in the run but "
-                   f"{dist.schema[column]} in the labels: cast the ids to one type")
-            raise InvalidDataError(msg)
 
 
 def _check_max_grade(dist: pl.DataFrame, metrics: dict[str, Metric]) -> None:
@@ -167,15 +141,19 @@ def label_draws(
     """
     _check(samples, seed, block)
     names = list(_metrics(metrics))
+    free({"query": query, "arm": arm}, ["draw", *names], "label_draws' result")
     dist = label_distribution(labels, form=form, query=query, doc=doc, grade=grade,
                               probability=probability, judge=judge, tolerance=tolerance)
     _check_max_grade(dist, _metrics(metrics))
-    frame = _run(run, [query, doc, score] + ([arm] if arm is not None else []))
-    _same_ids(frame, dist, query, doc)
+    frame = run_frame(run, [query, doc, score] + ([arm] if arm is not None else []))
+    same_ids(frame, dist, query, doc)
     if block is None:
         block = max(1, _ROWS_PER_BLOCK // max(frame.height + dist.height, 1))
-    return per_draw_values(frame.lazy(), dist.lazy(), names, range(samples), query=query,
-                           doc=doc, score=score, arm=arm, seed=seed, block=block)
+    frame, dist = internal(frame, dist, query, doc, score, arm)
+    out = per_draw_values(frame.lazy(), dist.lazy(), names, range(samples), query=QUERY,
+                          doc=DOC, score=SCORE, arm=None if arm is None else ARM, seed=seed,
+                          block=block)
+    return out.rename({QUERY: query, **({ARM: arm} if arm is not None else {})})
 
 
 def evaluate_uncertain(
@@ -240,6 +218,16 @@ def evaluate_uncertain(
     block
         Draws evaluated per plan (default: about eight million rows per plan).
 
+    Raises
+    ------
+    ValueError
+        ``query`` named like a column of ``per_query`` (metric, value, se, method, low,
+        high) or of the labels' distribution (grade, probability); two of query, doc,
+        score naming one column.
+    InvalidDataError
+        As :func:`label_distribution`; and a run's null id, NaN score, duplicate row
+        or text score, ids of different types in the run and the labels.
+
     Examples
     --------
     >>> import polars as pl
@@ -267,11 +255,23 @@ def evaluate_uncertain(
         raise ValueError(msg)
     _check(samples, seed, block)
     parsed = _metrics(metrics)
+    free({"query": query}, _PER_QUERY, "evaluate_uncertain's per_query")
     dist = label_distribution(labels, form=form, query=query, doc=doc, grade=grade,
                               probability=probability, judge=judge, tolerance=tolerance)
     _check_max_grade(dist, parsed)
-    frame = _run(run, [query, doc, score])
-    _same_ids(frame, dist, query, doc)
+    frame = run_frame(run, [query, doc, score])
+    same_ids(frame, dist, query, doc)
+    per_query, mean = _expected(*internal(frame, dist, query, doc, score, None), parsed,
+                                method=method, samples=samples, seed=seed, bounds=bounds,
+                                block=block)
+    return UncertainResult(per_query=per_query.rename({QUERY: query}), mean=mean)
+
+
+def _expected(frame: pl.DataFrame, dist: pl.DataFrame, parsed: dict[str, Metric], *,
+              method: Method, samples: int, seed: int, bounds: bool,
+              block: int | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`evaluate_uncertain`'s per_query and mean, on the renamed columns."""
+    query, doc, score = QUERY, DOC, SCORE
     docs = _ranked_docs(frame, dist, query, doc, score)
     exact = {n: m for n, m in parsed.items()
              if method == "auto" and exact_kernel(m) is not None}
@@ -303,7 +303,7 @@ def evaluate_uncertain(
         n.alias("queries"), (group_sum(pl.col("value")) / n).alias("value"),
         (group_sum(pl.col("se") ** 2).sqrt() / n).alias("se"), pl.col("method").first(),
         *([(group_sum(pl.col(c)) / n).alias(c) for c in ("low", "high")] if bounds else []))
-    return UncertainResult(per_query=per_query, mean=mean)
+    return per_query, mean
 
 
 def _ranked_docs(run: pl.DataFrame, dist: pl.DataFrame, query: str, doc: str,

@@ -33,6 +33,7 @@ GRADE = "grade"
 PROBABILITY = "probability"
 TOLERANCE = 1e-6
 """How far from 1 a document's probabilities may sum (``form="distribution"``)."""
+_N = "__polars_rank_n"  # a grade's number of judges
 
 
 def label_distribution(
@@ -68,6 +69,8 @@ def label_distribution(
 
     Raises
     ------
+    ValueError
+        ``query`` or ``doc`` named ``grade`` or ``probability`` (the result's columns).
     InvalidDataError
         A column missing, a probability outside [0, 1] or null, a document's
         probabilities not summing to 1, a negative, null or non-finite grade, a
@@ -96,6 +99,11 @@ def label_distribution(
     if not 0 <= tolerance < 1:
         msg = f"tolerance={tolerance!r}: expected a number in [0, 1)"
         raise ValueError(msg)
+    for name, param in ((query, "query"), (doc, "doc")):
+        if name in (GRADE, PROBABILITY):
+            msg = (f"{param}={name!r}: the labels' distribution has columns {GRADE!r} and "
+                   f"{PROBABILITY!r} of its own; rename the {param} column")
+            raise ValueError(msg)
     read = as_polars(labels, "labels", query=query, doc=doc, value=grade)
     frame = read.collect() if isinstance(read, pl.LazyFrame) else read
     keys = [query, doc]
@@ -126,8 +134,9 @@ def label_distribution(
         frame = frame.select(*keys, judge, pl.col(grade).cast(pl.Float64).alias(GRADE))
         _check_grade(frame, keys, grade)
         _check_unique(frame, [*keys, judge], "(query, doc, judge)")
-        long = frame.group_by([*keys, GRADE]).agg(pl.len().alias("_n")).select(
-            *keys, GRADE, (pl.col("_n") / pl.col("_n").sum().over(keys)).alias(PROBABILITY))
+        n = pl.col(_N)
+        long = frame.group_by([*keys, GRADE]).agg(pl.len().alias(_N)).select(
+            *keys, GRADE, (n / n.sum().over(keys)).alias(PROBABILITY))
     return long.filter(pl.col(PROBABILITY) > 0).sort([*keys, GRADE])
 
 
