@@ -212,3 +212,22 @@ def test_an_id_named_like_an_output_column_is_refused() -> None:
                            grade="rel")
     with pytest.raises(ValueError, match="'qid' is given for two of query, doc"):
         label_draws(RUN, _probability([0.5, 1.0]), "mrr", form="probability", arm="qid")
+
+
+@pytest.mark.parametrize(("form", "frame", "column"), [
+    ("probability", {"qid": ["q"], "docid": ["d"], "probability": ["0.5"]}, "probability"),
+    ("distribution", {"qid": ["q", "q"], "docid": ["d", "d"], "grade": ["0", "1"],
+                      "probability": [0.5, 0.5]}, "grade"),
+    ("distribution", {"qid": ["q", "q"], "docid": ["d", "d"], "grade": [0, 1],
+                      "probability": ["0.5", "0.5"]}, "probability"),
+    ("judges", {"qid": ["q", "q"], "docid": ["d", "d"], "judge": ["a", "b"],
+                "grade": ["0", "1"]}, "grade"),
+])
+def test_text_grades_and_probabilities_are_refused(form: str, frame: dict[str, list[object]],
+                                                   column: str) -> None:
+    """Text ("0.5") was parsed as a number: a label is a number, as everywhere else."""
+    with pytest.raises(InvalidDataError, match=rf"column '{column}': text relevance"):
+        label_distribution(pl.DataFrame(frame), form=form)  # type: ignore[arg-type]
+    judges = pl.DataFrame({"qid": ["q", "q"], "docid": ["d", "d"], "judge": ["a", "b"],
+                           "grade": [0, 2]})  # a text judge column is fine
+    assert label_distribution(judges, form="judges")["probability"].to_list() == [0.5, 0.5]

@@ -24,6 +24,7 @@ import polars as pl
 
 from polars_rank._engine.compat import group_sum
 from polars_rank._engine.frames import FrameLike, as_polars
+from polars_rank._engine.rules import label_type_problem
 from polars_rank.errors import InvalidDataError
 
 __all__ = ["GRADE", "PROBABILITY", "TOLERANCE", "LabelForm", "label_distribution"]
@@ -72,9 +73,10 @@ def label_distribution(
     ValueError
         ``query`` or ``doc`` named ``grade`` or ``probability`` (the result's columns).
     InvalidDataError
-        A column missing, a probability outside [0, 1] or null, a document's
-        probabilities not summing to 1, a negative, null or non-finite grade, a
-        duplicate row; the message names the column and the first offending document.
+        A column missing, a text grade or probability, a probability outside [0, 1]
+        or null, a document's probabilities not summing to 1, a negative, null or
+        non-finite grade, a duplicate row; the message names the column and the first
+        offending document.
 
     Examples
     --------
@@ -108,7 +110,7 @@ def label_distribution(
     frame = read.collect() if isinstance(read, pl.LazyFrame) else read
     keys = [query, doc]
     if form == "probability":
-        _require(frame, [*keys, probability], form)
+        _require(frame, [*keys, probability], form, [probability])
         frame = frame.select(*keys, pl.col(probability).cast(pl.Float64))
         _check_probability(frame, keys, probability)
         _check_unique(frame, keys, "(query, doc)")
@@ -117,7 +119,7 @@ def label_distribution(
                           frame.select(*keys, pl.lit(0.0).alias(GRADE),
                                        (1.0 - p).alias(PROBABILITY))])
     elif form == "distribution":
-        _require(frame, [*keys, grade, probability], form)
+        _require(frame, [*keys, grade, probability], form, [grade, probability])
         frame = frame.select(*keys, pl.col(grade).cast(pl.Float64).alias(GRADE),
                              pl.col(probability).cast(pl.Float64))
         _check_grade(frame, keys, grade)
@@ -130,7 +132,7 @@ def label_distribution(
                      f"(within {tolerance:g})")
         long = frame.select(*keys, GRADE, (pl.col(probability) / total).alias(PROBABILITY))
     else:
-        _require(frame, [*keys, judge, grade], form)
+        _require(frame, [*keys, judge, grade], form, [grade])
         frame = frame.select(*keys, judge, pl.col(grade).cast(pl.Float64).alias(GRADE))
         _check_grade(frame, keys, grade)
         _check_unique(frame, [*keys, judge], "(query, doc, judge)")
@@ -140,11 +142,17 @@ def label_distribution(
     return long.filter(pl.col(PROBABILITY) > 0).sort([*keys, GRADE])
 
 
-def _require(frame: pl.DataFrame, columns: list[str], form: str) -> None:
+def _require(frame: pl.DataFrame, columns: list[str], form: str, numbers: list[str]) -> None:
     for name in columns:
         if name not in frame.columns:
             msg = (f"labels (form={form!r}) have no column {name!r}: they need "
                    f"{columns}, got {frame.columns}")
+            raise InvalidDataError(msg)
+    # grades and probabilities are numbers, as every label is: text ("0.5") was parsed
+    for name in numbers:
+        problem = label_type_problem(frame.schema[name])
+        if problem is not None:
+            msg = f"labels (form={form!r}): column {name!r}: {problem}"
             raise InvalidDataError(msg)
 
 
