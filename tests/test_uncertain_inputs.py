@@ -231,3 +231,12 @@ def test_text_grades_and_probabilities_are_refused(form: str, frame: dict[str, l
     judges = pl.DataFrame({"qid": ["q", "q"], "docid": ["d", "d"], "judge": ["a", "b"],
                            "grade": [0, 2]})  # a text judge column is fine
     assert label_distribution(judges, form="judges")["probability"].to_list() == [0.5, 0.5]
+
+
+def test_compare_uncertain_needs_an_arm_besides_the_baseline() -> None:
+    """The baseline's draws alone gave an empty frame, which reads as "no difference"."""
+    run, labels = _experiment()
+    draws = label_draws(run.filter(pl.col("arm") == "B"), labels, ["mrr"], form="probability",
+                        arm="arm", samples=5)
+    with pytest.raises(ValueError, match="holds the baseline 'B' only"):
+        compare_uncertain(draws, baseline="B")

@@ -106,6 +106,10 @@ def compare_uncertain(
     if baseline not in arms:
         msg = f"baseline={baseline!r}: not a value of column {arm!r} ({arms})"
         raise ValueError(msg)
+    if len(arms) < 2:
+        msg = (f"draws: column {arm!r} holds the baseline {baseline!r} only: no arm to "
+               "compare with it (an empty frame would look like no difference)")
+        raise ValueError(msg)
     twice = frame.filter(pl.struct(keys).is_duplicated()).sort(keys)
     if twice.height:
         a, q, d = twice.select(keys).row(0)
