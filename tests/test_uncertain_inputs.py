@@ -240,3 +240,17 @@ def test_compare_uncertain_needs_an_arm_besides_the_baseline() -> None:
                         arm="arm", samples=5)
     with pytest.raises(ValueError, match="holds the baseline 'B' only"):
         compare_uncertain(draws, baseline="B")
+
+
+def test_a_null_judge_or_arm_is_refused() -> None:
+    """A null judge counted as a judge (its grade in the distribution); a null arm came
+    out as an arm called None."""
+    judges = pl.DataFrame({"qid": ["q"] * 3, "docid": ["d"] * 3, "judge": ["a", None, "b"],
+                           "grade": [0, 2, 2]})
+    with pytest.raises(InvalidDataError, match="column 'judge': a null judge"):
+        label_distribution(judges, form="judges")
+    run = pl.DataFrame({"arm": ["A", None], "qid": ["q", "q"], "docid": ["d", "d"],
+                        "score": [1.0, 1.0]})
+    labels = pl.DataFrame({"qid": ["q"], "docid": ["d"], "probability": [0.5]})
+    with pytest.raises(InvalidDataError, match="a null in column 'arm'"):
+        label_draws(run, labels, ["p@1"], form="probability", arm="arm", samples=3)

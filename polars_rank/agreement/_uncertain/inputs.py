@@ -44,6 +44,8 @@ def run_frame(run: pl.DataFrame | pl.LazyFrame, columns: list[str]) -> pl.DataFr
     keys = [query, doc, *columns[3:]]
     for bad, rule in ((pl.col(query).is_null(), f"a null in column {query!r}"),
                       (pl.col(doc).is_null(), f"a null in column {doc!r}"),
+                      *[(pl.col(a).is_null(), f"a null in column {a!r} (the arm)")
+                        for a in columns[3:]],
                       (pl.col(score).cast(pl.Float64).is_nan(), f"a NaN in column {score!r}"),
                       (pl.struct(keys).is_duplicated(), f"duplicate {tuple(keys)} rows")):
         offenders = frame.filter(bad.fill_null(False))

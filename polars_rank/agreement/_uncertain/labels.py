@@ -134,6 +134,8 @@ def label_distribution(
     else:
         _require(frame, [*keys, judge, grade], form, [grade])
         frame = frame.select(*keys, judge, pl.col(grade).cast(pl.Float64).alias(GRADE))
+        _raise_first(frame, pl.col(judge).is_null(), keys,
+                     f"column {judge!r}: a null judge (whose grade would count as a judge's)")
         _check_grade(frame, keys, grade)
         _check_unique(frame, [*keys, judge], "(query, doc, judge)")
         n = pl.col(_N)
