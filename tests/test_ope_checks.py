@@ -244,3 +244,24 @@ def test_ips_click_metric_group_by_named_like_a_result_column(name: str) -> None
     with pytest.raises(ValueError, match=re.escape(
             f"group_by columns may not be named like result columns: ['{name}']")):
         ips_click_metric(log, "dcg", examination=[1.0, 0.5], group_by=name, n_resamples=0)
+
+
+@pytest.mark.parametrize("name", ["__rows", "num0", "den1", "w0", "ww0", "sw0", "sww2", "near0",
+                                  "__bad", "__mw"])
+def test_group_by_named_like_a_working_column(name: str) -> None:
+    """These raised Polars' DuplicateError deep in the plan; a name that only looks alike
+    (num, _bad) is a slice like any other."""
+    with pytest.raises(ValueError, match=re.escape(f"working columns (num0, den0, w0, ww0, "
+                                                   f"sw0, sww0, near0, ..., or __...): "
+                                                   f"['{name}']")):
+        off_policy_value(LOG.with_columns(pl.lit("x").alias(name)), ("ips", "snips"),
+                         group_by=name, n_resamples=0)
+    log = pl.DataFrame({"impression": [1, 2], "position": [1, 1], "click": [1, 0],
+                        "target_rank": [1, 2], name: ["x", "y"]})
+    with pytest.raises(ValueError, match="working columns"):
+        ips_click_metric(log, "dcg", examination=[1.0, 0.5], group_by=name, n_resamples=0)
+    want = off_policy_value(LOG, ("ips", "snips"), n_resamples=0)
+    for fine in ("num", "_bad"):
+        got = off_policy_value(LOG.with_columns(pl.lit("x").alias(fine)), ("ips", "snips"),
+                               group_by=fine, n_resamples=0)
+        assert got.drop(fine).equals(want)
