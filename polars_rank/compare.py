@@ -39,7 +39,7 @@ from polars_rank._compare.options import RESULT_COLUMNS as RESULT_COLUMNS
 from polars_rank._compare.options import TESTS as TESTS
 from polars_rank._compare.robust import BOUNDS, ROBUST_COLUMNS, band, bound_columns
 from polars_rank._engine.frames import as_polars
-from polars_rank._engine.params import UNSET, Unset
+from polars_rank._engine.params import UNSET, Unset, check_result_names
 from polars_rank.errors import InvalidDataError
 from polars_rank.stats import adjust, require
 
@@ -288,10 +288,7 @@ def compare(
         if column not in schema:
             msg = f"per_query has no column {column!r} (named by {param}=); columns: {list(schema)}"
             raise ValueError(msg)
-    clash = sorted(set(keys) & {*RESULT_COLUMNS})
-    if clash:
-        msg = f"arm, query and group_by columns may not be named like result columns: {clash}"
-        raise ValueError(msg)
+    check_result_names("arm, query and group_by", keys, RESULT_COLUMNS)
     if len(set(keys)) != len(keys):
         msg = f"arm, query and group_by must name different columns, got {keys}"
         raise ValueError(msg)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal, TypeAlias, get_args
 
 import polars as pl
@@ -158,3 +158,21 @@ def check_descending(descending: bool | Sequence[bool], n_keys: int) -> tuple[bo
         raise ValueError(msg)
     msg = f"descending must be a bool or a list of bools, got {descending!r}"
     raise TypeError(msg)
+
+
+def check_result_names(what: str, columns: Iterable[str], result: Iterable[str]) -> None:
+    """ValueError when one of ``columns`` (``what``: their parameters) is a result column.
+
+    A slice column named ``estimate`` would be overwritten by the estimate, or make
+    Polars raise a DuplicateError: the entry points refuse such names up front.
+
+    >>> check_result_names("group_by", ["day"], ["estimate"])
+    >>> check_result_names("group_by", ["estimate"], ["estimate", "ci_low"])
+    Traceback (most recent call last):
+    ...
+    ValueError: group_by columns may not be named like result columns: ['estimate']
+    """
+    clash = sorted(set(columns) & set(result))
+    if clash:
+        msg = f"{what} columns may not be named like result columns: {clash}"
+        raise ValueError(msg)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import polars as pl
 
+from polars_rank._engine.params import check_result_names
 from polars_rank.online._interleaving.optimized import optimized_pick
 from polars_rank.online._interleaving.runs import (
     Rankings,
@@ -20,7 +21,6 @@ from polars_rank.online._interleaving.runs import (
     query_columns,
     uniform,
 )
-from polars_rank.online._names import check_result_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -29,6 +29,7 @@ import polars as pl
 
 from polars_rank._engine.compat import group_sum, row_sum
 from polars_rank._engine.frames import as_polars
+from polars_rank._engine.params import check_result_names
 from polars_rank.errors import InvalidDataError
 from polars_rank.online._interleaving.blocks import team_draft_blocks
 from polars_rank.online._interleaving.build import METHODS, Method
@@ -47,7 +48,6 @@ from polars_rank.online._interleaving.shown import (
     strictly_ordered,
     team_names,
 )
-from polars_rank.online._names import check_result_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank._engine.frames import as_polars
+from polars_rank._engine.params import check_result_names
 from polars_rank._stats.common import Correction, require
 from polars_rank._stats.correction import CORRECTIONS, adjust
 from polars_rank.errors import InvalidDataError
-from polars_rank.online._names import check_result_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

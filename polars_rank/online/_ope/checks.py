@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rank._engine.params import check_result_names
 from polars_rank.errors import InvalidDataError
-from polars_rank.online._names import check_result_names
 from polars_rank.online._order import starts
 
 if TYPE_CHECKING:
