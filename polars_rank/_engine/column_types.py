@@ -28,7 +28,8 @@ from polars_rank.errors import InvalidDataError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["PLAN_HOOK", "checked_key", "checked_keys", "checked_label", "checked_ranking"]
+__all__ = ["PLAN_HOOK", "checked_key", "checked_keys", "checked_label", "checked_ranking",
+           "refuse_text_key"]
 
 PLAN_HOOK = hasattr(pl, "pipe_with_dtype")
 """Whether this Polars calls back when a plan is resolved (Polars >= 2.0)."""
@@ -76,21 +77,30 @@ def _check_label(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
 
 
 def _check_key(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
-    ((expr, dtype),) = inputs
-    _raise_if(key_type_problem(dtype), "the ranking key `by`", expr, dtype)
-    return expr
+    return _text_key(inputs, "the ranking key `by`")
 
 
 def _check_a(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
-    ((expr, dtype),) = inputs
-    _raise_if(key_type_problem(dtype), "the ranking `a`", expr, dtype)
-    return expr
+    return _text_key(inputs, "the ranking `a`")
 
 
 def _check_b(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
+    return _text_key(inputs, "the ranking `b`")
+
+
+def _text_key(inputs: list[tuple[pl.Expr, pl.DataType]], role: str) -> pl.Expr:
     ((expr, dtype),) = inputs
-    _raise_if(key_type_problem(dtype), "the ranking `b`", expr, dtype)
+    refuse_text_key(dtype, role, expr)
     return expr
+
+
+def refuse_text_key(dtype: pl.DataType, role: str, expr: pl.Expr) -> None:
+    """InvalidDataError if a ranking key of type ``dtype`` is text (``key_type_problem``).
+
+    For entry points that read the frame's schema themselves (``ranking_similarity``),
+    with the message the expressions give.
+    """
+    _raise_if(key_type_problem(dtype), role, expr, dtype)
 
 
 def _raise_if(problem: str | None, role: str, expr: pl.Expr, dtype: pl.DataType) -> None:

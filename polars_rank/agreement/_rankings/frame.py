@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
+from polars_rank._engine.column_types import refuse_text_key
 from polars_rank._engine.params import check_real
-from polars_rank._engine.rules import key_type_problem
 from polars_rank.agreement._rankings.lists import MAX_ITEMS, check_bool
 from polars_rank.agreement._rankings.rbo import prefix_series, rbo_kinds
 from polars_rank.agreement._rankings.strict import (
@@ -287,18 +287,15 @@ def ranking_similarity(
     desc = check_bool(descending, "descending")
     sym = check_bool(symmetric, "symmetric")
     lazy = joined.lazy()
-    names = lazy.collect_schema().names()
+    schema = lazy.collect_schema()
+    names = schema.names()
     extra: list[str] = [doc] if doc is not None else []
     for column in (*keys, a, b, *extra):
         if column not in names:
             msg = f"joined has no column {column!r} (columns: {names})"
             raise InvalidDataError(msg)
-    schema = lazy.collect_schema()
-    for name, column in (("a", a), ("b", b)):
-        problem = key_type_problem(schema[column])
-        if problem is not None:  # the expressions' rule (_engine/column_types)
-            msg = f"{problem}: the ranking `{name}` is column {column!r}, of type {schema[column]}"
-            raise InvalidDataError(msg)
+    for name, column in (("a", a), ("b", b)):  # the expressions' rule and message
+        refuse_text_key(schema[column], f"the ranking `{name}`", pl.col(column))
     clash = sorted(set(keys) & set(wanted))
     if clash or len(set(keys)) != len(keys):
         msg = (f"query must be different columns, not named like the measures; got {keys!r} "
@@ -312,9 +309,8 @@ def ranking_similarity(
                        pl.col(a).alias("_a"), pl.col(b).alias("_b"))
     doc = "__doc" if doc is not None else None
     table = prefix_series(pp)
-    schema = base.collect_schema()
     fast = None
-    if not desc and schema["_a"].is_integer() and schema["_b"].is_integer():
+    if not desc and schema[a].is_integer() and schema[b].is_integer():
         fast = strict_sums(base.select(*keys, "_a", "_b"), keys, table, long=MAX_ITEMS,
                            tau="tau_ap" in wanted)
     if fast is not None:  # the rank columns are positions 1..n: no sort
