@@ -8,6 +8,7 @@ import polars as pl
 
 from polars_rank._engine.rules import NAN_IS_NO_MISSING_VALUE
 from polars_rank.errors import InvalidDataError
+from polars_rank.online._ope.checks import range_rule
 
 if TYPE_CHECKING:
     from polars_rank.online._ope.options import Options
@@ -17,24 +18,26 @@ __all__ = ["unsupported_impressions"]
 CALLER = "off_policy_value"
 
 
-def _check_candidates(lf: pl.LazyFrame, schema: list[str], *, impression: str, position: str,
+def _check_candidates(lf: pl.LazyFrame, *, impression: str, position: str,
                       columns: list[str]) -> None:
     """A candidate row's propensities: null or in [0, 1], never NaN.
 
     Null or 0 is "never shown" (the logger) or "never chosen" (the target). A NaN is
     no missing value (pandas' NaN, read as null, would have counted as "never"): it
     raised on a shown row and was read as "not 0" on a candidate row, so that a
-    candidate the logger never shows passed the support check.
+    candidate the logger never shows passed the support check. The range is the shown
+    rows' (checks.range_rule), nulls allowed.
     """
-    if not columns:
+    odd = {c: (range_rule(c, low_open=False, rule="").bad & pl.col(c).is_not_null())
+           .alias(f"__odd_{c}") for c in columns}
+    if not odd:
         return
-    odd = [(pl.col(c).cast(pl.Float64).is_nan() | (pl.col(c).cast(pl.Float64) < 0)
-            | (pl.col(c).cast(pl.Float64) > 1)).fill_null(False) for c in columns]
-    first = (lf.filter(pl.col(position).is_null() & pl.any_horizontal(odd))
-             .select(impression, *columns).sort(impression, nulls_last=True).head(1).collect())
+    first = (lf.filter(pl.col(position).is_null())
+             .select(impression, *columns, *odd.values())
+             .filter(pl.any_horizontal(pl.col(f"__odd_{c}") for c in columns))
+             .sort(impression, nulls_last=True).head(1).collect())
     if first.height:
-        column = next(c for c in columns
-                      if not (first[c].is_null()[0] or 0 <= first[c].cast(pl.Float64)[0] <= 1))
+        column = next(c for c in columns if first[f"__odd_{c}"][0])
         value = first[column][0]
         msg = (f"{CALLER}: column {column!r} must be null or a propensity in [0, 1] on a "
                f"candidate row (position null), got {value!r}; impression "
@@ -50,9 +53,10 @@ def unsupported_impressions(lf: pl.LazyFrame, shown: pl.LazyFrame, schema: list[
     """Impressions with a candidate the target may choose but the logger never shows."""
     if target_rank is None and target not in schema:
         return None
-    _check_candidates(lf, schema, impression=impression, position=position,
-                      columns=[c for c in (pscore, target) if c in schema and c != target_rank
-                               and (c != target or target_rank is None)])
+    # the target's propensity is read only without a target ranking
+    read = [pscore, *([target] if target_rank is None else [])]
+    _check_candidates(lf, impression=impression, position=position,
+                      columns=[c for c in read if c in schema])
     shown_count = pl.col(position).count().over(impression)
     wanted = ((pl.col(target_rank) <= shown_count) if target_rank is not None
               else pl.col(target).cast(pl.Float64) > 0).fill_null(False)
