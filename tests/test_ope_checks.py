@@ -246,13 +246,13 @@ def test_ips_click_metric_group_by_named_like_a_result_column(name: str) -> None
         ips_click_metric(log, "dcg", examination=[1.0, 0.5], group_by=name, n_resamples=0)
 
 
-@pytest.mark.parametrize("name", ["__rows", "num0", "den1", "w0", "ww0", "sw0", "sww2", "near0",
-                                  "__bad", "__mw"])
+@pytest.mark.parametrize("name", ["__rows", "num0", "den1", "w0", "ww0", "sw0", "sww2", "mw0",
+                                  "near0", "__bad", "__mw"])
 def test_group_by_named_like_a_working_column(name: str) -> None:
     """These raised Polars' DuplicateError deep in the plan; a name that only looks alike
     (num, _bad) is a slice like any other."""
     with pytest.raises(ValueError, match=re.escape(f"working columns (num0, den0, w0, ww0, "
-                                                   f"sw0, sww0, near0, ..., or __...): "
+                                                   f"sw0, sww0, mw0, near0, ..., or __...): "
                                                    f"['{name}']")):
         off_policy_value(LOG.with_columns(pl.lit("x").alias(name)), ("ips", "snips"),
                          group_by=name, n_resamples=0)

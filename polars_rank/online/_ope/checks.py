@@ -169,7 +169,9 @@ def check_numeric(schema: pl.Schema, columns: Sequence[str], *, caller: str,
             raise InvalidDataError(msg)
 
 
-_WORKING = re.compile(r"(num|den|w|ww|sw|sww|near)[0-9]+")
+# the per-estimator columns of value._per_impression (num0, den0, w0, ww0, sw0, sww0, mw0,
+# near0, ...); its other working columns start with "__"
+_WORKING = re.compile(r"(num|den|w|ww|sw|sww|mw|near)[0-9]+")
 
 
 def check_group_by(group_by: Sequence[str], *, impression: str, position: str,
@@ -177,14 +179,15 @@ def check_group_by(group_by: Sequence[str], *, impression: str, position: str,
     """ValueError for a slice column that is the impression, the position or a result column.
 
     Or one named like the estimators' working columns (``num0``, ``den0``, ``w0``, ``ww0``,
-    ``sw0``, ``sww0``, ``near0``, ... and names starting with ``__``), which Polars
+    ``sw0``, ``sww0``, ``mw0``, ``near0``, ... and names starting with ``__``), which Polars
     refused as duplicates deep in the plan.
     """
     check_result_names("group_by", group_by, result)
     internal = [g for g in group_by if g.startswith("__") or _WORKING.fullmatch(g)]
     if internal:
         msg = (f"group_by columns may not be named like the estimators' working columns "
-               f"(num0, den0, w0, ww0, sw0, sww0, near0, ..., or __...): {sorted(internal)}")
+               f"(num0, den0, w0, ww0, sw0, sww0, mw0, near0, ..., or __...): "
+               f"{sorted(internal)}")
         raise ValueError(msg)
     for name in group_by:
         if name in (impression, position):
