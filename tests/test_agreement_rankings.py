@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 import warnings
+from typing import Any
 
 import polars as pl
 import pytest
@@ -58,8 +59,14 @@ def tau_ap_reference(A: list[str], B: list[str]) -> float:
 
 @pytest.mark.parametrize(("S", "T", "expected"), rboref.PACKAGE_TESTS)
 def test_the_rbo_package_cases(S: str, T: str, expected: float) -> None:
+    package_case(S, T, expected, rboref.RankingSimilarity)
+
+
+def package_case(S: str, T: str, expected: float, similarity: Any) -> None:
+    """One of the rbo package's cases against ``similarity``: the package's
+    RankingSimilarity, transcribed (here) or the release (tests/test_rbo_live.py)."""
     s, t = list(S), list(T)
-    ref = rboref.RankingSimilarity(s, t)
+    ref = similarity(s, t)
     got = frame(s, t).select(average_overlap("ra", "rb"), rbo("ra", "rb", p=0.95)).row(0)
     assert round(got[0], 3) == expected
     assert abs(got[0] - ref.rbo(p=1.0)) < TOL

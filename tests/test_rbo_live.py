@@ -23,10 +23,10 @@ import random
 import polars as pl
 import pytest
 import rbo_reference as rboref
-from test_agreement_rankings import frame
+from test_agreement_rankings import package_case
 from test_agreement_rankings_frame import joined
 
-from polars_rank.agreement import average_overlap, ranking_similarity, rbo
+from polars_rank.agreement import ranking_similarity, rbo
 
 if os.environ.get("POLARS_RANK_RBO") == "1":  # CI's rbo step: a missing rbo fails
     import rbo as package
@@ -63,12 +63,7 @@ def test_the_release_is_the_transcribed_code() -> None:
 
 @pytest.mark.parametrize(("S", "T", "expected"), rboref.PACKAGE_TESTS)
 def test_the_package_cases_against_the_release(S: str, T: str, expected: float) -> None:
-    s, t = list(S), list(T)
-    ref = package.RankingSimilarity(s, t)
-    got = frame(s, t).select(average_overlap("ra", "rb"), rbo("ra", "rb", p=0.95)).row(0)
-    assert round(got[0], 3) == expected
-    assert abs(got[0] - ref.rbo(p=1.0)) < TOL
-    assert abs(got[1] - ref.rbo_ext(p=0.95)) < TOL
+    package_case(S, T, expected, package.RankingSimilarity)
 
 
 @pytest.mark.parametrize("p", PS)
